@@ -1,0 +1,136 @@
+// Configuration comes from environment variables only, validated once at
+// start. Every bad value is reported with its variable name; none is guessed.
+import path from 'node:path';
+
+export type Environment = 'sandbox' | 'production';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly environment: Environment;
+  readonly dataDir: string;
+  /** A postgres:// URL switches the store to PostgreSQL; null means embedded SQLite. */
+  readonly databaseUrl: string | null;
+  readonly pgPoolSize: number;
+  readonly logLevel: string;
+  /** Step of every sandbox scenario (0 makes them immediate). */
+  readonly sandboxDelayMs: number;
+  /** `inline` runs the worker inside `payrail serve`; `off` leaves it to `payrail worker`. */
+  readonly worker: 'inline' | 'off';
+  readonly corridorsFile: string;
+  /** Base64 of 32 bytes; null in sandbox means "generate and keep one in the data dir". */
+  readonly cardKeyBase64: string | null;
+  readonly tlsCertFile: string | null;
+  readonly tlsKeyFile: string | null;
+  /** The operator states that a TLS-terminating proxy in front is trusted. */
+  readonly trustProxyTls: boolean;
+  /** Provider modules: `sandbox` selects the simulator, anything else is a module path. */
+  readonly providers: {
+    readonly cardProcessor: string;
+    readonly payoutNetwork: string;
+    readonly kyc: string;
+    readonly fx: string;
+  };
+  /** Public base URL of this deployment, used to build kyc_url and invitation links. */
+  readonly publicUrl: string;
+  readonly bodyLimitBytes: number;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  }
+}
+
+const PACKAGE_ROOT = path.resolve(import.meta.dirname, '..');
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (!/^[0-9]+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+  const oneOf = <T extends string>(name: string, fallback: T, allowed: readonly T[]): T => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (!(allowed as readonly string[]).includes(raw)) {
+      problems.push(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+      return fallback;
+    }
+    return raw as T;
+  };
+  const text = (name: string): string | null => {
+    const raw = env[name];
+    return raw === undefined || raw === '' ? null : raw;
+  };
+
+  const environment = oneOf<Environment>('PAYRAIL_ENV', 'sandbox', ['sandbox', 'production']);
+  const port = integer('PORT', 8080, 0, 65535);
+  const host = text('HOST') ?? '127.0.0.1';
+  const databaseUrl = text('DATABASE_URL');
+  if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push(`DATABASE_URL must be a postgres:// URL (leave it unset for the embedded SQLite store), got "${databaseUrl}"`);
+  }
+  const cardKeyBase64 = text('PAYRAIL_CARD_KEY');
+  if (cardKeyBase64 !== null && Buffer.from(cardKeyBase64, 'base64').length !== 32) {
+    problems.push('PAYRAIL_CARD_KEY must be the base64 of exactly 32 random bytes');
+  }
+  const providerDefault = environment === 'sandbox' ? 'sandbox' : '';
+  const providers = {
+    cardProcessor: text('PAYRAIL_CARD_PROCESSOR') ?? providerDefault,
+    payoutNetwork: text('PAYRAIL_PAYOUT_NETWORK') ?? providerDefault,
+    kyc: text('PAYRAIL_KYC_PROVIDER') ?? providerDefault,
+    fx: text('PAYRAIL_FX_PROVIDER') ?? providerDefault,
+  };
+  const tlsCertFile = text('PAYRAIL_TLS_CERT');
+  const tlsKeyFile = text('PAYRAIL_TLS_KEY');
+  if ((tlsCertFile === null) !== (tlsKeyFile === null)) {
+    problems.push('PAYRAIL_TLS_CERT and PAYRAIL_TLS_KEY must be set together');
+  }
+  const trustProxyTls = oneOf('PAYRAIL_TRUST_PROXY_TLS', '0', ['0', '1']) === '1';
+
+  if (environment === 'production') {
+    for (const [name, value] of Object.entries(providers)) {
+      if (value === '' || value === 'sandbox') {
+        problems.push(`production needs a real ${name} connector module (PAYRAIL_${snake(name)}), not the sandbox simulator`);
+      }
+    }
+    if (tlsCertFile === null && !trustProxyTls) {
+      problems.push('production needs TLS: set PAYRAIL_TLS_CERT and PAYRAIL_TLS_KEY, or PAYRAIL_TRUST_PROXY_TLS=1 behind a trusted TLS-terminating proxy');
+    }
+    if (cardKeyBase64 === null) problems.push('production needs PAYRAIL_CARD_KEY (card-data encryption key)');
+  }
+
+  const config: Config = {
+    port,
+    host,
+    environment,
+    dataDir: path.resolve(text('PAYRAIL_DATA_DIR') ?? './data'),
+    databaseUrl,
+    pgPoolSize: integer('PAYRAIL_PG_POOL', 8, 2, 100),
+    logLevel: oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    sandboxDelayMs: integer('PAYRAIL_SANDBOX_DELAY_MS', 1000, 0, 600_000),
+    worker: oneOf('PAYRAIL_WORKER', 'inline', ['inline', 'off']),
+    corridorsFile: path.resolve(text('PAYRAIL_CORRIDORS_FILE') ?? path.join(PACKAGE_ROOT, 'config', 'corridors.sandbox.json')),
+    cardKeyBase64,
+    tlsCertFile,
+    tlsKeyFile,
+    trustProxyTls,
+    providers,
+    publicUrl: (text('PAYRAIL_PUBLIC_URL') ?? `http://${host}:${port}`).replace(/\/+$/, ''),
+    bodyLimitBytes: integer('PAYRAIL_BODY_LIMIT_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+function snake(name: string): string {
+  const map: Record<string, string> = { cardProcessor: 'CARD_PROCESSOR', payoutNetwork: 'PAYOUT_NETWORK', kyc: 'KYC_PROVIDER', fx: 'FX_PROVIDER' };
+  return map[name] ?? name.toUpperCase();
+}

@@ -1,0 +1,63 @@
+// The one catalogue of errors Payrail reports on the wire. Code raises errors
+// by name (`fail('duplicate_transfer', ...)`); the HTTP layer renders them in
+// the envelope of the API that was called. Nothing else builds error bodies.
+
+interface CatalogueEntry {
+  /** The wire code; two entries may share one (403 vs 401 authentication_error). */
+  readonly code: string;
+  readonly status: number;
+  readonly message: string;
+}
+
+export const ERRORS = {
+  // Shared
+  authentication_error: { code: 'authentication_error', status: 401, message: 'Invalid or missing credentials' },
+  wrong_credential_kind: { code: 'authentication_error', status: 403, message: 'This credential is not allowed on this endpoint' },
+  permission_denied: { code: 'permission_denied', status: 403, message: 'This credential is not allowed on this endpoint' },
+  invalid_request: { code: 'invalid_request', status: 400, message: 'Missing or invalid parameters' },
+  invalid_amount: { code: 'invalid_amount', status: 400, message: 'Amount invalid: must be positive and well formed' },
+  internal_server_error: { code: 'internal_server_error', status: 500, message: 'Server error; retry' },
+  not_found: { code: 'not_found', status: 404, message: 'Not found' },
+  payload_too_large: { code: 'invalid_request', status: 413, message: 'Request body too large' },
+  unsupported_media_type: { code: 'invalid_request', status: 415, message: 'Content-Type must be application/json' },
+  rate_limited: { code: 'rate_limited', status: 429, message: 'Too many requests' },
+  sandbox_only: { code: 'not_found', status: 404, message: 'This call exists in the sandbox only' },
+  // Transfer API
+  insufficient_funds: { code: 'insufficient_funds', status: 400, message: 'Merchant balance too low' },
+  invalid_phone_number: { code: 'invalid_phone_number', status: 400, message: 'Phone format wrong' },
+  kyc_not_verified: { code: 'kyc_not_verified', status: 400, message: "Receiver's KYC limit exceeded" },
+  duplicate_transfer: { code: 'duplicate_transfer', status: 400, message: 'Transfer id already used' },
+  transfer_not_found: { code: 'transfer_not_found', status: 404, message: 'Transfer id does not exist' },
+  account_not_found: { code: 'account_not_found', status: 404, message: 'KYC account does not exist' },
+  // Card payin API (shape C)
+  invalid_nonce: { code: 'invalid_nonce', status: 400, message: 'Token invalid or expired' },
+  invalid_card: { code: 'invalid_card', status: 400, message: 'Card number or details invalid' },
+  idempotency_key_reused: {
+    code: 'idempotency_key_reused',
+    status: 400,
+    message: 'This Idempotency-Key was used with another request body',
+  },
+} as const satisfies Record<string, CatalogueEntry>;
+
+export type ErrorName = keyof typeof ERRORS;
+
+/** An expected, reportable failure. Programmer errors stay plain `Error`s (500). */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  readonly code: string;
+  readonly status: number;
+  constructor(readonly error: ErrorName, message?: string) {
+    const entry = ERRORS[error];
+    super(message ?? entry.message);
+    this.code = entry.code;
+    this.status = entry.status;
+  }
+}
+
+export function fail(error: ErrorName, message?: string): never {
+  throw new ApiError(error, message);
+}
+
+export function isApiError(value: unknown): value is ApiError {
+  return value instanceof ApiError;
+}

@@ -1,0 +1,62 @@
+// Builds the Fastify application: schema validation without coercion, one
+// error handler rendering the catalogue per API, request ids, and the route
+// modules of each API. Tests drive it through app.inject().
+import crypto from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Service } from '../service.ts';
+import { errorHandler, notFoundHandler } from './errors.ts';
+import { healthRoutes } from './routes/health.ts';
+import { balanceRoutes } from './routes/balance.ts';
+
+export type App = FastifyInstance;
+
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+
+export interface AppOptions {
+  /** Certificate and key for TLS served by Payrail itself. */
+  readonly https?: { cert: Buffer; key: Buffer } | null;
+}
+
+export async function buildApp(service: Service, options: AppOptions = {}): Promise<App> {
+  const app = Fastify({
+    ...(options.https ? { https: options.https } : {}),
+    loggerInstance: service.log,
+    disableRequestLogging: true,
+    bodyLimit: service.config.bodyLimitBytes,
+    // Honour a caller's X-Request-Id when it is sane, else make one.
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : `req_${crypto.randomUUID()}`;
+    },
+    ajv: {
+      customOptions: {
+        // behaviour.md s.3: no type coercion on the wire; a "12" is not a 12.
+        coerceTypes: false,
+        removeAdditional: false,
+        useDefaults: false,
+        allErrors: false,
+      },
+    },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFoundHandler);
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('x-request-id', request.id);
+    return payload;
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { method: request.method, url: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },
+      'request',
+    );
+  });
+
+  await app.register(healthRoutes(service));
+  await app.register(balanceRoutes(service));
+  return app as unknown as App;
+}

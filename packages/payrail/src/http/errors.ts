@@ -1,0 +1,78 @@
+// Renders every error in the envelope of the API it happened on: the
+// transfer API's {"success":"false","error":{message,code}}, the card payin
+// API's shape C {"error":{code,message}}, and shape C for everything else.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, isApiError, type ErrorName } from '../errors.ts';
+
+export type ApiFamily = 'transfer' | 'payin' | 'other';
+
+export function apiFamily(url: string): ApiFamily {
+  if (url.startsWith('/api/v2/')) return 'payin';
+  if (url.startsWith('/api/') || url.startsWith('/sandbox/')) return 'transfer';
+  return 'other';
+}
+
+export function renderError(family: ApiFamily, error: ApiError): unknown {
+  if (family === 'transfer') return { success: 'false', error: { message: error.message, code: error.code } };
+  return { error: { code: error.code, message: error.message } };
+}
+
+/** Field names whose validation failures are amount errors, not generic ones. */
+const AMOUNT_FIELDS = new Set(['amount']);
+const PHONE_FIELDS = new Set(['sender_phone', 'receiver_phone']);
+
+interface AjvIssue {
+  instancePath?: string;
+  keyword?: string;
+  params?: { missingProperty?: string; additionalProperty?: string; type?: string };
+  message?: string;
+}
+
+/** Turns a schema validation failure into the catalogue error that names the field. */
+export function validationError(error: FastifyError & { validation?: AjvIssue[]; validationContext?: string }): ApiError {
+  const issue: AjvIssue = error.validation?.[0] ?? {};
+  const context = error.validationContext ?? 'body';
+  const pathParts = (issue.instancePath ?? '').split('/').filter((p) => p !== '');
+  const missing = issue.params?.missingProperty;
+  const field = missing !== undefined ? [...pathParts, missing].join('.') : pathParts.join('.');
+  const leaf = missing ?? pathParts.at(-1) ?? '';
+  const where = field === '' ? context : field;
+  let message: string;
+  if (missing !== undefined) message = `${where} is required`;
+  else if (issue.keyword === 'type') message = `${where} must be of type ${issue.params?.type ?? 'valid'}`;
+  else if (issue.keyword === 'additionalProperties') message = `${where === context ? '' : `${where}: `}unknown field ${issue.params?.additionalProperty ?? ''}`.trim();
+  else message = `${where} ${issue.message ?? 'is invalid'}`;
+  let name: ErrorName = 'invalid_request';
+  if (missing === undefined && AMOUNT_FIELDS.has(leaf) && pathParts.length === 1) name = 'invalid_amount';
+  if (missing === undefined && PHONE_FIELDS.has(leaf) && pathParts.length === 1) name = 'invalid_phone_number';
+  return new ApiError(name, message);
+}
+
+export function toApiError(error: unknown): ApiError | null {
+  if (isApiError(error)) return error;
+  const fastifyError = error as FastifyError & { validation?: AjvIssue[] };
+  if (fastifyError.validation !== undefined) return validationError(fastifyError);
+  const status = fastifyError.statusCode;
+  if (status === 413) return new ApiError('payload_too_large');
+  if (status === 415) return new ApiError('unsupported_media_type');
+  if (fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return new ApiError('invalid_request', 'request body is empty; send a JSON object');
+  if (fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (error instanceof SyntaxError && status === 400)) {
+    return new ApiError('invalid_request', 'request body is not valid JSON');
+  }
+  if (status !== undefined && status >= 400 && status < 500) return new ApiError('invalid_request', fastifyError.message);
+  return null;
+}
+
+export function errorHandler(this: unknown, error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  let apiError = toApiError(error);
+  if (apiError === null) {
+    request.log.error({ err: error }, 'unexpected error');
+    apiError = new ApiError('internal_server_error');
+  }
+  void reply.code(apiError.status).send(renderError(apiFamily(request.url), apiError));
+}
+
+export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): void {
+  const error = new ApiError('not_found', `no route for ${request.method} ${request.url.split('?')[0]}`);
+  void reply.code(404).send(renderError(apiFamily(request.url), error));
+}

@@ -1,0 +1,40 @@
+// `payrail serve`: the HTTP server plus, by default, the worker in the same
+// process. SIGTERM/SIGINT finish in-flight requests, stop the worker after
+// its current batch, and close the store.
+import fs from 'node:fs';
+import type { Config } from '../config.ts';
+import { demoBanner, seedDemoMerchant } from '../flows/seed.ts';
+import { createService } from '../runtime.ts';
+import { createJobs } from '../worker/jobs.ts';
+import { Worker } from '../worker/worker.ts';
+import { buildApp } from './app.ts';
+
+export async function serve(config: Config): Promise<{ close(): Promise<void>; port: number }> {
+  const service = await createService(config);
+  const seeded = await seedDemoMerchant(service);
+  const worker = config.worker === 'inline' ? new Worker(createJobs(service), service.log.child({ component: 'worker' })) : null;
+  const https =
+    config.tlsCertFile !== null && config.tlsKeyFile !== null
+      ? { cert: fs.readFileSync(config.tlsCertFile), key: fs.readFileSync(config.tlsKeyFile) }
+      : null;
+  const app = await buildApp(service, { https });
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  worker?.start();
+  service.log.info({ port, environment: config.environment, store: service.db.dialect, worker: config.worker }, 'payrail listening');
+  if (seeded !== null) process.stdout.write(`${demoBanner(seeded, config.publicUrl)}\n`);
+
+  let closing: Promise<void> | null = null;
+  const close = () => {
+    closing ??= (async () => {
+      service.log.info('shutting down: finishing in-flight requests');
+      await app.close();
+      await worker?.stop();
+      await service.db.close();
+      service.log.flush?.();
+    })();
+    return closing;
+  };
+  return { close, port };
+}

@@ -1,0 +1,13 @@
+// The assembled service: configuration, store, clock, logger and providers,
+// built once and handed to the HTTP layer, the worker and the CLI.
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { Clock } from './domain/clock.ts';
+import type { Db } from './store/db.ts';
+
+export interface Service {
+  readonly config: Config;
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly log: Logger;
+}

@@ -1,0 +1,36 @@
+// The store's driver-level contract. SQL is written once, with `?`
+// placeholders and the common subset of SQLite and PostgreSQL; each adapter
+// prepares and caches statements and implements the transaction boundary.
+
+export type SqlValue = string | number | bigint | null | Buffer;
+export type Row = Record<string, unknown>;
+
+/** One connection's view inside a transaction (or a read). */
+export interface Tx {
+  readonly dialect: Dialect;
+  all<T = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
+  get<T = Row>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined>;
+  run(sql: string, params?: readonly SqlValue[]): Promise<{ changes: number }>;
+}
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Db {
+  readonly dialect: Dialect;
+  /**
+   * Runs `work` in a write transaction. Concurrent calls are group-committed:
+   * several operations share one transaction (each in its own savepoint, so a
+   * failing one rolls back alone) and one durable commit. The promise settles
+   * only after that commit, so nothing is answered before it is durable.
+   * `work` must do database work only: no network calls, no timers.
+   */
+  write<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Runs `work` on committed data, outside any write transaction. */
+  read<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Applies pending migrations; safe to call from several processes at once. */
+  migrate(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Ops per group commit; bounds both latency and the work redone on a retry. */
+export const GROUP_COMMIT_OPS_MAX = 256;

@@ -1,0 +1,49 @@
+// Ledger writes. The floor check is part of the UPDATE itself, so two
+// concurrent debits can never both pass it: the database decides atomically,
+// not a read-then-write in JavaScript.
+import { assertPosting, POSTING_KINDS, type PostingInput } from '../domain/ledger.ts';
+import type { Tx } from './db.ts';
+
+export type PostOutcome = 'posted' | 'below_floor';
+
+export async function post(tx: Tx, input: PostingInput): Promise<PostOutcome> {
+  assertPosting(input);
+  const debited = await tx.run(
+    'UPDATE accounts SET balance_cents = balance_cents - ? WHERE id = ? AND (floor_cents IS NULL OR balance_cents - ? >= floor_cents)',
+    [input.amountCents, input.debitAccountId, input.amountCents],
+  );
+  if (debited.changes !== 1) {
+    const exists = await tx.get('SELECT 1 AS one FROM accounts WHERE id = ?', [input.debitAccountId]);
+    if (exists === undefined) throw new Error(`unknown debit account ${input.debitAccountId}`);
+    return 'below_floor';
+  }
+  const credited = await tx.run('UPDATE accounts SET balance_cents = balance_cents + ? WHERE id = ?', [input.amountCents, input.creditAccountId]);
+  if (credited.changes !== 1) throw new Error(`unknown credit account ${input.creditAccountId}`);
+  await tx.run(
+    'INSERT INTO postings (debit_account_id, credit_account_id, amount_cents, kind, merchant_id, ref_type, ref_id, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    [input.debitAccountId, input.creditAccountId, input.amountCents, input.kind, input.merchantId, POSTING_KINDS[input.kind].refType, input.refId, input.nowMs],
+  );
+  return 'posted';
+}
+
+export async function createAccount(
+  tx: Tx,
+  account: { id: string; merchantId: string | null; kind: string; floorCents: number | null; nowMs: number },
+): Promise<void> {
+  await tx.run(
+    'INSERT INTO accounts (id, merchant_id, kind, currency, balance_cents, floor_cents, created_at_ms) VALUES (?, ?, ?, ?, 0, ?, ?) ON CONFLICT (id) DO NOTHING',
+    [account.id, account.merchantId, account.kind, 'USD', account.floorCents, account.nowMs],
+  );
+}
+
+export interface AccountRow {
+  id: string;
+  merchant_id: string | null;
+  kind: string;
+  balance_cents: number;
+  floor_cents: number | null;
+}
+
+export async function getAccount(tx: Tx, id: string): Promise<AccountRow | undefined> {
+  return tx.get<AccountRow>('SELECT id, merchant_id, kind, balance_cents, floor_cents FROM accounts WHERE id = ?', [id]);
+}

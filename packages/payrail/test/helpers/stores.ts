@@ -1,0 +1,71 @@
+// Test stores: a fresh SQLite file in a temp dir, or a fresh PostgreSQL
+// schema in the machine's `test` database. Every suite that touches the store
+// runs against both through `forEachStore`.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { randomBase62 } from '../../src/domain/ids.ts';
+import type { Db } from '../../src/store/db.ts';
+import { openMigratedDb } from '../../src/store/open.ts';
+
+export const TEST_DATABASE_URL = process.env.PAYRAIL_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export interface TestStore {
+  readonly kind: 'sqlite' | 'postgres';
+  readonly db: Db;
+  /** Environment for a spawned process that should use this same store. */
+  readonly env: Record<string, string>;
+  readonly dataDir: string;
+  dispose(): Promise<void>;
+}
+
+export function tempDir(prefix = 'payrail-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export async function createSqliteStore(): Promise<TestStore> {
+  const dataDir = tempDir();
+  const db = await openMigratedDb({ databaseUrl: null, dataDir, pgPoolSize: 4 });
+  return {
+    kind: 'sqlite',
+    db,
+    dataDir,
+    env: { PAYRAIL_DATA_DIR: dataDir },
+    async dispose() {
+      await db.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function createPostgresStore(): Promise<TestStore> {
+  const schema = `t_${randomBase62(12).toLowerCase()}`;
+  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.end();
+  const url = `${TEST_DATABASE_URL}${TEST_DATABASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  const dataDir = tempDir();
+  const db = await openMigratedDb({ databaseUrl: url, dataDir, pgPoolSize: 8 });
+  return {
+    kind: 'postgres',
+    db,
+    dataDir,
+    env: { DATABASE_URL: url, PAYRAIL_DATA_DIR: dataDir },
+    async dispose() {
+      await db.close();
+      const cleanup = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await cleanup.connect();
+      await cleanup.query(`DROP SCHEMA ${schema} CASCADE`);
+      await cleanup.end();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const STORE_KINDS = ['sqlite', 'postgres'] as const;
+
+export function createStore(kind: 'sqlite' | 'postgres'): Promise<TestStore> {
+  return kind === 'sqlite' ? createSqliteStore() : createPostgresStore();
+}
