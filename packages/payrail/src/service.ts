@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Clock } from './domain/clock.ts';
+import type { Providers } from './providers/index.ts';
 import type { Db } from './store/db.ts';
 
 export interface Service {
@@ -10,4 +11,5 @@ export interface Service {
   readonly db: Db;
   readonly clock: Clock;
   readonly log: Logger;
+  readonly providers: Providers;
 }

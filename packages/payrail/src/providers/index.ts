@@ -1,0 +1,38 @@
+// Providers: the card processor, payout network, KYC and FX connectors. Each
+// is an interface with a sandbox simulator behind it; a production
+// deployment names a module in configuration that exports a factory
+// `create(context)` returning the same interface. The flows never know which
+// one is plugged in.
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { Clock } from '../domain/clock.ts';
+import type { Db } from '../store/db.ts';
+
+/** What a connector factory receives. */
+export interface ProviderContext {
+  readonly config: Config;
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly log: Logger;
+}
+
+// Each provider adds its field here as it lands.
+export interface Providers {}
+
+/**
+ * Loads a configured connector: `sandbox` returns the simulator, anything
+ * else is imported as a module whose `create(context)` builds the connector.
+ */
+export async function loadProvider<T>(spec: string, context: ProviderContext, simulator: () => T): Promise<T> {
+  if (spec === 'sandbox') return simulator();
+  const url = spec.startsWith('.') || path.isAbsolute(spec) ? pathToFileURL(path.resolve(spec)).href : spec;
+  const module = (await import(url)) as { create?: (context: ProviderContext) => T | Promise<T> };
+  if (typeof module.create !== 'function') throw new Error(`provider module ${spec} must export create(context)`);
+  return module.create(context);
+}
+
+export async function createProviders(context: ProviderContext): Promise<Providers> {
+  return {};
+}
