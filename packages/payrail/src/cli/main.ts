@@ -14,6 +14,9 @@ import type { Service } from '../service.ts';
 import { createJobs } from '../worker/jobs.ts';
 import { Worker } from '../worker/worker.ts';
 
+/** A command line that cannot be carried out as written. */
+class UsageError extends Error {}
+
 /** Raised by a command to exit non-zero after printing its own result. */
 class ExitCode extends Error {
   constructor(readonly code: number) {
@@ -170,7 +173,7 @@ export function buildProgram(): Command {
     .option('--off', 'payouts need no link')
     .description('set whether payouts must be linked to payins')
     .action(async (options: { merchant: string; on?: boolean; off?: boolean }, command: Command) => {
-      if (options.on === options.off) throw new InvalidArgumentError('give exactly one of --on or --off');
+      if (options.on === options.off) throw new UsageError('give exactly one of --on or --off');
       const summary = await withService((service) => merchants.setPayoutsMustLink(adminDeps(service), { merchantId: options.merchant, on: options.on === true }));
       output(command, summary, () => summaryText(summary));
     });
@@ -251,7 +254,7 @@ export async function main(argv: string[]): Promise<number> {
     let message: string;
     let wireCode = 'error';
     if (error instanceof ConfigError) message = error.message;
-    else if (error instanceof InvalidArgumentError) message = error.message;
+    else if (error instanceof UsageError) message = error.message;
     else if (isApiError(error)) {
       message = error.message;
       wireCode = error.code;

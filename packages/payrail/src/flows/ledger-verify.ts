@@ -88,6 +88,13 @@ async function reconcileBusinessRecords(tx: Tx, balances: Map<string, number>, r
      LIMIT 100`,
   );
   for (const row of chargeGaps) report(`charge ${row.pk} (${row.status}) has postings that do not match its status`);
+  const orphans = await tx.all<{ id: number; ref_type: string; ref_id: string }>(
+    `SELECT p.id, p.ref_type, p.ref_id FROM postings p
+     WHERE (p.ref_type = 'transfer' AND NOT EXISTS (SELECT 1 FROM transfers t WHERE ${castText(tx, 't.pk')} = p.ref_id))
+        OR (p.ref_type = 'charge' AND NOT EXISTS (SELECT 1 FROM charges c WHERE ${castText(tx, 'c.pk')} = p.ref_id))
+     LIMIT 100`,
+  );
+  for (const row of orphans) report(`posting ${row.id} names ${row.ref_type} ${row.ref_id}, which does not exist`);
   const overLinked = await tx.all<{ pk: number }>(
     'SELECT c.pk FROM charges c WHERE c.linked_cents <> COALESCE((SELECT SUM(l.amount_cents) FROM transfer_links l WHERE l.charge_pk = c.pk), 0) LIMIT 100',
   );

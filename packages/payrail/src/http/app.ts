@@ -2,7 +2,7 @@
 // error handler rendering the catalogue per API, request ids, and the route
 // modules of each API. Tests drive it through app.inject().
 import crypto from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Service } from '../service.ts';
 import { errorHandler, notFoundHandler } from './errors.ts';
@@ -22,7 +22,8 @@ export async function buildApp(service: Service, options: AppOptions = {}): Prom
   const app = Fastify({
     ...(options.https ? { https: options.https } : {}),
     loggerInstance: service.log,
-    disableRequestLogging: true,
+    // One line per request is written in onResponse below; Fastify's own two are off.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: service.config.bodyLimitBytes,
     // Honour a caller's X-Request-Id when it is sane, else make one.
     requestIdHeader: false,

@@ -9,6 +9,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { Db } from '../store/db.ts';
+import type { CardProcessor } from './card-processor.ts';
+import { SandboxCardProcessor } from './card-processor-sandbox.ts';
 
 /** What a connector factory receives. */
 export interface ProviderContext {
@@ -19,7 +21,9 @@ export interface ProviderContext {
 }
 
 // Each provider adds its field here as it lands.
-export interface Providers {}
+export interface Providers {
+  readonly cardProcessor: CardProcessor;
+}
 
 /**
  * Loads a configured connector: `sandbox` returns the simulator, anything
@@ -34,5 +38,7 @@ export async function loadProvider<T>(spec: string, context: ProviderContext, si
 }
 
 export async function createProviders(context: ProviderContext): Promise<Providers> {
-  return {};
+  return {
+    cardProcessor: await loadProvider(context.config.providers.cardProcessor, context, () => new SandboxCardProcessor(context.clock, context.config.sandboxDelayMs)),
+  };
 }

@@ -144,6 +144,9 @@ CREATE TABLE charges (
   error_message TEXT,
   processor_ref TEXT,
   request_json TEXT NOT NULL,
+  -- The Idempotency-Key the charge was made with, so whoever records its
+  -- outcome (the request, or the worker after a crash) also stores the reply.
+  idem_key TEXT,
   linked_cents INTEGER NOT NULL DEFAULT 0,
   next_run_at_ms INTEGER,
   created_at_ms INTEGER NOT NULL,

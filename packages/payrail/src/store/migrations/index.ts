@@ -10,7 +10,7 @@ export interface Migration {
   readonly postgres: string;
 }
 
-const names = ['001_init'];
+const names = ['001_init', '002_panel'];
 
 export const MIGRATIONS: readonly Migration[] = names.map((name) => ({
   version: Number(name.slice(0, 3)),

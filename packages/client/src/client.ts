@@ -1,0 +1,357 @@
+// The Payrail client: one method per API operation, plus send() (the
+// recommended transfer sequence) and waitForFinal() (the recommended polling).
+// Methods take and return the SDK's types; wire details stay in transport.ts,
+// normalize.ts and wire.ts.
+import { CLIENT_ERROR_CODES, PayrailError, inputError, isPayrailError } from './errors.ts';
+import { amountCentsOf, formatCents } from './money.ts';
+import {
+  attributeArray,
+  notFoundStatus,
+  readBalance,
+  readCharge,
+  readCheck,
+  readKyc,
+  readNonce,
+  readPaymentResponse,
+  readStatus,
+  unregisteredKyc,
+} from './normalize.ts';
+import { cleanPhone, kycDigits } from './phone.ts';
+import { MAX_RETRIES_LIMIT, Transport, realSleep, type Call, type FetchLike, type Sleep } from './transport.ts';
+import type {
+  Balance,
+  CardInput,
+  Charge,
+  ChargeInput,
+  CheckResult,
+  ExecuteResult,
+  KycResult,
+  Nonce,
+  PayrailOptions,
+  SendOptions,
+  SendResult,
+  TransferInput,
+  TransferStatus,
+  WaitOptions,
+} from './types.ts';
+import type { ChargeRequestWire, TransferRequestWire } from './wire.ts';
+
+/** Polling follows the specification's guidance: near 1 s, growing x1.5, capped at 10 s. */
+export const POLL_FIRST_INTERVAL_MS = 1000;
+export const POLL_INTERVAL_FACTOR = 1.5;
+export const POLL_INTERVAL_MAX_MS = 10_000;
+export const WAIT_TIMEOUT_DEFAULT_MS = 300_000;
+/** An invitation lives 6 hours; no wait needs to be longer than a day. */
+export const WAIT_TIMEOUT_MAX_MS = 86_400_000;
+/** A hard bound on polls, whatever the clock does. */
+export const POLLS_MAX = 10_000;
+
+export const TIMEOUT_DEFAULT_MS = 30_000;
+export const MAX_RETRIES_DEFAULT = 2;
+export const RETRY_DELAY_DEFAULT_MS = 500;
+export const RETRY_DELAY_MAX_MS = 5_000;
+
+const TRANSFER_ID_PATTERN = /^[0-9]{1,64}$/;
+const REFERENCE_PATTERN = /^[0-9]{1,20}$/;
+/** A production tokenization token; see tokenize(). */
+const LIVE_PREFIX = 'live_';
+
+export class Payrail {
+  private readonly transport: Transport;
+  private readonly transferBase: string;
+  private readonly payinBase: string;
+  private readonly sleep: Sleep;
+  private readonly nowMs: () => number;
+  private readonly makeIdempotencyKey: () => string;
+
+  constructor(private readonly options: PayrailOptions) {
+    if (typeof options?.base_url !== 'string' || !/^https?:\/\//.test(options.base_url)) {
+      throw inputError('invalid_request', 'base_url must be an http:// or https:// URL');
+    }
+    const maxRetries = options.max_retries ?? MAX_RETRIES_DEFAULT;
+    if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > MAX_RETRIES_LIMIT) {
+      throw inputError('invalid_request', `max_retries must be an integer from 0 to ${MAX_RETRIES_LIMIT}`);
+    }
+    const fetchImpl: FetchLike | undefined = options.fetch ?? (globalThis.fetch as unknown as FetchLike | undefined);
+    if (fetchImpl === undefined) throw inputError('invalid_request', 'no global fetch in this runtime; pass options.fetch');
+    this.transferBase = options.base_url.replace(/\/+$/, '');
+    this.payinBase = (options.payin?.base_url ?? options.base_url).replace(/\/+$/, '');
+    this.sleep = options.sleep ?? realSleep;
+    this.nowMs = options.now_ms ?? Date.now;
+    this.makeIdempotencyKey = options.idempotency_key ?? (() => globalThis.crypto.randomUUID());
+    this.transport = new Transport({
+      fetch: fetchImpl,
+      timeout_ms: options.timeout_ms ?? TIMEOUT_DEFAULT_MS,
+      sleep: this.sleep,
+      retry: { max_retries: maxRetries, retry_delay_ms: options.retry_delay_ms ?? RETRY_DELAY_DEFAULT_MS, retry_delay_max_ms: RETRY_DELAY_MAX_MS },
+    });
+  }
+
+  /** A fresh digits-only transfer id: the time in ms followed by 6 random digits. */
+  static newTransferId(): string {
+    const random = globalThis.crypto.getRandomValues(new Uint32Array(1))[0]! % 1_000_000;
+    return `${Date.now()}${String(random).padStart(6, '0')}`;
+  }
+
+  // ---- Transfer API -----------------------------------------------------
+
+  /** GET /api/agent_balance: balance and overdraft in cents. */
+  async balance(): Promise<Balance> {
+    return readBalance(await this.transfer('GET', '/api/agent_balance'));
+  }
+
+  /**
+   * GET /api/kyc/:account: the receiver's verification and per-transfer
+   * limit. `phone` may be in any accepted form; a national number needs
+   * `country`. A receiver new to the network (account_not_found) gives
+   * `registered: false` rather than an error.
+   */
+  async kyc(phone: string, options: { country?: string } = {}): Promise<KycResult> {
+    const account = kycDigits(phone, options.country);
+    try {
+      return readKyc(account, await this.transfer('GET', `/api/kyc/${encodeURIComponent(account)}`));
+    } catch (error) {
+      if (isPayrailError(error) && error.code === 'account_not_found') return unregisteredKyc(account);
+      throw error;
+    }
+  }
+
+  /** POST /api/checkTransfer: validates the transfer and quotes the rate; no money moves. */
+  async check(transfer: TransferInput): Promise<CheckResult> {
+    return readCheck(await this.transfer('POST', '/api/checkTransfer', transferBody(transfer)));
+  }
+
+  /**
+   * POST /api/transfer: debits the balance and starts the transfer. Retried
+   * after a network error or internal_server_error; when a retry is refused
+   * (duplicate_transfer, or funds already taken by the first attempt), the
+   * transfer is read back through status() instead: it is never sent twice.
+   */
+  async execute(transfer: TransferInput): Promise<ExecuteResult> {
+    const body = transferBody(transfer);
+    const call = this.transferCall('POST', '/api/transfer', body);
+    let retried = false;
+    try {
+      return await this.transport.retrying(async (attempt) => {
+        retried = attempt > 0;
+        return { ...readPaymentResponse(await this.transport.once(call)), resolved_by_status: false };
+      });
+    } catch (error) {
+      // Only after a retry can a refusal mean "your earlier attempt landed".
+      if (retried && isPayrailError(error) && error.status >= 400 && error.status < 500 && error.code !== 'authentication_error') {
+        const status = await this.status(body.id);
+        if (status.outcome !== 'not_found') return { ...status, resolved_by_status: true };
+      }
+      throw error;
+    }
+  }
+
+  /** GET /api/status/:id. An unknown id gives outcome `not_found` (state -2), not an error. */
+  async status(id: string): Promise<TransferStatus> {
+    const checked = transferId(id);
+    try {
+      return readStatus(await this.transfer('GET', `/api/status/${encodeURIComponent(checked)}`));
+    } catch (error) {
+      if (isPayrailError(error) && error.code === 'transfer_not_found') return notFoundStatus(checked);
+      throw error;
+    }
+  }
+
+  /**
+   * Polls status() until the transfer is final: first after about 1 s, then
+   * x1.5 each time, at most 10 s apart, for at most `timeout_ms` in total
+   * (default 5 minutes). Past that it throws PayrailError `wait_timeout`.
+   */
+  async waitForFinal(id: string, options: WaitOptions = {}): Promise<TransferStatus> {
+    const result = await this.poll(transferId(id), waitTimeout(options), () => false);
+    if (result.timed_out) {
+      throw new PayrailError(
+        CLIENT_ERROR_CODES.wait_timeout,
+        0,
+        `transfer ${id} is not final after ${waitTimeout(options)} ms (state ${result.status.state}, substate ${result.status.substate})`,
+      );
+    }
+    return result.status;
+  }
+
+  /**
+   * The recommended sequence: balance, KYC, check, execute, then poll until
+   * final. Business outcomes come back typed (see SendResult); request errors
+   * are thrown. A receiver new to the network is invited (unless `invite` is
+   * false) and the result is `invitation_sent` without waiting for them.
+   */
+  async send(input: Omit<TransferInput, 'id'> & { id?: string }, options: SendOptions = {}): Promise<SendResult> {
+    const transfer = { ...input, id: input.id ?? Payrail.newTransferId() } as TransferInput;
+    const body = transferBody(transfer); // refuse bad input before any call
+    const amount_cents = amountCentsOf(transfer);
+    const timeout_ms = waitTimeout(options);
+
+    const balance = await this.balance();
+    if (balance.available_cents < amount_cents) {
+      throw new PayrailError(
+        'insufficient_funds',
+        0,
+        `available funds ${formatCents(balance.available_cents)} (balance + overdraft) are below the amount ${formatCents(amount_cents)}`,
+      );
+    }
+    const kyc = await this.kyc(transfer.receiver_phone, { country: transfer.receiver_country });
+    const base = { id: body.id, amount_cents, balance, kyc };
+    if (!kyc.registered && options.invite === false) return { ...base, outcome: 'receiver_not_registered' };
+    if (kyc.registered && kyc.money_limit_cents < amount_cents) return { ...base, outcome: 'kyc_required' };
+
+    const check = await this.check(transfer);
+    let status: TransferStatus = await this.execute(transfer);
+    let timedOut = false;
+    if (!status.final && status.outcome !== 'waiting' && options.wait !== false) {
+      // A waiting transfer needs a person (invitation) or a payin (reconciliation): do not block on it.
+      const polled = await this.poll(body.id, timeout_ms, (s) => s.outcome === 'waiting');
+      status = polled.status;
+      timedOut = polled.timed_out;
+    }
+    const transferResult = { ...base, check, transfer: stripExecuteFields(status) };
+    if (status.outcome === 'succeeded') return { ...transferResult, outcome: 'succeeded' };
+    if (status.outcome === 'failed') return { ...transferResult, outcome: 'failed' };
+    if (!timedOut && status.waiting_for === 'invitation') return { ...transferResult, outcome: 'invitation_sent' };
+    if (!timedOut && status.waiting_for === 'reconciliation') return { ...transferResult, outcome: 'waiting_for_reconciliation' };
+    return { ...transferResult, outcome: 'pending' };
+  }
+
+  // ---- Card payin API ---------------------------------------------------
+
+  /**
+   * POST /api/v2/transactions/charge. Every call carries an Idempotency-Key
+   * (the caller's, or a fresh one reused by this call's retries), so a retry
+   * never charges twice. Approved, pending, declined and failed charges are
+   * results (see Charge.status); rejected requests throw.
+   */
+  async charge(input: ChargeInput): Promise<Charge> {
+    const cents = amountCentsOf(input);
+    const body: ChargeRequestWire = {
+      // The JSON number is written from the exact decimal text ("12.5"), never computed.
+      amount: Number(formatCents(cents)),
+      source: input.source,
+      expiry_month: input.expiry_month,
+      expiry_year: input.expiry_year,
+      billing_info: input.billing_info,
+      ...(input.transaction_details === undefined ? {} : { transaction_details: input.transaction_details }),
+    };
+    const key = input.idempotency_key ?? this.makeIdempotencyKey();
+    const call = this.payinCall('POST', '/api/v2/transactions/charge', { authorization: this.basicAuthorization(), 'idempotency-key': key }, body);
+    return readCharge(await this.transport.retrying(() => this.transport.once(call)));
+  }
+
+  /** GET /api/v2/transactions/:id: a charge by its reference number, with its current status. */
+  async getCharge(reference: string | number): Promise<Charge> {
+    const text = String(reference);
+    if (!REFERENCE_PATTERN.test(text)) throw inputError('invalid_request', `reference must be the charge's reference number (digits), got "${text}"`);
+    const call = this.payinCall('GET', `/api/v2/transactions/${text}`, { authorization: this.basicAuthorization() });
+    return readCharge(await this.transport.retrying(() => this.transport.once(call)));
+  }
+
+  /**
+   * POST /api/v2/tokens: turns card data into a single-use nonce. For sandbox
+   * tests on a server only: in production, cards are tokenized in the
+   * customer's browser (hosted card form) so that card data never reaches a
+   * merchant server, and this method refuses a production token.
+   */
+  async tokenize(card: CardInput): Promise<Nonce> {
+    const token = this.options.payin?.tokenization_token;
+    if (token === undefined || token === '') throw missing('payin.tokenization_token', 'tokenize cards');
+    if (token.startsWith(LIVE_PREFIX)) {
+      throw inputError('invalid_request', 'tokenize() is for sandbox tests; in production, tokenize cards in the browser with the hosted card form');
+    }
+    const call = this.payinCall('POST', '/api/v2/tokens', { authorization: `Bearer ${token}` }, {
+      card_number: card.card_number,
+      expiry_month: card.expiry_month,
+      expiry_year: card.expiry_year,
+      cvv2: card.cvv2,
+    });
+    return readNonce(await this.transport.retrying(() => this.transport.once(call)));
+  }
+
+  // ---- Internals --------------------------------------------------------
+
+  private transferCall(method: 'GET' | 'POST', path: string, body?: unknown): Call {
+    const key = this.options.api_key;
+    if (key === undefined || key === '') throw missing('api_key', 'call the transfer API');
+    return { api: 'transfer', method, url: `${this.transferBase}${path}`, headers: { 'api-key': key }, ...(body === undefined ? {} : { body }) };
+  }
+
+  /** One transfer API call, retried when safe (every transfer call but execute is free of effects). */
+  private async transfer(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Record<string, unknown>> {
+    const call = this.transferCall(method, path, body);
+    return this.transport.retrying(() => this.transport.once(call));
+  }
+
+  private payinCall(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: unknown): Call {
+    return { api: 'payin', method, url: `${this.payinBase}${path}`, headers, ...(body === undefined ? {} : { body }) };
+  }
+
+  private basicAuthorization(): string {
+    const key = this.options.payin?.api_key;
+    const pin = this.options.payin?.pin;
+    if (key === undefined || key === '' || pin === undefined || pin === '') throw missing('payin.api_key and payin.pin', 'charge cards');
+    return `Basic ${btoa(`${key}:${pin}`)}`;
+  }
+
+  private async poll(id: string, timeout_ms: number, stop: (status: TransferStatus) => boolean): Promise<{ status: TransferStatus; timed_out: boolean }> {
+    const deadlineMs = this.nowMs() + timeout_ms;
+    let intervalMs = POLL_FIRST_INTERVAL_MS;
+    let last: TransferStatus | null = null;
+    for (let polls = 0; polls < POLLS_MAX; polls += 1) {
+      const remainingMs = deadlineMs - this.nowMs();
+      if (remainingMs <= 0 && last !== null) return { status: last, timed_out: true };
+      await this.sleep(Math.max(0, Math.min(intervalMs, remainingMs)));
+      last = await this.status(id);
+      if (last.final || stop(last)) return { status: last, timed_out: false };
+      intervalMs = Math.min(POLL_INTERVAL_MAX_MS, Math.round(intervalMs * POLL_INTERVAL_FACTOR));
+    }
+    return { status: last!, timed_out: true };
+  }
+}
+
+function missing(what: string, purpose: string): PayrailError {
+  return new PayrailError(CLIENT_ERROR_CODES.missing_credentials, 0, `${what} must be set in the Payrail options to ${purpose}`);
+}
+
+function transferId(id: unknown): string {
+  if (typeof id !== 'string' || !TRANSFER_ID_PATTERN.test(id)) {
+    throw inputError('invalid_request', `id must be a string of digits (at most 64), got ${JSON.stringify(id)}`);
+  }
+  return id;
+}
+
+function waitTimeout(options: WaitOptions): number {
+  const timeout = options.timeout_ms ?? WAIT_TIMEOUT_DEFAULT_MS;
+  if (!Number.isInteger(timeout) || timeout < 0 || timeout > WAIT_TIMEOUT_MAX_MS) {
+    throw inputError('invalid_request', `timeout_ms must be an integer from 0 to ${WAIT_TIMEOUT_MAX_MS}`);
+  }
+  return timeout;
+}
+
+/** The wire body of check and execute, from the caller's transfer. */
+export function transferBody(transfer: TransferInput): TransferRequestWire {
+  const attribute = attributeArray(transfer.attributes);
+  if (transfer.gateway_id !== undefined) {
+    const gatewayId = String(transfer.gateway_id);
+    if (!REFERENCE_PATTERN.test(gatewayId)) throw inputError('invalid_request', `gateway_id must be a charge reference number (digits), got "${gatewayId}"`);
+    const given = attribute.find((a) => a.name === 'gatewayId');
+    if (given !== undefined && given.value !== gatewayId) throw inputError('invalid_request', 'gateway_id and the gatewayId attribute differ');
+    if (given === undefined) attribute.push({ name: 'gatewayId', value: gatewayId });
+  }
+  return {
+    id: transferId(transfer.id),
+    sender_phone: cleanPhone(transfer.sender_phone, 'sender_phone'),
+    receiver_phone: cleanPhone(transfer.receiver_phone, 'receiver_phone'),
+    amount: formatCents(amountCentsOf(transfer)),
+    service: transfer.service,
+    receiver_country: transfer.receiver_country,
+    receiver_currency: transfer.receiver_currency,
+    attribute,
+  };
+}
+
+function stripExecuteFields(status: TransferStatus): TransferStatus {
+  const { resolved_by_status: _ignored, ...rest } = status as ExecuteResult;
+  return rest;
+}

@@ -1,0 +1,8 @@
+// @payrail/client: a zero-dependency, fetch-based client of the Payrail card
+// payin and phone money transfer APIs.
+export { Payrail, POLL_FIRST_INTERVAL_MS, POLL_INTERVAL_FACTOR, POLL_INTERVAL_MAX_MS, WAIT_TIMEOUT_DEFAULT_MS } from './client.ts';
+export { PayrailError, isPayrailError, CLIENT_ERROR_CODES } from './errors.ts';
+export { formatCents, parseDollars } from './money.ts';
+export type { FetchLike, ResponseLike, Sleep } from './transport.ts';
+export type * from './types.ts';
+export type * from './wire.ts';

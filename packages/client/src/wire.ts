@@ -1,0 +1,176 @@
+// Wire shapes of the two APIs, as the specification gives them. The SDK reads
+// these defensively (both forms of `success`, numbers sent as strings) and
+// hands callers the normalised types of types.ts instead.
+
+export interface Attribute {
+  name: string;
+  value: string;
+}
+
+// ---- Transfer API -------------------------------------------------------
+
+/** Body of POST /api/checkTransfer and POST /api/transfer. */
+export interface TransferRequestWire {
+  id: string;
+  sender_phone: string;
+  receiver_phone: string;
+  /** Dollars as a decimal string. */
+  amount: string;
+  service: string;
+  receiver_country: string;
+  receiver_currency: string;
+  attribute: Attribute[];
+}
+
+/** Failure envelope: `success` is the string "false" (tolerated: boolean false). */
+export interface TransferFailureWire {
+  success: 'false' | false;
+  error: { message: string; code: string };
+}
+
+interface TransferSuccessEnvelope {
+  /** true (tolerated: the string "true"). */
+  success: true | 'true';
+  error: '';
+}
+
+export interface PaymentResponseWire {
+  id: string;
+  payment_id: string | null;
+  state: string;
+  substate: string;
+  code: string;
+}
+
+export interface ExecuteResponseWire extends TransferSuccessEnvelope {
+  payment_response: PaymentResponseWire;
+}
+
+export interface CheckResponseWire extends TransferSuccessEnvelope {
+  attribute: Attribute[];
+}
+
+export interface StatusResultWire {
+  id: string;
+  state: number;
+  substate: number;
+  final: 0 | 1;
+  code: number;
+  attribute: Attribute[];
+  server_time: string | null;
+  trans: string | null;
+  sum_prov: string | null;
+}
+
+/** GET /api/status/:id; an unknown id answers in ExecuteResponseWire's shape with state "-2". */
+export interface StatusResponseWire extends TransferSuccessEnvelope {
+  status: { result: StatusResultWire };
+}
+
+export interface KycResponseWire extends TransferSuccessEnvelope {
+  kyc_verify: boolean;
+  /** Dollars per single transfer as a decimal string; "0" means none. */
+  money_limit: string;
+  kyc_url: string;
+}
+
+export interface BalanceResponseWire extends TransferSuccessEnvelope {
+  /** Both in cents. Available funds = balance + overdraft. */
+  balance: { balance: number; overdraft: number };
+}
+
+// ---- Card payin API -----------------------------------------------------
+
+export interface BillingInfo {
+  first_name: string;
+  last_name: string;
+  street: string;
+  street2?: string;
+  city: string;
+  state: string;
+  zip: string;
+  country: string;
+  phone?: string;
+}
+
+export interface TransactionDetails {
+  description?: string;
+  clerk?: string;
+  terminal?: string;
+  client_ip?: string;
+  signature?: string;
+  invoice_number?: string;
+  po_number?: string;
+  order_number?: string;
+}
+
+/** Body of POST /api/v2/transactions/charge. */
+export interface ChargeRequestWire {
+  /** Dollars as a JSON number with at most 2 decimals. */
+  amount: number;
+  source: string;
+  expiry_month: number;
+  expiry_year: number;
+  billing_info: BillingInfo;
+  transaction_details?: TransactionDetails;
+}
+
+/** Shape A: an approved (or pending) charge. */
+export interface ChargeApprovedWire {
+  status: string;
+  status_code: string;
+  reference_number: number;
+  auth_code: string;
+  auth_amount: number;
+  card_type: string;
+  last_4: string;
+  avs_result: string;
+  avs_result_code: string;
+  cvv2_result: string;
+  cvv2_result_code: string;
+  version: string;
+  transaction: {
+    id: number;
+    created_at: string;
+    status_details: { status: string };
+    amount_details: Record<string, number>;
+    card_details: Record<string, unknown>;
+    billing_info: Record<string, string>;
+    shipping_info: Record<string, string | null>;
+    transaction_details: Record<string, unknown>;
+    customer: Record<string, string | null>;
+    custom_fields: Record<string, unknown>;
+    settled_date: string | null;
+  };
+}
+
+/** Shape B: a declined or failed charge. */
+export interface ChargeDeclinedWire {
+  id: string;
+  status: 'declined' | 'failed';
+  amount: number;
+  currency: string;
+  error: { code: string; message: string };
+  card: { last_four: string; card_type: string };
+  created_at: string;
+}
+
+/** Shape C: a rejected request. */
+export interface PayinErrorWire {
+  error: { code: string; message: string };
+}
+
+/** Body of POST /api/v2/tokens (card tokenization). */
+export interface TokenizeRequestWire {
+  card_number: string;
+  expiry_month: number;
+  expiry_year: number;
+  cvv2: string;
+}
+
+export interface TokenizeResponseWire {
+  nonce: string;
+  expires_at: string;
+  card_type: string;
+  last_4: string;
+}

@@ -1,0 +1,89 @@
+// The sandbox card issuer (behaviour.md s.8). Outcomes depend only on the
+// card number, so a repeated authorization of one reference reports the
+// same outcome, as the connector contract requires. The pending-review card
+// is approved once 10 sandbox steps (PAYRAIL_SANDBOX_DELAY_MS each) have
+// passed; the due time travels inside the processor reference, so the
+// simulator keeps no state of its own and any worker process can poll it.
+import crypto from 'node:crypto';
+import type { Clock } from '../domain/clock.ts';
+import type { ChargeDeclineCode } from '../domain/card-results.ts';
+import type { AuthorizationRequest, AuthorizationResult, CardProcessor, PollRequest } from './card-processor.ts';
+
+/** The pending card's review lasts this many sandbox steps (about 10 s by default). */
+export const PENDING_REVIEW_STEPS = 10;
+
+interface Scenario {
+  readonly outcome: 'approved' | 'pending' | 'declined' | 'failed';
+  readonly avs: string;
+  readonly cvv: string;
+  readonly decline: ChargeDeclineCode | null;
+}
+
+const APPROVED: Scenario = { outcome: 'approved', avs: 'Y', cvv: 'M', decline: null };
+
+/** The test-card table; any other number passing Luhn is approved with AVS Y, CVV M. */
+export const SANDBOX_TEST_CARDS: Readonly<Record<string, Scenario>> = {
+  '4111111111111111': APPROVED,
+  '5555555555554444': APPROVED,
+  '378282246310005': APPROVED,
+  '6011111111111117': APPROVED,
+  '4000000000000002': { outcome: 'declined', avs: 'Y', cvv: 'M', decline: 'card_declined' },
+  '4000000000009995': { outcome: 'declined', avs: 'Y', cvv: 'M', decline: 'insufficient_funds' },
+  '4000000000000069': { outcome: 'declined', avs: 'Y', cvv: 'M', decline: 'invalid_card' },
+  '4000000000000101': { outcome: 'approved', avs: 'Y', cvv: 'N', decline: null },
+  '4000000000000036': { outcome: 'approved', avs: 'Z', cvv: 'M', decline: null },
+  '4000000000000259': { outcome: 'pending', avs: 'Y', cvv: 'M', decline: null },
+  '4000000000000119': { outcome: 'failed', avs: '', cvv: '', decline: 'processor_error' },
+};
+
+const REF_PATTERN = /^sbx_([0-9]+)_(A|P|D|F)_([0-9]+)$/;
+
+export class SandboxCardProcessor implements CardProcessor {
+  readonly name = 'sandbox';
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly stepMs: number,
+  ) {}
+
+  async authorize(request: AuthorizationRequest): Promise<AuthorizationResult> {
+    const scenario = SANDBOX_TEST_CARDS[request.card.number.reveal()] ?? APPROVED;
+    const dueMs = scenario.outcome === 'pending' ? this.clock.nowMs() + PENDING_REVIEW_STEPS * this.stepMs : 0;
+    const processorRef = `sbx_${request.reference}_${scenario.outcome[0]!.toUpperCase()}_${dueMs}`;
+    return {
+      outcome: scenario.outcome,
+      processorRef,
+      authCode: scenario.outcome === 'approved' ? authCodeFor(request.reference) : '',
+      avsResultCode: scenario.avs,
+      cvvResultCode: scenario.cvv,
+      decline: scenario.decline,
+      retryAfterMs: scenario.outcome === 'pending' ? PENDING_REVIEW_STEPS * this.stepMs : 0,
+    };
+  }
+
+  async poll(request: PollRequest): Promise<AuthorizationResult> {
+    const match = REF_PATTERN.exec(request.processorRef);
+    if (match === null || match[1] !== request.reference) throw new Error(`unknown sandbox processor reference ${request.processorRef}`);
+    if (match[2] !== 'P') throw new Error(`sandbox authorization ${request.processorRef} is not pending`);
+    const dueMs = Number(match[3]);
+    const nowMs = this.clock.nowMs();
+    const review = SANDBOX_TEST_CARDS['4000000000000259']!;
+    if (nowMs < dueMs) {
+      return { outcome: 'pending', processorRef: request.processorRef, authCode: '', avsResultCode: review.avs, cvvResultCode: review.cvv, decline: null, retryAfterMs: dueMs - nowMs };
+    }
+    return {
+      outcome: 'approved',
+      processorRef: request.processorRef,
+      authCode: authCodeFor(request.reference),
+      avsResultCode: review.avs,
+      cvvResultCode: review.cvv,
+      decline: null,
+      retryAfterMs: 0,
+    };
+  }
+}
+
+/** Six characters derived from the reference, so a repeated authorization reports the same code. */
+export function authCodeFor(reference: string): string {
+  return crypto.createHash('sha256').update(`sandbox-auth:${reference}`).digest('hex').slice(0, 6).toUpperCase();
+}

@@ -1,0 +1,105 @@
+// Request and reply helpers shared by the panel's routes: the signed-in user
+// on the request, cookie names and attributes, form and query fields with
+// length limits, and sending a whole page.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config.ts';
+import type { Service } from '../service.ts';
+import type { Html } from './html.ts';
+import type { SessionUser } from './sessions.ts';
+import { notice } from './views/components.ts';
+import { page, type PageContext } from './views/layout.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    panelUser?: SessionUser;
+  }
+}
+
+export interface CookieNames {
+  readonly session: string;
+  readonly login: string;
+  readonly secure: boolean;
+}
+
+/**
+ * Cookies are Secure whenever the panel is reached over HTTPS (production
+ * always is); only the plain-HTTP sandbox goes without. Secure cookies take
+ * the __Host- prefix, which pins them to this host and path /.
+ */
+export function cookieNames(config: Config): CookieNames {
+  const secure = config.environment === 'production' || config.tlsCertFile !== null || config.trustProxyTls || config.publicUrl.startsWith('https://');
+  return secure
+    ? { session: '__Host-payrail_session', login: '__Host-payrail_login', secure }
+    : { session: 'payrail_session', login: 'payrail_login', secure };
+}
+
+export function cookieOptions(names: CookieNames) {
+  return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: names.secure };
+}
+
+export function context(service: Service, request: FastifyRequest): PageContext {
+  return { user: request.panelUser ?? null, environment: service.config.environment, path: request.url.split('?')[0]! };
+}
+
+export function sendPage(reply: FastifyReply, ctx: PageContext, title: string, body: Html, status = 200): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').send(page(ctx, title, body).text);
+}
+
+/** The user of a route behind the session hook; its absence is a programming error. */
+export function userOf(request: FastifyRequest): SessionUser {
+  if (request.panelUser === undefined) throw new Error('panel route reached without a session');
+  return request.panelUser;
+}
+
+/** The merchant a merchant user's every query is scoped to. */
+export function merchantOf(request: FastifyRequest): string {
+  const user = userOf(request);
+  if (user.merchantId === null) throw new Error('merchant route reached by a user without a merchant');
+  return user.merchantId;
+}
+
+/** Longest field value the panel accepts; every form field is far shorter. */
+const FIELD_LENGTH_MAX = 1000;
+
+function first(value: unknown): string {
+  const v = Array.isArray(value) ? value[0] : value;
+  return typeof v === 'string' ? v.slice(0, FIELD_LENGTH_MAX) : '';
+}
+
+export function formField(request: FastifyRequest, name: string): string {
+  const body = request.body;
+  if (typeof body !== 'object' || body === null) return '';
+  return first((body as Record<string, unknown>)[name]);
+}
+
+export function queryField(request: FastifyRequest, name: string): string {
+  const query = request.query;
+  if (typeof query !== 'object' || query === null) return '';
+  return first((query as Record<string, unknown>)[name]).trim();
+}
+
+export function pathParam(request: FastifyRequest, name: string): string {
+  return first((request.params as Record<string, unknown>)[name]);
+}
+
+/** A keyset cursor from the query: a positive integer primary key, or null. */
+export function beforeCursor(request: FastifyRequest): number | null {
+  const raw = queryField(request, 'before');
+  return /^[1-9][0-9]{0,14}$/.test(raw) ? Number(raw) : null;
+}
+
+/** Fixed messages a redirect after an action can ask for by name; the text never comes from the URL. */
+const NOTICES: Record<string, string> = {
+  revoked: 'Source revoked. Its credentials no longer work.',
+  funded: 'Funds added.',
+  overdraft: 'Overdraft limit updated.',
+  link_on: 'Payouts of this merchant must now be linked to card payins.',
+  link_off: 'Payouts of this merchant no longer need a link.',
+  linked: 'Transfer linked to the charge; it proceeds now.',
+  cancelled: 'Transfer cancelled; its amount returned to the merchant.',
+};
+
+export function noticeFromQuery(request: FastifyRequest): Html | null {
+  const text = NOTICES[queryField(request, 'notice')];
+  return text === undefined ? null : notice('success', text);
+}

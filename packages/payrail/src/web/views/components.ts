@@ -1,0 +1,34 @@
+// Small building blocks shared by the views: notices, empty states, badges,
+// description lists, the CSRF field and the pager.
+import { html, type Html } from '../html.ts';
+
+export type Tone = 'ok' | 'bad' | 'wait' | 'busy';
+
+/** A message after an action or about a problem; errors are announced to screen readers at once. */
+export function notice(kind: 'info' | 'success' | 'error', text: string | Html): Html {
+  const role = kind === 'error' ? 'alert' : 'status';
+  return html`<div class="notice notice-${kind}" role="${role}">${text}</div>`;
+}
+
+export function emptyState(title: string, text: string | Html): Html {
+  return html`<div class="empty"><p class="empty-title">${title}</p><p>${text}</p></div>`;
+}
+
+export function badge(tone: Tone, text: string): Html {
+  return html`<span class="badge badge-${tone}">${text}</span>`;
+}
+
+export function csrfField(token: string): Html {
+  return html`<input type="hidden" name="_csrf" value="${token}">`;
+}
+
+export function facts(rows: ReadonlyArray<readonly [string, string | Html | number]>): Html {
+  return html`<dl class="facts">${rows.map(([term, value]) => html`<div><dt>${term}</dt><dd>${value}</dd></div>`)}</dl>`;
+}
+
+/** "Older" link for keyset pages: rows beyond the page size mean there is more. */
+export function pager(basePath: string, query: Record<string, string>, nextBefore: number | null): Html {
+  if (nextBefore === null) return html``;
+  const params = new URLSearchParams({ ...query, before: String(nextBefore) });
+  return html`<nav class="pager" aria-label="Pages"><a class="button" href="${basePath}?${params.toString()}">Older</a></nav>`;
+}

@@ -1,0 +1,95 @@
+// Sources and credentials: the list with rotate and revoke, the form to
+// create a source, the transfer API key, and the one-time display of new
+// secrets (only their hashes are kept, so this page is the only chance to
+// copy them).
+import type { SourceCredentials } from '../../flows/merchants.ts';
+import { timestamp } from '../format.ts';
+import { html, type Html } from '../html.ts';
+import { badge, csrfField, emptyState, notice } from './components.ts';
+
+export interface SourceListRow {
+  readonly id: string;
+  readonly name: string;
+  readonly created_at_ms: number;
+  readonly revoked_at_ms: number | null;
+  /** Public id part of the active API key, for telling keys apart. */
+  readonly key_id: string | null;
+}
+
+export function credentialsBody(input: {
+  csrf: string;
+  sources: readonly SourceListRow[];
+  transferKey: { id: string; created_at_ms: number } | null;
+  notice: Html | null;
+}): Html {
+  const { csrf } = input;
+  const sourceRows =
+    input.sources.length === 0
+      ? emptyState('No sources yet', 'Create a source to get an API key, PIN and tokenization token for the card payin API.')
+      : html`<div class="table-wrap"><table>
+        <caption class="visually-hidden">Payin sources</caption>
+        <thead><tr><th scope="col">Name</th><th scope="col">Source id</th><th scope="col">API key id</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+        <tbody>${input.sources.map(
+          (s) => html`<tr>
+            <th scope="row">${s.name}</th>
+            <td><code>${s.id}</code></td>
+            <td>${s.key_id === null ? '—' : html`<code>${s.key_id}</code>`}</td>
+            <td>${s.revoked_at_ms === null ? badge('ok', 'active') : badge('bad', 'revoked')}</td>
+            <td>${timestamp(s.created_at_ms)}</td>
+            <td class="actions">${
+              s.revoked_at_ms === null
+                ? html`<form method="post" action="/dashboard/credentials/sources/${s.id}/rotate" class="inline" data-confirm="Rotate the credentials of ${s.name}? The current API key, PIN and tokenization token stop working at once.">
+                    ${csrfField(csrf)}<button type="submit" class="button">Rotate<span class="visually-hidden"> credentials of ${s.name}</span></button></form>
+                  <form method="post" action="/dashboard/credentials/sources/${s.id}/revoke" class="inline" data-confirm="Revoke ${s.name}? Its credentials stop working at once and cannot be restored.">
+                    ${csrfField(csrf)}<button type="submit" class="button danger">Revoke<span class="visually-hidden"> ${s.name}</span></button></form>`
+                : ''
+            }</td>
+          </tr>`,
+        )}</tbody></table></div>`;
+  return html`${input.notice}
+  <section aria-labelledby="sources-title">
+    <h2 id="sources-title">Payin sources</h2>
+    <p class="hint">Each source has an API key and a PIN for the charge API, and a public tokenization token for card tokenization in the browser.</p>
+    ${sourceRows}
+    <form method="post" action="/dashboard/credentials/sources" class="filters">
+      ${csrfField(csrf)}
+      <div class="field"><label for="source-name">New source name</label><input id="source-name" name="name" required maxlength="100" placeholder="Web shop"></div>
+      <button type="submit" class="button primary">Create source</button>
+    </form>
+  </section>
+  <section aria-labelledby="transfer-key-title">
+    <h2 id="transfer-key-title">Transfer API key</h2>
+    <p>${input.transferKey === null ? 'No active transfer API key.' : html`Active key <code>${input.transferKey.id}</code>, issued ${timestamp(input.transferKey.created_at_ms)}.`}</p>
+    <form method="post" action="/dashboard/credentials/transfer-key/rotate" data-confirm="Rotate the transfer API key? The current key stops working at once.">
+      ${csrfField(csrf)}
+      <button type="submit" class="button">Rotate transfer API key</button>
+    </form>
+  </section>`;
+}
+
+function secret(id: string, label: string, value: string): Html {
+  return html`<div class="secret">
+    <label for="${id}">${label}</label>
+    <div class="secret-row"><input id="${id}" class="mono" readonly value="${value}" data-secret><button type="button" class="button subtle" data-copy="${id}" hidden>Copy</button></div>
+  </div>`;
+}
+
+export function sourceSecretsBody(created: SourceCredentials, what: 'created' | 'rotated'): Html {
+  return html`${notice('success', what === 'created' ? `Source ${created.id} created.` : `Credentials of source ${created.id} rotated; the old ones no longer work.`)}
+  <div class="card secrets">
+    <p><strong>Copy these now.</strong> They are shown only once: Payrail keeps only their hashes and cannot show them again.</p>
+    ${secret('api-key', 'API key', created.api_key)}
+    ${secret('pin', 'PIN', created.pin)}
+    ${secret('tokenization-token', 'Tokenization token', created.tokenization_token)}
+  </div>
+  <p><a class="button" href="/dashboard/credentials">Done, back to credentials</a></p>`;
+}
+
+export function transferKeySecretBody(key: string): Html {
+  return html`${notice('success', 'New transfer API key issued; the old one no longer works.')}
+  <div class="card secrets">
+    <p><strong>Copy it now.</strong> It is shown only once.</p>
+    ${secret('transfer-api-key', 'Transfer API key', key)}
+  </div>
+  <p><a class="button" href="/dashboard/credentials">Done, back to credentials</a></p>`;
+}

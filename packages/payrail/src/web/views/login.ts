@@ -1,0 +1,41 @@
+// The sign-in page.
+import { html, type Html } from '../html.ts';
+import { notice } from './components.ts';
+import { page, type PageContext } from './layout.ts';
+
+export function loginPage(ctx: PageContext, input: { csrfToken: string; email: string; message: Html | null }): Html {
+  const body = html`<div class="narrow card">
+  ${input.message}
+  <form method="post" action="/dashboard/login" class="stack">
+    <input type="hidden" name="_csrf" value="${input.csrfToken}">
+    <div class="field">
+      <label for="email">E-mail</label>
+      <input id="email" name="email" type="email" autocomplete="username" required maxlength="254" value="${input.email}" ${input.email === '' ? html`autofocus` : ''}>
+    </div>
+    <div class="field">
+      <label for="password">Password</label>
+      <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="200" ${input.email !== '' ? html`autofocus` : ''}>
+    </div>
+    <button type="submit" class="button primary">Sign in</button>
+  </form>
+  <p class="hint">Accounts are created by the operator with <code>payrail user create</code>.</p>
+</div>`;
+  return page(ctx, 'Sign in', body);
+}
+
+export function loginMessage(outcome: 'invalid' | 'locked' | 'signed_out' | 'expired' | 'busy', lockedForMs = 0): Html {
+  switch (outcome) {
+    case 'invalid':
+      return notice('error', 'Wrong e-mail or password.');
+    case 'locked': {
+      const minutes = Math.max(1, Math.ceil(lockedForMs / 60_000));
+      return notice('error', `Too many failed sign-ins. This account is locked; try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`);
+    }
+    case 'busy':
+      return notice('error', 'Too many sign-ins at once. Please try again in a moment.');
+    case 'signed_out':
+      return notice('success', 'You are signed out.');
+    case 'expired':
+      return notice('info', 'Please sign in to continue.');
+  }
+}

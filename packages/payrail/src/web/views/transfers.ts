@@ -1,0 +1,124 @@
+// Transfers: list by state, find by id, detail with state history and the
+// linked charge.
+import { formatMinor } from '../../domain/money.ts';
+import { money, stateName, stateTone, timestamp } from '../format.ts';
+import { html, type Html } from '../html.ts';
+import type { TransferEventRow, TransferLinkRow, TransferListRow, TransferRow, TransferStateFilter } from '../queries.ts';
+import { badge, emptyState, facts, notice, pager } from './components.ts';
+
+const FILTER_LABELS: Record<TransferStateFilter, string> = {
+  all: 'All',
+  '0': 'New (0)',
+  '40': 'Processing (40)',
+  '60': 'Success (60)',
+  '80': 'Error (80)',
+  waiting: 'Waiting (0/9)',
+};
+
+function stateBadge(t: { state: number; substate: number; waiting_for?: string | null }): Html {
+  return badge(stateTone(t.state, t.substate), stateName(t.state, t.substate, t.waiting_for ?? null));
+}
+
+export function findTransferForm(value: string): Html {
+  return html`<form method="get" action="/dashboard/transfers/find" class="filters" role="search" aria-label="Find a transfer">
+    <div class="field"><label for="transfer-id">Transfer id</label><input id="transfer-id" name="id" inputmode="numeric" maxlength="64" required value="${value}"></div>
+    <button type="submit" class="button">Find</button>
+  </form>`;
+}
+
+export function transferListBody(state: TransferStateFilter, rows: readonly TransferListRow[], nextBefore: number | null, notFoundId: string | null): Html {
+  const tabs = html`<nav class="tabs" aria-label="Filter by state"><ul>${(Object.keys(FILTER_LABELS) as TransferStateFilter[]).map(
+    (key) => html`<li><a href="/dashboard/transfers${key === 'all' ? '' : `?state=${key}`}"${key === state ? html` aria-current="true"` : ''}>${FILTER_LABELS[key]}</a></li>`,
+  )}</ul></nav>`;
+  const table =
+    rows.length === 0
+      ? emptyState(state === 'all' ? 'No transfers yet' : 'No transfers in this state', state === 'all' ? 'Transfers executed with your transfer API key appear here.' : 'Choose another state above.')
+      : html`<div class="table-wrap"><table>
+        <caption class="visually-hidden">Transfers, newest first</caption>
+        <thead><tr><th scope="col">Id</th><th scope="col">State</th><th scope="col" class="num">Amount</th><th scope="col">Receiver</th><th scope="col">Corridor</th><th scope="col">Created</th></tr></thead>
+        <tbody>${rows.map(
+          (t) => html`<tr>
+            <th scope="row"><a href="/dashboard/transfers/${encodeURIComponent(t.id)}">${t.id}</a></th>
+            <td>${stateBadge(t)}</td>
+            <td class="num">${money(t.amount_cents)} USD</td>
+            <td>${t.receiver_phone}</td>
+            <td>${t.service} · ${t.receiver_currency}</td>
+            <td>${timestamp(t.created_at_ms)}</td>
+          </tr>`,
+        )}</tbody>
+      </table></div>`;
+  return html`${notFoundId === null ? '' : notice('error', html`No transfer with id <code>${notFoundId}</code> was found for your merchant.`)}
+  ${findTransferForm(notFoundId ?? '')}
+  ${tabs}
+  ${table}
+  ${pager('/dashboard/transfers', state === 'all' ? {} : { state }, nextBefore)}`;
+}
+
+/** Minor units of a currency (KES 2, UGX 0, KWD 3), as ISO 4217 defines them. */
+function minorUnits(currency: string): number {
+  try {
+    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  } catch {
+    return 2;
+  }
+}
+
+function attributes(json: string): Array<{ name: string; value: string }> {
+  try {
+    const parsed = JSON.parse(json) as unknown;
+    if (!Array.isArray(parsed)) return [];
+    return parsed
+      .filter((a): a is { name: string; value: string } => typeof a === 'object' && a !== null && typeof a.name === 'string' && typeof a.value === 'string')
+      .slice(0, 50);
+  } catch {
+    return [];
+  }
+}
+
+export function transferDetailBody(transfer: TransferRow, events: readonly TransferEventRow[], link: TransferLinkRow | null): Html {
+  const rows: Array<readonly [string, string | Html]> = [
+    ['State', html`${stateBadge(transfer)} <span class="muted">state ${transfer.state}, substate ${transfer.substate}, ${transfer.final === 1 ? 'final' : 'may still change'}</span>`],
+    ['Amount', `${money(transfer.amount_cents)} USD`],
+    ['Receiver gets', `${formatMinor(transfer.received_minor, minorUnits(transfer.receiver_currency))} ${transfer.receiver_currency} at ${transfer.fx_rate}`],
+    ['Receiver', transfer.receiver_phone],
+    ['Sender', transfer.sender_phone],
+    ['Corridor', `${transfer.service} (${transfer.receiver_country}, ${transfer.receiver_currency})`],
+    ['Payment id', transfer.payment_id ?? '—'],
+    ['Created', timestamp(transfer.created_at_ms)],
+    ['Updated', timestamp(transfer.updated_at_ms)],
+  ];
+  if (transfer.provider_error_code !== null || transfer.provider_error_text !== null) {
+    rows.splice(1, 0, ['Provider error', `${transfer.provider_error_code ?? ''} ${transfer.provider_error_text ?? ''}`.trim()]);
+  }
+  if (transfer.invitation_expires_at_ms !== null && transfer.final === 0) rows.push(['Invitation expires', timestamp(transfer.invitation_expires_at_ms)]);
+  const attrs = attributes(transfer.attributes_json);
+  const history =
+    events.length === 0
+      ? emptyState('No recorded state changes', 'The history starts when the transfer is processed.')
+      : html`<ol class="timeline">${events.map(
+          (e) => html`<li><span class="timeline-when">${timestamp(e.at_ms)}</span> ${badge(stateTone(e.state, e.substate), stateName(e.state, e.substate))}
+            <span class="muted">${e.state}/${e.substate}</span>${e.note === null ? '' : html` <span>${e.note}</span>`}</li>`,
+        )}</ol>`;
+  const linked =
+    link === null
+      ? emptyState('Not linked to a card payin', transfer.state === 0 && transfer.substate === 9 ? 'This transfer is waiting; it proceeds once it is linked.' : 'This transfer named no gatewayId.')
+      : facts([
+          ['Charge', html`<a href="/dashboard/charges/${link.charge_pk}">${link.charge_pk}</a> ${badge(link.charge_status === 'approved' ? 'ok' : 'bad', link.charge_status)}`],
+          ['Charge amount', `${money(link.charge_amount_cents)} USD`],
+          ['Amount linked', `${money(link.amount_cents)} USD`],
+          ['Linked', `${link.how}, ${timestamp(link.created_at_ms)}`],
+        ]);
+  return html`<p><a href="/dashboard/transfers">← All transfers</a></p>
+  ${facts(rows)}
+  <h2>State history</h2>
+  ${history}
+  <h2>Linked charge</h2>
+  ${linked}
+  <h2>Attributes</h2>
+  ${
+    attrs.length === 0
+      ? emptyState('No attributes', 'This transfer was sent without corridor attributes.')
+      : html`<div class="table-wrap"><table><thead><tr><th scope="col">Name</th><th scope="col">Value</th></tr></thead>
+        <tbody>${attrs.map((a) => html`<tr><th scope="row">${a.name}</th><td>${a.value}</td></tr>`)}</tbody></table></div>`
+  }`;
+}
