@@ -11,6 +11,12 @@ import type { Clock } from '../domain/clock.ts';
 import type { Db } from '../store/db.ts';
 import type { CardProcessor } from './card-processor.ts';
 import { SandboxCardProcessor } from './card-processor-sandbox.ts';
+import type { FxProvider } from './fx.ts';
+import type { KycProvider } from './kyc.ts';
+import type { PayoutNetwork } from './payout-network.ts';
+import { SandboxFx } from './sandbox/fx.ts';
+import { SandboxKyc } from './sandbox/kyc.ts';
+import { SandboxPayoutNetwork } from './sandbox/payout-network.ts';
 
 /** What a connector factory receives. */
 export interface ProviderContext {
@@ -23,6 +29,9 @@ export interface ProviderContext {
 // Each provider adds its field here as it lands.
 export interface Providers {
   readonly cardProcessor: CardProcessor;
+  readonly payoutNetwork: PayoutNetwork;
+  readonly kyc: KycProvider;
+  readonly fx: FxProvider;
 }
 
 /**
@@ -40,5 +49,8 @@ export async function loadProvider<T>(spec: string, context: ProviderContext, si
 export async function createProviders(context: ProviderContext): Promise<Providers> {
   return {
     cardProcessor: await loadProvider(context.config.providers.cardProcessor, context, () => new SandboxCardProcessor(context.clock, context.config.sandboxDelayMs)),
+    payoutNetwork: await loadProvider(context.config.providers.payoutNetwork, context, () => new SandboxPayoutNetwork(context.db, context.clock, context.config.sandboxDelayMs)),
+    kyc: await loadProvider(context.config.providers.kyc, context, () => new SandboxKyc(context.db, context.config.publicUrl)),
+    fx: await loadProvider(context.config.providers.fx, context, () => new SandboxFx()),
   };
 }

@@ -1,25 +1,25 @@
 // Sign-in and sign-out. The sign-in form is protected against cross-site
 // submission by a double-submit token (a random value in a cookie and in the
 // form); every form after sign-in carries the session's CSRF token instead.
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Service } from '../../service.ts';
+import type { Html } from '../html.ts';
 import { login } from '../login.ts';
 import { PasswordBusyError } from '../passwords.ts';
 import { context, cookieOptions, formField, queryField, sendPage, type CookieNames } from '../request.ts';
 import { endSession, findSession, newToken, sameToken } from '../sessions.ts';
-import type { Html } from '../html.ts';
-import { loginMessage, loginPage } from '../views/login.ts';
+import { loginBody, loginMessage } from '../views/login.ts';
 
 export function authRoutes(service: Service, names: CookieNames): FastifyPluginAsync {
   const deps = { db: service.db, clock: service.clock };
-  return async (app) => {
-    const showLogin = (reply: Parameters<typeof sendPage>[0], request: Parameters<typeof context>[1], email: string, message: Html | null, status: number) => {
-      const csrfToken = newToken();
-      void reply.setCookie(names.login, csrfToken, cookieOptions(names));
-      return sendPage(reply, context(service, request), 'Sign in', loginPage(context(service, request), { csrfToken, email, message }).text === '' ? loginPage(context(service, request), { csrfToken, email, message }) : loginPage(context(service, request), { csrfToken, email, message }), status);
-    };
-    void showLogin;
 
+  function renderLogin(request: FastifyRequest, reply: FastifyReply, email: string, message: Html | null, status: number): FastifyReply {
+    const csrfToken = newToken();
+    void reply.setCookie(names.login, csrfToken, cookieOptions(names));
+    return sendPage(reply, { ...context(service, request), user: null }, 'Sign in', loginBody({ csrfToken, email, message }), status);
+  }
+
+  return async (app) => {
     app.get('/login', async (request, reply) => {
       if ((await findSession(service.db, request.cookies[names.session], service.clock.nowMs())) !== null) return reply.redirect('/dashboard', 303);
       const m = queryField(request, 'm');
@@ -29,9 +29,8 @@ export function authRoutes(service: Service, names: CookieNames): FastifyPluginA
 
     app.post('/login', async (request, reply) => {
       const email = formField(request, 'email');
-      const given = formField(request, '_csrf');
       const expected = request.cookies[names.login] ?? '';
-      if (expected === '' || !sameToken(given, expected)) {
+      if (expected === '' || !sameToken(formField(request, '_csrf'), expected)) {
         return renderLogin(request, reply, email, loginMessage('expired'), 403);
       }
       let outcome;
@@ -49,13 +48,6 @@ export function authRoutes(service: Service, names: CookieNames): FastifyPluginA
       void reply.setCookie(names.session, outcome.token, cookieOptions(names));
       return reply.redirect('/dashboard', 303);
     });
-
-    function renderLogin(request: Parameters<typeof context>[1], reply: Parameters<typeof sendPage>[0], email: string, message: Html | null, status: number) {
-      const csrfToken = newToken();
-      void reply.setCookie(names.login, csrfToken, cookieOptions(names));
-      const ctx = context(service, request);
-      return sendPage(reply, { ...ctx, user: null }, 'Sign in', loginPage(ctx, { csrfToken, email, message }).text === '' ? loginPage(ctx, { csrfToken, email, message }) : loginPage(ctx, { csrfToken, email, message }), status);
-    }
   };
 }
 

@@ -1,9 +1,8 @@
 // The sign-in page.
 import { html, type Html } from '../html.ts';
 import { notice } from './components.ts';
-import { page, type PageContext } from './layout.ts';
 
-export function loginPage(ctx: PageContext, input: { csrfToken: string; email: string; message: Html | null }): Html {
+export function loginBody(input: { csrfToken: string; email: string; message: Html | null }): Html {
   const body = html`<div class="narrow card">
   ${input.message}
   <form method="post" action="/dashboard/login" class="stack">
@@ -20,7 +19,7 @@ export function loginPage(ctx: PageContext, input: { csrfToken: string; email: s
   </form>
   <p class="hint">Accounts are created by the operator with <code>payrail user create</code>.</p>
 </div>`;
-  return page(ctx, 'Sign in', body);
+  return body;
 }
 
 export function loginMessage(outcome: 'invalid' | 'locked' | 'signed_out' | 'expired' | 'busy', lockedForMs = 0): Html {

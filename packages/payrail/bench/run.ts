@@ -1,0 +1,220 @@
+// `npm run bench`: measures Payrail over real HTTP on this machine, load
+// generator included. For the embedded store (and PostgreSQL when
+// DATABASE_URL is set) it starts `payrail serve`, funds a merchant, then
+// drives with autocannon at a fixed concurrency for a fixed time:
+//   1. POST /api/transfer with unique ids (every answer is a durable commit),
+//   2. GET /api/status/:id of the transfers just created,
+//   3. tokenize + charge (POST /api/v2/tokens then /api/v2/transactions/charge),
+// and, in the same run, a bare route of the same framework as the ceiling.
+// Ends with `payrail ledger verify`. Knobs: BENCH_DURATION_S, BENCH_CONNECTIONS.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const BIN = path.join(ROOT, 'bin', 'payrail.js');
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 15);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const WARMUP_S = 3;
+const START_TIMEOUT_MS = 60_000;
+
+interface Measure {
+  name: string;
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  max_ms: number;
+  non2xx: number;
+  errors: number;
+  total: number;
+}
+
+function startProcess(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`start timed out: ${out}`)), START_TIMEOUT_MS);
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /"port":(\d+)|listening (\d+)/.exec(out);
+      if (match !== null) {
+        clearTimeout(timer);
+        child.stdout?.off('data', onData);
+        child.stdout?.resume();
+        resolve({ child, port: Number(match[1] ?? match[2]) });
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+function cli(args: string[], env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env, LOG_LEVEL: 'warn' } });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`payrail ${args.join(' ')}: ${err}`))));
+  });
+}
+
+async function load(name: string, options: autocannon.Options): Promise<Measure> {
+  const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, ...options });
+  return {
+    name,
+    rps: Math.round(result.requests.average),
+    p50_ms: result.latency.p50,
+    p99_ms: result.latency.p99,
+    max_ms: result.latency.max,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    total: result.requests.total,
+  };
+}
+
+const TRANSFER_BODY = (id: string) =>
+  JSON.stringify({
+    id,
+    sender_phone: '+14155550100',
+    receiver_phone: '+254712345678',
+    amount: '1.00',
+    service: '1001',
+    receiver_country: 'KE',
+    receiver_currency: 'KES',
+    attribute: [],
+  });
+
+async function benchStore(label: string, env: Record<string, string>, bareRps: number): Promise<Measure[]> {
+  const { child, port } = await startProcess([BIN, 'serve'], { ...env, PORT: '0', LOG_LEVEL: 'warn' });
+  const base = `http://127.0.0.1:${port}`;
+  const measures: Measure[] = [];
+  try {
+    const merchant = JSON.parse(await cli(['--json', 'merchant', 'create', '--name', 'Bench'], env)) as {
+      merchant_id: string;
+      transfer_api_key: string;
+      source: { api_key: string; pin: string; tokenization_token: string };
+    };
+    await cli(['merchant', 'fund', '--merchant', merchant.merchant_id, '--amount', '50000000.00'], env);
+    const headers = { 'content-type': 'application/json', 'api-key': merchant.transfer_api_key };
+    let next = 1;
+    const ids: string[] = [];
+    const transferRequest = {
+      method: 'POST' as const,
+      path: '/api/transfer',
+      headers,
+      setupRequest: (request: autocannon.Request) => {
+        const id = String(next++);
+        ids.push(id);
+        return { ...request, body: TRANSFER_BODY(id) };
+      },
+    };
+    await autocannon({ url: base, connections: CONNECTIONS, duration: WARMUP_S, requests: [transferRequest] });
+    measures.push(await load(`${label}: POST /api/transfer`, { url: base, requests: [transferRequest] }));
+    let read = 0;
+    measures.push(
+      await load(`${label}: GET /api/status/:id`, {
+        url: base,
+        requests: [{ method: 'GET', headers, setupRequest: (request: autocannon.Request) => ({ ...request, path: `/api/status/${ids[read++ % ids.length]}` }) }],
+      }),
+    );
+    const basic = `Basic ${Buffer.from(`${merchant.source.api_key}:${merchant.source.pin}`).toString('base64')}`;
+    const probe = await fetch(`${base}/api/v2/tokens`, { method: 'OPTIONS' }).catch(() => null);
+    if (probe !== null && probe.status !== 404) {
+      const charge = await load(`${label}: tokenize + charge (pairs/s)`, {
+        url: base,
+        requests: [
+          {
+            method: 'POST',
+            path: '/api/v2/tokens',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${merchant.source.tokenization_token}` },
+            body: JSON.stringify({ card_number: '4111111111111111', expiry_month: 12, expiry_year: 2030, cvv2: '123' }),
+            onResponse: (_status: number, body: string, context: object) => {
+              (context as Record<string, unknown>).nonce = (JSON.parse(body) as { nonce?: string }).nonce;
+            },
+          },
+          {
+            method: 'POST',
+            path: '/api/v2/transactions/charge',
+            headers: { 'content-type': 'application/json', authorization: basic },
+            setupRequest: (request: autocannon.Request, context: object) => ({
+              ...request,
+              body: JSON.stringify({
+                amount: 10.5,
+                source: (context as Record<string, unknown>).nonce,
+                expiry_month: 12,
+                expiry_year: 2030,
+                billing_info: { first_name: 'Ada', last_name: 'Lovelace', street: '1 Main St', city: 'Austin', state: 'TX', zip: '78701', country: 'US' },
+              }),
+            }),
+          },
+        ],
+      });
+      measures.push({ ...charge, rps: Math.round(charge.rps / 2) });
+    }
+    const rss = await fetch(`${base}/healthz`).then(() => fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+    const rssKb = /VmRSS:\s+(\d+)/.exec(rss)?.[1];
+    process.stdout.write(`${label}: server RSS after load ${rssKb} kB\n`);
+  } finally {
+    await stop(child);
+  }
+  const verify = await cli(['ledger', 'verify'], env).catch((error: Error) => `FAILED ${error.message}`);
+  process.stdout.write(`${label}: ${verify.trim()}\n`);
+  for (const m of measures) {
+    process.stdout.write(
+      `${m.name.padEnd(44)} ${String(m.rps).padStart(7)}/s  p50 ${m.p50_ms} ms  p99 ${m.p99_ms} ms  max ${m.max_ms} ms  ` +
+        `non-2xx ${m.non2xx}  errors ${m.errors}  ${((m.rps / bareRps) * 100).toFixed(1)}% of bare\n`,
+    );
+  }
+  return measures;
+}
+
+async function main(): Promise<void> {
+  process.stdout.write(`payrail bench: ${os.cpus().length} cores, ${CONNECTIONS} connections, ${DURATION_S} s per measure\n`);
+  const bare = await startProcess(['--import', 'tsx', path.join(ROOT, 'bench', 'bare-server.ts')], { PORT: '0' });
+  const bareBody = TRANSFER_BODY('1');
+  let bareMeasure: Measure;
+  try {
+    const request = { method: 'POST' as const, path: '/bare', headers: { 'content-type': 'application/json' }, body: bareBody };
+    await autocannon({ url: `http://127.0.0.1:${bare.port}`, connections: CONNECTIONS, duration: WARMUP_S, requests: [request] });
+    bareMeasure = await load('bare Fastify route', { url: `http://127.0.0.1:${bare.port}`, requests: [request] });
+  } finally {
+    await stop(bare.child);
+  }
+  process.stdout.write(`bare Fastify route (ceiling): ${bareMeasure.rps}/s  p99 ${bareMeasure.p99_ms} ms\n`);
+
+  const sqliteDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrail-bench-'));
+  await benchStore('sqlite', { PAYRAIL_DATA_DIR: sqliteDir }, bareMeasure.rps);
+  fs.rmSync(sqliteDir, { recursive: true, force: true });
+
+  const databaseUrl = process.env.DATABASE_URL;
+  if (databaseUrl !== undefined && databaseUrl !== '') {
+    const schema = `bench_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: databaseUrl });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    const url = `${databaseUrl}${databaseUrl.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    const pgDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrail-bench-'));
+    try {
+      await benchStore('postgres', { DATABASE_URL: url, PAYRAIL_DATA_DIR: pgDir }, bareMeasure.rps);
+    } finally {
+      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.end();
+      fs.rmSync(pgDir, { recursive: true, force: true });
+    }
+  }
+}
+
+await main();

@@ -1,0 +1,74 @@
+// Recording what the processor answered, shared by the charge request and
+// the worker (pending review, and charges whose request never recorded an
+// answer). One transaction: the guarded status change, the ledger credit of
+// an approval, and the reply of the charge's Idempotency-Key.
+import { CHARGE_DECLINES, type ChargeDeclineCode } from '../domain/card-results.ts';
+import { merchantAccount } from '../domain/ledger.ts';
+import type { AuthorizationResult } from '../providers/card-processor.ts';
+import type { ChargeRow, Outcome } from '../store/charges.ts';
+import { recordOutcome } from '../store/charges.ts';
+import type { Tx } from '../store/db.ts';
+import { completeKey } from '../store/idempotency.ts';
+import { post } from '../store/ledger.ts';
+import { renderCharge } from './charge-response.ts';
+
+/** Longest wait between two polls of a pending authorization, whatever a connector asks for. */
+const POLL_INTERVAL_MS_MAX = 60 * 60_000;
+
+export function outcomeOf(result: AuthorizationResult, nowMs: number): Outcome {
+  if (result.processorRef === '') throw new Error('card processor answered without a processor reference');
+  const base = {
+    auth_code: result.authCode,
+    avs_result_code: result.avsResultCode,
+    cvv_result_code: result.cvvResultCode,
+    processor_ref: result.processorRef,
+  };
+  switch (result.outcome) {
+    case 'approved':
+      return { ...base, status: 'approved', error_code: null, error_message: null, next_run_at_ms: null };
+    case 'pending': {
+      const waitMs = Math.min(POLL_INTERVAL_MS_MAX, Math.max(0, result.retryAfterMs));
+      return { ...base, auth_code: '', status: 'pending', error_code: null, error_message: null, next_run_at_ms: nowMs + waitMs };
+    }
+    case 'declined':
+    case 'failed': {
+      const code: ChargeDeclineCode = result.decline ?? (result.outcome === 'declined' ? 'card_declined' : 'processor_error');
+      return { ...base, auth_code: '', status: result.outcome, error_code: code, error_message: CHARGE_DECLINES[code], next_run_at_ms: null };
+    }
+  }
+}
+
+/**
+ * Records `result` for a pending charge. Returns the updated charge, or null
+ * when another process recorded an outcome first (then nothing changed).
+ */
+export async function recordChargeOutcome(
+  tx: Tx,
+  charge: ChargeRow,
+  awaiting: 'answer' | 'review',
+  result: AuthorizationResult,
+  nowMs: number,
+): Promise<{ charge: ChargeRow; replyJson: string } | null> {
+  const outcome = outcomeOf(result, nowMs);
+  if (!(await recordOutcome(tx, charge.pk, awaiting, outcome, nowMs))) return null;
+  if (outcome.status === 'approved') {
+    const posted = await post(tx, {
+      kind: 'charge.approve',
+      debitAccountId: merchantAccount(charge.merchant_id, 'card_payins'),
+      creditAccountId: merchantAccount(charge.merchant_id, 'available'),
+      amountCents: charge.amount_cents,
+      merchantId: charge.merchant_id,
+      refId: String(charge.pk),
+      nowMs,
+    });
+    // card_payins has no floor, so a credit from it can never be refused.
+    if (posted !== 'posted') throw new Error(`charge ${charge.pk}: approval posting refused (${posted})`);
+  }
+  const updated: ChargeRow = { ...charge, ...outcome };
+  const replyJson = JSON.stringify(renderCharge(updated));
+  // The first answer of a charge is the reply its Idempotency-Key keeps; a
+  // later review result does not replace it (completeKey only fills a key
+  // still in progress, so the statement is skipped when it cannot apply).
+  if (charge.idem_key !== null && awaiting === 'answer') await completeKey(tx, charge.source_id, charge.idem_key, 200, replyJson);
+  return { charge: updated, replyJson };
+}

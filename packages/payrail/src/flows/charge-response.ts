@@ -1,0 +1,177 @@
+// The charge API's reply bodies (spec 2.2, behaviour.md s.8), built from a
+// charge row. Shape A for approved and pending charges, shape B for declined
+// and failed ones. Every field is always present: fields the spec types as
+// nullable are null when empty, all other strings are "". Pure functions: the
+// same row always renders the same body, which is what an idempotent replay
+// and GET /api/v2/transactions/:id rely on.
+import { avsResultOf, cvvResultOf } from '../domain/card-results.ts';
+import { centsToDollarNumber } from '../domain/money.ts';
+import type { ChargeRow } from '../store/charges.ts';
+
+/** The `version` field of every shape A reply: the payin API's version text. */
+export const PAYIN_API_VERSION = '2.0';
+
+/** What a charge keeps of its request (never card data: that is sealed separately). */
+export interface StoredChargeRequest {
+  readonly billing_info: {
+    readonly first_name: string;
+    readonly last_name: string;
+    readonly street: string;
+    readonly street2: string;
+    readonly city: string;
+    readonly state: string;
+    readonly zip: string;
+    readonly country: string;
+    readonly phone: string;
+  };
+  readonly transaction_details: {
+    readonly description: string | null;
+    readonly clerk: string | null;
+    readonly terminal: string | null;
+    readonly client_ip: string | null;
+    readonly invoice_number: string | null;
+    readonly po_number: string | null;
+    readonly order_number: string | null;
+  };
+}
+
+/** The fields of a charge row a reply is built from. */
+export type ChargeView = Pick<
+  ChargeRow,
+  | 'pk'
+  | 'status'
+  | 'amount_cents'
+  | 'currency'
+  | 'card_type'
+  | 'last4'
+  | 'bin'
+  | 'expiry_month'
+  | 'expiry_year'
+  | 'auth_code'
+  | 'avs_result_code'
+  | 'cvv_result_code'
+  | 'error_code'
+  | 'error_message'
+  | 'request_json'
+  | 'created_at_ms'
+>;
+
+/** The funding type we report in card_details.bin_details.type: no BIN table says otherwise. */
+const BIN_TYPE = 'credit';
+
+export function renderCharge(charge: ChargeView): Record<string, unknown> {
+  return charge.status === 'approved' || charge.status === 'pending' ? renderShapeA(charge) : renderShapeB(charge);
+}
+
+function renderShapeA(charge: ChargeView): Record<string, unknown> {
+  const request = JSON.parse(charge.request_json) as StoredChargeRequest;
+  const approved = charge.status === 'approved';
+  const amount = centsToDollarNumber(charge.amount_cents);
+  const authorized = approved ? amount : 0;
+  const authCode = charge.auth_code ?? '';
+  const avs = avsResultOf(charge.avs_result_code);
+  const avsCode = charge.avs_result_code ?? '';
+  const cvvText = cvvResultOf(charge.cvv_result_code);
+  const cvvCode = charge.cvv_result_code ?? '';
+  const details = request.transaction_details;
+  return {
+    status: approved ? 'Approved' : 'Pending',
+    status_code: approved ? 'A' : 'P',
+    reference_number: charge.pk,
+    auth_code: authCode,
+    auth_amount: authorized,
+    card_type: charge.card_type,
+    last_4: charge.last4,
+    avs_result: avs.text,
+    avs_result_code: avsCode,
+    cvv2_result: cvvText,
+    cvv2_result_code: cvvCode,
+    version: PAYIN_API_VERSION,
+    transaction: {
+      id: charge.pk,
+      created_at: isoTime(charge.created_at_ms),
+      status_details: { status: approved ? 'captured' : 'pending' },
+      amount_details: {
+        amount,
+        subtotal: amount,
+        tax: 0,
+        tax_percent: 0,
+        shipping: 0,
+        discount: 0,
+        tip: 0,
+        surcharge: 0,
+        original_requested_amount: amount,
+        original_authorized_amount: authorized,
+      },
+      card_details: {
+        card_type: charge.card_type,
+        last4: charge.last4,
+        bin: charge.bin,
+        auth_code: authCode,
+        avs_result: avs.text,
+        avs_result_code: avsCode,
+        avs_street: avs.street,
+        avs_zip: avs.zip,
+        cvv_result: cvvText,
+        cvv_result_code: cvvCode,
+        cavv_result: '',
+        cavv_result_code: null,
+        expiry_month: charge.expiry_month,
+        expiry_year: charge.expiry_year,
+        bin_details: { type: BIN_TYPE },
+        name: null,
+      },
+      billing_info: { ...request.billing_info },
+      shipping_info: {
+        first_name: null,
+        last_name: null,
+        street: null,
+        street2: null,
+        city: null,
+        state: null,
+        zip: null,
+        country: null,
+        phone: null,
+      },
+      transaction_details: {
+        type: 'charge',
+        source: 'api',
+        batch_id: batchIdOf(charge.created_at_ms),
+        description: details.description,
+        order_number: details.order_number,
+        invoice_number: details.invoice_number,
+        po_number: details.po_number,
+        reference_number: null,
+        clerk: details.clerk,
+        terminal: details.terminal,
+        client_ip: details.client_ip,
+        schedule_id: null,
+      },
+      customer: { customer_id: null, identifier: null, email: null, fax: null },
+      custom_fields: {},
+      settled_date: null,
+    },
+  };
+}
+
+function renderShapeB(charge: ChargeView): Record<string, unknown> {
+  return {
+    id: String(charge.pk),
+    status: charge.status,
+    amount: centsToDollarNumber(charge.amount_cents),
+    currency: charge.currency,
+    error: { code: charge.error_code ?? '', message: charge.error_message ?? '' },
+    card: { last_four: charge.last4, card_type: charge.card_type },
+    created_at: isoTime(charge.created_at_ms),
+  };
+}
+
+function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** Charges settle in daily batches (UTC); the batch id is the day as YYYYMMDD. */
+export function batchIdOf(ms: number): number {
+  const day = new Date(ms);
+  return day.getUTCFullYear() * 10_000 + (day.getUTCMonth() + 1) * 100 + day.getUTCDate();
+}
