@@ -202,6 +202,8 @@ export class Payrail {
     const check = await this.check(transfer);
     let status: TransferStatus = await this.execute(transfer);
     let timedOut = false;
+    // Execute's answer names no reason for a wait; the status does.
+    if (status.outcome === 'waiting' && status.waiting_for === null) status = await this.status(body.id);
     if (!status.final && status.outcome !== 'waiting' && options.wait !== false) {
       // A waiting transfer needs a person (invitation) or a payin (reconciliation): do not block on it.
       const polled = await this.poll(body.id, timeout_ms, (s) => s.outcome === 'waiting');

@@ -4,10 +4,16 @@
 // (network_error) and the server said internal_server_error.
 import { CLIENT_ERROR_CODES, PayrailError, isPayrailError } from './errors.ts';
 
+/**
+ * The runtime's AbortSignal when its types are present (DOM or Node), so the
+ * declarations also compile in a project that has neither.
+ */
+type AbortSignalLike = typeof globalThis extends { AbortSignal: { prototype: infer S } } ? S : never;
+
 /** The part of `fetch` the SDK uses; any WHATWG fetch satisfies it. */
 export type FetchLike = (
   url: string,
-  init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal },
+  init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignalLike },
 ) => Promise<ResponseLike>;
 
 export interface ResponseLike {
@@ -79,7 +85,7 @@ export class Transport {
         method: call.method,
         headers,
         ...(body === undefined ? {} : { body }),
-        signal: AbortSignal.timeout(this.options.timeout_ms),
+        signal: AbortSignal.timeout(this.options.timeout_ms) as AbortSignalLike,
       });
       status = response.status;
       text = await response.text();

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
+import postgres from 'postgres';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'payrail.js');
@@ -202,15 +202,14 @@ async function main(): Promise<void> {
   const databaseUrl = process.env.DATABASE_URL;
   if (databaseUrl !== undefined && databaseUrl !== '') {
     const schema = `bench_${Date.now()}`;
-    const admin = new pg.Client({ connectionString: databaseUrl });
-    await admin.connect();
-    await admin.query(`CREATE SCHEMA ${schema}`);
+    const admin = postgres(databaseUrl, { max: 1, onnotice: () => undefined });
+    await admin.unsafe(`CREATE SCHEMA ${schema}`);
     const url = `${databaseUrl}${databaseUrl.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
     const pgDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrail-bench-'));
     try {
       await benchStore('postgres', { DATABASE_URL: url, PAYRAIL_DATA_DIR: pgDir }, bareMeasure.rps);
     } finally {
-      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.unsafe(`DROP SCHEMA ${schema} CASCADE`);
       await admin.end();
       fs.rmSync(pgDir, { recursive: true, force: true });
     }

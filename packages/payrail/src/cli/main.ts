@@ -12,6 +12,7 @@ import { createLogger } from '../log.ts';
 import { createService } from '../runtime.ts';
 import type { Service } from '../service.ts';
 import { createJobs } from '../worker/jobs.ts';
+import { createUser } from '../web/users.ts';
 import { Worker } from '../worker/worker.ts';
 
 /** A command line that cannot be carried out as written. */
@@ -221,6 +222,27 @@ export function buildProgram(): Command {
     .action(async (options: { merchant: string; source: string }, command: Command) => {
       const revoked = await withService((service) => merchants.revokeSource(adminDeps(service), { merchantId: options.merchant, sourceId: options.source }));
       output(command, revoked, () => `source ${revoked.id} revoked`);
+    });
+
+  const user = program.command('user').description('manage control panel users');
+  user
+    .command('create')
+    .requiredOption('--role <role>', 'operator (sees every merchant) or merchant (sees one merchant)')
+    .requiredOption('--email <email>', 'e-mail address used to sign in')
+    .option('--merchant <id>', 'the merchant of a merchant user')
+    .option('--password <password>', 'password (at least 12 characters); generated and printed once when omitted')
+    .description('create a user of the control panel at /dashboard')
+    .action(async (options: { role: string; email: string; merchant?: string; password?: string }, command: Command) => {
+      const created = await withService((service) =>
+        createUser({ db: service.db, clock: service.clock }, { email: options.email, role: options.role, merchantId: options.merchant, password: options.password }),
+      );
+      output(command, created, () =>
+        [
+          `user        ${created.id} (${created.role}${created.merchant_id === null ? '' : ` of ${created.merchant_id}`})`,
+          `email       ${created.email}`,
+          ...(created.generated_password === null ? [] : [`password    ${created.generated_password}`, '(shown once: only a hash is stored)']),
+        ].join('\n'),
+      );
     });
 
   const ledger = program.command('ledger').description('ledger tools');

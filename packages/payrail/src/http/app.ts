@@ -6,8 +6,17 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Service } from '../service.ts';
 import { errorHandler, notFoundHandler } from './errors.ts';
+import { registerOpenApi } from './openapi.ts';
 import { healthRoutes } from './routes/health.ts';
 import { balanceRoutes } from './routes/balance.ts';
+import { hostedFormRoutes } from './routes/hosted-form.ts';
+import { payinChargeRoutes } from './routes/payin-charges.ts';
+import { payinTokenRoutes } from './routes/payin-tokens.ts';
+import { kycRoutes } from './routes/kyc.ts';
+import { sandboxPageRoutes } from './routes/sandbox-pages.ts';
+import { sandboxRoutes } from './routes/sandbox.ts';
+import { transferRoutes } from './routes/transfers.ts';
+import { panelRoutes } from '../web/panel.ts';
 
 export type App = FastifyInstance;
 
@@ -57,7 +66,17 @@ export async function buildApp(service: Service, options: AppOptions = {}): Prom
     );
   });
 
+  // Before the routes: the document is built from every route registered after it.
+  await registerOpenApi(app as unknown as FastifyInstance, service);
   await app.register(healthRoutes(service));
   await app.register(balanceRoutes(service));
+  await app.register(transferRoutes(service));
+  await app.register(kycRoutes(service));
+  await app.register(sandboxRoutes(service));
+  await app.register(sandboxPageRoutes(service));
+  await app.register(payinTokenRoutes(service));
+  await app.register(payinChargeRoutes(service));
+  await app.register(hostedFormRoutes(service));
+  await app.register(panelRoutes(service), { prefix: '/dashboard' });
   return app as unknown as App;
 }

@@ -23,7 +23,7 @@ export interface PayoutSubmission {
 
 export type SubmitOutcome =
   /** The network took the payout; follow it with poll(providerRef). */
-  | { readonly kind: 'accepted'; readonly providerRef: string }
+  | { readonly kind: 'accepted'; readonly providerRef: string; /** When a first poll may tell more. */ readonly pollAfterMs: number }
   /** The receiver has no wallet yet; the network sent them a payment invitation. */
   | { readonly kind: 'receiver_unregistered' }
   /** The network refused the payout for good; nothing was paid. */

@@ -22,7 +22,13 @@ export interface Db {
    * several operations share one transaction (each in its own savepoint, so a
    * failing one rolls back alone) and one durable commit. The promise settles
    * only after that commit, so nothing is answered before it is durable.
-   * `work` must do database work only: no network calls, no timers.
+   * `work` must do database work only: no network calls, no timers, and it
+   * may run more than once (a batch is retried after a deadlock), so it must
+   * have no effect outside the database. On PostgreSQL the operations of a
+   * batch run interleaved in one transaction (their statements pipelined), so
+   * enforce invariants with single conditional statements (`UPDATE ... WHERE
+   * balance - ? >= floor`, `INSERT ... ON CONFLICT DO NOTHING RETURNING`),
+   * never with a read followed by a dependent write in JavaScript.
    */
   write<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
   /** Runs `work` on committed data, outside any write transaction. */

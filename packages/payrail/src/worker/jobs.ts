@@ -1,7 +1,9 @@
 // The worker's jobs, in the order they run each round.
 import type { Service } from '../service.ts';
+import { payinCleanupJob, pendingChargesJob } from './charge-jobs.ts';
+import { createTransferJobs } from './transfer-jobs.ts';
 import type { Job } from './worker.ts';
 
-export function createJobs(_service: Service): Job[] {
-  return [];
+export function createJobs(service: Service): Job[] {
+  return [pendingChargesJob(service), payinCleanupJob(service), ...createTransferJobs(service)];
 }

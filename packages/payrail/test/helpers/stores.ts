@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
+import postgres from 'postgres';
 import { randomBase62 } from '../../src/domain/ids.ts';
 import type { Db } from '../../src/store/db.ts';
 import { openMigratedDb } from '../../src/store/open.ts';
@@ -39,12 +39,19 @@ export async function createSqliteStore(): Promise<TestStore> {
   };
 }
 
+/** Runs one statement on the test database outside any test schema. */
+export async function adminQuery(statement: string): Promise<void> {
+  const sql = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => undefined });
+  try {
+    await sql.unsafe(statement);
+  } finally {
+    await sql.end();
+  }
+}
+
 export async function createPostgresStore(): Promise<TestStore> {
   const schema = `t_${randomBase62(12).toLowerCase()}`;
-  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.end();
+  await adminQuery(`CREATE SCHEMA ${schema}`);
   const url = `${TEST_DATABASE_URL}${TEST_DATABASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
   const dataDir = tempDir();
   const db = await openMigratedDb({ databaseUrl: url, dataDir, pgPoolSize: 8 });
@@ -55,10 +62,7 @@ export async function createPostgresStore(): Promise<TestStore> {
     env: { DATABASE_URL: url, PAYRAIL_DATA_DIR: dataDir },
     async dispose() {
       await db.close();
-      const cleanup = new pg.Client({ connectionString: TEST_DATABASE_URL });
-      await cleanup.connect();
-      await cleanup.query(`DROP SCHEMA ${schema} CASCADE`);
-      await cleanup.end();
+      await adminQuery(`DROP SCHEMA ${schema} CASCADE`);
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -36,7 +36,7 @@ export class SandboxPayoutNetwork implements PayoutNetwork {
       return { kind: 'unavailable', reason: `sandbox network unavailable (attempt ${submission.attempt} of a receiver ending in 0006)` };
     }
     const course: Course = scenario === 'slow' ? 'slow' : scenario === 'network_error' ? 'fail' : 'ok';
-    return { kind: 'accepted', providerRef: `sbx.${course}.${this.clock.nowMs()}.${submission.idempotencyKey}` };
+    return { kind: 'accepted', providerRef: `sbx.${course}.${this.clock.nowMs()}.${submission.idempotencyKey}`, pollAfterMs: STEPS[course] * this.stepMs };
   }
 
   async poll(providerRef: string): Promise<PollOutcome> {

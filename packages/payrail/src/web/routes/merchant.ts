@@ -2,6 +2,7 @@
 // signed-in user's merchant; another merchant's reference reads as unknown.
 import type { FastifyPluginAsync } from 'fastify';
 import { summarize } from '../../flows/merchants.ts';
+import { minorUnitsOf } from '../../flows/transfers/corridors.ts';
 import type { Service } from '../../service.ts';
 import { html } from '../html.ts';
 import { CHARGE_STATUSES, DAY_MS, PAGE_SIZE, TRANSFER_STATE_FILTERS, dailyVolume, getCharge, getTransfer, listCharges, listTransfers, type ChargeStatus, type TransferStateFilter } from '../queries.ts';
@@ -94,7 +95,7 @@ export function merchantRoutes(service: Service): FastifyPluginAsync {
       const id = pathParam(request, 'id').slice(0, TRANSFER_ID_LENGTH_MAX);
       const found = await service.db.read((tx) => getTransfer(tx, merchantId, id));
       if (found === null) return sendPage(reply, context(service, request), 'Transfer not found', errorBody(`No transfer with id ${id} was found.`, true), 404);
-      return sendPage(reply, context(service, request), `Transfer ${found.transfer.id}`, transferDetailBody(found.transfer, found.events, found.link));
+      return sendPage(reply, context(service, request), `Transfer ${found.transfer.id}`, transferDetailBody(found.transfer, found.events, found.link, minorUnitsOf(service, found.transfer.service, found.transfer.receiver_currency)));
     });
   };
 }

@@ -1,7 +1,7 @@
 // Receiver KYC lookup: the same answer GET /api/kyc/:account gives, for a
 // person at the panel.
 import { html, type Html } from '../html.ts';
-import { badge, emptyState, facts, notice } from './components.ts';
+import { badge, facts, notice } from './components.ts';
 
 export interface KycView {
   readonly kyc_verify: boolean;
@@ -11,15 +11,11 @@ export interface KycView {
 
 export type KycOutcome =
   | { readonly kind: 'none' }
-  | { readonly kind: 'unavailable' }
   | { readonly kind: 'result'; readonly account: string; readonly result: KycView }
   | { readonly kind: 'error'; readonly account: string; readonly message: string };
 
 export function kycBody(outcome: KycOutcome): Html {
   const account = outcome.kind === 'result' || outcome.kind === 'error' ? outcome.account : '';
-  if (outcome.kind === 'unavailable') {
-    return emptyState('Receiver lookup is not available', 'This deployment has no KYC provider configured, so receivers cannot be looked up here.');
-  }
   const form = html`<form method="get" action="/dashboard/kyc" class="filters" role="search" aria-label="Look up a receiver">
     <div class="field">
       <label for="account">Receiver phone</label>

@@ -113,12 +113,13 @@ export function reconciliationBody(input: {
   <ul class="queue">${input.transfers.map((t) => {
     const fitting = input.candidates.filter((c) => c.merchant_id === t.merchant_id && c.amount_cents - c.linked_cents >= t.amount_cents);
     const listId = `charges-${t.pk}`;
+    const target = html`<input type="hidden" name="merchant" value="${t.merchant_id}"><input type="hidden" name="transfer" value="${t.id}">`;
     return html`<li class="card">
       <h2 class="queue-title">Transfer <code>${t.id}</code> · ${money(t.amount_cents)} USD</h2>
       <p class="muted">${t.merchant_name} (<code>${t.merchant_id}</code>) → ${t.receiver_phone}, created ${timestamp(t.created_at_ms)}</p>
       <div class="queue-actions">
-        <form method="post" action="/dashboard/operator/reconciliation/${t.pk}/link" class="filters">
-          ${csrfField(input.csrf)}
+        <form method="post" action="/dashboard/operator/reconciliation/link" class="filters">
+          ${csrfField(input.csrf)}${target}
           <div class="field"><label for="charge-${t.pk}">Charge reference number</label>
             <input id="charge-${t.pk}" name="charge" inputmode="numeric" pattern="[0-9]{1,18}" required list="${listId}" aria-describedby="hint-${t.pk}">
             <datalist id="${listId}">${fitting.map((c) => html`<option value="${c.pk}">${money(c.amount_cents - c.linked_cents)} USD unlinked, ${timestamp(c.created_at_ms)}</option>`)}</datalist>
@@ -126,8 +127,8 @@ export function reconciliationBody(input: {
           </div>
           <button type="submit" class="button primary">Link<span class="visually-hidden"> transfer ${t.id}</span></button>
         </form>
-        <form method="post" action="/dashboard/operator/reconciliation/${t.pk}/cancel" data-confirm="Cancel transfer ${t.id}? It ends in state 80 and ${money(t.amount_cents)} USD returns to the merchant.">
-          ${csrfField(input.csrf)}
+        <form method="post" action="/dashboard/operator/reconciliation/cancel" data-confirm="Cancel transfer ${t.id}? It ends in state 80 and ${money(t.amount_cents)} USD returns to the merchant.">
+          ${csrfField(input.csrf)}${target}
           <button type="submit" class="button danger">Cancel<span class="visually-hidden"> transfer ${t.id}</span></button>
         </form>
       </div>

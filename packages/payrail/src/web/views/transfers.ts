@@ -54,15 +54,6 @@ export function transferListBody(state: TransferStateFilter, rows: readonly Tran
   ${pager('/dashboard/transfers', state === 'all' ? {} : { state }, nextBefore)}`;
 }
 
-/** Minor units of a currency (KES 2, UGX 0, KWD 3), as ISO 4217 defines them. */
-function minorUnits(currency: string): number {
-  try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    return 2;
-  }
-}
-
 function attributes(json: string): Array<{ name: string; value: string }> {
   try {
     const parsed = JSON.parse(json) as unknown;
@@ -75,11 +66,12 @@ function attributes(json: string): Array<{ name: string; value: string }> {
   }
 }
 
-export function transferDetailBody(transfer: TransferRow, events: readonly TransferEventRow[], link: TransferLinkRow | null): Html {
+/** `minorUnits` is the ISO 4217 exponent of the receiver currency (KES 2, UGX 0). */
+export function transferDetailBody(transfer: TransferRow, events: readonly TransferEventRow[], link: TransferLinkRow | null, minorUnits: number): Html {
   const rows: Array<readonly [string, string | Html]> = [
     ['State', html`${stateBadge(transfer)} <span class="muted">state ${transfer.state}, substate ${transfer.substate}, ${transfer.final === 1 ? 'final' : 'may still change'}</span>`],
     ['Amount', `${money(transfer.amount_cents)} USD`],
-    ['Receiver gets', `${formatMinor(transfer.received_minor, minorUnits(transfer.receiver_currency))} ${transfer.receiver_currency} at ${transfer.fx_rate}`],
+    ['Receiver gets', `${formatMinor(transfer.received_minor, minorUnits)} ${transfer.receiver_currency} at ${transfer.fx_rate}`],
     ['Receiver', transfer.receiver_phone],
     ['Sender', transfer.sender_phone],
     ['Corridor', `${transfer.service} (${transfer.receiver_country}, ${transfer.receiver_currency})`],

@@ -1,0 +1,205 @@
+// The worker's state machine for transfers. One call takes a bounded batch
+// of due transfers, asks the payout network about each one OUTSIDE any
+// transaction, then records each answer as its own guarded write (the group
+// commit makes those one durable commit). A crash between the network call
+// and the write leaves the row as it was: it is due again and is submitted
+// again under the same idempotency key, so nothing is paid twice and nothing
+// is half-recorded.
+import { formatMinor } from '../../domain/money.ts';
+import { FAILURE, INVITATION_LIFETIME_MS, STATE, SUBSTATE } from '../../domain/transfer-states.ts';
+import type { PollOutcome, SubmitOutcome } from '../../providers/payout-network.ts';
+import type { Service } from '../../service.ts';
+import { changeFrom, claimDueTransfers, reschedule, type TransferChange, type TransferRow } from '../../store/transfers.ts';
+import { minorUnitsOf } from './corridors.ts';
+import { transition } from './transitions.ts';
+
+/** Transfers taken per batch. */
+export const ADVANCE_BATCH_MAX = 200;
+/** Payout network calls in flight at once. */
+const NETWORK_CALLS_MAX = 32;
+/** How long a PostgreSQL claim keeps other workers off a row; a crashed worker's rows come back after it. */
+export const CLAIM_LEASE_MS = 60_000;
+/** Submissions refused as "unavailable" before the transfer fails and its money goes back. */
+export const SUBMIT_ATTEMPTS_MAX = 10;
+export const RETRY_BACKOFF_MS_BASE = 1_000;
+export const RETRY_BACKOFF_MS_MAX = 60_000;
+/** Longest wait between two polls of a payout the network still processes. */
+export const POLL_INTERVAL_MS_MAX = 10_000;
+
+/** Exponential backoff: 1 s, 2 s, 4 s, ... up to a minute. */
+export function retryBackoffMs(attempt: number): number {
+  return Math.min(RETRY_BACKOFF_MS_MAX, RETRY_BACKOFF_MS_BASE * 2 ** Math.min(attempt - 1, 16));
+}
+
+/** What one step decided: a state change with its event note, or only a new time to look again. */
+type Step =
+  | { readonly kind: 'change'; readonly change: TransferChange; readonly note: string }
+  | { readonly kind: 'reschedule'; readonly nextRunAtMs: number | null; readonly attempts: number };
+
+export interface AdvanceReport {
+  /** Rows taken from the store. */
+  readonly claimed: number;
+  /** Of those, rows another writer changed first; their step was dropped. */
+  readonly stale: number;
+}
+
+export async function advanceDueTransfers(service: Service, limit = ADVANCE_BATCH_MAX): Promise<AdvanceReport> {
+  const nowMs = service.clock.nowMs();
+  const claim = (tx: Parameters<typeof claimDueTransfers>[0]) => claimDueTransfers(tx, nowMs, nowMs + CLAIM_LEASE_MS, limit);
+  const rows = service.db.dialect === 'postgres' ? await service.db.write(claim) : await service.db.read(claim);
+  let stale = 0;
+  await forEachBounded(rows, NETWORK_CALLS_MAX, async (row) => {
+    const step = await decide(service, row);
+    const stepNowMs = service.clock.nowMs();
+    const applied = await service.db.write((tx) =>
+      step.kind === 'change' ? transition(tx, row, step.change, step.note, stepNowMs) : reschedule(tx, row.pk, row.version, step.nextRunAtMs, step.attempts, stepNowMs),
+    );
+    if (!applied) {
+      stale += 1;
+      service.log.warn({ transfer_pk: row.pk, version: row.version }, 'transfer changed meanwhile; its step was dropped');
+    }
+  });
+  return { claimed: rows.length, stale };
+}
+
+async function decide(service: Service, row: TransferRow): Promise<Step> {
+  const nowMs = service.clock.nowMs();
+  if (row.state === STATE.new && row.substate === SUBSTATE.waiting) {
+    if (row.waiting_for === 'invitation' && row.invitation_expires_at_ms !== null && row.invitation_expires_at_ms <= nowMs) {
+      return fail(row, SUBSTATE.invitationExpired, FAILURE.invitationExpired.text, FAILURE.invitationExpired.code, 'invitation expired');
+    }
+    // Not due after all: look again when the invitation expires (a reconciliation wait is found by its own job).
+    return { kind: 'reschedule', nextRunAtMs: row.waiting_for === 'invitation' ? row.invitation_expires_at_ms : null, attempts: row.attempts };
+  }
+  if (row.state === STATE.new || (row.state === STATE.processing && row.substate === SUBSTATE.networkRetry)) {
+    return submit(service, row, nowMs);
+  }
+  if (row.state === STATE.processing && row.provider_ref !== null) {
+    return poll(service, row, nowMs);
+  }
+  throw new Error(`transfer ${row.pk} is due in a state the worker cannot advance: ${row.state}/${row.substate}`);
+}
+
+async function submit(service: Service, row: TransferRow, nowMs: number): Promise<Step> {
+  const attempt = row.attempts + 1;
+  let outcome: SubmitOutcome;
+  try {
+    outcome = await service.providers.payoutNetwork.submit({
+      idempotencyKey: `transfer-${row.pk}`,
+      attempt,
+      receiverPhone: row.receiver_phone,
+      senderPhone: row.sender_phone,
+      amountCents: Number(row.amount_cents),
+      currency: row.receiver_currency,
+      receivedMinor: Number(row.received_minor),
+      attributes: JSON.parse(row.attributes_json) as Array<{ name: string; value: string }>,
+    });
+  } catch (error) {
+    // An unanswered submission may or may not have reached the network; the
+    // idempotency key makes the retry safe either way.
+    service.log.warn({ err: error, transfer_pk: row.pk }, 'payout network submit failed; will retry');
+    outcome = { kind: 'unavailable', reason: `network error: ${(error as Error).message}` };
+  }
+  const base = changeFrom(row);
+  switch (outcome.kind) {
+    case 'accepted':
+      return {
+        kind: 'change',
+        change: {
+          ...base,
+          state: STATE.processing,
+          substate: SUBSTATE.atNetwork,
+          attempts: 0,
+          provider_ref: outcome.providerRef,
+          payment_id: outcome.providerRef,
+          submitted_at_ms: nowMs,
+          next_run_at_ms: nowMs + Math.min(POLL_INTERVAL_MS_MAX, Math.max(0, outcome.pollAfterMs)),
+        },
+        note: 'accepted by the payout network',
+      };
+    case 'receiver_unregistered':
+      return {
+        kind: 'change',
+        change: {
+          ...base,
+          state: STATE.new,
+          substate: SUBSTATE.waiting,
+          waiting_for: 'invitation',
+          attempts: 0,
+          invitation_expires_at_ms: nowMs + INVITATION_LIFETIME_MS,
+          next_run_at_ms: nowMs + INVITATION_LIFETIME_MS,
+        },
+        note: 'receiver not on the network; payment invitation sent',
+      };
+    case 'rejected':
+      return fail(row, SUBSTATE.networkError, outcome.errorText, outcome.errorCode, 'rejected by the payout network');
+    case 'unavailable':
+      if (attempt >= SUBMIT_ATTEMPTS_MAX) {
+        return fail(row, SUBSTATE.networkGaveUp, FAILURE.networkGaveUp.text, FAILURE.networkGaveUp.code, `gave up after ${attempt} attempts: ${outcome.reason}`);
+      }
+      return {
+        kind: 'change',
+        change: { ...base, state: STATE.processing, substate: SUBSTATE.networkRetry, attempts: attempt, next_run_at_ms: nowMs + retryBackoffMs(attempt) },
+        note: `attempt ${attempt}: ${outcome.reason}`,
+      };
+  }
+}
+
+async function poll(service: Service, row: TransferRow, nowMs: number): Promise<Step> {
+  let outcome: PollOutcome;
+  try {
+    outcome = await service.providers.payoutNetwork.poll(row.provider_ref!);
+  } catch (error) {
+    // The money is at the network: never give up on it, only slow down.
+    const attempts = row.attempts + 1;
+    service.log.warn({ err: error, transfer_pk: row.pk }, 'payout network poll failed; will retry');
+    return { kind: 'reschedule', nextRunAtMs: nowMs + retryBackoffMs(attempts), attempts };
+  }
+  switch (outcome.kind) {
+    case 'pending':
+      return { kind: 'reschedule', nextRunAtMs: nowMs + Math.min(POLL_INTERVAL_MS_MAX, Math.max(0, outcome.retryAfterMs)), attempts: 0 };
+    case 'succeeded':
+      return {
+        kind: 'change',
+        change: {
+          ...changeFrom(row),
+          state: STATE.succeeded,
+          substate: SUBSTATE.done,
+          final: 1,
+          next_run_at_ms: null,
+          attempts: 0,
+          trans: outcome.transactionRef,
+          sum_prov: formatMinor(Number(row.received_minor), minorUnitsOf(service, row.service, row.receiver_currency)),
+        },
+        note: 'paid out',
+      };
+    case 'failed':
+      return fail(row, SUBSTATE.networkError, outcome.errorText, outcome.errorCode, 'failed at the payout network');
+  }
+}
+
+function fail(row: TransferRow, substate: number, errorText: string, errorCode: string, note: string): Step {
+  return {
+    kind: 'change',
+    change: {
+      ...changeFrom(row),
+      state: STATE.failed,
+      substate,
+      final: 1,
+      waiting_for: null,
+      next_run_at_ms: null,
+      provider_error_text: errorText,
+      provider_error_code: errorCode,
+    },
+    note,
+  };
+}
+
+/** Runs `work` over `items` with at most `limit` running at once. */
+async function forEachBounded<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await work(items[next++]!);
+  });
+  await Promise.all(lanes);
+}

@@ -1,0 +1,47 @@
+// Check transfer (spec s.4 op 2): validates everything execute will, returns
+// the rate and the amount the receiver gets, and stores a quote that execute
+// of the same id honours for 15 minutes. No money moves; funds are not looked at.
+import { convertCents, formatCents, formatMinor } from '../../domain/money.ts';
+import { QUOTE_LIFETIME_MS } from '../../domain/transfer-states.ts';
+import { fail } from '../../errors.ts';
+import { assertRateText } from '../../providers/fx.ts';
+import type { Service } from '../../service.ts';
+import { saveQuote, unlinkedChargeCents } from '../../store/transfers.ts';
+import { corridorsOf } from './corridors.ts';
+import { checkReceiver, type ReceiverStatus } from './receiver.ts';
+import { validateTransfer, type TransferRequestBody } from './validate.ts';
+
+export interface CheckResult {
+  readonly fxRate: string;
+  readonly receivedAmount: string;
+  readonly receiverStatus: ReceiverStatus;
+}
+
+export async function checkTransfer(service: Service, merchantId: string, body: TransferRequestBody): Promise<CheckResult> {
+  const transfer = validateTransfer(body, corridorsOf(service));
+  const receiverStatus = await checkReceiver(service.providers, transfer.receiverPhone, transfer.amountCents);
+  if (transfer.gatewayChargePk !== null) {
+    const chargePk = transfer.gatewayChargePk;
+    const unlinkedCents = await service.db.read((tx) => unlinkedChargeCents(tx, chargePk, merchantId));
+    if (unlinkedCents === null || unlinkedCents < transfer.amountCents) fail('invalid_request', gatewayError(chargePk, transfer.amountCents));
+  }
+  const corridor = transfer.corridor;
+  const fxRate = assertRateText(await service.providers.fx.rate(corridor), corridor.currency);
+  const receivedMinor = convertCents(transfer.amountCents, fxRate, corridor.currencyMinorUnits);
+  const nowMs = service.clock.nowMs();
+  await service.db.write((tx) =>
+    saveQuote(tx, {
+      merchant_id: merchantId,
+      transfer_id: transfer.id,
+      service: corridor.service,
+      amount_cents: transfer.amountCents,
+      fx_rate: fxRate,
+      expires_at_ms: nowMs + QUOTE_LIFETIME_MS,
+    }),
+  );
+  return { fxRate, receivedAmount: formatMinor(receivedMinor, corridor.currencyMinorUnits), receiverStatus };
+}
+
+export function gatewayError(chargePk: number, amountCents: number): string {
+  return `attribute gatewayId ${chargePk} does not name an approved card payin of this merchant with ${formatCents(amountCents)} not yet linked`;
+}

@@ -1,0 +1,90 @@
+// Execute transfer (spec s.4 op 3). Validation and the provider look-ups run
+// first, outside any transaction; then one atomic write creates the transfer
+// in state 0, links its payin when gatewayId names one, and moves the amount
+// from the merchant's available balance to in flight. The write is the hot
+// path of the service: a handful of statements, no reads that could be made
+// before it, and every refusal inside it (duplicate id, gatewayId, funds)
+// rolls the whole operation back.
+import { merchantAccount } from '../../domain/ledger.ts';
+import { convertCents, formatCents } from '../../domain/money.ts';
+import { INVITATION_LIFETIME_MS, STATE, SUBSTATE, type WaitingFor } from '../../domain/transfer-states.ts';
+import { fail } from '../../errors.ts';
+import { assertRateText } from '../../providers/fx.ts';
+import type { Service } from '../../service.ts';
+import { post } from '../../store/ledger.ts';
+import { insertEvent, insertTransfer, linkCharge, readExecuteContext } from '../../store/transfers.ts';
+import { gatewayError } from './check.ts';
+import { corridorsOf } from './corridors.ts';
+import { checkReceiver } from './receiver.ts';
+import { validateTransfer, type TransferRequestBody } from './validate.ts';
+
+export interface ExecuteResult {
+  readonly id: string;
+  readonly state: number;
+  readonly substate: number;
+}
+
+export async function executeTransfer(service: Service, merchantId: string, body: TransferRequestBody): Promise<ExecuteResult> {
+  const transfer = validateTransfer(body, corridorsOf(service));
+  const receiverStatus = await checkReceiver(service.providers, transfer.receiverPhone, transfer.amountCents);
+  const context = await service.db.read((tx) => readExecuteContext(tx, merchantId, transfer.id));
+  if (context === undefined) throw new Error(`merchant ${merchantId} of an authenticated key does not exist`);
+
+  const corridor = transfer.corridor;
+  const nowMs = service.clock.nowMs();
+  const quoteHonoured =
+    context.quote_fx_rate !== null &&
+    context.quote_service === corridor.service &&
+    Number(context.quote_amount_cents) === transfer.amountCents &&
+    Number(context.quote_expires_at_ms) >= nowMs;
+  const fxRate = quoteHonoured ? context.quote_fx_rate! : assertRateText(await service.providers.fx.rate(corridor), corridor.currency);
+  const receivedMinor = convertCents(transfer.amountCents, fxRate, corridor.currencyMinorUnits);
+
+  // Money must be tied to a payin before it leaves; a new receiver must accept the invitation first.
+  let waitingFor: WaitingFor | null = null;
+  if (context.payouts_must_link === 1 && transfer.gatewayChargePk === null) waitingFor = 'reconciliation';
+  else if (receiverStatus === 'unregistered') waitingFor = 'invitation';
+  const invitationExpiresAtMs = waitingFor === 'invitation' ? nowMs + INVITATION_LIFETIME_MS : null;
+  // Reconciliation waits are found by their own job; an invitation wait is due when it expires.
+  const nextRunAtMs = waitingFor === null ? nowMs : invitationExpiresAtMs;
+  const substate = waitingFor === null ? SUBSTATE.ready : SUBSTATE.waiting;
+
+  await service.db.write(async (tx) => {
+    const pk = await insertTransfer(tx, {
+      merchant_id: merchantId,
+      id: transfer.id,
+      sender_phone: transfer.senderPhone,
+      receiver_phone: transfer.receiverPhone,
+      amount_cents: transfer.amountCents,
+      service: corridor.service,
+      receiver_country: corridor.country,
+      receiver_currency: corridor.currency,
+      fx_rate: fxRate,
+      received_minor: receivedMinor,
+      attributes_json: JSON.stringify(transfer.attributes),
+      substate,
+      waiting_for: waitingFor,
+      next_run_at_ms: nextRunAtMs,
+      invitation_expires_at_ms: invitationExpiresAtMs,
+      gateway_charge_pk: transfer.gatewayChargePk,
+      created_at_ms: nowMs,
+    });
+    if (pk === null) fail('duplicate_transfer', `id ${transfer.id} was already used for a transfer`);
+    if (transfer.gatewayChargePk !== null) {
+      const linked = await linkCharge(tx, { transferPk: pk, chargePk: transfer.gatewayChargePk, merchantId, amountCents: transfer.amountCents, how: 'gateway', nowMs });
+      if (!linked) fail('invalid_request', gatewayError(transfer.gatewayChargePk, transfer.amountCents));
+    }
+    const posted = await post(tx, {
+      kind: 'transfer.execute',
+      debitAccountId: merchantAccount(merchantId, 'available'),
+      creditAccountId: merchantAccount(merchantId, 'in_flight'),
+      amountCents: transfer.amountCents,
+      merchantId,
+      refId: String(pk),
+      nowMs,
+    });
+    if (posted === 'below_floor') fail('insufficient_funds', `balance + overdraft does not cover amount ${formatCents(transfer.amountCents)}`);
+    await insertEvent(tx, pk, STATE.new, substate, waitingFor === null ? 'created' : `created; waiting for ${waitingFor}`, nowMs);
+  });
+  return { id: transfer.id, state: STATE.new, substate };
+}

@@ -1,0 +1,38 @@
+// KYC look-up (spec s.2.8): the receiver's verification status and the most
+// they may receive per transfer. The path carries E.164 digits without the
+// plus; a plus is tolerated.
+import { formatCents } from '../../domain/money.ts';
+import { parsePhone } from '../../domain/phone.ts';
+import { fail } from '../../errors.ts';
+import type { Service } from '../../service.ts';
+import { corridorsOf } from './corridors.ts';
+
+export interface KycView {
+  readonly kyc_verify: boolean;
+  readonly money_limit: string;
+  readonly kyc_url: string;
+}
+
+/** Parses a receiver account from a path: E.164 digits, with or without the plus. */
+export function parseAccount(service: Service, account: string): string {
+  const digits = account.startsWith('+') ? account.slice(1) : account;
+  if (!/^[0-9]{1,20}$/.test(digits)) fail('invalid_phone_number', 'account must be the receiver phone in E.164 digits without +, e.g. 254712345678');
+  const phone = parsePhone(`+${digits}`, 'US');
+  if (!phone.ok) fail('invalid_phone_number', `account ${phone.reason}`);
+  // Only corridor countries have wallets on the payout network.
+  if (!corridorsOf(service).corridors.some((corridor) => corridor.country === phone.country)) {
+    fail('account_not_found', `no receiver account for ${digits}: no corridor serves ${phone.country}`);
+  }
+  return phone.e164;
+}
+
+export async function kycStatus(service: Service, account: string): Promise<KycView> {
+  const phone = parseAccount(service, account);
+  const status = await service.providers.kyc.lookup(phone);
+  if (status === null) fail('account_not_found', `no receiver account for ${phone.slice(1)}`);
+  return {
+    kyc_verify: status.verified,
+    money_limit: status.moneyLimitCents === 0 ? '0' : formatCents(status.moneyLimitCents),
+    kyc_url: status.kycUrl,
+  };
+}

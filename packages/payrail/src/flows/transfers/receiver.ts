@@ -1,0 +1,26 @@
+// The receiver side of validation: is the number on the payout network, and
+// may it receive this much (its KYC limit)? Both answers come from providers,
+// so this runs before, never inside, a database transaction.
+import { formatCents } from '../../domain/money.ts';
+import { fail } from '../../errors.ts';
+import type { Providers } from '../../providers/index.ts';
+
+export type ReceiverStatus = 'registered' | 'unregistered';
+
+/**
+ * Returns whether the receiver is registered; raises kyc_not_verified when a
+ * registered receiver's per-transfer limit is below the amount. A receiver
+ * new to the network gets an invitation instead, so no limit applies yet.
+ */
+export async function checkReceiver(providers: Providers, receiverPhone: string, amountCents: number): Promise<ReceiverStatus> {
+  const { registered } = await providers.payoutNetwork.lookupReceiver(receiverPhone);
+  if (!registered) return 'unregistered';
+  const kyc = await providers.kyc.lookup(receiverPhone);
+  const limitCents = kyc?.moneyLimitCents ?? 0;
+  if (amountCents > limitCents) {
+    if (limitCents === 0) fail('kyc_not_verified', 'receiver_phone cannot receive transfers until the receiver completes KYC verification');
+    const more = kyc?.verified === true ? '' : '; the receiver must complete KYC verification to receive more';
+    fail('kyc_not_verified', `receiver_phone can receive at most ${formatCents(limitCents)} per transfer${more}`);
+  }
+  return 'registered';
+}

@@ -1,0 +1,148 @@
+// The OpenAPI 3.1 document of both APIs, generated from the route schemas
+// (the same TypeBox schemas that validate requests), served at /openapi.json,
+// and a docs page at /docs whose assets come from the installed package, so
+// it works with no internet. Registered before the routes so that every
+// route is seen. Each route's error replies are added from the one error
+// catalogue, in the envelope of its API, unless the route declares them.
+import fs from 'node:fs';
+import path from 'node:path';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance, FastifySchema } from 'fastify';
+import { ERRORS } from '../errors.ts';
+import type { Service } from '../service.ts';
+import { apiFamily, type ApiFamily } from './errors.ts';
+
+export const OPENAPI_PATH = '/openapi.json';
+export const DOCS_PATH = '/docs';
+
+const PACKAGE_VERSION = (JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+
+/** Paths of the public APIs; everything else (panel, hosted form) stays out of the document. */
+function isDocumented(url: string): boolean {
+  return url.startsWith('/api/') || url.startsWith('/sandbox/') || url === '/healthz' || url === '/readyz';
+}
+
+/** Statuses the catalogue can answer with a body-less request (413 and 415 need a body). */
+const BODY_ONLY_STATUSES = new Set([413, 415]);
+
+function codesByStatus(): Map<number, string[]> {
+  const byStatus = new Map<number, string[]>();
+  for (const entry of Object.values(ERRORS)) {
+    const codes = byStatus.get(entry.status) ?? [];
+    if (!codes.includes(entry.code)) codes.push(entry.code);
+    byStatus.set(entry.status, codes);
+  }
+  return byStatus;
+}
+
+const ERROR_CODES_BY_STATUS = codesByStatus();
+
+/** The error body of each API family, restricted to the catalogue's codes for that status. */
+function errorSchema(family: ApiFamily, status: number): Record<string, unknown> {
+  const error = {
+    type: 'object',
+    required: ['code', 'message'],
+    additionalProperties: false,
+    properties: {
+      code: { type: 'string', enum: ERROR_CODES_BY_STATUS.get(status) ?? [] },
+      message: { type: 'string', description: 'What is wrong, naming the field' },
+    },
+  };
+  if (family === 'transfer') {
+    return {
+      description: 'Failure envelope: success is the string "false"',
+      type: 'object',
+      required: ['success', 'error'],
+      additionalProperties: false,
+      properties: { success: { type: 'string', const: 'false' }, error },
+    };
+  }
+  return { description: 'Rejected request (shape C)', type: 'object', required: ['error'], additionalProperties: false, properties: { error } };
+}
+
+function securityOf(url: string): Array<Record<string, string[]>> | undefined {
+  if (url === '/api/v2/tokens') return [{ tokenizationToken: [] }];
+  if (url.startsWith('/api/v2/')) return [{ sourceBasic: [] }];
+  if (url.startsWith('/api/')) return [{ transferApiKey: [] }];
+  return undefined;
+}
+
+function tagOf(url: string): string {
+  if (url.startsWith('/api/v2/')) return 'Card payin';
+  if (url.startsWith('/api/')) return 'Transfers';
+  if (url.startsWith('/sandbox/')) return 'Sandbox';
+  return 'Operations';
+}
+
+type RouteSchema = FastifySchema & { hide?: boolean; tags?: string[]; security?: unknown; response?: Record<string, unknown> };
+
+/** Adds what every operation of a family shares: tag, credential and the catalogue's error replies. */
+export function documentRoute(url: string, method: string | string[], schema: RouteSchema | undefined): RouteSchema {
+  const base: RouteSchema = schema ?? {};
+  if (!isDocumented(url) || method === 'OPTIONS' || method === 'HEAD') return { ...base, hide: true };
+  const family = apiFamily(url);
+  const response: Record<string, unknown> = { ...(base.response ?? {}) };
+  if (family !== 'other') {
+    const hasBody = base.body !== undefined;
+    for (const status of ERROR_CODES_BY_STATUS.keys()) {
+      if (!hasBody && BODY_ONLY_STATUSES.has(status)) continue;
+      // A route may not ask for credentials (then no 401/403 can happen), but
+      // documenting them is harmless; the route's own declarations win.
+      if (response[String(status)] === undefined) response[String(status)] = errorSchema(family, status);
+    }
+  }
+  const security = base.security ?? securityOf(url);
+  return {
+    ...base,
+    tags: base.tags ?? [tagOf(url)],
+    ...(security === undefined ? {} : { security }),
+    response,
+  };
+}
+
+export async function registerOpenApi(app: FastifyInstance, service: Service): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Payrail',
+        version: PACKAGE_VERSION,
+        description: [
+          'Card payin (`/api/v2/...`) and phone money transfer (`/api/...`) APIs.',
+          '',
+          'Transfer API: every call sends the merchant key in the `API-KEY` header. Success bodies carry `"success": true` and `"error": ""`;',
+          'failures are `{"success": "false", "error": {"message", "code"}}` (the string "false"). Amounts are decimal strings of dollars;',
+          'the balance is in cents. Phones may be E.164 with or without `+` or national; the KYC path takes E.164 digits without `+`.',
+          '',
+          'Card payin API: HTTP Basic with a source API key and its PIN. Approved and pending charges answer shape A, declined and failed',
+          'ones shape B (both HTTP 200), rejected requests shape C `{"error": {"code", "message"}}`. Send an `Idempotency-Key` to retry safely.',
+          'Cards are tokenized with the public tokenization token (Bearer) into a single-use nonce that lives 15 minutes.',
+        ].join('\n'),
+      },
+      servers: [{ url: service.config.publicUrl }],
+      tags: [
+        { name: 'Transfers', description: 'Money transfer to phone numbers' },
+        { name: 'Card payin', description: 'Card tokenization and charges' },
+        { name: 'Sandbox', description: 'Calls that exist in the sandbox only' },
+        { name: 'Operations', description: 'Liveness and readiness' },
+      ],
+      components: {
+        securitySchemes: {
+          transferApiKey: { type: 'apiKey', in: 'header', name: 'API-KEY', description: 'The merchant transfer API key' },
+          sourceBasic: { type: 'http', scheme: 'basic', description: 'Source API key as user name, its PIN as password' },
+          tokenizationToken: { type: 'http', scheme: 'bearer', description: 'The public tokenization token of a source' },
+        },
+      },
+    },
+    transform: ({ schema, url, route }) => ({ schema: documentRoute(url, route.method, schema as RouteSchema) as never, url }),
+  });
+
+  await app.register(swaggerUi, {
+    routePrefix: DOCS_PATH,
+    // No call to an outside validator: the page must work offline.
+    uiConfig: { validatorUrl: null, deepLinking: true },
+  } as never);
+
+  app.get(OPENAPI_PATH, { schema: { hide: true } as FastifySchema }, async () => app.swagger());
+}

@@ -1,0 +1,30 @@
+// Sandbox-only calls of the transfer API (behaviour.md s.6): a receiver
+// accepts a payment invitation, or completes KYC. API-KEY auth, no body,
+// `{"success":true,"error":""}`. Refused in production before anything else,
+// so there they read as calls that do not exist.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { fail } from '../../errors.ts';
+import { acceptInvitation, verifyKyc } from '../../flows/transfers/sandbox.ts';
+import type { Service } from '../../service.ts';
+import { AccountParams, SandboxActionResponse } from '../schemas/transfers.ts';
+import { transferAuth } from './transfer-auth.ts';
+
+export function sandboxRoutes(service: Service): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const sandboxOnly = async () => {
+      if (service.config.environment !== 'sandbox') fail('sandbox_only');
+    };
+    const onRequest = [sandboxOnly, transferAuth(service)];
+    const schema = { params: AccountParams, response: { 200: SandboxActionResponse } };
+
+    app.post('/sandbox/invitations/:account/accept', { schema, onRequest }, async (request) => {
+      await acceptInvitation(service, request.params.account);
+      return { success: true as const, error: '' as const };
+    });
+
+    app.post('/sandbox/kyc/:account/verify', { schema, onRequest }, async (request) => {
+      await verifyKyc(service, request.params.account);
+      return { success: true as const, error: '' as const };
+    });
+  };
+}

@@ -1,0 +1,189 @@
+// Wire schemas of the card payin API (spec 2.1, 2.2; behaviour.md s.8).
+// Requests are validated against them without coercion; the reply schemas
+// document the three shapes (the routes send replies as ready JSON text, so
+// a stored idempotent reply is byte-for-byte what the first caller got).
+// Unknown request fields are refused with the field named, so a misspelt
+// optional field is reported instead of silently dropped.
+import { Type, type Static } from 'typebox';
+
+const text = (maxLength: number, minLength = 1) => Type.String({ minLength, maxLength });
+const optionalText = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
+const nullableText = () => Type.Union([Type.String(), Type.Null()]);
+
+/** A card expiry year has four digits (spec 2.1). */
+const ExpiryYear = Type.Integer({ minimum: 1000, maximum: 9999, description: 'Card expiry year, four digits' });
+const ExpiryMonth = Type.Integer({ minimum: 1, maximum: 12, description: 'Card expiry month, 1 to 12' });
+
+export const TokenRequest = Type.Object(
+  {
+    card_number: Type.String({ minLength: 1, maxLength: 32, description: 'Card number, digits only' }),
+    expiry_month: ExpiryMonth,
+    expiry_year: ExpiryYear,
+    cvv2: Type.String({ minLength: 1, maxLength: 8, description: 'Security code: 3 digits, 4 for American Express' }),
+  },
+  { additionalProperties: false },
+);
+export type TokenRequest = Static<typeof TokenRequest>;
+
+export const TokenResponse = Type.Object({
+  nonce: Type.String({ description: 'Single-use token for one charge, valid 15 minutes; starts with nonce-' }),
+  expires_at: Type.String({ description: 'ISO 8601 time after which the nonce is refused' }),
+  card_type: Type.String(),
+  last_4: Type.String(),
+});
+
+export const BillingInfo = Type.Object(
+  {
+    first_name: text(100),
+    last_name: text(100),
+    street: text(200),
+    street2: optionalText(200),
+    city: text(100),
+    state: text(64),
+    zip: text(20),
+    country: text(64),
+    phone: optionalText(32),
+  },
+  { additionalProperties: false },
+);
+
+export const TransactionDetails = Type.Object(
+  {
+    description: optionalText(255),
+    clerk: optionalText(255),
+    terminal: optionalText(255),
+    client_ip: optionalText(45),
+    signature: optionalText(8192),
+    invoice_number: optionalText(255),
+    po_number: optionalText(255),
+    order_number: optionalText(255),
+  },
+  { additionalProperties: false },
+);
+
+export const ChargeRequest = Type.Object(
+  {
+    amount: Type.Number({ description: 'Amount in dollars, at most 2 decimals, 0.50 to 100000.00' }),
+    source: Type.String({ minLength: 1, maxLength: 100, description: 'Nonce from tokenization' }),
+    expiry_month: ExpiryMonth,
+    expiry_year: ExpiryYear,
+    billing_info: BillingInfo,
+    transaction_details: Type.Optional(TransactionDetails),
+  },
+  { additionalProperties: false },
+);
+export type ChargeRequest = Static<typeof ChargeRequest>;
+
+export const ChargeHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ description: 'Retry-safe key: the same key and body replay the first reply for 24 hours' })),
+});
+
+export const TransactionParams = Type.Object({ id: Type.String({ description: 'The reference number' }) });
+
+/** Shape C: a rejected request. */
+export const ShapeC = Type.Object({ error: Type.Object({ code: Type.String(), message: Type.String() }) });
+
+const NullableAddress = Type.Object({
+  first_name: nullableText(),
+  last_name: nullableText(),
+  street: nullableText(),
+  street2: nullableText(),
+  city: nullableText(),
+  state: nullableText(),
+  zip: nullableText(),
+  country: nullableText(),
+  phone: nullableText(),
+});
+
+/** Shape A: an approved (or pending) charge. */
+export const ShapeA = Type.Object({
+  status: Type.String({ description: 'Approved or Pending' }),
+  status_code: Type.String({ description: 'A (approved) or P (pending)' }),
+  reference_number: Type.Integer({ description: 'Equal to transaction.id; what a transfer names in gatewayId' }),
+  auth_code: Type.String(),
+  auth_amount: Type.Number(),
+  card_type: Type.String(),
+  last_4: Type.String(),
+  avs_result: Type.String(),
+  avs_result_code: Type.String(),
+  cvv2_result: Type.String(),
+  cvv2_result_code: Type.String(),
+  version: Type.String(),
+  transaction: Type.Object({
+    id: Type.Integer(),
+    created_at: Type.String(),
+    status_details: Type.Object({ status: Type.String({ description: 'captured or pending' }) }),
+    amount_details: Type.Object({
+      amount: Type.Number(),
+      subtotal: Type.Number(),
+      tax: Type.Number(),
+      tax_percent: Type.Number(),
+      shipping: Type.Number(),
+      discount: Type.Number(),
+      tip: Type.Number(),
+      surcharge: Type.Number(),
+      original_requested_amount: Type.Number(),
+      original_authorized_amount: Type.Number(),
+    }),
+    card_details: Type.Object({
+      card_type: Type.String(),
+      last4: Type.String(),
+      bin: Type.String(),
+      auth_code: Type.String(),
+      avs_result: Type.String(),
+      avs_result_code: Type.String(),
+      avs_street: Type.String(),
+      avs_zip: Type.String(),
+      cvv_result: Type.String(),
+      cvv_result_code: Type.String(),
+      cavv_result: Type.String(),
+      cavv_result_code: nullableText(),
+      expiry_month: Type.Integer(),
+      expiry_year: Type.Integer(),
+      bin_details: Type.Object({ type: Type.String() }),
+      name: nullableText(),
+    }),
+    billing_info: Type.Object({
+      first_name: Type.String(),
+      last_name: Type.String(),
+      street: Type.String(),
+      street2: Type.String(),
+      city: Type.String(),
+      state: Type.String(),
+      zip: Type.String(),
+      country: Type.String(),
+      phone: Type.String(),
+    }),
+    shipping_info: NullableAddress,
+    transaction_details: Type.Object({
+      type: Type.String(),
+      source: Type.String(),
+      batch_id: Type.Integer(),
+      description: nullableText(),
+      order_number: nullableText(),
+      invoice_number: nullableText(),
+      po_number: nullableText(),
+      reference_number: nullableText(),
+      clerk: nullableText(),
+      terminal: nullableText(),
+      client_ip: nullableText(),
+      schedule_id: nullableText(),
+    }),
+    customer: Type.Object({ customer_id: nullableText(), identifier: nullableText(), email: nullableText(), fax: nullableText() }),
+    custom_fields: Type.Object({}),
+    settled_date: nullableText(),
+  }),
+});
+
+/** Shape B: a declined or failed charge. */
+export const ShapeB = Type.Object({
+  id: Type.String({ description: 'The reference number as a string of digits' }),
+  status: Type.String({ description: 'declined or failed' }),
+  amount: Type.Number(),
+  currency: Type.String(),
+  error: Type.Object({ code: Type.String(), message: Type.String() }),
+  card: Type.Object({ last_four: Type.String(), card_type: Type.String() }),
+  created_at: Type.String(),
+});
+
+export const ChargeResponse = Type.Union([ShapeA, ShapeB]);

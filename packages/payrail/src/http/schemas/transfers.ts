@@ -1,0 +1,87 @@
+// Wire schemas of the transfer API, written once: they validate requests
+// (types only, no coercion), type the handlers, serialise responses, and
+// feed the OpenAPI document. Spec s.2.3 to 2.8 and s.7.1.
+import { Type } from 'typebox';
+import { TRANSFER_ID_LENGTH_MAX } from '../../flows/transfers/validate.ts';
+
+export const Attribute = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 64 }),
+    value: Type.String({ maxLength: 256 }),
+  },
+  { additionalProperties: false },
+);
+
+/** Body of check transfer and execute transfer (spec s.2.3). */
+export const TransferRequest = Type.Object(
+  {
+    id: Type.String({ maxLength: TRANSFER_ID_LENGTH_MAX, description: 'Unique transfer id (digits only); the same id is used for check and execute' }),
+    sender_phone: Type.String({ maxLength: 32, description: 'Sender phone: E.164 with or without +, or a US national number' }),
+    receiver_phone: Type.String({ maxLength: 32, description: 'Receiver phone: E.164 with or without +, or a national number of receiver_country' }),
+    amount: Type.String({ maxLength: 20, description: 'Amount in US dollars as a decimal string, at most 2 decimals' }),
+    service: Type.String({ maxLength: 10, description: 'Corridor id' }),
+    receiver_country: Type.String({ maxLength: 2, description: 'ISO 3166-1 alpha-2 country of the receiver' }),
+    receiver_currency: Type.String({ maxLength: 3, description: 'ISO 4217 currency of the receiver' }),
+    attribute: Type.Array(Attribute, { maxItems: 32, description: 'Corridor-specific attributes; gatewayId links a card payin' }),
+  },
+  { additionalProperties: false },
+);
+
+const SuccessEnvelope = {
+  success: Type.Literal(true),
+  error: Type.Literal(''),
+};
+
+/** Check transfer response (spec s.2.6): fx_rate, receivedAmount, receiverStatus. */
+export const CheckResponse = Type.Object({
+  ...SuccessEnvelope,
+  attribute: Type.Array(Attribute),
+});
+
+/** payment_response of execute (spec s.2.5): every field a string. */
+export const PaymentResponse = Type.Object({
+  id: Type.String(),
+  payment_id: Type.Union([Type.String(), Type.Null()]),
+  state: Type.String(),
+  substate: Type.String(),
+  code: Type.String(),
+});
+
+export const ExecuteResponse = Type.Object({
+  ...SuccessEnvelope,
+  payment_response: PaymentResponse,
+});
+
+/** Status result (spec s.2.7): state, substate, final and code are integers here. */
+export const StatusResult = Type.Object({
+  id: Type.String(),
+  state: Type.Integer(),
+  substate: Type.Integer(),
+  final: Type.Integer({ minimum: 0, maximum: 1 }),
+  code: Type.Integer(),
+  attribute: Type.Array(Attribute),
+  server_time: Type.Union([Type.String(), Type.Null()]),
+  trans: Type.Union([Type.String(), Type.Null()]),
+  sum_prov: Type.Union([Type.String(), Type.Null()]),
+});
+
+/** A known transfer's status, or (spec s.2.7) the execute shape with state "-2" for an unknown id. */
+export const StatusResponse = Type.Union([
+  Type.Object({ ...SuccessEnvelope, status: Type.Object({ result: StatusResult }) }),
+  ExecuteResponse,
+]);
+
+export const StatusParams = Type.Object({ id: Type.String({ description: 'Transfer id' }) });
+
+/** KYC result (spec s.2.8), at the top level beside the envelope. */
+export const KycResponse = Type.Object({
+  ...SuccessEnvelope,
+  kyc_verify: Type.Boolean(),
+  money_limit: Type.String({ description: 'Most the receiver may receive per transfer, in dollars; "0" means nothing' }),
+  kyc_url: Type.String({ description: 'Where the receiver completes verification; "" when verified' }),
+});
+
+export const AccountParams = Type.Object({ account: Type.String({ description: 'Receiver phone in E.164 digits without +' }) });
+
+/** The sandbox-only calls answer with the bare envelope. */
+export const SandboxActionResponse = Type.Object({ ...SuccessEnvelope });

@@ -1,0 +1,328 @@
+// Transfer rows, their event history, quotes and payin links. Every state
+// change goes through one guarded UPDATE (WHERE pk = ? AND version = ?), so a
+// change computed from a row that someone else changed meanwhile is refused
+// instead of overwriting theirs.
+import type { WaitingFor } from '../domain/transfer-states.ts';
+import type { Tx } from './db.ts';
+
+export interface TransferRow {
+  pk: number;
+  merchant_id: string;
+  id: string;
+  sender_phone: string;
+  receiver_phone: string;
+  amount_cents: number;
+  service: string;
+  receiver_currency: string;
+  received_minor: number;
+  attributes_json: string;
+  state: number;
+  substate: number;
+  final: number;
+  code: number;
+  waiting_for: WaitingFor | null;
+  payment_id: string | null;
+  provider_ref: string | null;
+  provider_error_text: string | null;
+  provider_error_code: string | null;
+  trans: string | null;
+  sum_prov: string | null;
+  attempts: number;
+  next_run_at_ms: number | null;
+  submitted_at_ms: number | null;
+  invitation_expires_at_ms: number | null;
+  gateway_charge_pk: number | null;
+  version: number;
+}
+
+export const TRANSFER_COLUMNS =
+  'pk, merchant_id, id, sender_phone, receiver_phone, amount_cents, service, receiver_currency, received_minor, attributes_json, state, substate, final, code, waiting_for, payment_id, provider_ref, provider_error_text, provider_error_code, trans, sum_prov, attempts, next_run_at_ms, submitted_at_ms, invitation_expires_at_ms, gateway_charge_pk, version';
+
+export interface NewTransfer {
+  merchant_id: string;
+  id: string;
+  sender_phone: string;
+  receiver_phone: string;
+  amount_cents: number;
+  service: string;
+  receiver_country: string;
+  receiver_currency: string;
+  fx_rate: string;
+  received_minor: number;
+  attributes_json: string;
+  substate: number;
+  waiting_for: WaitingFor | null;
+  next_run_at_ms: number | null;
+  invitation_expires_at_ms: number | null;
+  gateway_charge_pk: number | null;
+  created_at_ms: number;
+}
+
+/**
+ * Inserts a new transfer in state 0. Returns its pk, or null when this
+ * merchant already has a transfer with this id (also when a concurrent
+ * execute inserted it first: PostgreSQL waits for that one to commit).
+ */
+export async function insertTransfer(tx: Tx, t: NewTransfer): Promise<number | null> {
+  const row = await tx.get<{ pk: number }>(
+    `INSERT INTO transfers (merchant_id, id, sender_phone, receiver_phone, amount_cents, service, receiver_country, receiver_currency, fx_rate, received_minor, attributes_json, state, substate, waiting_for, next_run_at_ms, invitation_expires_at_ms, gateway_charge_pk, created_at_ms, updated_at_ms)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (merchant_id, id) DO NOTHING RETURNING pk`,
+    [
+      t.merchant_id,
+      t.id,
+      t.sender_phone,
+      t.receiver_phone,
+      t.amount_cents,
+      t.service,
+      t.receiver_country,
+      t.receiver_currency,
+      t.fx_rate,
+      t.received_minor,
+      t.attributes_json,
+      t.substate,
+      t.waiting_for,
+      t.next_run_at_ms,
+      t.invitation_expires_at_ms,
+      t.gateway_charge_pk,
+      t.created_at_ms,
+      t.created_at_ms,
+    ],
+  );
+  return row === undefined ? null : Number(row.pk);
+}
+
+export async function insertEvent(tx: Tx, transferPk: number, state: number, substate: number, note: string | null, atMs: number): Promise<void> {
+  await tx.run('INSERT INTO transfer_events (transfer_pk, state, substate, note, at_ms) VALUES (?, ?, ?, ?, ?)', [transferPk, state, substate, note, atMs]);
+}
+
+export async function getTransfer(tx: Tx, merchantId: string, id: string): Promise<TransferRow | undefined> {
+  return tx.get<TransferRow>(`SELECT ${TRANSFER_COLUMNS} FROM transfers WHERE merchant_id = ? AND id = ?`, [merchantId, id]);
+}
+
+/** The full set of columns a state change may write; the worker computes them from the row it read. */
+export interface TransferChange {
+  state: number;
+  substate: number;
+  final: number;
+  waiting_for: WaitingFor | null;
+  next_run_at_ms: number | null;
+  attempts: number;
+  payment_id: string | null;
+  provider_ref: string | null;
+  submitted_at_ms: number | null;
+  provider_error_text: string | null;
+  provider_error_code: string | null;
+  trans: string | null;
+  sum_prov: string | null;
+  invitation_expires_at_ms: number | null;
+  gateway_charge_pk: number | null;
+}
+
+export function changeFrom(row: TransferRow): TransferChange {
+  return {
+    state: row.state,
+    substate: row.substate,
+    final: row.final,
+    waiting_for: row.waiting_for,
+    next_run_at_ms: row.next_run_at_ms,
+    attempts: row.attempts,
+    payment_id: row.payment_id,
+    provider_ref: row.provider_ref,
+    submitted_at_ms: row.submitted_at_ms,
+    provider_error_text: row.provider_error_text,
+    provider_error_code: row.provider_error_code,
+    trans: row.trans,
+    sum_prov: row.sum_prov,
+    invitation_expires_at_ms: row.invitation_expires_at_ms,
+    gateway_charge_pk: row.gateway_charge_pk,
+  };
+}
+
+/**
+ * Writes a change if the row is still at `version` and not final; releases
+ * any worker lease. Returns false (nothing written) when it is not.
+ */
+export async function applyChange(tx: Tx, pk: number, version: number, change: TransferChange, nowMs: number): Promise<boolean> {
+  const result = await tx.run(
+    `UPDATE transfers SET state = ?, substate = ?, final = ?, waiting_for = ?, next_run_at_ms = ?, attempts = ?, payment_id = ?, provider_ref = ?,
+       submitted_at_ms = ?, provider_error_text = ?, provider_error_code = ?, trans = ?, sum_prov = ?, invitation_expires_at_ms = ?, gateway_charge_pk = ?,
+       lease_until_ms = 0, version = version + 1, updated_at_ms = ?
+     WHERE pk = ? AND version = ? AND final = 0`,
+    [
+      change.state,
+      change.substate,
+      change.final,
+      change.waiting_for,
+      change.next_run_at_ms,
+      change.attempts,
+      change.payment_id,
+      change.provider_ref,
+      change.submitted_at_ms,
+      change.provider_error_text,
+      change.provider_error_code,
+      change.trans,
+      change.sum_prov,
+      change.invitation_expires_at_ms,
+      change.gateway_charge_pk,
+      nowMs,
+      pk,
+      version,
+    ],
+  );
+  return result.changes === 1;
+}
+
+/** Only the schedule moves (a payout still pending at the network); no state change, no event. */
+export async function reschedule(tx: Tx, pk: number, version: number, nextRunAtMs: number | null, attempts: number, nowMs: number): Promise<boolean> {
+  const result = await tx.run(
+    'UPDATE transfers SET next_run_at_ms = ?, attempts = ?, lease_until_ms = 0, version = version + 1, updated_at_ms = ? WHERE pk = ? AND version = ? AND final = 0',
+    [nextRunAtMs, attempts, nowMs, pk, version],
+  );
+  return result.changes === 1;
+}
+
+/**
+ * Transfers whose next step is due. On PostgreSQL several workers share the
+ * table: each claims rows by setting a lease (and bumping the version) in
+ * one statement, skipping rows another worker has locked, so no row is
+ * handed to two workers. On SQLite there is one writer; a plain read is
+ * enough and costs no commit.
+ */
+export async function claimDueTransfers(tx: Tx, nowMs: number, leaseUntilMs: number, limit: number): Promise<TransferRow[]> {
+  if (tx.dialect === 'postgres') {
+    return tx.all<TransferRow>(
+      `UPDATE transfers SET lease_until_ms = ?, version = version + 1
+       WHERE pk IN (
+         SELECT pk FROM transfers WHERE final = 0 AND next_run_at_ms <= ? AND lease_until_ms <= ?
+         ORDER BY next_run_at_ms LIMIT ? FOR UPDATE SKIP LOCKED)
+       RETURNING ${TRANSFER_COLUMNS}`,
+      [leaseUntilMs, nowMs, nowMs, limit],
+    );
+  }
+  return tx.all<TransferRow>(
+    `SELECT ${TRANSFER_COLUMNS} FROM transfers WHERE final = 0 AND next_run_at_ms <= ? AND lease_until_ms <= ? ORDER BY next_run_at_ms LIMIT ?`,
+    [nowMs, nowMs, limit],
+  );
+}
+
+/** A receiver accepted their invitation: every transfer waiting for it may go now. */
+export async function releaseInvitationWaits(tx: Tx, receiverPhone: string, nowMs: number): Promise<number[]> {
+  const rows = await tx.all<{ pk: number }>(
+    `UPDATE transfers SET substate = 0, waiting_for = NULL, invitation_expires_at_ms = NULL, next_run_at_ms = ?, lease_until_ms = 0,
+       version = version + 1, updated_at_ms = ?
+     WHERE receiver_phone = ? AND final = 0 AND substate = 9 AND waiting_for = 'invitation' AND invitation_expires_at_ms > ?
+     RETURNING pk`,
+    [nowMs, nowMs, receiverPhone, nowMs],
+  );
+  return rows.map((row) => Number(row.pk));
+}
+
+// Quotes ---------------------------------------------------------------------
+
+export async function saveQuote(
+  tx: Tx,
+  quote: { merchant_id: string; transfer_id: string; service: string; amount_cents: number; fx_rate: string; expires_at_ms: number },
+): Promise<void> {
+  await tx.run(
+    `INSERT INTO quotes (merchant_id, transfer_id, service, amount_cents, fx_rate, expires_at_ms) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (merchant_id, transfer_id) DO UPDATE SET service = excluded.service, amount_cents = excluded.amount_cents,
+       fx_rate = excluded.fx_rate, expires_at_ms = excluded.expires_at_ms`,
+    [quote.merchant_id, quote.transfer_id, quote.service, quote.amount_cents, quote.fx_rate, quote.expires_at_ms],
+  );
+}
+
+export interface ExecuteContext {
+  payouts_must_link: number;
+  quote_service: string | null;
+  quote_amount_cents: number | null;
+  quote_fx_rate: string | null;
+  quote_expires_at_ms: number | null;
+}
+
+/** What execute needs besides the request, in one read: the merchant's link flag and any quote for this id. */
+export async function readExecuteContext(tx: Tx, merchantId: string, transferId: string): Promise<ExecuteContext | undefined> {
+  return tx.get<ExecuteContext>(
+    `SELECT m.payouts_must_link, q.service AS quote_service, q.amount_cents AS quote_amount_cents, q.fx_rate AS quote_fx_rate, q.expires_at_ms AS quote_expires_at_ms
+     FROM merchants m LEFT JOIN quotes q ON q.merchant_id = m.id AND q.transfer_id = ?
+     WHERE m.id = ?`,
+    [transferId, merchantId],
+  );
+}
+
+/** Deletes at most `limit` expired quotes; returns how many. */
+export async function deleteExpiredQuotes(tx: Tx, nowMs: number, limit: number): Promise<number> {
+  const result = await tx.run(
+    `DELETE FROM quotes WHERE (merchant_id, transfer_id) IN (
+       SELECT merchant_id, transfer_id FROM quotes WHERE expires_at_ms < ? LIMIT ?)`,
+    [nowMs, limit],
+  );
+  return result.changes;
+}
+
+// Payin links ----------------------------------------------------------------
+
+/**
+ * Reserves `amountCents` of an approved charge of this merchant for a
+ * transfer, if that much is not yet linked. The condition is part of the
+ * UPDATE, so two transfers can never over-link one charge.
+ */
+export async function linkCharge(
+  tx: Tx,
+  link: { transferPk: number; chargePk: number; merchantId: string; amountCents: number; how: 'gateway' | 'auto' | 'operator'; nowMs: number },
+): Promise<boolean> {
+  const reserved = await tx.run(
+    `UPDATE charges SET linked_cents = linked_cents + ?, updated_at_ms = ?
+     WHERE pk = ? AND merchant_id = ? AND status = 'approved' AND amount_cents - linked_cents >= ?`,
+    [link.amountCents, link.nowMs, link.chargePk, link.merchantId, link.amountCents],
+  );
+  if (reserved.changes !== 1) return false;
+  await tx.run('INSERT INTO transfer_links (transfer_pk, charge_pk, amount_cents, how, created_at_ms) VALUES (?, ?, ?, ?, ?)', [
+    link.transferPk,
+    link.chargePk,
+    link.amountCents,
+    link.how,
+    link.nowMs,
+  ]);
+  return true;
+}
+
+/** A failed transfer gives its share of the charge back, so the charge can fund another transfer. */
+export async function unlinkCharge(tx: Tx, transferPk: number, nowMs: number): Promise<void> {
+  const link = await tx.get<{ charge_pk: number; amount_cents: number }>('SELECT charge_pk, amount_cents FROM transfer_links WHERE transfer_pk = ?', [transferPk]);
+  if (link === undefined) return;
+  await tx.run('UPDATE charges SET linked_cents = linked_cents - ?, updated_at_ms = ? WHERE pk = ?', [link.amount_cents, nowMs, link.charge_pk]);
+  await tx.run('DELETE FROM transfer_links WHERE transfer_pk = ?', [transferPk]);
+}
+
+/** How much of an approved charge of this merchant is not yet linked; null when there is no such charge. */
+export async function unlinkedChargeCents(tx: Tx, chargePk: number, merchantId: string): Promise<number | null> {
+  const row = await tx.get<{ unlinked_cents: number }>(
+    "SELECT amount_cents - linked_cents AS unlinked_cents FROM charges WHERE pk = ? AND merchant_id = ? AND status = 'approved'",
+    [chargePk, merchantId],
+  );
+  return row === undefined ? null : Number(row.unlinked_cents);
+}
+
+/** The oldest approved charge of the merchant, created since `sinceMs`, with at least `amountCents` unlinked. */
+export async function findReconciliationCharge(tx: Tx, merchantId: string, amountCents: number, sinceMs: number): Promise<number | null> {
+  const row = await tx.get<{ pk: number }>(
+    `SELECT pk FROM charges
+     WHERE merchant_id = ? AND status = 'approved' AND created_at_ms >= ? AND amount_cents - linked_cents >= ?
+     ORDER BY created_at_ms, pk LIMIT 1`,
+    [merchantId, sinceMs, amountCents],
+  );
+  return row === undefined ? null : Number(row.pk);
+}
+
+/** Transfers waiting for reconciliation for which some recent charge of their merchant has room. */
+export async function reconcilableTransfers(tx: Tx, sinceMs: number, limit: number): Promise<TransferRow[]> {
+  return tx.all<TransferRow>(
+    `SELECT ${TRANSFER_COLUMNS} FROM transfers t
+     WHERE t.final = 0 AND t.substate = 9 AND t.waiting_for = 'reconciliation'
+       AND EXISTS (SELECT 1 FROM charges c WHERE c.merchant_id = t.merchant_id AND c.status = 'approved'
+                   AND c.created_at_ms >= ? AND c.amount_cents - c.linked_cents >= t.amount_cents)
+     ORDER BY t.pk LIMIT ?`,
+    [sinceMs, limit],
+  );
+}
