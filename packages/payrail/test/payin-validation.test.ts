@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from './helpers/app.ts';
-import { BILLING, basicOf, chargeBody, countCharges, EXPIRY_MONTH, EXPIRY_YEAR, nonceFor, postCharge, shapeC } from './helpers/payin.ts';
+import { BILLING, basicOf, chargeBody, countCharges, EXPIRY_MONTH, nonceFor, postCharge, shapeC } from './helpers/payin.ts';
 import { STORE_KINDS } from './helpers/stores.ts';
 import type { CreatedMerchant } from '../src/flows/merchants.ts';
 
@@ -53,7 +53,7 @@ const CASES: Case[] = [
   ...(['first_name', 'last_name', 'street', 'city', 'state', 'zip', 'country'] as const).map(
     (field): Case => [`billing_info.${field} missing`, withoutBilling(field), 'invalid_request', `billing_info.${field} is required`],
   ),
-  ['billing_info.city empty', withBilling('city', ''), 'invalid_request', 'billing_info.city must not be empty'],
+  ['billing_info.city empty', withBilling('city', ''), 'invalid_request', 'billing_info.city must NOT have fewer than 1 characters'],
   ['billing_info.zip as a number', withBilling('zip', 62701), 'invalid_request', 'billing_info.zip must be of type string'],
   ['billing_info.phone as a number', withBilling('phone', 5550100), 'invalid_request', 'billing_info.phone must be of type string'],
   ['billing_info with an unknown field', withBilling('email', 'a@example.com'), 'invalid_request', 'billing_info: unknown field email'],
@@ -72,7 +72,8 @@ const RAW_AMOUNTS: Array<[text: string, message: string]> = [
   ['2.5E1', 'amount must be a positive decimal number of dollars with at most 2 decimals'],
   ['10.000', 'amount must be a positive decimal number of dollars with at most 2 decimals'],
   ['10.10', ''],
-  ['-0', 'amount must be a positive decimal number of dollars with at most 2 decimals'],
+  ['-0', 'amount must be greater than zero'],
+  ['0.00', 'amount must be greater than zero'],
 ];
 
 for (const kind of STORE_KINDS) {
@@ -130,7 +131,6 @@ for (const kind of STORE_KINDS) {
       const response = await postCharge(t.app, basicOf(merchant), chargeBody(nonce, { expiry_month: EXPIRY_MONTH - 1 }));
       assert.equal(response.statusCode, 400);
       assert.deepEqual(response.json(), shapeC('invalid_card', 'expiry_month/expiry_year do not match the expiry the card was tokenized with'));
-      assert.equal(EXPIRY_YEAR > 2030, true);
     });
 
     it('consumed nothing while refusing: the first nonce still charges once', async () => {

@@ -7,6 +7,7 @@ import { formatCents, parseDollarString } from '../domain/money.ts';
 import { isApiError } from '../errors.ts';
 import { verifyLedger } from '../flows/ledger-verify.ts';
 import * as merchants from '../flows/merchants.ts';
+import * as transferOps from '../flows/transfers/operator.ts';
 import { serve } from '../http/server.ts';
 import { createLogger } from '../log.ts';
 import { createService } from '../runtime.ts';
@@ -243,6 +244,36 @@ export function buildProgram(): Command {
           ...(created.generated_password === null ? [] : [`password    ${created.generated_password}`, '(shown once: only a hash is stored)']),
         ].join('\n'),
       );
+    });
+
+  const transfer = program.command('transfer').description('operator actions on transfers waiting for reconciliation');
+  const transferText = (t: transferOps.TransferSummary) =>
+    [
+      `transfer    ${t.transfer_id} of ${t.merchant_id}`,
+      `amount      ${formatCents(t.amount_cents)} USD`,
+      `state       ${t.state} substate ${t.substate}${t.final === 1 ? ' (final)' : ''}`,
+      ...(t.charge !== null ? [`card payin  ${t.charge}`] : []),
+    ].join('\n');
+  transfer
+    .command('link')
+    .requiredOption('--merchant <id>', 'merchant id')
+    .requiredOption('--transfer <id>', 'transfer id (as the merchant sent it)')
+    .requiredOption('--charge <ref>', 'reference number of an approved card payin of that merchant')
+    .description('link a transfer waiting for reconciliation to a card payin; it then proceeds')
+    .action(async (options: { merchant: string; transfer: string; charge: string }, command: Command) => {
+      const linked = await withService((service) =>
+        transferOps.linkTransfer(service, { merchantId: options.merchant, transferId: options.transfer, chargeRef: options.charge }),
+      );
+      output(command, linked, () => transferText(linked));
+    });
+  transfer
+    .command('cancel')
+    .requiredOption('--merchant <id>', 'merchant id')
+    .requiredOption('--transfer <id>', 'transfer id (as the merchant sent it)')
+    .description('cancel a waiting transfer: state 80, the amount goes back to the merchant')
+    .action(async (options: { merchant: string; transfer: string }, command: Command) => {
+      const cancelled = await withService((service) => transferOps.cancelTransfer(service, { merchantId: options.merchant, transferId: options.transfer }));
+      output(command, cancelled, () => transferText(cancelled));
     });
 
   const ledger = program.command('ledger').description('ledger tools');

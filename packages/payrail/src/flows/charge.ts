@@ -136,6 +136,7 @@ export function createChargeFlow(deps: ChargeDeps): ChargeFlow {
 
 /** Checks what the schema cannot: the amount's exact form and bounds, the expiry date, the key's form. */
 function validate(input: ChargeInput, nowMs: number): number {
+  if (!(input.request.amount > 0)) fail('invalid_amount', 'amount must be greater than zero');
   const parsed = input.amountText !== null ? parseDollarString(input.amountText) : parseDollarNumber(input.request.amount);
   if (!parsed.ok) fail('invalid_amount', `amount ${parsed.reason}`);
   if (parsed.cents < CHARGE_AMOUNT_CENTS_MIN) fail('invalid_amount', 'amount must be at least 0.50');

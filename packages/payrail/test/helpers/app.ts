@@ -11,6 +11,7 @@ import { createService } from '../../src/runtime.ts';
 import type { Service } from '../../src/service.ts';
 import { createJobs } from '../../src/worker/jobs.ts';
 import { Worker } from '../../src/worker/worker.ts';
+import { validateInjectedResponses } from './openapi.ts';
 import { createStore, type TestStore } from './stores.ts';
 
 export interface TestApp {
@@ -27,7 +28,12 @@ export interface TestApp {
 
 export async function createTestApp(
   kind: 'sqlite' | 'postgres',
-  options: { env?: Record<string, string>; clock?: ManualClock } = {},
+  options: {
+    env?: Record<string, string>;
+    clock?: ManualClock;
+    /** Check every inject()ed response against /openapi.json (default true). */
+    validateResponses?: boolean;
+  } = {},
 ): Promise<TestApp> {
   const store = await createStore(kind);
   const config: Config = loadConfig({
@@ -49,6 +55,7 @@ export async function createTestApp(
   const service = await createService(config, { db: store.db, clock, log: createLogger('info', sink) });
   const app = await buildApp(service);
   await app.ready();
+  if (options.validateResponses !== false) validateInjectedResponses(app);
   const worker = new Worker(createJobs(service), service.log);
   return {
     store,

@@ -123,6 +123,7 @@ CREATE TABLE quotes (
   expires_at_ms INTEGER NOT NULL,
   PRIMARY KEY (merchant_id, transfer_id)
 );
+CREATE INDEX quotes_expires ON quotes (expires_at_ms);
 
 CREATE TABLE charges (
   pk INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -1,0 +1,129 @@
+// Credentials of the card payin API (spec 5, behaviour.md s.2): 401 for a
+// missing, malformed, wrong or revoked credential and for another
+// environment's key; 403 for a valid credential of the wrong kind. Covers
+// the charge, read and tokenization endpoints, on both stores.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { issueKey } from '../src/domain/credentials.ts';
+import { revokeSource, rotateSource, type CreatedMerchant } from '../src/flows/merchants.ts';
+import { createTestApp, type TestApp } from './helpers/app.ts';
+import { basic, basicOf, chargeBody, getTransaction, nonceFor, postCharge, shapeC, tokenizeRaw } from './helpers/payin.ts';
+import { STORE_KINDS } from './helpers/stores.ts';
+
+const CARD = { card_number: '4111111111111111', expiry_month: 12, expiry_year: 2035, cvv2: '123' };
+
+for (const kind of STORE_KINDS) {
+  describe(`payin authentication (${kind})`, () => {
+    let t: TestApp;
+    let merchant: CreatedMerchant;
+    let nonce: string;
+    const deps = () => ({ db: t.service.db, environment: t.service.config.environment, clock: t.clock });
+    before(async () => {
+      t = await createTestApp(kind);
+      merchant = await t.newMerchant();
+      nonce = await nonceFor(t.app, merchant);
+    });
+    after(async () => {
+      await t.close();
+    });
+
+    const expect401 = async (authorization: string | undefined, message: string) => {
+      const headers = authorization === undefined ? {} : { authorization };
+      const charge = await t.app.inject({ method: 'POST', url: '/api/v2/transactions/charge', headers, payload: chargeBody(nonce) });
+      assert.equal(charge.statusCode, 401, charge.body);
+      assert.deepEqual(charge.json(), shapeC('authentication_error', message));
+      const read = await t.app.inject({ method: 'GET', url: '/api/v2/transactions/100000001', headers });
+      assert.equal(read.statusCode, 401, read.body);
+      assert.deepEqual(read.json(), shapeC('authentication_error', message));
+    };
+
+    it('charge: 401 without an Authorization header', async () => {
+      await expect401(undefined, 'missing Authorization header (Basic api_key:PIN)');
+    });
+
+    it('charge: 401 for a Bearer or malformed Basic header', async () => {
+      await expect401(`Bearer ${merchant.source.tokenization_token}`, 'Authorization must be Basic base64(api_key:PIN)');
+      await expect401(`Basic ${Buffer.from(merchant.source.api_key).toString('base64')}`, 'Authorization must be Basic base64(api_key:PIN)');
+      await expect401('Basic !!!', 'Authorization must be Basic base64(api_key:PIN)');
+    });
+
+    it('charge: 401 for an unknown key, a wrong secret and a wrong PIN', async () => {
+      await expect401(basic(issueKey('sandbox', 'source_key').key, merchant.source.pin), 'invalid API key');
+      const forged = merchant.source.api_key.slice(0, -4) + (merchant.source.api_key.endsWith('AAAA') ? 'BBBB' : 'AAAA');
+      await expect401(basic(forged, merchant.source.pin), 'invalid API key');
+      const wrongPin = merchant.source.pin === '00000000' ? '11111111' : '00000000';
+      await expect401(basic(merchant.source.api_key, wrongPin), 'invalid API key or PIN');
+    });
+
+    it('charge: 401 naming the right environment for a production key', async () => {
+      await expect401(
+        basic(issueKey('production', 'source_key').key, '12345678'),
+        'this is a production credential; use it with the production environment (this is sandbox)',
+      );
+    });
+
+    it('charge: 403 permission_denied for a tokenization token or a transfer key used as Basic credentials', async () => {
+      for (const key of [merchant.source.tokenization_token, merchant.transfer_api_key]) {
+        const response = await postCharge(t.app, basic(key, merchant.source.pin), chargeBody(nonce));
+        assert.equal(response.statusCode, 403, response.body);
+        assert.deepEqual(response.json(), shapeC('permission_denied', 'this credential cannot charge; use a source API key and its PIN'));
+        const read = await getTransaction(t.app, basic(key, merchant.source.pin), 100000001);
+        assert.equal(read.statusCode, 403, read.body);
+      }
+    });
+
+    it('authenticates before validating: a bad body with no credential is 401, not 400', async () => {
+      const response = await t.app.inject({ method: 'POST', url: '/api/v2/transactions/charge', payload: { amount: 'x' } });
+      assert.equal(response.statusCode, 401);
+      assert.deepEqual(response.json(), shapeC('authentication_error', 'missing Authorization header (Basic api_key:PIN)'));
+    });
+
+    it('tokens: 401 missing, malformed, unknown; 403 for a source key or transfer key', async () => {
+      const missing = await t.app.inject({ method: 'POST', url: '/api/v2/tokens', payload: CARD });
+      assert.equal(missing.statusCode, 401);
+      assert.deepEqual(missing.json(), shapeC('authentication_error', 'missing Authorization header (Bearer tokenization token)'));
+      const basicHeader = await t.app.inject({ method: 'POST', url: '/api/v2/tokens', headers: { authorization: basicOf(merchant) }, payload: CARD });
+      assert.equal(basicHeader.statusCode, 401);
+      assert.deepEqual(basicHeader.json(), shapeC('authentication_error', 'Authorization must be Bearer <tokenization token>'));
+      const unknown = await tokenizeRaw(t.app, issueKey('sandbox', 'tokenization_token').key, CARD);
+      assert.equal(unknown.statusCode, 401);
+      assert.deepEqual(unknown.json(), shapeC('authentication_error', 'invalid tokenization token'));
+      const live = await tokenizeRaw(t.app, issueKey('production', 'tokenization_token').key, CARD);
+      assert.equal(live.statusCode, 401);
+      assert.deepEqual(live.json(), shapeC('authentication_error', 'this is a production credential; use it with the production environment (this is sandbox)'));
+      for (const key of [merchant.source.api_key, merchant.transfer_api_key]) {
+        const wrongKind = await tokenizeRaw(t.app, key, CARD);
+        assert.equal(wrongKind.statusCode, 403, wrongKind.body);
+        assert.deepEqual(wrongKind.json(), shapeC('permission_denied', 'only a tokenization token can tokenize cards'));
+      }
+    });
+
+    it('rotated credentials fail at once (401), the new ones work', async () => {
+      const subject = await t.newMerchant();
+      const subjectNonce = await nonceFor(t.app, subject);
+      const rotated = await rotateSource(deps(), { merchantId: subject.merchant_id, sourceId: subject.source.id });
+      const old = await postCharge(t.app, basicOf(subject), chargeBody(subjectNonce));
+      assert.equal(old.statusCode, 401);
+      assert.deepEqual(old.json(), shapeC('authentication_error', 'this API key has been revoked'));
+      const oldToken = await tokenizeRaw(t.app, subject.source.tokenization_token, CARD);
+      assert.equal(oldToken.statusCode, 401);
+      assert.deepEqual(oldToken.json(), shapeC('authentication_error', 'this tokenization token has been revoked'));
+      // A nonce belongs to the source, not to a credential: it survives the rotation.
+      const charged = await postCharge(t.app, basic(rotated.api_key, rotated.pin), chargeBody(subjectNonce));
+      assert.equal(charged.statusCode, 200, charged.body);
+      assert.equal(charged.json().status, 'Approved');
+    });
+
+    it('a revoked source fails at once (401) on every endpoint', async () => {
+      const subject = await t.newMerchant();
+      const subjectNonce = await nonceFor(t.app, subject);
+      await revokeSource(deps(), { merchantId: subject.merchant_id, sourceId: subject.source.id });
+      const charge = await postCharge(t.app, basicOf(subject), chargeBody(subjectNonce));
+      assert.equal(charge.statusCode, 401);
+      assert.deepEqual(charge.json(), shapeC('authentication_error', 'this API key has been revoked'));
+      const token = await tokenizeRaw(t.app, subject.source.tokenization_token, CARD);
+      assert.equal(token.statusCode, 401);
+      assert.deepEqual(token.json(), shapeC('authentication_error', 'this tokenization token has been revoked'));
+    });
+  });
+}
