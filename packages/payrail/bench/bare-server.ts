@@ -8,5 +8,5 @@ app.post('/bare', async () => ({ success: true, error: '' }));
 const port = Number(process.env.PORT ?? 0);
 await app.listen({ port, host: '127.0.0.1' });
 const address = app.server.address();
-process.stdout.write(`listening ${typeof address === 'object' && address !== null ? address.port : port}\n`);
+
 process.once('SIGTERM', () => void app.close().then(() => process.exit(0)));

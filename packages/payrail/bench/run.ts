@@ -9,6 +9,7 @@
 // Ends with `payrail ledger verify`. Knobs: BENCH_DURATION_S, BENCH_CONNECTIONS.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -32,25 +33,35 @@ interface Measure {
   total: number;
 }
 
-function startProcess(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
+async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`start timed out: ${out}`)), START_TIMEOUT_MS);
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /"port":(\d+)|listening (\d+)/.exec(out);
-      if (match !== null) {
-        clearTimeout(timer);
-        child.stdout?.off('data', onData);
-        child.stdout?.resume();
-        resolve({ child, port: Number(match[1] ?? match[2]) });
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.on('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
   });
+}
+
+/** Starts a server process on a free port and waits until it answers /healthz. */
+async function startProcess(args: string[], env: Record<string, string>, healthPath: string): Promise<{ child: ChildProcess; port: number }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${err}`);
+    const ok = await fetch(`http://127.0.0.1:${port}${healthPath}`, { method: healthPath === '/bare' ? 'POST' : 'GET' }).then(
+      (r) => r.status < 500,
+      () => false,
+    );
+    if (ok) return { child, port };
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`start timed out: ${err}`);
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -98,7 +109,7 @@ const TRANSFER_BODY = (id: string) =>
   });
 
 async function benchStore(label: string, env: Record<string, string>, bareRps: number): Promise<Measure[]> {
-  const { child, port } = await startProcess([BIN, 'serve'], { ...env, PORT: '0', LOG_LEVEL: 'warn' });
+  const { child, port } = await startProcess([BIN, 'serve'], { ...env, LOG_LEVEL: 'warn' }, '/healthz');
   const base = `http://127.0.0.1:${port}`;
   const measures: Measure[] = [];
   try {
@@ -183,7 +194,7 @@ async function benchStore(label: string, env: Record<string, string>, bareRps: n
 
 async function main(): Promise<void> {
   process.stdout.write(`payrail bench: ${os.cpus().length} cores, ${CONNECTIONS} connections, ${DURATION_S} s per measure\n`);
-  const bare = await startProcess(['--import', 'tsx', path.join(ROOT, 'bench', 'bare-server.ts')], { PORT: '0' });
+  const bare = await startProcess(['--import', 'tsx', path.join(ROOT, 'bench', 'bare-server.ts')], {}, '/bare');
   const bareBody = TRANSFER_BODY('1');
   let bareMeasure: Measure;
   try {

@@ -112,6 +112,22 @@ for (const kind of STORE_KINDS) {
       assert.equal(found.location, `/dashboard/charges/${refsA[0]}`);
     });
 
+    it('pages through charges newest first, 25 at a time', async () => {
+      const shopD = await t.newMerchant({ name: 'Shop D' });
+      await createUser({ db: t.service.db, clock: t.clock }, { email: 'd@example.com', role: 'merchant', merchantId: shopD.merchant_id, password: PASSWORD });
+      const refs: number[] = [];
+      for (let i = 1; i <= 27; i++) refs.push(await charge(t, shopD, '4111111111111111', i));
+      const d = new PanelClient(t.app);
+      await d.signIn('d@example.com', PASSWORD);
+      const first = await d.get('/dashboard/charges?status=approved');
+      assert.deepEqual(tableRows(first.body).map((r) => Number(r[0])), refs.slice(2).reverse());
+      const older = /<a class="button" href="([^"]+)">Older<\/a>/.exec(first.body)![1]!;
+      assert.equal(older, `/dashboard/charges?status=approved&amp;before=${refs[2]}`);
+      const second = await d.get(older.replace('&amp;', '&'));
+      assert.deepEqual(tableRows(second.body).map((r) => Number(r[0])), [refs[1], refs[0]]);
+      assert.doesNotMatch(second.body, />Older</);
+    });
+
     it('reads another merchant\'s charge or transfer as unknown', async () => {
       const charge = await a.get(`/dashboard/charges/${refB}`);
       assert.equal(charge.status, 404);
@@ -247,6 +263,9 @@ for (const kind of STORE_KINDS) {
       await operator.post(`/dashboard/operator/merchants/${shopA.merchant_id}/link-required`, { on: '1' });
       // Charges older than the automatic reconciliation window are left to the operator.
       t.clock.advance(25 * 60 * 60 * 1000);
+      // Sessions last 12 hours, so both users sign in again.
+      assert.equal((await operator.signIn('ops@example.com', PASSWORD)).status, 303);
+      assert.equal((await a.signIn('a@example.com', PASSWORD)).status, 303);
       await executeTransfer(t.service, shopA.merchant_id, transfer('8001', '15.00'));
       await executeTransfer(t.service, shopA.merchant_id, transfer('8002', '5.00'));
       await t.worker.drain();

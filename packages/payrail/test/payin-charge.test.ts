@@ -64,13 +64,13 @@ for (const kind of STORE_KINDS) {
         assert.equal(response.statusCode, 200, response.body);
         const body = response.json();
         assert.match(body.auth_code, AUTH_CODE);
-        assert.equal(typeof body.reference_number, 'number');
+        const pk: number = body.reference_number;
         assert.deepEqual(
           body,
-          shapeA({ pk: body.reference_number, createdAtMs: t.clock.nowMs(), amount: 25.5, cardNumber: c.card, status: 'Approved', authCode: body.auth_code, avs: c.avs, cvv: c.cvv }),
+          shapeA({ pk, createdAtMs: t.clock.nowMs(), amount: 25.5, cardNumber: c.card, status: 'Approved', authCode: body.auth_code, avs: c.avs, cvv: c.cvv }),
         );
         assert.equal(await availableCents(t, merchant.merchant_id), 2550);
-        const read = await getTransaction(t.app, basicOf(merchant), body.reference_number);
+        const read = await getTransaction(t.app, basicOf(merchant), pk);
         assert.equal(read.statusCode, 200);
         assert.equal(read.body, response.body);
       });

@@ -245,7 +245,7 @@ export async function reserveCharge(
         idemKey: idem.key,
         requestHash: idem.requestHash,
         nowMs,
-        staleBeforeMs: nowMs - IDEMPOTENCY_KEY_TTL_MS,
+        staleAtOrBeforeMs: nowMs - IDEMPOTENCY_KEY_TTL_MS,
       });
       if (!reserved) return { kind: 'taken' };
     }

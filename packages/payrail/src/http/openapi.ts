@@ -64,7 +64,7 @@ function errorSchema(family: ApiFamily, status: number): Record<string, unknown>
 function securityOf(url: string): Array<Record<string, string[]>> | undefined {
   if (url === '/api/v2/tokens') return [{ tokenizationToken: [] }];
   if (url.startsWith('/api/v2/')) return [{ sourceBasic: [] }];
-  if (url.startsWith('/api/')) return [{ transferApiKey: [] }];
+  if (url.startsWith('/api/') || url.startsWith('/sandbox/')) return [{ transferApiKey: [] }];
   return undefined;
 }
 
@@ -75,14 +75,53 @@ function tagOf(url: string): string {
   return 'Operations';
 }
 
-type RouteSchema = FastifySchema & { hide?: boolean; tags?: string[]; security?: unknown; response?: Record<string, unknown> };
+/**
+ * Replies of the operations routes, which declare no schema of their own
+ * (their bodies are plain objects, not part of either API).
+ */
+const OPERATIONS_RESPONSES: Readonly<Record<string, Record<string, unknown>>> = {
+  '/healthz': {
+    200: { description: 'The process is alive', type: 'object', required: ['status'], properties: { status: { type: 'string', const: 'ok' } } },
+  },
+  '/readyz': {
+    200: {
+      description: 'The store answers queries',
+      type: 'object',
+      required: ['status', 'environment', 'store'],
+      properties: {
+        status: { type: 'string', const: 'ready' },
+        environment: { type: 'string', enum: ['sandbox', 'production'] },
+        store: { type: 'string', enum: ['sqlite', 'postgres'] },
+      },
+    },
+    503: { description: 'The store does not answer', type: 'object', required: ['status'], properties: { status: { type: 'string', const: 'unavailable' } } },
+  },
+};
+
+/** One-line summaries of the operations, from the specification's endpoint table. */
+const SUMMARIES: Readonly<Record<string, string>> = {
+  'POST /api/v2/tokens': 'Tokenize a card into a single-use nonce',
+  'POST /api/v2/transactions/charge': 'Charge a card by nonce',
+  'GET /api/v2/transactions/:id': 'Read a charge by its reference number',
+  'POST /api/checkTransfer': 'Validate a transfer and quote the rate (no money moves)',
+  'POST /api/transfer': 'Execute a transfer',
+  'GET /api/status/:id': 'Read a transfer status',
+  'GET /api/kyc/:account': "Read a receiver's verification and per-transfer limit",
+  'GET /api/agent_balance': 'Read the merchant balance',
+  'POST /sandbox/invitations/:account/accept': 'Sandbox: the receiver accepts a payment invitation',
+  'POST /sandbox/kyc/:account/verify': 'Sandbox: the receiver completes verification',
+  'GET /healthz': 'Liveness',
+  'GET /readyz': 'Readiness: the store answers',
+};
+
+type RouteSchema = FastifySchema & { hide?: boolean; tags?: string[]; summary?: string; security?: unknown; response?: Record<string, unknown> };
 
 /** Adds what every operation of a family shares: tag, credential and the catalogue's error replies. */
 export function documentRoute(url: string, method: string | string[], schema: RouteSchema | undefined): RouteSchema {
   const base: RouteSchema = schema ?? {};
   if (!isDocumented(url) || method === 'OPTIONS' || method === 'HEAD') return { ...base, hide: true };
   const family = apiFamily(url);
-  const response: Record<string, unknown> = { ...(base.response ?? {}) };
+  const response: Record<string, unknown> = { ...(OPERATIONS_RESPONSES[url] ?? {}), ...(base.response ?? {}) };
   if (family !== 'other') {
     const hasBody = base.body !== undefined;
     for (const status of ERROR_CODES_BY_STATUS.keys()) {
@@ -93,9 +132,11 @@ export function documentRoute(url: string, method: string | string[], schema: Ro
     }
   }
   const security = base.security ?? securityOf(url);
+  const summary = base.summary ?? SUMMARIES[`${String(method)} ${url}`];
   return {
     ...base,
     tags: base.tags ?? [tagOf(url)],
+    ...(summary === undefined ? {} : { summary }),
     ...(security === undefined ? {} : { security }),
     response,
   };

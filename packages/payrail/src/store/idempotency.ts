@@ -15,21 +15,22 @@ export interface IdempotencyRow {
 }
 
 /**
- * Reserves a key, replacing a completed row older than `staleBeforeMs` (keys
+ * Reserves a key, replacing a completed row created at or before
+ * `staleAtOrBeforeMs` (keys
  * live 24 hours even when the pruning job has not reached them yet). Returns
  * false when a live row, or one whose charge is still being made, holds it.
  */
 export async function reserveKey(
   tx: Tx,
-  key: { sourceId: string; idemKey: string; requestHash: string; nowMs: number; staleBeforeMs: number },
+  key: { sourceId: string; idemKey: string; requestHash: string; nowMs: number; staleAtOrBeforeMs: number },
 ): Promise<boolean> {
   const result = await tx.run(
     `INSERT INTO idempotency_keys (source_id, idem_key, request_hash, status_code, response_json, created_at_ms)
      VALUES (?, ?, ?, ?, '', ?)
      ON CONFLICT (source_id, idem_key) DO UPDATE
        SET request_hash = excluded.request_hash, status_code = excluded.status_code, response_json = excluded.response_json, created_at_ms = excluded.created_at_ms
-       WHERE idempotency_keys.created_at_ms < ? AND idempotency_keys.status_code <> ?`,
-    [key.sourceId, key.idemKey, key.requestHash, IN_PROGRESS, key.nowMs, key.staleBeforeMs, IN_PROGRESS],
+       WHERE idempotency_keys.created_at_ms <= ? AND idempotency_keys.status_code <> ?`,
+    [key.sourceId, key.idemKey, key.requestHash, IN_PROGRESS, key.nowMs, key.staleAtOrBeforeMs, IN_PROGRESS],
   );
   return result.changes === 1;
 }
@@ -53,15 +54,15 @@ export async function completeKey(tx: Tx, sourceId: string, idemKey: string, sta
 }
 
 /**
- * Deletes at most `limit` completed keys created before `beforeMs`. A key
+ * Deletes at most `limit` completed keys created at or before `createdAtOrBeforeMs`. A key
  * still in progress stays until its charge is recorded, so a retry can never
  * slip past a charge that is still being made.
  */
-export async function pruneKeys(tx: Tx, beforeMs: number, limit: number): Promise<number> {
+export async function pruneKeys(tx: Tx, createdAtOrBeforeMs: number, limit: number): Promise<number> {
   const result = await tx.run(
     `DELETE FROM idempotency_keys WHERE (source_id, idem_key) IN
-       (SELECT source_id, idem_key FROM idempotency_keys WHERE created_at_ms < ? AND status_code <> ? ORDER BY created_at_ms LIMIT ?)`,
-    [beforeMs, IN_PROGRESS, limit],
+       (SELECT source_id, idem_key FROM idempotency_keys WHERE created_at_ms <= ? AND status_code <> ? ORDER BY created_at_ms LIMIT ?)`,
+    [createdAtOrBeforeMs, IN_PROGRESS, limit],
   );
   return result.changes;
 }

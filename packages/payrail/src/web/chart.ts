@@ -50,8 +50,8 @@ export function volumeChart(days: readonly DailyVolume[]): Html {
     if (d.transferCents > 0) {
       parts.push(html`<rect x="${(x + bar).toFixed(1)}" y="${y(d.transferCents).toFixed(1)}" width="${bar.toFixed(1)}" height="${(plotHeight + PAD_TOP - y(d.transferCents)).toFixed(1)}" class="bar-transfers"><title>${label}: transfers ${money(d.transferCents)} USD</title></rect>`);
     }
-    // A date label every week keeps the axis readable on a phone.
-    if (i % 7 === 0 || i === days.length - 1) {
+    // A date label every week, counted back from today, keeps the axis readable on a phone.
+    if ((days.length - 1 - i) % 7 === 0) {
       parts.push(html`<text x="${(x + bar).toFixed(1)}" y="${HEIGHT - 8}" class="axis" text-anchor="middle">${label.slice(5)}</text>`);
     }
     return parts;

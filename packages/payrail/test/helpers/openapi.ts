@@ -8,7 +8,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { App } from '../../src/http/app.ts';
 
-interface OpenApiDocument {
+export interface OpenApiDocument {
   paths?: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> }>>;
 }
 
@@ -116,8 +116,8 @@ function urlOf(options: InjectOptions | string): string | undefined {
  * Makes app.inject check every response against the app's own document.
  * The chainable and callback forms of inject are left as they are.
  */
-export function validateInjectedResponses(app: App): ResponseValidator {
-  const validator = new ResponseValidator(app.swagger() as OpenApiDocument);
+export function validateInjectedResponses(app: App, document: object = app.swagger()): ResponseValidator {
+  const validator = new ResponseValidator(document as OpenApiDocument);
   const original = app.inject.bind(app) as (...args: unknown[]) => unknown;
   const checked = (...args: unknown[]): unknown => {
     const [options, callback] = args as [InjectOptions | string | undefined, unknown];

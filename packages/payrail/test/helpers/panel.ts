@@ -65,5 +65,11 @@ export class PanelClient {
 export function textOf(body: string, className: string): string | null {
   const match = new RegExp(`class="[^"]*\\b${className}\\b[^"]*"[^>]*>([\\s\\S]*?)</(div|p|span|section)>`).exec(body);
   if (match === null) return null;
-  return match[1]!.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ').trim();
+  return decodeEntities(match[1]!.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ').trim());
+}
+
+const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
+
+export function decodeEntities(text: string): string {
+  return text.replace(/&(amp|lt|gt|quot|#39);/g, (entity) => ENTITIES[entity]!);
 }

@@ -1,0 +1,168 @@
+// The OpenAPI document: it validates as OpenAPI 3.1, holds every operation of
+// the specification with its credential and the error envelope of its API,
+// the docs page works from local assets only, and the response validator that
+// createTestApp installs on app.inject catches what contradicts the document.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { createTestApp, type TestApp } from './helpers/app.ts';
+import { ResponseValidator, validateInjectedResponses } from './helpers/openapi.ts';
+import { STORE_KINDS } from './helpers/stores.ts';
+
+/** Every operation of the specification's endpoint table, plus tokenization (behaviour.md s.8). */
+const SPEC_OPERATIONS = [
+  ['post', '/api/v2/transactions/charge', 'sourceBasic'],
+  ['get', '/api/v2/transactions/{id}', 'sourceBasic'],
+  ['post', '/api/v2/tokens', 'tokenizationToken'],
+  ['post', '/api/checkTransfer', 'transferApiKey'],
+  ['post', '/api/transfer', 'transferApiKey'],
+  ['get', '/api/status/{id}', 'transferApiKey'],
+  ['get', '/api/kyc/{account}', 'transferApiKey'],
+  ['get', '/api/agent_balance', 'transferApiKey'],
+] as const;
+
+interface Operation {
+  security?: Array<Record<string, string[]>>;
+  responses: Record<string, { content?: { 'application/json'?: { schema?: Record<string, unknown> } } }>;
+}
+type Document = { openapi: string; paths: Record<string, Record<string, Operation>> };
+
+for (const kind of STORE_KINDS) {
+  describe(`OpenAPI document (${kind})`, () => {
+    let t: TestApp;
+    let document: Document;
+
+    before(async () => {
+      t = await createTestApp(kind);
+      const response = await t.app.inject({ method: 'GET', url: '/openapi.json' });
+      assert.equal(response.statusCode, 200);
+      assert.match(String(response.headers['content-type']), /^application\/json/);
+      document = JSON.parse(response.body) as Document;
+    });
+    after(() => t.close());
+
+    it('validates as OpenAPI 3.1', async () => {
+      const validator = new Validator();
+      const result = await validator.validate(structuredClone(document) as never);
+      assert.deepEqual(result.errors ?? [], []);
+      assert.equal(result.valid, true);
+      assert.equal(validator.version, '3.1');
+      assert.equal(document.openapi, '3.1.0');
+    });
+
+    it('holds every operation of the specification with its credential and a 200 schema', () => {
+      for (const [method, path, scheme] of SPEC_OPERATIONS) {
+        const operation = document.paths[path]?.[method];
+        assert.ok(operation !== undefined, `${method.toUpperCase()} ${path} is missing from the document`);
+        assert.deepEqual(operation.security, [{ [scheme]: [] }], `${method} ${path}`);
+        assert.ok(operation.responses['200']?.content?.['application/json']?.schema !== undefined, `${method} ${path} has no 200 schema`);
+      }
+    });
+
+    it('documents every error status in the envelope of its API', () => {
+      for (const [path, operations] of Object.entries(document.paths)) {
+        if (!path.startsWith('/api/')) continue;
+        for (const [method, operation] of Object.entries(operations)) {
+          for (const status of ['400', '401', '403', '404', '500']) {
+            const schema = operation.responses[status]?.content?.['application/json']?.schema;
+            assert.ok(schema !== undefined, `${method} ${path} does not document ${status}`);
+            const properties = schema.properties as Record<string, unknown>;
+            if (path.startsWith('/api/v2/')) assert.deepEqual(Object.keys(properties), ['error'], `${method} ${path} ${status}`);
+            else assert.deepEqual(Object.keys(properties).sort(), ['error', 'success'], `${method} ${path} ${status}`);
+          }
+        }
+      }
+    });
+
+    it('leaves the panel, the hosted form and the docs page itself out', () => {
+      for (const path of Object.keys(document.paths)) {
+        assert.match(path, /^(\/api\/|\/sandbox\/|\/healthz$|\/readyz$)/, path);
+      }
+    });
+
+    it('serves the docs page and its assets from the installed package, calling no outside host', async () => {
+      const page = await t.app.inject({ method: 'GET', url: '/docs' });
+      assert.equal(page.statusCode, 200);
+      assert.match(String(page.headers['content-type']), /^text\/html/);
+      const scripts = [...page.body.matchAll(/<(?:script|link)[^>]+(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+      assert.ok(scripts.length >= 3, `expected the page's scripts and styles, got ${scripts.join(', ')}`);
+      for (const asset of scripts) {
+        assert.doesNotMatch(asset, /^(https?:)?\/\//, `${asset} is not served locally`);
+        const url = new URL(asset, 'http://localhost/docs/').pathname;
+        const response = await t.app.inject({ method: 'GET', url });
+        assert.equal(response.statusCode, 200, url);
+      }
+      const initializer = await t.app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' });
+      assert.match(initializer.body, /"validatorUrl":null/);
+      const json = await t.app.inject({ method: 'GET', url: '/docs/json' });
+      assert.deepEqual(JSON.parse(json.body), document);
+    });
+
+    it('checks injected responses: a documented reply passes, a refusal passes in its envelope', async () => {
+      const merchant = await t.newMerchant({ fundCents: 1234 });
+      const ok = await t.app.inject({ method: 'GET', url: '/api/agent_balance', headers: { 'api-key': merchant.transfer_api_key } });
+      assert.equal(ok.statusCode, 200);
+      const refused = await t.app.inject({ method: 'GET', url: '/api/agent_balance' });
+      assert.equal(refused.statusCode, 401);
+    });
+
+    it('makes app.inject throw on a response that contradicts the document', async () => {
+      const strict = await createTestApp(kind, { validateResponses: false });
+      try {
+        const merchant = await strict.newMerchant({ fundCents: 1 });
+        // A document claiming the balance is a string: the real reply must now be refused.
+        const altered = structuredClone(document) as unknown as Document;
+        const schema = altered.paths['/api/agent_balance']!.get!.responses['200']!.content!['application/json']!.schema!;
+        ((schema.properties as Record<string, { properties: Record<string, unknown> }>).balance!.properties).balance = { type: 'string' };
+        validateInjectedResponses(strict.app, altered);
+        await assert.rejects(
+          strict.app.inject({ method: 'GET', url: '/api/agent_balance', headers: { 'api-key': merchant.transfer_api_key } }),
+          /GET \/api\/agent_balance -> 200: body does not match the OpenAPI document:\n {2}\/balance\/balance must be string/,
+        );
+      } finally {
+        await strict.close();
+      }
+    });
+
+    describe('response validator', () => {
+      let validator: ResponseValidator;
+      before(() => {
+        validator = new ResponseValidator(document);
+      });
+      const json = { 'content-type': 'application/json; charset=utf-8' };
+
+      it('matches concrete paths to templates, static paths first', () => {
+        assert.equal(validator.templateOf('/api/v2/transactions/42'), '/api/v2/transactions/{id}');
+        assert.equal(validator.templateOf('/api/v2/transactions/charge'), '/api/v2/transactions/charge');
+        assert.equal(validator.templateOf('/dashboard/login'), undefined);
+      });
+
+      it('refuses a body that breaks the schema', () => {
+        const body = JSON.stringify({ success: true, error: '', balance: { balance: '12.34', overdraft: 0 } });
+        assert.throws(() => validator.check('GET', '/api/agent_balance', { statusCode: 200, headers: json, body }), /balance\/balance must be integer/);
+      });
+
+      it('refuses an error body outside its envelope or with a code the catalogue does not have', () => {
+        const shapeC = JSON.stringify({ error: { code: 'authentication_error', message: 'no key' } });
+        assert.throws(() => validator.check('GET', '/api/agent_balance', { statusCode: 401, headers: json, body: shapeC }), /does not match/);
+        const unknownCode = JSON.stringify({ success: 'false', error: { code: 'oops', message: 'x' } });
+        assert.throws(() => validator.check('GET', '/api/agent_balance', { statusCode: 400, headers: json, body: unknownCode }), /allowed values/);
+        const booleanFalse = JSON.stringify({ success: false, error: { code: 'invalid_request', message: 'x' } });
+        assert.throws(() => validator.check('GET', '/api/agent_balance', { statusCode: 400, headers: json, body: booleanFalse }), /does not match/);
+      });
+
+      it('refuses an undocumented status and a body that is not JSON', () => {
+        assert.throws(() => validator.check('GET', '/api/agent_balance', { statusCode: 418, headers: json, body: '{}' }), /status 418 is not documented/);
+        assert.throws(
+          () => validator.check('GET', '/api/agent_balance', { statusCode: 200, headers: { 'content-type': 'text/html' }, body: '<p>' }),
+          /documented as application\/json/,
+        );
+      });
+
+      it('lets requests outside the document pass', () => {
+        validator.check('GET', '/dashboard/login', { statusCode: 200, headers: { 'content-type': 'text/html' }, body: '<p>' });
+        validator.check('DELETE', '/api/agent_balance', { statusCode: 404, headers: json, body: '{}' });
+      });
+    });
+  });
+}
