@@ -51,7 +51,8 @@ export const MAX_RETRIES_DEFAULT = 2;
 export const RETRY_DELAY_DEFAULT_MS = 500;
 export const RETRY_DELAY_MAX_MS = 5_000;
 
-const TRANSFER_ID_PATTERN = /^[0-9]{1,64}$/;
+/** Payrail accepts transfer ids of up to 40 digits. */
+const TRANSFER_ID_PATTERN = /^[0-9]{1,40}$/;
 const REFERENCE_PATTERN = /^[0-9]{1,20}$/;
 /** A production tokenization token; see tokenize(). */
 const LIVE_PREFIX = 'live_';
@@ -72,8 +73,11 @@ export class Payrail {
     if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > MAX_RETRIES_LIMIT) {
       throw inputError('invalid_request', `max_retries must be an integer from 0 to ${MAX_RETRIES_LIMIT}`);
     }
-    const fetchImpl: FetchLike | undefined = options.fetch ?? (globalThis.fetch as unknown as FetchLike | undefined);
-    if (fetchImpl === undefined) throw inputError('invalid_request', 'no global fetch in this runtime; pass options.fetch');
+    if (options.fetch === undefined && typeof globalThis.fetch !== 'function') {
+      throw inputError('invalid_request', 'no global fetch in this runtime; pass options.fetch');
+    }
+    // Looked up at call time, so a fetch replaced after construction (test mocks) is used.
+    const fetchImpl: FetchLike = options.fetch ?? ((url, init) => (globalThis.fetch as unknown as FetchLike)(url, init));
     this.transferBase = options.base_url.replace(/\/+$/, '');
     this.payinBase = (options.payin?.base_url ?? options.base_url).replace(/\/+$/, '');
     this.sleep = options.sleep ?? realSleep;
@@ -218,6 +222,20 @@ export class Payrail {
     return { ...transferResult, outcome: 'pending' };
   }
 
+  /**
+   * Sandbox-only calls standing in for what a receiver does: accept a payment
+   * invitation (a waiting transfer then proceeds) or complete verification
+   * (money_limit becomes 3000.00). A production server answers not_found.
+   */
+  readonly sandbox = {
+    acceptInvitation: async (phone: string, options: { country?: string } = {}): Promise<void> => {
+      await this.transfer('POST', `/sandbox/invitations/${encodeURIComponent(kycDigits(phone, options.country))}/accept`);
+    },
+    completeKyc: async (phone: string, options: { country?: string } = {}): Promise<void> => {
+      await this.transfer('POST', `/sandbox/kyc/${encodeURIComponent(kycDigits(phone, options.country))}/verify`);
+    },
+  };
+
   // ---- Card payin API ---------------------------------------------------
 
   /**
@@ -318,7 +336,7 @@ function missing(what: string, purpose: string): PayrailError {
 
 function transferId(id: unknown): string {
   if (typeof id !== 'string' || !TRANSFER_ID_PATTERN.test(id)) {
-    throw inputError('invalid_request', `id must be a string of digits (at most 64), got ${JSON.stringify(id)}`);
+    throw inputError('invalid_request', `id must be a string of digits (at most 40), got ${JSON.stringify(id)}`);
   }
   return id;
 }

@@ -140,6 +140,7 @@ function statusOf(fields: {
     ...fields,
     outcome,
     waiting_for: outcome === 'waiting' && (waitingFor === 'invitation' || waitingFor === 'reconciliation') ? waitingFor : null,
+    invitation_url: fields.attributes.invitationUrl ?? null,
     provider_error: errorText !== undefined || errorCode !== undefined ? { text: errorText ?? '', code: errorCode ?? '' } : null,
   };
 }

@@ -80,8 +80,10 @@ export class Transport {
     }
     let status: number;
     let text: string;
+    // Called without a receiver: browsers refuse a fetch bound to another object.
+    const fetchFn = this.options.fetch;
     try {
-      const response = await this.options.fetch(call.url, {
+      const response = await fetchFn(call.url, {
         method: call.method,
         headers,
         ...(body === undefined ? {} : { body }),

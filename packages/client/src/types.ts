@@ -102,6 +102,8 @@ export interface TransferStatus {
   outcome: TransferOutcome;
   /** Why a waiting transfer waits (state 0, substate 9). */
   waiting_for: 'invitation' | 'reconciliation' | null;
+  /** In the sandbox, the page where a new receiver accepts the invitation. */
+  invitation_url: string | null;
   /** The provider's reason for a failed transfer. */
   provider_error: { text: string; code: string } | null;
   attributes: Record<string, string>;

@@ -94,12 +94,21 @@ describe('send', () => {
       { status: 404, body: failure('account_not_found', 'no account 254712340003') },
       { status: 200, body: check('unregistered') },
       { status: 200, body: executed('1001') },
-      { status: 200, body: status('1001', 0, 9, 0, [{ name: 'waitingFor', value: 'invitation' }]) },
+      {
+        status: 200,
+        body: status('1001', 0, 9, 0, [
+          { name: 'waitingFor', value: 'invitation' },
+          { name: 'invitationUrl', value: 'https://sandbox.payrail.test/sandbox/invitations/254712345678' },
+        ]),
+      },
     ]);
     const result = await client.send(KE_TRANSFER);
     assert.equal(result.outcome, 'invitation_sent');
     assert.ok(result.outcome === 'invitation_sent');
-    assert.deepEqual([result.kyc.registered, result.check.receiver_status, result.transfer.waiting_for], [false, 'unregistered', 'invitation']);
+    assert.deepEqual(
+      [result.kyc.registered, result.check.receiver_status, result.transfer.waiting_for, result.transfer.invitation_url],
+      [false, 'unregistered', 'invitation', 'https://sandbox.payrail.test/sandbox/invitations/254712345678'],
+    );
     assert.deepEqual(time.sleeps, [1000]);
     fake.done();
   });

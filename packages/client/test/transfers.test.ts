@@ -152,6 +152,7 @@ describe('execute', () => {
       final: false,
       outcome: 'new',
       waiting_for: null,
+      invitation_url: null,
       provider_error: null,
       attributes: {},
       payment_id: null,
@@ -240,6 +241,7 @@ describe('status', () => {
       final: true,
       outcome: 'failed',
       waiting_for: null,
+      invitation_url: null,
       provider_error: { text: 'Receiver wallet is blocked', code: 'W05' },
       attributes: { 'provider-error-text': 'Receiver wallet is blocked', 'provider-error-code': 'W05' },
       payment_id: null,
@@ -324,5 +326,23 @@ describe('waitForFinal', () => {
     const { client } = clientWith([]);
     assert.equal((await rejection(client.waitForFinal('1', { timeout_ms: -1 }))).code, 'invalid_request');
     assert.equal((await rejection(client.waitForFinal('1', { timeout_ms: Infinity }))).code, 'invalid_request');
+  });
+});
+
+describe('sandbox', () => {
+  it('accepts an invitation and completes KYC on the E.164 digits of the receiver', async () => {
+    const { client, fake } = clientWith([
+      { status: 200, body: { success: true, error: '' }, expect: { method: 'POST', path: '/sandbox/invitations/254712340003/accept' } },
+      { status: 200, body: { success: true, error: '' }, expect: { method: 'POST', path: '/sandbox/kyc/254712340002/verify' } },
+    ]);
+    await client.sandbox.acceptInvitation('0712340003', { country: 'KE' });
+    await client.sandbox.completeKyc('+254712340002');
+    assert.deepEqual(fake.sent.map((s) => s.body), [undefined, undefined]);
+    fake.done();
+  });
+
+  it('throws what a production server answers', async () => {
+    const { client } = clientWith([{ status: 404, body: failure('not_found', 'This call exists in the sandbox only') }]);
+    await assert.rejects(client.sandbox.completeKyc('+254712340002'), { code: 'not_found', status: 404 });
   });
 });

@@ -8,6 +8,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { ResponseValidator, validateInjectedResponses } from './helpers/openapi.ts';
 import { STORE_KINDS } from './helpers/stores.ts';
+import * as fixtures from '../../client/test/fixtures.ts';
 
 /** Every operation of the specification's endpoint table, plus tokenization (behaviour.md s.8). */
 const SPEC_OPERATIONS = [
@@ -121,6 +122,38 @@ for (const kind of STORE_KINDS) {
         );
       } finally {
         await strict.close();
+      }
+    });
+
+    it("matches the SDK's recorded responses, so the SDK's unit tests speak the server's wire format", () => {
+      const validator = new ResponseValidator(document);
+      const json = { 'content-type': 'application/json' };
+      const recorded: Array<[string, string, number, unknown]> = [
+        ['GET', '/api/agent_balance', 200, fixtures.balance(125_000, 50_000)],
+        ['GET', '/api/kyc/254712340002', 200, fixtures.kyc(false, '100.00', 'https://sandbox.payrail.test/kyc/abc')],
+        ['GET', '/api/kyc/254712345678', 200, fixtures.kyc(true, '3000.00', '')],
+        ['GET', '/api/kyc/254712340003', 404, fixtures.failure('account_not_found', 'no account')],
+        ['POST', '/api/checkTransfer', 200, fixtures.check('unregistered')],
+        ['POST', '/api/checkTransfer', 400, fixtures.failure('kyc_not_verified', 'receiver limit is 100.00')],
+        ['POST', '/api/transfer', 200, fixtures.executed('1001')],
+        ['POST', '/api/transfer', 400, fixtures.failure('duplicate_transfer', 'transfer id 1001 already used')],
+        ['POST', '/api/transfer', 500, fixtures.failure('internal_server_error', 'Server error; retry')],
+        ['GET', '/api/status/1001', 200, fixtures.status('1001', 60, 0, 1)],
+        ['GET', '/api/status/1001', 200, fixtures.status('1001', 0, 9, 0, [{ name: 'waitingFor', value: 'invitation' }])],
+        ['GET', '/api/status/999', 200, fixtures.statusUnknown('999')],
+        ['GET', '/api/agent_balance', 401, fixtures.failure('authentication_error', 'invalid API-KEY')],
+        ['POST', '/api/v2/tokens', 200, fixtures.nonce],
+        ['POST', '/api/v2/tokens', 400, fixtures.rejected('invalid_card', 'card_number fails the Luhn check')],
+        ['POST', '/api/v2/transactions/charge', 200, fixtures.chargeApproved(4242, 25.5)],
+        ['POST', '/api/v2/transactions/charge', 200, fixtures.chargeApproved(4242, 25.5, 'Pending', 'P')],
+        ['POST', '/api/v2/transactions/charge', 200, fixtures.chargeDeclined(4243, 25.5, 'insufficient_funds', 'Card lacks funds')],
+        ['POST', '/api/v2/transactions/charge', 400, fixtures.rejected('invalid_nonce', 'nonce already used')],
+        ['POST', '/api/v2/transactions/charge', 400, fixtures.rejected('idempotency_key_reused', 'used with another body')],
+        ['GET', '/api/v2/transactions/4242', 404, fixtures.rejected('not_found', 'no charge 4242')],
+        ['POST', '/sandbox/kyc/254712340002/verify', 200, { success: true, error: '' }],
+      ];
+      for (const [method, url, statusCode, body] of recorded) {
+        validator.check(method, url, { statusCode, headers: json, body: JSON.stringify(body) });
       }
     });
 

@@ -152,17 +152,20 @@ for (const kind of STORE_KINDS) {
         await assertLedgerOk(t.service);
       });
 
-      it('several waiting transfers share the recent charges without over-linking any', async () => {
-        const charge = await approvedCharge(t.service, merchant, 3_000, t.clock.nowMs());
-        const bodies = [transferBody({ amount: '10.00' }), transferBody({ amount: '10.00' }), transferBody({ amount: '10.00' }), transferBody({ amount: '10.00' })];
-        for (const body of bodies) assert.deepEqual(await api.execute(body), { status: 200, body: created(body.id, '9') });
-        // Left over from the previous test: 2 500 of `older`, 5 000 of `newer`, 2 499 of `tooSmall`, and this 3 000.
+      it('waiting transfers share recent charges oldest first, without over-linking any', async () => {
+        const fresh = await t.newMerchant({ fundCents: 100_000 });
+        await setPayoutsMustLink({ db: t.service.db, environment: 'sandbox', clock: t.clock }, { merchantId: fresh.merchant_id, on: true });
+        const freshApi = caller(t.app, fresh.transfer_api_key);
+        const first = await approvedCharge(t.service, fresh, 3_000, t.clock.nowMs() - 2_000);
+        const second = await approvedCharge(t.service, fresh, 2_500, t.clock.nowMs() - 1_000);
+        const bodies = [1, 2, 3, 4].map(() => transferBody({ amount: '10.00' }));
+        const big = transferBody({ amount: '20.00' });
+        for (const body of [...bodies, big]) assert.deepEqual(await freshApi.execute(body), { status: 200, body: created(body.id, '9') });
         await t.worker.drain();
-        const waitingLeft = await t.service.db.read((tx) =>
-          tx.get<{ n: number }>("SELECT COUNT(*) AS n FROM transfers WHERE merchant_id = ? AND waiting_for = 'reconciliation'", [merchant.merchant_id]),
-        );
-        assert.equal(Number(waitingLeft!.n), 0);
-        assert.ok((await linkedCents(charge)) <= 3_000);
+        assert.deepEqual([await linkedCents(first), await linkedCents(second)], [3_000, 1_000]);
+        for (const [i, body] of bodies.entries()) assert.deepEqual(await links(fresh.merchant_id, body.id), [[i < 3 ? first : second, 1_000, 'auto']]);
+        assert.deepEqual(await links(fresh.merchant_id, big.id), [], 'no charge has 20.00 left');
+        assert.deepEqual(await freshApi.status(big.id), waiting(big.id));
         await assertLedgerOk(t.service);
       });
 
@@ -176,6 +179,8 @@ for (const kind of STORE_KINDS) {
           const linked = await runCliJson(['transfer', 'link', '--merchant', merchant.merchant_id, '--transfer', body.id, '--charge', String(old)], t.store.env);
           assert.deepEqual(linked, { merchant_id: merchant.merchant_id, transfer_id: body.id, state: 0, substate: 0, final: 0, waiting_for: null, amount_cents: 4_000, charge: old });
           assert.deepEqual(await links(merchant.merchant_id, body.id), [[old, 4_000, 'operator']]);
+          // The CLI ran on the real clock: the test's clock catches up with it before the worker looks.
+          t.clock.set(Math.max(t.clock.nowMs(), Date.now()));
           await t.worker.drain();
           assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [[0, 9], [0, 0], [40, 1], [60, 0]]);
           await assertLedgerOk(t.service);

@@ -142,6 +142,11 @@ export function documentRoute(url: string, method: string | string[], schema: Ro
   };
 }
 
+/** The docs page's top bar: the product name, drawn locally. */
+const LOGO_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="160" height="40" viewBox="0 0 160 40">' +
+  '<text x="0" y="29" font-family="sans-serif" font-size="26" font-weight="700" fill="#ffffff">Payrail</text></svg>';
+
 export async function registerOpenApi(app: FastifyInstance, service: Service): Promise<void> {
   await app.register(swagger, {
     openapi: {
@@ -181,6 +186,8 @@ export async function registerOpenApi(app: FastifyInstance, service: Service): P
 
   await app.register(swaggerUi, {
     routePrefix: DOCS_PATH,
+    logo: { type: 'image/svg+xml', content: Buffer.from(LOGO_SVG), href: DOCS_PATH },
+    theme: { title: 'Payrail API' },
     // No call to an outside validator: the page must work offline.
     uiConfig: { validatorUrl: null, deepLinking: true },
   } as never);

@@ -26,6 +26,18 @@ function niceCeilingCents(cents: number): number {
   return step * 10;
 }
 
+/** Axis labels in whole dollars, shortened so they fit the margin: 250, 2.5k, 1.2M. */
+function axisLabel(cents: number): string {
+  const dollars = Math.round(cents / 100);
+  if (dollars >= 1_000_000) return `${trimZeros((dollars / 1_000_000).toFixed(1))}M`;
+  if (dollars >= 1_000) return `${trimZeros((dollars / 1_000).toFixed(1))}k`;
+  return cents % 100 === 0 ? String(dollars) : money(cents);
+}
+
+function trimZeros(text: string): string {
+  return text.replace(/\.0$/, '');
+}
+
 export function volumeChart(days: readonly DailyVolume[]): Html {
   const maxCents = niceCeilingCents(Math.max(0, ...days.map((d) => Math.max(d.chargeCents, d.transferCents))));
   const plotWidth = WIDTH - PAD_LEFT - PAD_RIGHT;
@@ -38,7 +50,7 @@ export function volumeChart(days: readonly DailyVolume[]): Html {
     const cents = Math.round((maxCents * i) / GRID_LINES);
     const lineY = y(cents).toFixed(1);
     grid.push(html`<line x1="${PAD_LEFT}" x2="${WIDTH - PAD_RIGHT}" y1="${lineY}" y2="${lineY}" class="grid"/>
-      <text x="${PAD_LEFT - 6}" y="${lineY}" class="axis" text-anchor="end" dominant-baseline="middle">${money(cents).replace(/\.00$/, '')}</text>`);
+      <text x="${PAD_LEFT - 6}" y="${lineY}" class="axis" text-anchor="end" dominant-baseline="middle">${axisLabel(cents)}</text>`);
   }
   const bars = days.map((d, i) => {
     const x = PAD_LEFT + i * slot + 1;
@@ -52,7 +64,9 @@ export function volumeChart(days: readonly DailyVolume[]): Html {
     }
     // A date label every week, counted back from today, keeps the axis readable on a phone.
     if ((days.length - 1 - i) % 7 === 0) {
-      parts.push(html`<text x="${(x + bar).toFixed(1)}" y="${HEIGHT - 8}" class="axis" text-anchor="middle">${label.slice(5)}</text>`);
+      // Today's label ends at the plot's right edge so it is never cut off.
+      const last = i === days.length - 1;
+      parts.push(html`<text x="${last ? WIDTH - PAD_RIGHT : (x + bar).toFixed(1)}" y="${HEIGHT - 8}" class="axis" text-anchor="${last ? 'end' : 'middle'}">${label.slice(5)}</text>`);
     }
     return parts;
   });

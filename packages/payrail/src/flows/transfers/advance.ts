@@ -59,6 +59,7 @@ export async function advanceDueTransfers(service: Service, limit = ADVANCE_BATC
       service.log.warn({ transfer_pk: row.pk, version: row.version }, 'transfer changed meanwhile; its step was dropped');
     }
   });
+  if (rows.length > 0) service.log.debug({ claimed: rows.length, stale }, 'transfers advanced');
   return { claimed: rows.length, stale };
 }
 
