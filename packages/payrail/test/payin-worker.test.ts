@@ -24,6 +24,11 @@ async function available(t: TestApp, merchantId: string): Promise<number> {
   return (await t.service.db.read((tx) => getAccount(tx, merchantAccount(merchantId, 'available'))))!.balance_cents;
 }
 
+async function sealedBytes(t: TestApp, pk: number): Promise<number> {
+  const row = await t.service.db.read((tx) => tx.get<{ card_number_enc: Buffer }>('SELECT card_number_enc FROM charges WHERE pk = ?', [pk]));
+  return Buffer.from(row!.card_number_enc).length;
+}
+
 /** Step 1 of a charge only, as if the process died before calling the processor. */
 async function chargeThenCrash(t: TestApp, merchant: CreatedMerchant, card: string, idemKey: string | null): Promise<number> {
   const nonce = await nonceFor(t.app, merchant, card);
@@ -89,6 +94,8 @@ for (const kind of STORE_KINDS) {
       const limbo = shapeA({ pk, createdAtMs, amount: 30, cardNumber: '4111111111111111', status: 'Pending', authCode: '', avs: '', cvv: '' });
       assert.deepEqual((await getTransaction(t.app, basicOf(merchant), pk)).json(), limbo);
 
+      // The pending charge keeps its sealed card number for this recovery; the outcome erases it.
+      assert.ok((await sealedBytes(t, pk)) > 0);
       // The request might still be waiting for the processor: the worker leaves it alone.
       t.clock.advance(RECOVERY_AFTER_MS - 1);
       assert.equal(await t.worker.drain(), 0);
@@ -99,6 +106,7 @@ for (const kind of STORE_KINDS) {
       const approved = read.json();
       assert.deepEqual(approved, shapeA({ pk, createdAtMs, amount: 30, cardNumber: '4111111111111111', status: 'Approved', authCode: approved.auth_code, avs: 'Y', cvv: 'M' }));
       assert.equal(await available(t, merchant.merchant_id), 3000);
+      assert.equal(await sealedBytes(t, pk), 0);
       const key = await t.service.db.read((tx) =>
         tx.get<{ status_code: number; response_json: string }>('SELECT status_code, response_json FROM idempotency_keys WHERE source_id = ? AND idem_key = ?', [merchant.source.id, 'crashed']),
       );

@@ -1,17 +1,20 @@
 import { createTestApp } from './helpers/app.ts';
 import { basicOf, chargeBody, postCharge, tokenizeRaw } from './helpers/payin.ts';
-for (const kind of ['sqlite', 'postgres'] as const) {
+const kind = (process.argv[2] ?? 'sqlite') as 'sqlite';
 const t = await createTestApp(kind, { env: { LOG_LEVEL: 'warn' } });
 const m = await t.newMerchant();
 const auth = basicOf(m);
-const one = async () => {
-  const tok = await tokenizeRaw(t.app, m.source.tokenization_token, { card_number: '4111111111111111', expiry_month: 12, expiry_year: 2035, cvv2: '123' });
-  const r = await postCharge(t.app, auth, chargeBody(tok.json().nonce));
-  if (r.statusCode !== 200) throw new Error(r.body);
-};
-for (let i = 0; i < 200; i++) await one();
-const start = performance.now(); let n = 0;
-while (performance.now() - start < 4000) { await Promise.all(Array.from({ length: 32 }, one)); n += 32; }
-console.log(kind, 'tokenize+charge per s (in-process inject, c=32):', Math.round(n / ((performance.now() - start) / 1000)));
+const tok = () => tokenizeRaw(t.app, m.source.tokenization_token, { card_number: '4111111111111111', expiry_month: 12, expiry_year: 2035, cvv2: '123' });
+for (let i = 0; i < 100; i++) await tok();
+let start = performance.now(); let n = 0;
+while (performance.now() - start < 3000) { await Promise.all(Array.from({ length: 32 }, tok)); n += 32; }
+console.log(kind, 'tokenize/s', Math.round(n / ((performance.now() - start) / 1000)));
+const nonces: string[] = [];
+for (let i = 0; i < 3000; i++) nonces.push((await tok()).json().nonce);
+start = performance.now(); n = 0;
+while (performance.now() - start < 3000 && nonces.length >= 32) { await Promise.all(nonces.splice(0, 32).map((nn) => postCharge(t.app, auth, chargeBody(nn)))); n += 32; }
+console.log(kind, 'charge/s', Math.round(n / ((performance.now() - start) / 1000)));
+start = performance.now(); n = 0;
+while (performance.now() - start < 2000) { await Promise.all(Array.from({ length: 32 }, () => t.app.inject({method:'GET', url:'/api/agent_balance', headers: {'api-key': m.transfer_api_key}}))); n += 32; }
+console.log(kind, 'balance/s', Math.round(n / ((performance.now() - start) / 1000)));
 await t.close();
-}

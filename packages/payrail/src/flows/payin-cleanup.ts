@@ -1,10 +1,12 @@
 // Keeps the payin tables small and card data short-lived: expired nonces
 // (with their sealed card numbers) and Idempotency-Keys older than 24 hours
-// are deleted in bounded batches.
+// are deleted in bounded batches. The worker calls this every round, so it
+// first looks (a read, outside the write queue) and writes only when there is
+// something to delete.
 import type { Clock } from '../domain/clock.ts';
 import type { Db } from '../store/db.ts';
-import { pruneKeys } from '../store/idempotency.ts';
-import { pruneExpiredNonces } from '../store/nonces.ts';
+import { hasPrunableKeys, pruneKeys } from '../store/idempotency.ts';
+import { hasExpiredNonces, pruneExpiredNonces } from '../store/nonces.ts';
 import { IDEMPOTENCY_KEY_TTL_MS } from './charge.ts';
 
 /** Rows deleted per table per batch: small enough that a batch never holds the writer for long. */
@@ -12,5 +14,8 @@ export const PRUNE_BATCH_MAX = 500;
 
 export async function prunePayinData(deps: { db: Db; clock: Clock }, limit = PRUNE_BATCH_MAX): Promise<number> {
   const nowMs = deps.clock.nowMs();
-  return deps.db.write(async (tx) => (await pruneExpiredNonces(tx, nowMs, limit)) + (await pruneKeys(tx, nowMs - IDEMPOTENCY_KEY_TTL_MS, limit)));
+  const keysBeforeMs = nowMs - IDEMPOTENCY_KEY_TTL_MS;
+  const [nonces, keys] = await deps.db.read(async (tx) => [await hasExpiredNonces(tx, nowMs), await hasPrunableKeys(tx, keysBeforeMs)]);
+  if (!nonces && !keys) return 0;
+  return deps.db.write(async (tx) => (nonces ? await pruneExpiredNonces(tx, nowMs, limit) : 0) + (keys ? await pruneKeys(tx, keysBeforeMs, limit) : 0));
 }

@@ -1,6 +1,7 @@
 // Card charges. A charge row is written as `pending` before the processor is
 // called (so a crash can never lose a charge the processor may have made)
-// and its outcome is recorded by a guarded UPDATE afterwards.
+// and its outcome is recorded by a guarded UPDATE afterwards. The sealed card
+// number is kept only while the charge may need the processor again.
 import type { Tx } from './db.ts';
 
 export type ChargeStatus = 'approved' | 'pending' | 'declined' | 'failed';
@@ -74,6 +75,9 @@ export async function insertPendingCharge(tx: Tx, charge: NewCharge): Promise<nu
   return Number(row.pk);
 }
 
+/** What a final charge keeps in place of its sealed card number. */
+const ERASED = Buffer.alloc(0);
+
 export interface Outcome {
   status: ChargeStatus;
   auth_code: string;
@@ -93,8 +97,11 @@ export interface Outcome {
  * recorded it first; then nothing changed.
  */
 export async function recordOutcome(tx: Tx, pk: number, awaiting: 'answer' | 'review', outcome: Outcome, nowMs: number): Promise<boolean> {
+  // A final charge never goes to the processor again, so its sealed card
+  // number is erased with the outcome; a pending one keeps it for recovery.
+  const erase = outcome.status === 'pending' ? '' : ', card_number_enc = ?';
   const result = await tx.run(
-    `UPDATE charges SET status = ?, auth_code = ?, avs_result_code = ?, cvv_result_code = ?, error_code = ?, error_message = ?, processor_ref = ?, next_run_at_ms = ?, updated_at_ms = ?
+    `UPDATE charges SET status = ?, auth_code = ?, avs_result_code = ?, cvv_result_code = ?, error_code = ?, error_message = ?, processor_ref = ?, next_run_at_ms = ?, updated_at_ms = ?${erase}
      WHERE pk = ? AND status = 'pending' AND processor_ref IS ${awaiting === 'answer' ? 'NULL' : 'NOT NULL'}`,
     [
       outcome.status,
@@ -106,6 +113,7 @@ export async function recordOutcome(tx: Tx, pk: number, awaiting: 'answer' | 're
       outcome.processor_ref,
       outcome.next_run_at_ms,
       nowMs,
+      ...(erase === '' ? [] : [ERASED]),
       pk,
     ],
   );

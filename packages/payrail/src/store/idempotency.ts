@@ -53,6 +53,10 @@ export async function completeKey(tx: Tx, sourceId: string, idemKey: string, sta
   ]);
 }
 
+export async function hasPrunableKeys(tx: Tx, createdAtOrBeforeMs: number): Promise<boolean> {
+  return (await tx.get('SELECT 1 AS one FROM idempotency_keys WHERE created_at_ms <= ? AND status_code <> ? LIMIT 1', [createdAtOrBeforeMs, IN_PROGRESS])) !== undefined;
+}
+
 /**
  * Deletes at most `limit` completed keys created at or before `createdAtOrBeforeMs`. A key
  * still in progress stays until its charge is recorded, so a retry can never

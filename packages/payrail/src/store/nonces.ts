@@ -63,6 +63,10 @@ export async function consumeNonce(tx: Tx, nonceHash: string, sourceId: string, 
   return result.changes === 1;
 }
 
+export async function hasExpiredNonces(tx: Tx, nowMs: number): Promise<boolean> {
+  return (await tx.get('SELECT 1 AS one FROM nonces WHERE expires_at_ms <= ? LIMIT 1', [nowMs])) !== undefined;
+}
+
 /** Deletes at most `limit` expired nonces (used or not), with their sealed card data. */
 export async function pruneExpiredNonces(tx: Tx, nowMs: number, limit: number): Promise<number> {
   const result = await tx.run(
