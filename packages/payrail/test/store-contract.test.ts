@@ -120,6 +120,18 @@ for (const kind of STORE_KINDS) {
         assert.equal(report.ok, true);
       });
 
+      it('refuses a debit below the floor when the credit account sorts first, leaving both unchanged', async () => {
+        // The credit side is locked first here (test:b < test:y), so the refusal must take the credit back.
+        await store.db.write((tx) => createAccount(tx, { id: 'test:y', merchantId: null, kind: 'test', floorCents: 0, nowMs: NOW_MS }));
+        const outcome = await store.db.write((tx) =>
+          post(tx, { kind: 'merchant.fund', debitAccountId: 'test:y', creditAccountId: 'test:b', amountCents: 1, merchantId: null, refId: 'reverse_1', nowMs: NOW_MS }),
+        );
+        assert.equal(outcome, 'below_floor');
+        assert.equal((await store.db.read((tx) => getAccount(tx, 'test:b')))?.balance_cents, 15_000);
+        assert.equal((await store.db.read((tx) => getAccount(tx, 'test:y')))?.balance_cents, 0);
+        assert.equal((await verifyLedger(store.db)).ok, true);
+      });
+
       it('refuses a second posting of the same kind for the same record', async () => {
         const again = store.db.write((tx) =>
           post(tx, {

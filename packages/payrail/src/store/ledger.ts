@@ -8,22 +8,42 @@ export type PostOutcome = 'posted' | 'below_floor';
 
 export async function post(tx: Tx, input: PostingInput): Promise<PostOutcome> {
   assertPosting(input);
-  const debited = await tx.run(
-    'UPDATE accounts SET balance_cents = balance_cents - ? WHERE id = ? AND (floor_cents IS NULL OR balance_cents - ? >= floor_cents)',
-    [input.amountCents, input.debitAccountId, input.amountCents],
-  );
-  if (debited.changes !== 1) {
-    const exists = await tx.get('SELECT 1 AS one FROM accounts WHERE id = ?', [input.debitAccountId]);
-    if (exists === undefined) throw new Error(`unknown debit account ${input.debitAccountId}`);
-    return 'below_floor';
+  // Rows are always locked in the order of their ids, so two transactions
+  // moving money between the same accounts in opposite directions (an
+  // execute and a refund) cannot deadlock on PostgreSQL.
+  if (input.debitAccountId < input.creditAccountId) {
+    if (!(await debit(tx, input))) return 'below_floor';
+    await credit(tx, input.creditAccountId, input.amountCents);
+  } else {
+    await credit(tx, input.creditAccountId, input.amountCents);
+    if (!(await debit(tx, input))) {
+      // Take the credit back in the same transaction: nothing was posted.
+      await credit(tx, input.creditAccountId, -input.amountCents);
+      return 'below_floor';
+    }
   }
-  const credited = await tx.run('UPDATE accounts SET balance_cents = balance_cents + ? WHERE id = ?', [input.amountCents, input.creditAccountId]);
-  if (credited.changes !== 1) throw new Error(`unknown credit account ${input.creditAccountId}`);
   await tx.run(
     'INSERT INTO postings (debit_account_id, credit_account_id, amount_cents, kind, merchant_id, ref_type, ref_id, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     [input.debitAccountId, input.creditAccountId, input.amountCents, input.kind, input.merchantId, POSTING_KINDS[input.kind].refType, input.refId, input.nowMs],
   );
   return 'posted';
+}
+
+/** The conditional debit: false when it would take the account below its floor. */
+async function debit(tx: Tx, input: PostingInput): Promise<boolean> {
+  const debited = await tx.run(
+    'UPDATE accounts SET balance_cents = balance_cents - ? WHERE id = ? AND (floor_cents IS NULL OR balance_cents - ? >= floor_cents)',
+    [input.amountCents, input.debitAccountId, input.amountCents],
+  );
+  if (debited.changes === 1) return true;
+  const exists = await tx.get('SELECT 1 AS one FROM accounts WHERE id = ?', [input.debitAccountId]);
+  if (exists === undefined) throw new Error(`unknown debit account ${input.debitAccountId}`);
+  return false;
+}
+
+async function credit(tx: Tx, accountId: string, amountCents: number): Promise<void> {
+  const credited = await tx.run('UPDATE accounts SET balance_cents = balance_cents + ? WHERE id = ?', [amountCents, accountId]);
+  if (credited.changes !== 1) throw new Error(`unknown credit account ${accountId}`);
 }
 
 export async function createAccount(
