@@ -41,8 +41,21 @@ for (const kind of STORE_KINDS) {
       await expect401(undefined, 'missing Authorization header (Basic api_key:PIN)');
     });
 
-    it('charge: 401 for a Bearer or malformed Basic header', async () => {
-      await expect401(`Bearer ${merchant.source.tokenization_token}`, 'Authorization must be Basic base64(api_key:PIN)');
+    it('charge: 403 for a valid tokenization token sent as Bearer, 401 for an invalid one', async () => {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/v2/transactions/charge',
+        headers: { authorization: `Bearer ${merchant.source.tokenization_token}` },
+        payload: chargeBody(nonce),
+      });
+      assert.equal(response.statusCode, 403, response.body);
+      assert.deepEqual(response.json(), shapeC('permission_denied', 'this credential cannot charge; use a source API key and its PIN with Basic auth'));
+      const token = merchant.source.tokenization_token;
+      await expect401(`Bearer ${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`, 'invalid credential');
+      await expect401('Bearer nope', 'invalid credential');
+    });
+
+    it('charge: 401 for a malformed Basic header', async () => {
       await expect401(`Basic ${Buffer.from(merchant.source.api_key).toString('base64')}`, 'Authorization must be Basic base64(api_key:PIN)');
       await expect401('Basic !!!', 'Authorization must be Basic base64(api_key:PIN)');
     });

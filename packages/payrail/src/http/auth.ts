@@ -56,6 +56,12 @@ export async function authenticateTransferKey(options: Options, header: string |
 /** Charge API: HTTP Basic with a source API key and its PIN. */
 export async function authenticateBasic(options: Options, header: string | undefined): Promise<Principal> {
   if (header === undefined || header === '') fail('authentication_error', 'missing Authorization header (Basic api_key:PIN)');
+  const bearer = /^Bearer (\S{1,200})$/.exec(header);
+  if (bearer !== null) {
+    // A valid credential presented the wrong way (a tokenization token as Bearer) is a 403, not a 401.
+    await verifyKey(options, bearer[1], 'credential');
+    fail(options.wrongKindError, 'this credential cannot charge; use a source API key and its PIN with Basic auth');
+  }
   const match = /^Basic ([A-Za-z0-9+/=]{1,400})$/.exec(header);
   if (match === null) fail('authentication_error', 'Authorization must be Basic base64(api_key:PIN)');
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import type { CreatedMerchant } from '../../src/flows/merchants.ts';
 import type { App } from '../../src/http/app.ts';
+import type { TestApp } from './app.ts';
 
 export const EXPIRY_MONTH = 12;
 export const EXPIRY_YEAR = 2035;
@@ -205,7 +206,7 @@ export function shapeC(code: string, message: string) {
   return { error: { code, message } };
 }
 
-export async function countCharges(app: { service: { db: { read<T>(work: (tx: import('../../src/store/db.ts').Tx) => Promise<T>): Promise<T> } } }, merchantId: string): Promise<number> {
-  const row = await app.service.db.read((tx) => tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM charges WHERE merchant_id = ?', [merchantId]));
+export async function countCharges(t: TestApp, merchantId: string): Promise<number> {
+  const row = await t.service.db.read((tx) => tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM charges WHERE merchant_id = ?', [merchantId]));
   return Number(row?.n ?? 0);
 }
