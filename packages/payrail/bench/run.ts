@@ -6,7 +6,8 @@
 //   2. GET /api/status/:id of the transfers just created,
 //   3. tokenize + charge (POST /api/v2/tokens then /api/v2/transactions/charge),
 // and, in the same run, a bare route of the same framework as the ceiling.
-// Ends with `payrail ledger verify`. Knobs: BENCH_DURATION_S, BENCH_CONNECTIONS.
+// Ends with `payrail ledger verify`. Knobs: BENCH_DURATION_S, BENCH_CONNECTIONS,
+// BENCH_SOAK_S (memory soak), BENCH_SKIP_POSTGRES=1.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -18,6 +19,9 @@ import postgres from 'postgres';
 const ROOT = path.resolve(import.meta.dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'payrail.js');
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 15);
+/** BENCH_SOAK_S > 0 adds a tokenize + charge soak of that length with RSS samples (600 for the 10-minute soak). */
+const SOAK_S = Number(process.env.BENCH_SOAK_S ?? 0);
+const SOAK_SLICE_S = 30;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const WARMUP_S = 3;
 const START_TIMEOUT_MS = 60_000;
@@ -108,6 +112,54 @@ const TRANSFER_BODY = (id: string) =>
     attribute: [],
   });
 
+/** One tokenize then one charge of the fresh nonce, per connection, in a loop. */
+function chargeRequests(source: { api_key: string; pin: string; tokenization_token: string }): autocannon.Request[] {
+  const basic = `Basic ${Buffer.from(`${source.api_key}:${source.pin}`).toString('base64')}`;
+  return [
+    {
+      method: 'POST',
+      path: '/api/v2/tokens',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${source.tokenization_token}` },
+      body: JSON.stringify({ card_number: '4111111111111111', expiry_month: 12, expiry_year: 2030, cvv2: '123' }),
+      onResponse: (_status: number, body: string, context: object) => {
+        (context as Record<string, unknown>).nonce = (JSON.parse(body) as { nonce?: string }).nonce;
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v2/transactions/charge',
+      headers: { 'content-type': 'application/json', authorization: basic },
+      setupRequest: (request: autocannon.Request, context: object) => ({
+        ...request,
+        body: JSON.stringify({
+          amount: 10.5,
+          source: (context as Record<string, unknown>).nonce,
+          expiry_month: 12,
+          expiry_year: 2030,
+          billing_info: { first_name: 'Ada', last_name: 'Lovelace', street: '1 Main St', city: 'Austin', state: 'TX', zip: '78701', country: 'US' },
+        }),
+      }),
+    },
+  ];
+}
+
+/** Memory over a long tokenize + charge run: RSS sampled after each slice. */
+async function soak(label: string, base: string, pid: number, source: { api_key: string; pin: string; tokenization_token: string }): Promise<void> {
+  const slices = Math.max(2, Math.round(SOAK_S / SOAK_SLICE_S));
+  const samples: number[] = [];
+  let pairs = 0;
+  for (let i = 0; i < slices; i++) {
+    const result = await autocannon({ url: base, connections: CONNECTIONS, duration: SOAK_SLICE_S, requests: chargeRequests(source) });
+    pairs += result.requests.total / 2;
+    const rssKb = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+    samples.push(rssKb);
+    process.stdout.write(`${label}: soak ${(i + 1) * SOAK_SLICE_S} s  RSS ${rssKb} kB  ${Math.round(result.requests.average / 2)} pairs/s\n`);
+  }
+  // The first slice includes warm-up (JIT, caches); growth is measured after it.
+  const growth = samples.at(-1)! - samples[0]!;
+  process.stdout.write(`${label}: soak ${Math.round(pairs)} pairs in ${slices * SOAK_SLICE_S} s; RSS ${samples[0]} -> ${samples.at(-1)} kB (${growth >= 0 ? '+' : ''}${growth} kB after warm-up)\n`);
+}
+
 async function benchStore(label: string, env: Record<string, string>, bareRps: number): Promise<Measure[]> {
   const { child, port } = await startProcess([BIN, 'serve'], { ...env, LOG_LEVEL: 'warn' }, '/healthz');
   const base = `http://127.0.0.1:${port}`;
@@ -141,40 +193,11 @@ async function benchStore(label: string, env: Record<string, string>, bareRps: n
         requests: [{ method: 'GET', headers, setupRequest: (request: autocannon.Request) => ({ ...request, path: `/api/status/${ids[read++ % ids.length]}` }) }],
       }),
     );
-    const basic = `Basic ${Buffer.from(`${merchant.source.api_key}:${merchant.source.pin}`).toString('base64')}`;
-    const probe = await fetch(`${base}/api/v2/tokens`, { method: 'OPTIONS' }).catch(() => null);
-    if (probe !== null && probe.status !== 404) {
-      const charge = await load(`${label}: tokenize + charge (pairs/s)`, {
-        url: base,
-        requests: [
-          {
-            method: 'POST',
-            path: '/api/v2/tokens',
-            headers: { 'content-type': 'application/json', authorization: `Bearer ${merchant.source.tokenization_token}` },
-            body: JSON.stringify({ card_number: '4111111111111111', expiry_month: 12, expiry_year: 2030, cvv2: '123' }),
-            onResponse: (_status: number, body: string, context: object) => {
-              (context as Record<string, unknown>).nonce = (JSON.parse(body) as { nonce?: string }).nonce;
-            },
-          },
-          {
-            method: 'POST',
-            path: '/api/v2/transactions/charge',
-            headers: { 'content-type': 'application/json', authorization: basic },
-            setupRequest: (request: autocannon.Request, context: object) => ({
-              ...request,
-              body: JSON.stringify({
-                amount: 10.5,
-                source: (context as Record<string, unknown>).nonce,
-                expiry_month: 12,
-                expiry_year: 2030,
-                billing_info: { first_name: 'Ada', last_name: 'Lovelace', street: '1 Main St', city: 'Austin', state: 'TX', zip: '78701', country: 'US' },
-              }),
-            }),
-          },
-        ],
-      });
+    {
+      const charge = await load(`${label}: tokenize + charge (pairs/s)`, { url: base, requests: chargeRequests(merchant.source) });
       measures.push({ ...charge, rps: Math.round(charge.rps / 2) });
     }
+    if (SOAK_S > 0) await soak(label, base, child.pid!, merchant.source);
     const rss = await fetch(`${base}/healthz`).then(() => fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'));
     const rssKb = /VmRSS:\s+(\d+)/.exec(rss)?.[1];
     process.stdout.write(`${label}: server RSS after load ${rssKb} kB\n`);
@@ -211,7 +234,7 @@ async function main(): Promise<void> {
   fs.rmSync(sqliteDir, { recursive: true, force: true });
 
   const databaseUrl = process.env.DATABASE_URL;
-  if (databaseUrl !== undefined && databaseUrl !== '') {
+  if (databaseUrl !== undefined && databaseUrl !== '' && process.env.BENCH_SKIP_POSTGRES !== '1') {
     const schema = `bench_${Date.now()}`;
     const admin = postgres(databaseUrl, { max: 1, onnotice: () => undefined });
     await admin.unsafe(`CREATE SCHEMA ${schema}`);
