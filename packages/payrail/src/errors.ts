@@ -18,8 +18,9 @@ export const ERRORS = {
   invalid_amount: { code: 'invalid_amount', status: 400, message: 'Amount invalid: must be positive and well formed' },
   internal_server_error: { code: 'internal_server_error', status: 500, message: 'Server error; retry' },
   not_found: { code: 'not_found', status: 404, message: 'Not found' },
-  payload_too_large: { code: 'invalid_request', status: 413, message: 'Request body too large' },
-  unsupported_media_type: { code: 'invalid_request', status: 415, message: 'Content-Type must be application/json' },
+  // The specification's status list has no 413 or 415: these are invalid requests, answered 400.
+  payload_too_large: { code: 'invalid_request', status: 400, message: 'Request body too large' },
+  unsupported_media_type: { code: 'invalid_request', status: 400, message: 'Content-Type must be application/json' },
   rate_limited: { code: 'rate_limited', status: 429, message: 'Too many requests' },
   sandbox_only: { code: 'not_found', status: 404, message: 'This call exists in the sandbox only' },
   // Transfer API

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createUser } from '../src/web/users.ts';
-import { LOCKOUT_MS } from '../src/web/login.ts';
+import { LOCKOUT_MS, LOGIN_FAILURES_MAX, login } from '../src/web/login.ts';
 import { SESSION_TTL_MS } from '../src/web/sessions.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { PanelClient, textOf } from './helpers/panel.ts';
@@ -101,6 +101,27 @@ for (const kind of STORE_KINDS) {
       const after = await client.signIn('locked@example.com', PASSWORD);
       assert.equal(after.status, 303);
       assert.equal(client.cookies.has('payrail_session'), true);
+    });
+
+    it('counts concurrent sign-ins before checking any password: after 4 failures, 10 at once with the right password let only one in', async () => {
+      const deps = { db: t.service.db, clock: t.clock };
+      await createUser(deps, { email: 'race@example.com', role: 'operator', password: PASSWORD });
+      for (let i = 1; i <= LOGIN_FAILURES_MAX - 1; i++) assert.deepEqual(await login(deps, { email: 'race@example.com', password: `wrong ${i}` }), { ok: false, reason: 'invalid' });
+      const outcomes = await Promise.all(Array.from({ length: 10 }, () => login(deps, { email: 'race@example.com', password: PASSWORD })));
+      assert.equal(outcomes.filter((o) => o.ok).length, 1, JSON.stringify(outcomes));
+      assert.deepEqual(
+        outcomes.filter((o) => !o.ok),
+        Array.from({ length: 9 }, () => ({ ok: false, reason: 'locked', lockedForMs: LOCKOUT_MS })),
+      );
+    });
+
+    it('lets at most 5 of many concurrent wrong guesses be checked: the address is locked afterwards', async () => {
+      const deps = { db: t.service.db, clock: t.clock };
+      await createUser(deps, { email: 'guess@example.com', role: 'operator', password: PASSWORD });
+      const outcomes = await Promise.all(Array.from({ length: 12 }, (_, i) => login(deps, { email: 'guess@example.com', password: `guess ${i}` })));
+      assert.equal(outcomes.filter((o) => !o.ok && o.reason === 'invalid').length, LOGIN_FAILURES_MAX - 1);
+      assert.equal(outcomes.filter((o) => !o.ok && o.reason === 'locked').length, 12 - (LOGIN_FAILURES_MAX - 1));
+      assert.deepEqual(await login(deps, { email: 'guess@example.com', password: PASSWORD }), { ok: false, reason: 'locked', lockedForMs: LOCKOUT_MS });
     });
 
     it('counts failures per window: 4 failures, then the window passes, then 4 more do not lock', async () => {

@@ -95,9 +95,9 @@ for (const kind of STORE_KINDS) {
       const missing = await t.app.inject({ method: 'POST', url: '/api/v2/tokens', payload: CARD });
       assert.equal(missing.statusCode, 401);
       assert.deepEqual(missing.json(), shapeC('authentication_error', 'missing Authorization header (Bearer tokenization token)'));
-      const basicHeader = await t.app.inject({ method: 'POST', url: '/api/v2/tokens', headers: { authorization: basicOf(merchant) }, payload: CARD });
-      assert.equal(basicHeader.statusCode, 401);
-      assert.deepEqual(basicHeader.json(), shapeC('authentication_error', 'Authorization must be Bearer <tokenization token>'));
+      const malformed = await t.app.inject({ method: 'POST', url: '/api/v2/tokens', headers: { authorization: 'Token abc' }, payload: CARD });
+      assert.equal(malformed.statusCode, 401);
+      assert.deepEqual(malformed.json(), shapeC('authentication_error', 'Authorization must be Bearer <tokenization token>'));
       const unknown = await tokenizeRaw(t.app, issueKey('sandbox', 'tokenization_token').key, CARD);
       assert.equal(unknown.statusCode, 401);
       assert.deepEqual(unknown.json(), shapeC('authentication_error', 'invalid tokenization token'));
@@ -109,6 +109,76 @@ for (const kind of STORE_KINDS) {
         assert.equal(wrongKind.statusCode, 403, wrongKind.body);
         assert.deepEqual(wrongKind.json(), shapeC('permission_denied', 'only a tokenization token can tokenize cards'));
       }
+    });
+
+    it('tokens: 403 permission_denied for a valid source API key and PIN sent as Basic; 401 when they are not valid', async () => {
+      const tokenize = (authorization: string) => t.app.inject({ method: 'POST', url: '/api/v2/tokens', headers: { authorization }, payload: CARD });
+      const valid = await tokenize(basicOf(merchant));
+      assert.equal(valid.statusCode, 403, valid.body);
+      assert.deepEqual(valid.json(), shapeC('permission_denied', 'only a tokenization token can tokenize cards (Authorization: Bearer <tokenization token>)'));
+      const transferKey = await tokenize(basic(merchant.transfer_api_key, merchant.source.pin));
+      assert.equal(transferKey.statusCode, 403, transferKey.body);
+      const refusals: Array<[string, string]> = [
+        [basic(issueKey('sandbox', 'source_key').key, merchant.source.pin), 'invalid API key'],
+        [basic(merchant.source.api_key, merchant.source.pin === '00000000' ? '11111111' : '00000000'), 'invalid API key or PIN'],
+        [basic(issueKey('production', 'source_key').key, '12345678'), 'this is a production credential; use it with the production environment (this is sandbox)'],
+        [`Basic ${Buffer.from(merchant.source.api_key).toString('base64')}`, 'Authorization must be Bearer <tokenization token>'],
+        ['Basic !!!', 'Authorization must be Bearer <tokenization token>'],
+      ];
+      for (const [authorization, message] of refusals) {
+        const response = await tokenize(authorization);
+        assert.equal(response.statusCode, 401, `${authorization}: ${response.body}`);
+        assert.deepEqual(response.json(), shapeC('authentication_error', message));
+      }
+    });
+
+    it('a credential of a revoked source fails (401) even when its own row was not revoked', async () => {
+      const subject = await t.newMerchant();
+      await revokeSource(deps(), { merchantId: subject.merchant_id, sourceId: subject.source.id });
+      // A credential row left unrevoked on a revoked source, as a rotation interleaved with the revocation could leave it.
+      await t.service.db.write((tx) => tx.run('UPDATE credentials SET revoked_at_ms = NULL WHERE source_id = ?', [subject.source.id]));
+      const charge = await postCharge(t.app, basicOf(subject), chargeBody(nonce));
+      assert.equal(charge.statusCode, 401);
+      assert.deepEqual(charge.json(), shapeC('authentication_error', 'this API key has been revoked'));
+      const token = await tokenizeRaw(t.app, subject.source.tokenization_token, CARD);
+      assert.equal(token.statusCode, 401);
+      assert.deepEqual(token.json(), shapeC('authentication_error', 'this tokenization token has been revoked'));
+    });
+
+    it('a rotation racing a revocation of the same source leaves no working credential', async () => {
+      const subject = await t.newMerchant();
+      const [rotated, revoked] = await Promise.allSettled([
+        rotateSource(deps(), { merchantId: subject.merchant_id, sourceId: subject.source.id }),
+        revokeSource(deps(), { merchantId: subject.merchant_id, sourceId: subject.source.id }),
+      ]);
+      assert.equal(revoked.status, 'fulfilled');
+      const keys = rotated.status === 'fulfilled' ? [rotated.value, subject.source] : [subject.source];
+      for (const source of keys) {
+        const charge = await postCharge(t.app, basic(source.api_key, source.pin), chargeBody(nonce));
+        assert.equal(charge.statusCode, 401, charge.body);
+        assert.deepEqual(charge.json(), shapeC('authentication_error', 'this API key has been revoked'));
+        const token = await tokenizeRaw(t.app, source.tokenization_token, CARD);
+        assert.equal(token.statusCode, 401, token.body);
+      }
+    });
+
+    it('rotating refuses a revoked source and another merchant\'s source', async () => {
+      const subject = await t.newMerchant();
+      await revokeSource(deps(), { merchantId: subject.merchant_id, sourceId: subject.source.id });
+      await assert.rejects(rotateSource(deps(), { merchantId: subject.merchant_id, sourceId: subject.source.id }), {
+        code: 'invalid_request',
+        message: `source ${subject.source.id} is revoked`,
+      });
+      await assert.rejects(rotateSource(deps(), { merchantId: subject.merchant_id, sourceId: merchant.source.id }), {
+        code: 'not_found',
+        message: `source ${merchant.source.id} not found`,
+      });
+      await assert.rejects(revokeSource(deps(), { merchantId: subject.merchant_id, sourceId: merchant.source.id }), {
+        code: 'not_found',
+        message: `source ${merchant.source.id} not found`,
+      });
+      const still = await postCharge(t.app, basicOf(merchant), chargeBody(await nonceFor(t.app, merchant)));
+      assert.equal(still.statusCode, 200, 'the other merchant\'s source still works');
     });
 
     it('rotated credentials fail at once (401), the new ones work', async () => {

@@ -123,8 +123,11 @@ for (const kind of STORE_KINDS) {
         headers: { authorization: basicOf(merchant), 'content-type': 'application/x-www-form-urlencoded' },
         payload: 'amount=5',
       });
-      assert.equal(form.statusCode, 415);
+      assert.equal(form.statusCode, 400);
       assert.deepEqual(form.json(), shapeC('invalid_request', 'Content-Type must be application/json'));
+      const big = await postCharge(t.app, basicOf(merchant), JSON.stringify(chargeBody(nonce, { pad: 'x'.repeat(t.service.config.bodyLimitBytes) })));
+      assert.equal(big.statusCode, 400);
+      assert.deepEqual(big.json(), shapeC('invalid_request', 'Request body too large'));
     });
 
     it('refuses an expiry that differs from the tokenized one without consuming the nonce', async () => {

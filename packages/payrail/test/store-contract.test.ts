@@ -1,10 +1,12 @@
 // The store contract, run against SQLite and PostgreSQL alike: migrations,
-// group commit with per-operation rollback, read-after-commit, the ledger's
-// atomic floor, and the uniqueness of postings per record and state change.
+// group commit with per-operation rollback, read-after-commit, snapshot
+// reads, the ledger's atomic floor, the uniqueness of postings per record and
+// state change, and a verifier that stays right while money moves.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { OPERATOR_FUNDING_ACCOUNT } from '../src/domain/ledger.ts';
 import { verifyLedger } from '../src/flows/ledger-verify.ts';
+import type { Tx } from '../src/store/db.ts';
 import { createAccount, getAccount, post } from '../src/store/ledger.ts';
 import { createStore, STORE_KINDS, type TestStore } from './helpers/stores.ts';
 
@@ -71,6 +73,18 @@ for (const kind of STORE_KINDS) {
       );
       const account = await store.db.read((tx) => getAccount(tx, 'test:big'));
       assert.equal(account?.floor_cents, -big);
+    });
+
+    it('reads one snapshot: a write committed during readSnapshot stays out of it, while plain reads see it', async () => {
+      await store.db.write((tx) => tx.run("INSERT INTO settings (key, value) VALUES ('snapshot', 'before')"));
+      const value = (tx: Tx) => tx.get<{ value: string }>("SELECT value FROM settings WHERE key = 'snapshot'").then((row) => row?.value);
+      const seen = await store.db.readSnapshot(async (tx) => {
+        const first = await value(tx);
+        await store.db.write((w) => w.run("UPDATE settings SET value = 'after' WHERE key = 'snapshot'"));
+        return { first, plain: await store.db.read(value), second: await value(tx) };
+      });
+      assert.deepEqual(seen, { first: 'before', plain: 'after', second: 'before' });
+      assert.equal(await store.db.readSnapshot(value), 'after');
     });
 
     describe('ledger', () => {
@@ -163,6 +177,55 @@ for (const kind of STORE_KINDS) {
           );
         }
         assert.equal((await verifyLedger(store.db)).ok, true);
+      });
+
+      it('verifies one snapshot: a verify during a stream of postings always reports ok', async () => {
+        await store.db.write(async (tx) => {
+          await createAccount(tx, { id: 'test:c', merchantId: null, kind: 'test', floorCents: null, nowMs: NOW_MS });
+          await createAccount(tx, { id: 'test:d', merchantId: null, kind: 'test', floorCents: null, nowMs: NOW_MS });
+        });
+        const POSTINGS = 600;
+        const VERIFIES = 30;
+        let written = 0;
+        const writes = (async () => {
+          // Waves of concurrent postings, so commits keep landing while the verifier reads.
+          for (let wave = 0; written < POSTINGS; wave++) {
+            await Promise.all(
+              Array.from({ length: 20 }, (_, i) => {
+                const n = written++;
+                return store.db.write((tx) =>
+                  post(tx, {
+                    kind: 'merchant.fund',
+                    debitAccountId: n % 2 === 0 ? 'test:c' : 'test:d',
+                    creditAccountId: n % 2 === 0 ? 'test:d' : 'test:c',
+                    amountCents: 1 + ((n * 7 + i) % 50),
+                    merchantId: null,
+                    refId: `snapshot_${n}`,
+                    nowMs: NOW_MS,
+                  }),
+                );
+              }),
+            );
+          }
+        })();
+        const reports: Array<Awaited<ReturnType<typeof verifyLedger>>> = [];
+        const verifies = (async () => {
+          for (let i = 0; i < VERIFIES; i++) {
+            reports.push(await verifyLedger(store.db));
+            // Let a group commit run between two verifies (SQLite reads never yield on their own).
+            await new Promise((resolve) => setImmediate(resolve));
+          }
+        })();
+        await Promise.all([writes, verifies]);
+        assert.deepEqual(
+          reports.flatMap((r) => r.problems),
+          [],
+        );
+        assert.ok(reports.every((r) => r.ok));
+        assert.ok(
+          new Set(reports.map((r) => r.postings)).size > 1,
+          'the verifies ran while postings were being written',
+        );
       });
 
       it('detects a cached balance that differs from its postings', async () => {

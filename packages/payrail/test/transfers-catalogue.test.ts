@@ -154,6 +154,27 @@ for (const kind of STORE_KINDS) {
       await assertLedgerOk(t.service);
     });
 
+    it('0003: a new receiver is held to the limit an accepted invitation gives (3000.00): more is refused at check and execute', async () => {
+      const account = receiver('0003', 'NG').slice(1);
+      const refusal = {
+        status: 400,
+        body: failure('kyc_not_verified', 'receiver_phone is new to the network and can receive at most 3000.00 per transfer once they accept the payment invitation'),
+      };
+      const start = await balances(t.service, merchant.merchant_id);
+      const above = transferBody({ country: 'NG', lastFour: '0003', amount: '4000.00' });
+      assert.deepEqual(await api.check(above), refusal);
+      assert.deepEqual(await api.execute(above), refusal);
+      assert.deepEqual(await api.status(above.id), { status: 200, body: { success: true, error: '', payment_response: { id: above.id, payment_id: null, state: '-2', substate: '0', code: '0' } } });
+      assert.deepEqual(await balances(t.service, merchant.merchant_id), start);
+      const within = transferBody({ country: 'NG', lastFour: '0003', amount: '3000.00' });
+      assert.deepEqual(await api.execute(within), { status: 200, body: created(within.id, '9') });
+      assert.deepEqual(await api.accept(account), ok);
+      assert.deepEqual(await api.kyc(account), { status: 200, body: { success: true, error: '', kyc_verify: true, money_limit: '3000.00', kyc_url: '' } });
+      await t.worker.drain();
+      await expectSucceeded(t, api, within.id, '4591500.00');
+      await assertLedgerOk(t.service);
+    });
+
     it('0003: an invitation not accepted within 6 hours expires: 80, funds returned; a late acceptance changes nothing', async () => {
       const account = receiver('0003', 'PH').slice(1);
       const body = transferBody({ country: 'PH', lastFour: '0003', amount: '40.00' });

@@ -17,6 +17,12 @@ export const SUBSTATE = {
   waiting: 9,
   /** State 40: accepted by the payout network, being paid out. */
   atNetwork: 1,
+  /**
+   * State 40: a submission got no answer (timeout, lost connection), so the
+   * network may have taken it; the worker resubmits under the same reference
+   * until the network answers. Never gives up by itself and never refunds.
+   */
+  outcomeUnknown: 3,
   /** State 40: the payout network was unavailable; the worker retries with backoff. */
   networkRetry: 4,
   /** State 60. */
@@ -27,7 +33,7 @@ export const SUBSTATE = {
   invitationExpired: 6,
   /** State 80: cancelled by an operator while waiting. */
   cancelled: 7,
-  /** State 80: the payout network stayed unavailable through every retry. */
+  /** State 80: the payout network answered "unavailable" (nothing paid) to every attempt. */
   networkGaveUp: 8,
 } as const;
 

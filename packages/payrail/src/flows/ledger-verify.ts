@@ -2,6 +2,9 @@
 // cached balances and refuses to pass a floor; this recomputes everything
 // from the immutable postings and the business records and reports each
 // difference. `payrail ledger verify` exits non-zero when any is found.
+// It reads one snapshot, so it can run while traffic moves money: reads
+// spread over several moments would compare balances and postings of
+// different moments and report differences that do not exist.
 import type { Db, Tx } from '../store/db.ts';
 
 export interface VerifyReport {
@@ -15,7 +18,7 @@ export interface VerifyReport {
 const PROBLEMS_LISTED_MAX = 100;
 
 export async function verifyLedger(db: Db): Promise<VerifyReport> {
-  return db.read(async (tx) => {
+  return db.readSnapshot(async (tx) => {
     const problems: string[] = [];
     const report = (text: string) => {
       if (problems.length < PROBLEMS_LISTED_MAX) problems.push(text);

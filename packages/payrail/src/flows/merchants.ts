@@ -193,30 +193,37 @@ export async function createSource(deps: AdminDeps, input: { merchantId: string;
   });
 }
 
-/** New API key, PIN and tokenization token for a source; the old ones fail at once. */
+/**
+ * New API key, PIN and tokenization token for a source; the old ones fail at
+ * once. The source is checked and claimed by one conditional statement, not
+ * read first (operations of one PostgreSQL batch interleave). Should a
+ * revocation of the source interleave with this anyway, authentication
+ * refuses every credential of a revoked source (store/merchants.ts).
+ */
 export async function rotateSource(deps: AdminDeps, input: { merchantId: string; sourceId: string }): Promise<SourceCredentials> {
   return deps.db.write(async (tx) => {
-    const source = await merchants.getSource(tx, input.sourceId);
-    if (source === undefined || source.merchant_id !== input.merchantId) fail('not_found', `source ${input.sourceId} not found`);
-    if (source.revoked_at_ms !== null) fail('invalid_request', `source ${input.sourceId} is revoked`);
+    if (!(await merchants.lockActiveSource(tx, input.merchantId, input.sourceId))) {
+      // Only the error's wording depends on this read; nothing is written after it.
+      const source = await merchants.getSource(tx, input.sourceId);
+      if (source === undefined || source.merchant_id !== input.merchantId) fail('not_found', `source ${input.sourceId} not found`);
+      fail('invalid_request', `source ${input.sourceId} is revoked`);
+    }
     const nowMs = deps.clock.nowMs();
-    await merchants.revokeCredentialsOfSource(tx, source.id, nowMs);
-    return issueSourceCredentials(tx, deps.environment, input.merchantId, source.id, nowMs);
+    await merchants.revokeCredentialsOfSource(tx, input.sourceId, nowMs);
+    return issueSourceCredentials(tx, deps.environment, input.merchantId, input.sourceId, nowMs);
   });
 }
 
 export async function revokeSource(deps: AdminDeps, input: { merchantId: string; sourceId: string }): Promise<{ id: string; revoked: true }> {
   return deps.db.write(async (tx) => {
-    const source = await merchants.getSource(tx, input.sourceId);
-    if (source === undefined || source.merchant_id !== input.merchantId) fail('not_found', `source ${input.sourceId} not found`);
-    await merchants.revokeSource(tx, source.id, deps.clock.nowMs());
-    return { id: source.id, revoked: true as const };
+    if (!(await merchants.revokeSource(tx, input.merchantId, input.sourceId, deps.clock.nowMs()))) fail('not_found', `source ${input.sourceId} not found`);
+    return { id: input.sourceId, revoked: true as const };
   });
 }
 
 export async function rotateTransferKey(deps: AdminDeps, input: { merchantId: string }): Promise<{ merchant_id: string; transfer_api_key: string }> {
   return deps.db.write(async (tx) => {
-    await requireMerchant(tx, input.merchantId);
+    if (!(await merchants.lockMerchant(tx, input.merchantId))) fail('not_found', `merchant ${input.merchantId} not found`);
     const nowMs = deps.clock.nowMs();
     await merchants.revokeTransferKeys(tx, input.merchantId, nowMs);
     return { merchant_id: input.merchantId, transfer_api_key: await issueTransferKey(tx, deps.environment, input.merchantId, nowMs) };

@@ -53,6 +53,20 @@ export async function authenticateTransferKey(options: Options, header: string |
   return principalOf(row);
 }
 
+/** The API key and PIN of a `Basic base64(api_key:PIN)` header, or null when it is not one. */
+function decodeBasic(header: string): { key: string; pin: string } | null {
+  const match = /^Basic ([A-Za-z0-9+/=]{1,400})$/.exec(header);
+  if (match === null) return null;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return null;
+  return { key: decoded.slice(0, colon), pin: decoded.slice(colon + 1) };
+}
+
+function pinMatches(row: CredentialRow, pin: string): boolean {
+  return row.pin_hash !== null && hashesEqual(row.pin_hash, hashPin(row.id, pin));
+}
+
 /** Charge API: HTTP Basic with a source API key and its PIN. */
 export async function authenticateBasic(options: Options, header: string | undefined): Promise<Principal> {
   if (header === undefined || header === '') fail('authentication_error', 'missing Authorization header (Basic api_key:PIN)');
@@ -62,22 +76,25 @@ export async function authenticateBasic(options: Options, header: string | undef
     await verifyKey(options, bearer[1], 'credential');
     fail(options.wrongKindError, 'this credential cannot charge; use a source API key and its PIN with Basic auth');
   }
-  const match = /^Basic ([A-Za-z0-9+/=]{1,400})$/.exec(header);
-  if (match === null) fail('authentication_error', 'Authorization must be Basic base64(api_key:PIN)');
-  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 0) fail('authentication_error', 'Authorization must be Basic base64(api_key:PIN)');
-  const { row } = await verifyKey(options, decoded.slice(0, colon), 'API key');
+  const basic = decodeBasic(header);
+  if (basic === null) fail('authentication_error', 'Authorization must be Basic base64(api_key:PIN)');
+  const { row } = await verifyKey(options, basic.key, 'API key');
   if (row.kind !== 'source_key') fail(options.wrongKindError, 'this credential cannot charge; use a source API key and its PIN');
-  if (row.pin_hash === null || !hashesEqual(row.pin_hash, hashPin(row.id, decoded.slice(colon + 1)))) {
-    fail('authentication_error', 'invalid API key or PIN');
-  }
+  if (!pinMatches(row, basic.pin)) fail('authentication_error', 'invalid API key or PIN');
   return principalOf(row);
 }
 
 /** Tokenization: the source's public tokenization token as a Bearer token. */
 export async function authenticateTokenizationToken(options: Options, header: string | undefined): Promise<Principal> {
   if (header === undefined || header === '') fail('authentication_error', 'missing Authorization header (Bearer tokenization token)');
+  const basic = decodeBasic(header);
+  if (basic !== null) {
+    // Valid credentials of the charge API presented here are a 403, not a 401;
+    // a source key counts as valid only with its right PIN.
+    const { row } = await verifyKey(options, basic.key, 'API key');
+    if (row.kind === 'source_key' && !pinMatches(row, basic.pin)) fail('authentication_error', 'invalid API key or PIN');
+    fail(options.wrongKindError, 'only a tokenization token can tokenize cards (Authorization: Bearer <tokenization token>)');
+  }
   const match = /^Bearer (\S{1,200})$/.exec(header);
   if (match === null) fail('authentication_error', 'Authorization must be Bearer <tokenization token>');
   const { row } = await verifyKey(options, match[1], 'tokenization token');

@@ -53,6 +53,7 @@ export function toApiError(error: unknown): ApiError | null {
   const fastifyError = error as FastifyError & { validation?: AjvIssue[] };
   if (fastifyError.validation !== undefined) return validationError(fastifyError);
   const status = fastifyError.statusCode;
+  // Fastify raises these as 413 and 415; the catalogue answers them 400.
   if (status === 413) return new ApiError('payload_too_large');
   if (status === 415) return new ApiError('unsupported_media_type');
   if (fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return new ApiError('invalid_request', 'request body is empty; send a JSON object');

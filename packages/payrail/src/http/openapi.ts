@@ -23,9 +23,6 @@ function isDocumented(url: string): boolean {
   return url.startsWith('/api/') || url.startsWith('/sandbox/') || url === '/healthz' || url === '/readyz';
 }
 
-/** Statuses the catalogue can answer with a body-less request (413 and 415 need a body). */
-const BODY_ONLY_STATUSES = new Set([413, 415]);
-
 function codesByStatus(): Map<number, string[]> {
   const byStatus = new Map<number, string[]>();
   for (const entry of Object.values(ERRORS)) {
@@ -123,9 +120,7 @@ export function documentRoute(url: string, method: string | string[], schema: Ro
   const family = apiFamily(url);
   const response: Record<string, unknown> = { ...(OPERATIONS_RESPONSES[url] ?? {}), ...(base.response ?? {}) };
   if (family !== 'other') {
-    const hasBody = base.body !== undefined;
     for (const status of ERROR_CODES_BY_STATUS.keys()) {
-      if (!hasBody && BODY_ONLY_STATUSES.has(status)) continue;
       // A route may not ask for credentials (then no 401/403 can happen), but
       // documenting them is harmless; the route's own declarations win.
       if (response[String(status)] === undefined) response[String(status)] = errorSchema(family, status);

@@ -13,4 +13,11 @@ export interface KycStatus {
 export interface KycProvider {
   /** The receiver's verification status, or null when the provider has no such account. */
   lookup(phoneE164: string): Promise<KycStatus | null>;
+  /**
+   * Most a receiver new to the network may receive in one transfer once they
+   * accept the payment invitation, in USD cents. A transfer to a new receiver
+   * is checked against it at execute, because it is sent without another
+   * look at the receiver's limit once the invitation is accepted.
+   */
+  readonly invitedLimitCents: number;
 }

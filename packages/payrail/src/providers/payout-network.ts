@@ -2,6 +2,17 @@
 // on the network, accepts payouts, and reports how they end. Payrail calls it
 // only from the worker (and for receiver look-ups during validation), never
 // inside a database transaction.
+//
+// Contract every connector must keep:
+// - `submit` is idempotent on `idempotencyKey`: a resubmission of a payout
+//   the network already took reports it `accepted` again, never pays twice.
+// - An answer is definitive; a thrown error (a timeout, a dropped
+//   connection, the AbortSignal firing) means "outcome unknown". Payrail
+//   then resubmits under the same key until the network answers, and never
+//   gives the merchant's money back on an unknown outcome.
+// - `signal` fires when Payrail stops waiting (PAYOUT_CALL_TIMEOUT_MS); a
+//   connector should pass it to its HTTP client. Payrail stops waiting then
+//   even if the connector does not.
 
 export interface PayoutSubmission {
   /**
@@ -19,6 +30,14 @@ export interface PayoutSubmission {
   /** Amount the receiver gets, in the receiver currency's minor units. */
   readonly receivedMinor: number;
   readonly attributes: ReadonlyArray<{ readonly name: string; readonly value: string }>;
+  /** Aborts when Payrail stops waiting; the outcome then counts as unknown. */
+  readonly signal: AbortSignal;
+}
+
+export interface PayoutPollRequest {
+  readonly providerRef: string;
+  /** Aborts when Payrail stops waiting; it asks again later. */
+  readonly signal: AbortSignal;
 }
 
 export type SubmitOutcome =
@@ -28,7 +47,11 @@ export type SubmitOutcome =
   | { readonly kind: 'receiver_unregistered' }
   /** The network refused the payout for good; nothing was paid. */
   | { readonly kind: 'rejected'; readonly errorText: string; readonly errorCode: string }
-  /** The network could not take it now (outage, overload); nothing was paid; try again later. */
+  /**
+   * The network could not take it now (outage, overload); this attempt paid
+   * nothing; try again later. It says nothing about an earlier attempt whose
+   * outcome was unknown.
+   */
   | { readonly kind: 'unavailable'; readonly reason: string };
 
 export type PollOutcome =
@@ -40,5 +63,12 @@ export interface PayoutNetwork {
   /** Whether the number holds a wallet on the network. */
   lookupReceiver(phoneE164: string): Promise<{ readonly registered: boolean }>;
   submit(submission: PayoutSubmission): Promise<SubmitOutcome>;
-  poll(providerRef: string): Promise<PollOutcome>;
+  poll(request: PayoutPollRequest): Promise<PollOutcome>;
 }
+
+/**
+ * How long Payrail waits for one submit or poll before treating the outcome
+ * as unknown. Well under the worker's claim lease, so a claimed transfer's
+ * call has ended before another worker may claim it.
+ */
+export const PAYOUT_CALL_TIMEOUT_MS = 30_000;

@@ -33,6 +33,15 @@ export interface Db {
   write<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
   /** Runs `work` on committed data, outside any write transaction. */
   read<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` on one snapshot of committed data: all its statements see the
+   * store as of the same moment, however many writes commit meanwhile (a
+   * plain `read` may see a commit land between two statements). It costs a
+   * read transaction, and on SQLite a connection of its own, so it is for
+   * reads that must agree with each other (the ledger verifier), not for
+   * ordinary reads.
+   */
+  readSnapshot<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
   /** Applies pending migrations; safe to call from several processes at once. */
   migrate(): Promise<number>;
   close(): Promise<void>;

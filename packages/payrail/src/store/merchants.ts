@@ -60,9 +60,32 @@ export async function listSources(tx: Tx, merchantId: string): Promise<SourceRow
   return tx.all<SourceRow>('SELECT id, merchant_id, name, created_at_ms, revoked_at_ms FROM sources WHERE merchant_id = ? ORDER BY created_at_ms, id', [merchantId]);
 }
 
-export async function revokeSource(tx: Tx, id: string, nowMs: number): Promise<void> {
-  await tx.run('UPDATE sources SET revoked_at_ms = ? WHERE id = ? AND revoked_at_ms IS NULL', [nowMs, id]);
+/**
+ * Revokes a source of this merchant (keeping the first revocation time) and
+ * its credentials. Returns false, having changed nothing, when the merchant
+ * has no such source. The ownership check is part of the UPDATE.
+ */
+export async function revokeSource(tx: Tx, merchantId: string, id: string, nowMs: number): Promise<boolean> {
+  const revoked = await tx.run('UPDATE sources SET revoked_at_ms = COALESCE(revoked_at_ms, ?) WHERE id = ? AND merchant_id = ?', [nowMs, id, merchantId]);
+  if (revoked.changes !== 1) return false;
   await revokeCredentialsOfSource(tx, id, nowMs);
+  return true;
+}
+
+/**
+ * Claims an active source of this merchant for a change of its credentials:
+ * one conditional statement, which also locks the row until commit, so a
+ * revocation in another transaction waits and then revokes the new
+ * credentials too. Returns false when there is no such active source.
+ */
+export async function lockActiveSource(tx: Tx, merchantId: string, id: string): Promise<boolean> {
+  const locked = await tx.run('UPDATE sources SET name = name WHERE id = ? AND merchant_id = ? AND revoked_at_ms IS NULL', [id, merchantId]);
+  return locked.changes === 1;
+}
+
+/** Locks the merchant's row until commit, so changes of its transfer key in other transactions run one after the other. */
+export async function lockMerchant(tx: Tx, merchantId: string): Promise<boolean> {
+  return (await tx.run('UPDATE merchants SET name = name WHERE id = ?', [merchantId])).changes === 1;
 }
 
 export async function insertCredential(
@@ -75,10 +98,17 @@ export async function insertCredential(
   );
 }
 
-/** The row behind a presented key; revoked rows are returned too so callers can tell why. */
+/**
+ * The row behind a presented key; revoked rows are returned too so callers
+ * can tell why. A credential counts as revoked when its source is, even if
+ * its own row was not (a rotation interleaved with the source's revocation
+ * can leave it so), and that is decided here in the same single query.
+ */
 export async function getCredential(tx: Tx, id: string): Promise<CredentialRow | undefined> {
   return tx.get<CredentialRow>(
-    'SELECT id, merchant_id, source_id, kind, secret_hash, pin_hash, revoked_at_ms FROM credentials WHERE id = ?',
+    `SELECT c.id, c.merchant_id, c.source_id, c.kind, c.secret_hash, c.pin_hash, COALESCE(c.revoked_at_ms, s.revoked_at_ms) AS revoked_at_ms
+     FROM credentials c LEFT JOIN sources s ON s.id = c.source_id
+     WHERE c.id = ?`,
     [id],
   );
 }

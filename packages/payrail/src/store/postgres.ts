@@ -131,6 +131,12 @@ export class PostgresDb implements Db, BatchRunner {
     return work(this.readTx);
   }
 
+  readSnapshot<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('store is closed'));
+    // REPEATABLE READ: every statement of the transaction sees the snapshot of its first one.
+    return this.sql.begin('isolation level repeatable read read only', (sql) => work(new PgTx(sql as unknown as TxSql))) as Promise<T>;
+  }
+
   async run(ops: readonly Op[]): Promise<Outcome[]> {
     const outcomes: Array<Outcome | undefined> = new Array(ops.length);
     let pending = ops.map((_, i) => i);

@@ -77,6 +77,26 @@ export class SqliteDb implements Db, BatchRunner {
     return work(this.readTx);
   }
 
+  async readSnapshot<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    if (this.closed) throw new Error('store is closed');
+    // A connection of its own: `work` awaits between its statements, and the
+    // shared reader must keep serving other reads the latest commits
+    // meanwhile. In WAL mode a read transaction keeps the snapshot of its
+    // first statement until it ends.
+    const connection = new Database(this.file, { timeout: BUSY_TIMEOUT_MS });
+    try {
+      connection.pragma('query_only = ON');
+      connection.exec('BEGIN');
+      try {
+        return await work(new SqliteTx(connection));
+      } finally {
+        connection.exec('COMMIT');
+      }
+    } finally {
+      connection.close();
+    }
+  }
+
   async run(ops: ReadonlyArray<(tx: Tx) => Promise<unknown>>) {
     const tx = this.writeTx;
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];

@@ -5,11 +5,19 @@
 // and the write leaves the row as it was: it is due again and is submitted
 // again under the same idempotency key, so nothing is paid twice and nothing
 // is half-recorded.
+//
+// A submission that gets no answer (timeout, lost connection) may have been
+// paid, so it never leads to a refund: the transfer waits in 40/3 and is
+// resubmitted under the same key, with backoff, until the network answers
+// for that key. Only definitive "nothing was paid" answers count toward
+// giving up (80/8, money back), and only while no attempt's outcome is unknown.
 import { formatMinor } from '../../domain/money.ts';
 import { FAILURE, INVITATION_LIFETIME_MS, STATE, SUBSTATE } from '../../domain/transfer-states.ts';
-import type { PollOutcome, SubmitOutcome } from '../../providers/payout-network.ts';
+import { untilAborted } from '../../providers/deadline.ts';
+import { PAYOUT_CALL_TIMEOUT_MS, type PollOutcome, type SubmitOutcome } from '../../providers/payout-network.ts';
 import type { Service } from '../../service.ts';
 import { changeFrom, claimDueTransfers, reschedule, type TransferChange, type TransferRow } from '../../store/transfers.ts';
+import { errorSummary } from '../charge.ts';
 import { minorUnitsOf } from './corridors.ts';
 import { transition } from './transitions.ts';
 
@@ -19,7 +27,10 @@ export const ADVANCE_BATCH_MAX = 200;
 const NETWORK_CALLS_MAX = 32;
 /** How long a PostgreSQL claim keeps other workers off a row; a crashed worker's rows come back after it. */
 export const CLAIM_LEASE_MS = 60_000;
-/** Submissions refused as "unavailable" before the transfer fails and its money goes back. */
+/**
+ * Submissions answered "unavailable" before the transfer fails and its money
+ * goes back. Unknown outcomes never count: they are retried without end.
+ */
 export const SUBMIT_ATTEMPTS_MAX = 10;
 export const RETRY_BACKOFF_MS_BASE = 1_000;
 export const RETRY_BACKOFF_MS_MAX = 60_000;
@@ -72,7 +83,7 @@ async function decide(service: Service, row: TransferRow): Promise<Step> {
     // Not due after all: look again when the invitation expires (a reconciliation wait is found by its own job).
     return { kind: 'reschedule', nextRunAtMs: row.waiting_for === 'invitation' ? row.invitation_expires_at_ms : null, attempts: row.attempts };
   }
-  if (row.state === STATE.new || (row.state === STATE.processing && row.substate === SUBSTATE.networkRetry)) {
+  if (row.state === STATE.new || (row.state === STATE.processing && (row.substate === SUBSTATE.networkRetry || row.substate === SUBSTATE.outcomeUnknown))) {
     return submit(service, row, nowMs);
   }
   if (row.state === STATE.processing && row.provider_ref !== null) {
@@ -83,9 +94,11 @@ async function decide(service: Service, row: TransferRow): Promise<Step> {
 
 async function submit(service: Service, row: TransferRow, nowMs: number): Promise<Step> {
   const attempt = row.attempts + 1;
+  const attributes = JSON.parse(row.attributes_json) as Array<{ name: string; value: string }>;
   let outcome: SubmitOutcome;
   try {
-    outcome = await service.providers.payoutNetwork.submit({
+    const signal = AbortSignal.timeout(PAYOUT_CALL_TIMEOUT_MS);
+    const call = service.providers.payoutNetwork.submit({
       idempotencyKey: `transfer-${row.pk}`,
       attempt,
       receiverPhone: row.receiver_phone,
@@ -93,13 +106,17 @@ async function submit(service: Service, row: TransferRow, nowMs: number): Promis
       amountCents: Number(row.amount_cents),
       currency: row.receiver_currency,
       receivedMinor: Number(row.received_minor),
-      attributes: JSON.parse(row.attributes_json) as Array<{ name: string; value: string }>,
+      attributes,
+      signal,
     });
+    outcome = await untilAborted(call, signal);
   } catch (error) {
-    // An unanswered submission may or may not have reached the network; the
-    // idempotency key makes the retry safe either way.
-    service.log.warn({ err: error, transfer_pk: row.pk }, 'payout network submit failed; will retry');
-    outcome = { kind: 'unavailable', reason: `network error: ${(error as Error).message}` };
+    // The submission may or may not have reached the network and been paid.
+    // Only the error's name and message are logged (a connector's error may
+    // carry the request), and only its name goes into the transfer's history.
+    const summary = errorSummary(error);
+    service.log.warn({ err: summary, transfer_pk: row.pk, attempt }, 'payout network submit did not answer; outcome unknown, will resubmit');
+    return outcomeUnknown(row, attempt, nowMs, `attempt ${attempt}: no answer from the payout network (${summary.name})`);
   }
   const base = changeFrom(row);
   switch (outcome.kind) {
@@ -135,6 +152,8 @@ async function submit(service: Service, row: TransferRow, nowMs: number): Promis
     case 'rejected':
       return fail(row, SUBSTATE.networkError, outcome.errorText, outcome.errorCode, 'rejected by the payout network');
     case 'unavailable':
+      // "Unavailable" covers this attempt only; an earlier unanswered one may still have been paid.
+      if (row.substate === SUBSTATE.outcomeUnknown) return outcomeUnknown(row, attempt, nowMs, `attempt ${attempt}: ${outcome.reason}`);
       if (attempt >= SUBMIT_ATTEMPTS_MAX) {
         return fail(row, SUBSTATE.networkGaveUp, FAILURE.networkGaveUp.text, FAILURE.networkGaveUp.code, `gave up after ${attempt} attempts: ${outcome.reason}`);
       }
@@ -146,14 +165,33 @@ async function submit(service: Service, row: TransferRow, nowMs: number): Promis
   }
 }
 
+/**
+ * The transfer's submission may have been paid: it moves to (or stays in)
+ * 40/3 and is resubmitted under the same key after a backoff, without end.
+ * Only the move into 40/3 is an event; later retries move the schedule only,
+ * so a long outage does not grow the history.
+ */
+function outcomeUnknown(row: TransferRow, attempt: number, nowMs: number, note: string): Step {
+  const nextRunAtMs = nowMs + retryBackoffMs(attempt);
+  if (row.state === STATE.processing && row.substate === SUBSTATE.outcomeUnknown) {
+    return { kind: 'reschedule', nextRunAtMs, attempts: attempt };
+  }
+  return {
+    kind: 'change',
+    change: { ...changeFrom(row), state: STATE.processing, substate: SUBSTATE.outcomeUnknown, attempts: attempt, next_run_at_ms: nextRunAtMs },
+    note,
+  };
+}
+
 async function poll(service: Service, row: TransferRow, nowMs: number): Promise<Step> {
   let outcome: PollOutcome;
   try {
-    outcome = await service.providers.payoutNetwork.poll(row.provider_ref!);
+    const signal = AbortSignal.timeout(PAYOUT_CALL_TIMEOUT_MS);
+    outcome = await untilAborted(service.providers.payoutNetwork.poll({ providerRef: row.provider_ref!, signal }), signal);
   } catch (error) {
     // The money is at the network: never give up on it, only slow down.
     const attempts = row.attempts + 1;
-    service.log.warn({ err: error, transfer_pk: row.pk }, 'payout network poll failed; will retry');
+    service.log.warn({ err: errorSummary(error), transfer_pk: row.pk }, 'payout network poll failed; will retry');
     return { kind: 'reschedule', nextRunAtMs: nowMs + retryBackoffMs(attempts), attempts };
   }
   switch (outcome.kind) {

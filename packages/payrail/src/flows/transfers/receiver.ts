@@ -8,13 +8,21 @@ import type { Providers } from '../../providers/index.ts';
 export type ReceiverStatus = 'registered' | 'unregistered';
 
 /**
- * Returns whether the receiver is registered; raises kyc_not_verified when a
- * registered receiver's per-transfer limit is below the amount. A receiver
- * new to the network gets an invitation instead, so no limit applies yet.
+ * Returns whether the receiver is registered; raises kyc_not_verified when
+ * the receiver's per-transfer limit is below the amount. A receiver new to
+ * the network has no limit yet: they get an invitation, and once they accept
+ * it the transfer goes out without another look at their limit. So it is
+ * held here to the limit an accepted invitation gives.
  */
 export async function checkReceiver(providers: Providers, receiverPhone: string, amountCents: number): Promise<ReceiverStatus> {
   const { registered } = await providers.payoutNetwork.lookupReceiver(receiverPhone);
-  if (!registered) return 'unregistered';
+  if (!registered) {
+    const limitCents = providers.kyc.invitedLimitCents;
+    if (amountCents > limitCents) {
+      fail('kyc_not_verified', `receiver_phone is new to the network and can receive at most ${formatCents(limitCents)} per transfer once they accept the payment invitation`);
+    }
+    return 'unregistered';
+  }
   const kyc = await providers.kyc.lookup(receiverPhone);
   const limitCents = kyc?.moneyLimitCents ?? 0;
   if (amountCents > limitCents) {

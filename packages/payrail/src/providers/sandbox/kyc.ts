@@ -3,9 +3,12 @@
 import type { Db } from '../../store/db.ts';
 import type { KycProvider, KycStatus } from '../kyc.ts';
 import { sandboxKycUrl } from './links.ts';
-import { readReceiver } from './receivers.ts';
+import { readReceiver, VERIFIED_LIMIT_CENTS } from './receivers.ts';
 
 export class SandboxKyc implements KycProvider {
+  /** Accepting a sandbox invitation makes the receiver verified (behaviour.md s.6). */
+  readonly invitedLimitCents = VERIFIED_LIMIT_CENTS;
+
   constructor(
     private readonly db: Db,
     private readonly publicUrl: string,

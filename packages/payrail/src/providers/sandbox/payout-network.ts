@@ -5,7 +5,7 @@
 // PAYRAIL_SANDBOX_DELAY_MS on the injected clock (0 makes it immediate).
 import type { Clock } from '../../domain/clock.ts';
 import type { Db } from '../../store/db.ts';
-import type { PayoutNetwork, PayoutSubmission, PollOutcome, SubmitOutcome } from '../payout-network.ts';
+import type { PayoutNetwork, PayoutPollRequest, PayoutSubmission, PollOutcome, SubmitOutcome } from '../payout-network.ts';
 import { readReceiver, scenarioOf } from './receivers.ts';
 
 type Course = 'ok' | 'slow' | 'fail';
@@ -39,7 +39,8 @@ export class SandboxPayoutNetwork implements PayoutNetwork {
     return { kind: 'accepted', providerRef: `sbx.${course}.${this.clock.nowMs()}.${submission.idempotencyKey}`, pollAfterMs: STEPS[course] * this.stepMs };
   }
 
-  async poll(providerRef: string): Promise<PollOutcome> {
+  // The simulator answers at once, so it has no use for the AbortSignals.
+  async poll({ providerRef }: PayoutPollRequest): Promise<PollOutcome> {
     const match = REF_PATTERN.exec(providerRef);
     if (match === null) throw new Error(`not a sandbox payout reference: ${providerRef}`);
     const course = match[1] as Course;
