@@ -230,7 +230,8 @@ async function main(): Promise<void> {
   process.stdout.write(`bare Fastify route (ceiling): ${bareMeasure.rps}/s  p99 ${bareMeasure.p99_ms} ms\n`);
 
   const sqliteDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrail-bench-'));
-  await benchStore('sqlite', { PAYRAIL_DATA_DIR: sqliteDir }, bareMeasure.rps);
+  // An empty DATABASE_URL selects the embedded store even when the caller set one for the PostgreSQL half.
+  await benchStore('sqlite', { PAYRAIL_DATA_DIR: sqliteDir, DATABASE_URL: '' }, bareMeasure.rps);
   fs.rmSync(sqliteDir, { recursive: true, force: true });
 
   const databaseUrl = process.env.DATABASE_URL;
