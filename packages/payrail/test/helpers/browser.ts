@@ -3,28 +3,16 @@
 // "payrail listening", so nothing waits on a timer.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { BIN } from './cli.ts';
+import { freePort } from './server.ts';
 
 export const CHROMIUM_PATH = process.env.PAYRAIL_CHROMIUM ?? '/usr/bin/chromium';
 export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, '../../.artifacts/screenshots');
 
 /** Bounded so a server that never starts fails the test instead of hanging it. */
 const SERVER_START_TIMEOUT_MS = 60_000;
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export interface RunningServer {
   readonly url: string;
