@@ -228,6 +228,25 @@ for (const kind of STORE_KINDS) {
         );
       });
 
+      it('detects a posting that names a transfer or charge that does not exist', async () => {
+        for (const kind of ['transfer.execute', 'charge.approve'] as const) {
+          const refId = '987654321';
+          await store.db.write((tx) =>
+            post(tx, { kind, debitAccountId: 'test:b', creditAccountId: 'test:a', amountCents: 1, merchantId: null, refId, nowMs: NOW_MS }),
+          );
+          const report = await verifyLedger(store.db);
+          const noun = kind === 'transfer.execute' ? 'transfer' : 'charge';
+          assert.ok(report.problems.some((p) => p.endsWith(`names ${noun} ${refId}, which does not exist`)), report.problems.join('\n'));
+          // Undo the planted posting so the following checks start from a verified ledger.
+          await store.db.write(async (tx) => {
+            await tx.run('DELETE FROM postings WHERE ref_id = ? AND kind = ?', [refId, kind]);
+            await tx.run("UPDATE accounts SET balance_cents = balance_cents + 1 WHERE id = 'test:b'");
+            await tx.run("UPDATE accounts SET balance_cents = balance_cents - 1 WHERE id = 'test:a'");
+          });
+        }
+        assert.equal((await verifyLedger(store.db)).ok, true);
+      });
+
       it('detects a cached balance that differs from its postings', async () => {
         await store.db.write((tx) => tx.run("UPDATE accounts SET balance_cents = balance_cents + 1 WHERE id = 'test:b'"));
         const report = await verifyLedger(store.db);

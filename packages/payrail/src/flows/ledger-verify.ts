@@ -93,8 +93,8 @@ async function reconcileBusinessRecords(tx: Tx, balances: Map<string, number>, r
   for (const row of chargeGaps) report(`charge ${row.pk} (${row.status}) has postings that do not match its status`);
   const orphans = await tx.all<{ id: number; ref_type: string; ref_id: string }>(
     `SELECT p.id, p.ref_type, p.ref_id FROM postings p
-     WHERE (p.ref_type = 'transfer' AND NOT EXISTS (SELECT 1 FROM transfers t WHERE ${castText(tx, 't.pk')} = p.ref_id))
-        OR (p.ref_type = 'charge' AND NOT EXISTS (SELECT 1 FROM charges c WHERE ${castText(tx, 'c.pk')} = p.ref_id))
+     WHERE (p.ref_type = 'transfer' AND NOT EXISTS (SELECT 1 FROM transfers t WHERE t.pk = ${refAsPk(tx)}))
+        OR (p.ref_type = 'charge' AND NOT EXISTS (SELECT 1 FROM charges c WHERE c.pk = ${refAsPk(tx)}))
      LIMIT 100`,
   );
   for (const row of orphans) report(`posting ${row.id} names ${row.ref_type} ${row.ref_id}, which does not exist`);
@@ -102,6 +102,15 @@ async function reconcileBusinessRecords(tx: Tx, balances: Map<string, number>, r
     'SELECT c.pk FROM charges c WHERE c.linked_cents <> COALESCE((SELECT SUM(l.amount_cents) FROM transfer_links l WHERE l.charge_pk = c.pk), 0) LIMIT 100',
   );
   for (const row of overLinked) report(`charge ${row.pk}: linked amount does not equal the sum of its transfer links`);
+}
+
+/**
+ * A posting's ref_id as the integer key of its record, so the lookup uses the
+ * primary key (casting the key to text instead would scan every row for every
+ * posting). Non-numeric refs become NULL (PostgreSQL) or 0 (SQLite): no match.
+ */
+function refAsPk(tx: Tx): string {
+  return tx.dialect === 'postgres' ? "CASE WHEN p.ref_id ~ '^[0-9]{1,18}$' THEN p.ref_id::bigint END" : 'CAST(p.ref_id AS INTEGER)';
 }
 
 function castText(tx: Tx, column: string): string {
