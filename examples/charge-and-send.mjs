@@ -23,7 +23,9 @@ const charge = await payrail.charge({
   billing_info: { first_name: 'Ada', last_name: 'Lovelace', street: '1 Main St', city: 'Springfield', state: 'IL', zip: '62701', country: 'US' },
   transaction_details: { order_number: 'ORDER-1001' },
 });
-console.log(`charge ${charge.reference_number}: ${charge.status} ${formatCents(charge.amount_cents)} USD (AVS ${charge.avs_result_code}, CVV ${charge.cvv2_result_code})`);
+console.log(
+  `charge ${charge.reference_number}: ${charge.status} ${formatCents(charge.amount_cents)} USD (AVS ${charge.avs_result_code}, CVV ${charge.cvv2_result_code})`,
+);
 expect(charge.status === 'approved', `charge status ${charge.status}`);
 
 // 3. Send 20.00 of it to a Kenyan mobile number, linked to the charge.

@@ -90,7 +90,10 @@ export async function startSandbox(options = {}) {
     const deadline = Date.now() + STEP_TIMEOUT_MS;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`payrail serve exited ${child.exitCode}: ${stderr}`);
-      const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+      const ready = await fetch(`${url}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ready) break;
       if (Date.now() > deadline) throw new Error(`payrail serve did not answer within ${STEP_TIMEOUT_MS} ms: ${stderr}`);
       await new Promise((resolve) => setTimeout(resolve, START_POLL_MS));

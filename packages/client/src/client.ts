@@ -2,7 +2,7 @@
 // recommended transfer sequence) and waitForFinal() (the recommended polling).
 // Methods take and return the SDK's types; wire details stay in transport.ts,
 // normalize.ts and wire.ts.
-import { CLIENT_ERROR_CODES, PayrailError, inputError, isPayrailError } from './errors.ts';
+import { CLIENT_ERROR_CODES, PayrailError, aboutTransfer, fromAnswer, inputError, isPayrailError } from './errors.ts';
 import { amountCentsOf, formatCents } from './money.ts';
 import {
   attributeArray,
@@ -14,10 +14,11 @@ import {
   readNonce,
   readPaymentResponse,
   readStatus,
+  readTransferPage,
   unregisteredKyc,
 } from './normalize.ts';
 import { cleanPhone, kycDigits } from './phone.ts';
-import { MAX_RETRIES_LIMIT, Transport, realSleep, type Call, type FetchLike, type Sleep } from './transport.ts';
+import { MAX_RETRIES_LIMIT, Transport, realSleep, type Answer, type Call, type FetchLike, type Sleep } from './transport.ts';
 import type {
   Balance,
   CardInput,
@@ -31,10 +32,25 @@ import type {
   SendOptions,
   SendResult,
   TransferInput,
+  TransferListOptions,
+  TransferPage,
   TransferStatus,
   WaitOptions,
 } from './types.ts';
 import type { ChargeRequestWire, TransferRequestWire } from './wire.ts';
+import {
+  type Batch,
+  type OperationOptions,
+  payinQuery,
+  operationBody,
+  readBatch,
+  readBatchList,
+  readTransaction,
+  readTransactionList,
+  referenceNumber,
+  type Transaction,
+  type TransactionFilters,
+} from './lifecycle.ts';
 
 /** Polling follows the specification's guidance: near 1 s, growing x1.5, capped at 10 s. */
 export const POLL_FIRST_INTERVAL_MS = 1000;
@@ -50,6 +66,12 @@ export const TIMEOUT_DEFAULT_MS = 30_000;
 export const MAX_RETRIES_DEFAULT = 2;
 export const RETRY_DELAY_DEFAULT_MS = 500;
 export const RETRY_DELAY_MAX_MS = 5_000;
+
+/** The transfer list's page size bounds (docs/api-decisions.md section 12). */
+export const LIST_LIMIT_MAX = 100;
+const LISTED_STATES: ReadonlySet<number> = new Set([0, 40, 60, 80]);
+/** One list() walks at most this many pages (ten million transfers at 100 a page), whatever the server says. */
+const LIST_PAGES_MAX = 100_000;
 
 /** Payrail accepts transfer ids of up to 40 digits. */
 const TRANSFER_ID_PATTERN = /^[0-9]{1,40}$/;
@@ -101,7 +123,7 @@ export class Payrail {
 
   /** GET /api/agent_balance: balance and overdraft in cents. */
   async balance(): Promise<Balance> {
-    return readBalance(await this.transfer('GET', '/api/agent_balance'));
+    return this.transfer('GET', '/api/agent_balance', readBalance);
   }
 
   /**
@@ -113,7 +135,7 @@ export class Payrail {
   async kyc(phone: string, options: { country?: string } = {}): Promise<KycResult> {
     const account = kycDigits(phone, options.country);
     try {
-      return readKyc(account, await this.transfer('GET', `/api/kyc/${encodeURIComponent(account)}`));
+      return await this.transfer('GET', `/api/kyc/${encodeURIComponent(account)}`, (body) => readKyc(account, body));
     } catch (error) {
       if (isPayrailError(error) && error.code === 'account_not_found') return unregisteredKyc(account);
       throw error;
@@ -122,7 +144,7 @@ export class Payrail {
 
   /** POST /api/checkTransfer: validates the transfer and quotes the rate; no money moves. */
   async check(transfer: TransferInput): Promise<CheckResult> {
-    return readCheck(await this.transfer('POST', '/api/checkTransfer', transferBody(transfer)));
+    return this.transfer('POST', '/api/checkTransfer', readCheck, transferBody(transfer));
   }
 
   /**
@@ -138,7 +160,7 @@ export class Payrail {
     try {
       return await this.transport.retrying(async (attempt) => {
         retried = attempt > 0;
-        return { ...readPaymentResponse(await this.transport.once(call)), resolved_by_status: false };
+        return { ...readAnswer(await this.transport.once(call, attempt), readPaymentResponse), resolved_by_status: false };
       });
     } catch (error) {
       // Only after a retry can a refusal mean "your earlier attempt landed".
@@ -154,7 +176,7 @@ export class Payrail {
   async status(id: string): Promise<TransferStatus> {
     const checked = transferId(id);
     try {
-      return readStatus(await this.transfer('GET', `/api/status/${encodeURIComponent(checked)}`));
+      return await this.transfer('GET', `/api/status/${encodeURIComponent(checked)}`, readStatus);
     } catch (error) {
       if (isPayrailError(error) && error.code === 'transfer_not_found') return notFoundStatus(checked);
       throw error;
@@ -185,7 +207,21 @@ export class Payrail {
    * false) and the result is `invitation_sent` without waiting for them.
    */
   async send(input: Omit<TransferInput, 'id'> & { id?: string }, options: SendOptions = {}): Promise<SendResult> {
-    const transfer = { ...input, id: input.id ?? Payrail.newTransferId() } as TransferInput;
+    const transfer = { ...input, id: input?.id ?? Payrail.newTransferId() } as TransferInput;
+    try {
+      return await this.sendTransfer(transfer, options);
+    } catch (error) {
+      // Whatever went wrong, the caller learns which transfer it was about (to look it up with status()).
+      const id = String(transfer.id);
+      if (isPayrailError(error)) throw aboutTransfer(error, id);
+      throw new PayrailError(CLIENT_ERROR_CODES.unexpected_error, 0, `transfer ${id}: ${String((error as Error | null)?.message ?? error)}`, {
+        cause: error,
+        transferId: id,
+      });
+    }
+  }
+
+  private async sendTransfer(transfer: TransferInput, options: SendOptions): Promise<SendResult> {
     const body = transferBody(transfer); // refuse bad input before any call
     const amount_cents = amountCentsOf(transfer);
     const timeout_ms = waitTimeout(options);
@@ -229,12 +265,45 @@ export class Payrail {
    */
   readonly sandbox = {
     acceptInvitation: async (phone: string, options: { country?: string } = {}): Promise<void> => {
-      await this.transfer('POST', `/sandbox/invitations/${encodeURIComponent(kycDigits(phone, options.country))}/accept`);
+      await this.transfer('POST', `/sandbox/invitations/${encodeURIComponent(kycDigits(phone, options.country))}/accept`, ignoreBody);
     },
     completeKyc: async (phone: string, options: { country?: string } = {}): Promise<void> => {
-      await this.transfer('POST', `/sandbox/kyc/${encodeURIComponent(kycDigits(phone, options.country))}/verify`);
+      await this.transfer('POST', `/sandbox/kyc/${encodeURIComponent(kycDigits(phone, options.country))}/verify`, ignoreBody);
     },
+    /** Closes the merchant's open settlement batch now (as the daily close would): its transactions become settled. */
+    closeBatch: async (): Promise<Batch[]> =>
+      this.transfer('POST', '/sandbox/batches/close', (body) => readBatchList({ items: Array.isArray(body.batches) ? body.batches : [] })),
   };
+
+  /**
+   * The merchant's transfers (GET /api/transfers), newest first, one page
+   * per iteration; a page is fetched when the loop asks for the next one:
+   *
+   *   for await (const page of payrail.transfers.list({ state: 60, limit: 100 })) {
+   *     for (const transfer of page.transfers) console.log(transfer.id, transfer.amount);
+   *   }
+   *
+   * Pages follow each other by cursor (`starting_after`), so none is skipped
+   * or repeated while new transfers arrive. Bad options throw at the call.
+   */
+  readonly transfers = {
+    list: (options: TransferListOptions = {}): AsyncGenerator<TransferPage, void, undefined> =>
+      this.transferPages(listQuery(options), options.starting_after === undefined ? undefined : transferId(options.starting_after)),
+  };
+
+  private async *transferPages(query: URLSearchParams, startingAfter: string | undefined): AsyncGenerator<TransferPage, void, undefined> {
+    let after = startingAfter;
+    for (let pages = 0; pages < LIST_PAGES_MAX; pages += 1) {
+      const params = new URLSearchParams(query);
+      if (after !== undefined) params.set('starting_after', after);
+      const text = params.toString();
+      const page = await this.transfer('GET', `/api/transfers${text === '' ? '' : `?${text}`}`, readTransferPage);
+      yield page;
+      const last = page.transfers.at(-1);
+      if (!page.has_more || last === undefined) return;
+      after = last.id;
+    }
+  }
 
   // ---- Card payin API ---------------------------------------------------
 
@@ -245,6 +314,10 @@ export class Payrail {
    * results (see Charge.status); rejected requests throw.
    */
   async charge(input: ChargeInput): Promise<Charge> {
+    return this.chargeCard(input, true);
+  }
+
+  private async chargeCard(input: ChargeInput, capture: boolean): Promise<Charge> {
     const cents = amountCentsOf(input);
     const body: ChargeRequestWire = {
       // The JSON number is written from the exact decimal text ("12.5"), never computed.
@@ -254,10 +327,98 @@ export class Payrail {
       expiry_year: input.expiry_year,
       billing_info: input.billing_info,
       ...(input.transaction_details === undefined ? {} : { transaction_details: input.transaction_details }),
+      ...(capture ? {} : { capture: false }),
     };
     const key = input.idempotency_key ?? this.makeIdempotencyKey();
     const call = this.payinCall('POST', '/api/v2/transactions/charge', { authorization: this.basicAuthorization(), 'idempotency-key': key }, body);
-    return readCharge(await this.transport.retrying(() => this.transport.once(call)));
+    return this.ask(call, readCharge);
+  }
+
+  // ---- Card lifecycle (authorize, capture, void, refund, verify, lists) ---
+
+  /**
+   * POST /api/v2/transactions/charge with `capture: false`: authorizes only;
+   * nothing is credited until capture(). An authorization expires after 7 days.
+   */
+  async authorize(input: ChargeInput): Promise<Transaction> {
+    return this.getTransaction((await this.chargeCard(input, false)).reference_number);
+  }
+
+  /** POST /api/v2/transactions/capture: captures an authorization in full, or for less (`amount`). Capturing again answers the same. */
+  async capture(reference: string | number, options: OperationOptions = {}): Promise<Transaction> {
+    return this.operation('capture', reference, options);
+  }
+
+  /** POST /api/v2/transactions/void: cancels an authorization or an unsettled capture (whose credit goes back). */
+  async voidTransaction(reference: string | number, options: { idempotency_key?: string } = {}): Promise<Transaction> {
+    return this.operation('void', reference, options);
+  }
+
+  /**
+   * POST /api/v2/transactions/refund: refunds a settled transaction in full
+   * (what is refundable) or in part; answers the refund, a transaction of its
+   * own (`type: 'refund'`, `refunded_reference`). A processor decline is a
+   * result (`transaction_status: 'declined'`), not an error.
+   */
+  async refund(reference: string | number, options: OperationOptions = {}): Promise<Transaction> {
+    return this.operation('refund', reference, options);
+  }
+
+  /** POST /api/v2/transactions/reversal: void when unsettled, refund when settled. */
+  async reversal(reference: string | number, options: OperationOptions = {}): Promise<Transaction> {
+    return this.operation('reversal', reference, options);
+  }
+
+  /** POST /api/v2/transactions/verify: a zero-amount card check with a nonce (AVS and CVV results, no money). */
+  async verify(input: Omit<ChargeInput, 'amount' | 'amount_cents'>): Promise<Transaction> {
+    const body = {
+      source: input.source,
+      expiry_month: input.expiry_month,
+      expiry_year: input.expiry_year,
+      billing_info: input.billing_info,
+      ...(input.transaction_details === undefined ? {} : { transaction_details: input.transaction_details }),
+    };
+    const key = input.idempotency_key ?? this.makeIdempotencyKey();
+    const call = this.payinCall('POST', '/api/v2/transactions/verify', { authorization: this.basicAuthorization(), 'idempotency-key': key }, body);
+    return this.ask(call, readTransaction);
+  }
+
+  /** GET /api/v2/transactions/:id: any transaction (charge, refund, verify) with its lifecycle status. */
+  async getTransaction(reference: string | number): Promise<Transaction> {
+    const call = this.payinCall('GET', `/api/v2/transactions/${referenceNumber(reference)}`, { authorization: this.basicAuthorization() });
+    return this.ask(call, readTransaction);
+  }
+
+  /** GET /api/v2/transactions: the merchant's transactions, newest first (limit default 10, at most 100). */
+  async listTransactions(filters: TransactionFilters = {}): Promise<Transaction[]> {
+    const call = this.payinCall('GET', `/api/v2/transactions${payinQuery(filters)}`, { authorization: this.basicAuthorization() });
+    return this.ask(call, readTransactionList);
+  }
+
+  /** GET /api/v2/batches: settlement batches, newest first. */
+  async listBatches(page: { limit?: number; offset?: number } = {}): Promise<Batch[]> {
+    const call = this.payinCall('GET', `/api/v2/batches${payinQuery(page)}`, { authorization: this.basicAuthorization() });
+    return this.ask(call, readBatchList);
+  }
+
+  /** GET /api/v2/batches/:id. */
+  async getBatch(id: number): Promise<Batch> {
+    const call = this.payinCall('GET', `/api/v2/batches/${referenceNumber(id)}`, { authorization: this.basicAuthorization() });
+    return this.ask(call, readBatch);
+  }
+
+  /** GET /api/v2/batches/:id/transactions. */
+  async listBatchTransactions(id: number, page: { limit?: number; offset?: number } = {}): Promise<Transaction[]> {
+    const call = this.payinCall('GET', `/api/v2/batches/${referenceNumber(id)}/transactions${payinQuery(page)}`, { authorization: this.basicAuthorization() });
+    return this.ask(call, readTransactionList);
+  }
+
+  /** One lifecycle POST with an Idempotency-Key (the caller's, or a fresh one its retries reuse), so a retry never acts twice. */
+  private async operation(name: 'capture' | 'void' | 'refund' | 'reversal', reference: string | number, options: OperationOptions): Promise<Transaction> {
+    const body = operationBody(reference, options);
+    const key = options.idempotency_key ?? this.makeIdempotencyKey();
+    const call = this.payinCall('POST', `/api/v2/transactions/${name}`, { authorization: this.basicAuthorization(), 'idempotency-key': key }, body);
+    return this.ask(call, readTransaction);
   }
 
   /** GET /api/v2/transactions/:id: a charge by its reference number, with its current status. */
@@ -265,7 +426,7 @@ export class Payrail {
     const text = String(reference);
     if (!REFERENCE_PATTERN.test(text)) throw inputError('invalid_request', `reference must be the charge's reference number (digits), got "${text}"`);
     const call = this.payinCall('GET', `/api/v2/transactions/${text}`, { authorization: this.basicAuthorization() });
-    return readCharge(await this.transport.retrying(() => this.transport.once(call)));
+    return this.ask(call, readCharge);
   }
 
   /**
@@ -280,13 +441,18 @@ export class Payrail {
     if (token.startsWith(LIVE_PREFIX)) {
       throw inputError('invalid_request', 'tokenize() is for sandbox tests; in production, tokenize cards in the browser with the hosted card form');
     }
-    const call = this.payinCall('POST', '/api/v2/tokens', { authorization: `Bearer ${token}` }, {
-      card_number: card.card_number,
-      expiry_month: card.expiry_month,
-      expiry_year: card.expiry_year,
-      cvv2: card.cvv2,
-    });
-    return readNonce(await this.transport.retrying(() => this.transport.once(call)));
+    const call = this.payinCall(
+      'POST',
+      '/api/v2/tokens',
+      { authorization: `Bearer ${token}` },
+      {
+        card_number: card.card_number,
+        expiry_month: card.expiry_month,
+        expiry_year: card.expiry_year,
+        cvv2: card.cvv2,
+      },
+    );
+    return this.ask(call, readNonce);
   }
 
   // ---- Internals --------------------------------------------------------
@@ -297,10 +463,14 @@ export class Payrail {
     return { api: 'transfer', method, url: `${this.transferBase}${path}`, headers: { 'api-key': key }, ...(body === undefined ? {} : { body }) };
   }
 
-  /** One transfer API call, retried when safe (every transfer call but execute is free of effects). */
-  private async transfer(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Record<string, unknown>> {
-    const call = this.transferCall(method, path, body);
-    return this.transport.retrying(() => this.transport.once(call));
+  /** One transfer API call, retried when safe (every transfer call but execute is free of effects), its answer read by `read`. */
+  private async transfer<T>(method: 'GET' | 'POST', path: string, read: (body: Record<string, unknown>) => T, body?: unknown): Promise<T> {
+    return this.ask(this.transferCall(method, path, body), read);
+  }
+
+  /** One call, retried when safe, its answer read by `read`. */
+  private async ask<T>(call: Call, read: (body: Record<string, unknown>) => T): Promise<T> {
+    return readAnswer(await this.transport.retrying((attempt) => this.transport.once(call, attempt)), read);
   }
 
   private payinCall(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: unknown): Call {
@@ -330,6 +500,18 @@ export class Payrail {
   }
 }
 
+/** Reads an answer's body; an answer it cannot read names its request id. */
+function readAnswer<T>(answer: Answer, read: (body: Record<string, unknown>) => T): T {
+  try {
+    return read(answer.body);
+  } catch (error) {
+    throw isPayrailError(error) ? fromAnswer(error, answer.requestId) : error;
+  }
+}
+
+/** The sandbox calls answer the bare envelope: nothing to read. */
+function ignoreBody(): void {}
+
 function missing(what: string, purpose: string): PayrailError {
   return new PayrailError(CLIENT_ERROR_CODES.missing_credentials, 0, `${what} must be set in the Payrail options to ${purpose}`);
 }
@@ -339,6 +521,31 @@ function transferId(id: unknown): string {
     throw inputError('invalid_request', `id must be a string of digits (at most 40), got ${JSON.stringify(id)}`);
   }
   return id;
+}
+
+/** The list's query string (without the cursor), refusing bad options before any request. */
+function listQuery(options: TransferListOptions): URLSearchParams {
+  const query = new URLSearchParams();
+  if (options.state !== undefined) {
+    if (!LISTED_STATES.has(options.state)) throw inputError('invalid_request', `state must be one of ${[...LISTED_STATES].join(', ')}`);
+    query.set('state', String(options.state));
+  }
+  for (const field of ['created_from', 'created_to'] as const) {
+    const value = options[field];
+    if (value === undefined) continue;
+    if (value instanceof Date) {
+      if (Number.isNaN(value.getTime())) throw inputError('invalid_request', `${field} is an invalid Date`);
+      query.set(field, value.toISOString());
+    } else if (typeof value === 'string' && value !== '') query.set(field, value);
+    else throw inputError('invalid_request', `${field} must be a Date or an ISO 8601 timestamp`);
+  }
+  if (options.limit !== undefined) {
+    if (!Number.isInteger(options.limit) || options.limit < 1 || options.limit > LIST_LIMIT_MAX) {
+      throw inputError('invalid_request', `limit must be an integer from 1 to ${LIST_LIMIT_MAX}`);
+    }
+    query.set('limit', String(options.limit));
+  }
+  return query;
 }
 
 function waitTimeout(options: WaitOptions): number {

@@ -1,6 +1,8 @@
 // The one error class of the SDK. Every failure, whether Payrail answered it
 // or the SDK found it before sending anything, is a PayrailError carrying the
-// wire code, the HTTP status (0 when no HTTP answer exists) and a message.
+// wire code, the HTTP status (0 when no HTTP answer exists) and a message,
+// plus the answer's request id (the server's X-Request-Id, to quote to
+// support or find in its logs) and, from send(), the transfer id.
 
 /** Codes the SDK raises itself, beside the wire codes the server sends. */
 export const CLIENT_ERROR_CODES = {
@@ -12,6 +14,8 @@ export const CLIENT_ERROR_CODES = {
   wait_timeout: 'wait_timeout',
   /** The client is missing a credential needed by the call. */
   missing_credentials: 'missing_credentials',
+  /** send() met an error that is not a PayrailError (from a function given in the options, say); `cause` holds it. */
+  unexpected_error: 'unexpected_error',
 } as const;
 
 export class PayrailError extends Error {
@@ -20,11 +24,17 @@ export class PayrailError extends Error {
   readonly code: string;
   /** HTTP status of the answer; 0 when the error was found without one. */
   readonly status: number;
+  /** The X-Request-Id of the answer this error comes from; null when no answer arrived (or it had none). */
+  readonly requestId: string | null;
+  /** The transfer this error is about: set on every error send() raises (send makes an id when none is given). */
+  readonly transferId: string | null;
 
-  constructor(code: string, status: number, message: string, options?: { cause?: unknown }) {
+  constructor(code: string, status: number, message: string, options?: { cause?: unknown; requestId?: string | null; transferId?: string | null }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.status = status;
+    this.requestId = options?.requestId ?? null;
+    this.transferId = options?.transferId ?? null;
   }
 
   /**
@@ -44,4 +54,18 @@ export function isPayrailError(value: unknown): value is PayrailError {
 /** An error the SDK found in the caller's input, before any request. */
 export function inputError(code: 'invalid_amount' | 'invalid_phone_number' | 'invalid_request', message: string): PayrailError {
   return new PayrailError(code, 0, message);
+}
+
+/** The same error, naming the transfer it is about (kept as is when it already names one). */
+export function aboutTransfer(error: PayrailError, transferId: string): PayrailError {
+  if (error.transferId !== null) return error;
+  (error as { transferId: string | null }).transferId = transferId;
+  return error;
+}
+
+/** The same error, naming the answer it comes from (kept as is when it already names one). */
+export function fromAnswer(error: PayrailError, requestId: string | null): PayrailError {
+  if (error.requestId !== null || requestId === null) return error;
+  (error as { requestId: string | null }).requestId = requestId;
+  return error;
 }

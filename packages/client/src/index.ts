@@ -6,3 +6,4 @@ export { formatCents, parseDollars } from './money.ts';
 export type { FetchLike, ResponseLike, Sleep } from './transport.ts';
 export type * from './types.ts';
 export type * from './wire.ts';
+export type * from './lifecycle.ts';

@@ -4,7 +4,7 @@
 // documented form and refuse anything else as unexpected_response.
 import { CLIENT_ERROR_CODES, PayrailError } from './errors.ts';
 import { centsOfWireDollars, parseDollars } from './money.ts';
-import type { Balance, Charge, ChargeStatus, CheckResult, KycResult, Nonce, TransferOutcome, TransferStatus } from './types.ts';
+import type { Balance, Charge, ChargeStatus, CheckResult, KycResult, ListedTransfer, Nonce, TransferOutcome, TransferPage, TransferStatus } from './types.ts';
 import type { Attribute, ChargeApprovedWire, ChargeDeclinedWire } from './wire.ts';
 
 /** Transfer states of the specification. */
@@ -141,6 +141,7 @@ function statusOf(fields: {
     outcome,
     waiting_for: outcome === 'waiting' && (waitingFor === 'invitation' || waitingFor === 'reconciliation') ? waitingFor : null,
     invitation_url: fields.attributes.invitationUrl ?? null,
+    gateway_id: fields.attributes.gatewayId ?? null,
     provider_error: errorText !== undefined || errorCode !== undefined ? { text: errorText ?? '', code: errorCode ?? '' } : null,
   };
 }
@@ -166,7 +167,11 @@ export function readPaymentResponse(body: Json): TransferStatus {
 /** GET /api/status/:id in either of its two shapes. */
 export function readStatus(body: Json): TransferStatus {
   if (body.status === undefined && body.payment_response !== undefined) return readPaymentResponse(body);
-  const result = objectAt(objectAt(body, 'status'), 'result');
+  return readStatusResult(objectAt(objectAt(body, 'status'), 'result'));
+}
+
+/** A status `result` object: in a status answer, or an item of the transfer list. */
+function readStatusResult(result: Json): TransferStatus {
   const state = integerAt(result, 'state');
   const final = result.final === undefined ? isFinalState(state) : integerAt(result, 'final') === 1;
   const trans = optionalString(result, 'trans');
@@ -184,9 +189,46 @@ export function readStatus(body: Json): TransferStatus {
   });
 }
 
+/** GET /api/transfers: one page of the merchant's transfers, each a status result plus what was sent. */
+export function readTransferPage(body: Json): TransferPage {
+  const items = body.transfers;
+  if (!Array.isArray(items)) throw bad('transfers', items);
+  const hasMore = body.has_more;
+  if (typeof hasMore !== 'boolean') throw bad('has_more', hasMore);
+  return { transfers: items.map(readListedTransfer), has_more: hasMore };
+}
+
+function readListedTransfer(item: unknown): ListedTransfer {
+  if (!isObject(item)) throw bad('transfer', item);
+  const amount = stringAt(item, 'amount');
+  const amount_cents = parseDollars(amount);
+  if (amount_cents === null) throw bad('amount', amount);
+  return {
+    ...readStatusResult(item),
+    amount,
+    amount_cents,
+    receiver_phone: stringAt(item, 'receiver_phone'),
+    service: stringAt(item, 'service'),
+    receiver_country: stringAt(item, 'receiver_country'),
+    receiver_currency: stringAt(item, 'receiver_currency'),
+    created_at: stringAt(item, 'created_at'),
+  };
+}
+
 /** The status of an id the server reports as unknown. */
 export function notFoundStatus(id: string): TransferStatus {
-  return statusOf({ id, state: STATE_NOT_FOUND, substate: 0, code: 0, final: true, attributes: {}, payment_id: null, server_time: null, trans: null, sum_prov: null });
+  return statusOf({
+    id,
+    state: STATE_NOT_FOUND,
+    substate: 0,
+    code: 0,
+    final: true,
+    attributes: {},
+    payment_id: null,
+    server_time: null,
+    trans: null,
+    sum_prov: null,
+  });
 }
 
 const STATUS_CODES: Readonly<Record<string, ChargeStatus>> = { A: 'approved', P: 'pending', D: 'declined', F: 'failed' };

@@ -1,7 +1,10 @@
 // One HTTP attempt and the bounded retry loop around it. Each API's answer
 // is read into its data or a PayrailError here, so the client methods only
 // see typed data. Retries cover exactly two cases: no answer arrived
-// (network_error) and the server said internal_server_error.
+// (network_error) and the server said internal_server_error. Every error
+// from an answer carries its X-Request-Id; a network error names the
+// request, the underlying cause (ECONNREFUSED, a timeout) and how many
+// attempts were made.
 import { CLIENT_ERROR_CODES, PayrailError, isPayrailError } from './errors.ts';
 
 /**
@@ -18,7 +21,15 @@ export type FetchLike = (
 
 export interface ResponseLike {
   readonly status: number;
+  /** Read for X-Request-Id; optional so a minimal fetch stand-in still fits. */
+  readonly headers?: { get(name: string): string | null };
   text(): Promise<string>;
+}
+
+/** A successful answer's body and the request id the server gave it. */
+export interface Answer {
+  readonly body: Record<string, unknown>;
+  readonly requestId: string | null;
 }
 
 export type Sleep = (ms: number) => Promise<void>;
@@ -70,8 +81,8 @@ export class Transport {
     }
   }
 
-  /** One attempt: sends the call and reads the answer of its API into data or a PayrailError. */
-  async once(call: Call): Promise<Record<string, unknown>> {
+  /** One attempt (`attempt` counts from 0): sends the call and reads the answer of its API into data or a PayrailError. */
+  async once(call: Call, attempt = 0): Promise<Answer> {
     const headers: Record<string, string> = { accept: 'application/json', ...call.headers };
     let body: string | undefined;
     if (call.body !== undefined) {
@@ -80,6 +91,7 @@ export class Transport {
     }
     let status: number;
     let text: string;
+    let requestId: string | null;
     // Called without a receiver: browsers refuse a fetch bound to another object.
     const fetchFn = this.options.fetch;
     try {
@@ -90,14 +102,35 @@ export class Transport {
         signal: AbortSignal.timeout(this.options.timeout_ms) as AbortSignalLike,
       });
       status = response.status;
+      requestId = response.headers?.get('x-request-id') ?? null;
       text = await response.text();
     } catch (error) {
-      const timedOut = (error as { name?: string } | null)?.name === 'TimeoutError';
-      const reason = timedOut ? `no answer within ${this.options.timeout_ms} ms` : String((error as Error | null)?.message ?? error);
-      throw new PayrailError(CLIENT_ERROR_CODES.network_error, 0, `${call.method} ${call.url}: ${reason}`, { cause: error });
+      const attempts = attempt + 1;
+      throw new PayrailError(
+        CLIENT_ERROR_CODES.network_error,
+        0,
+        `${call.method} ${call.url} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${networkReason(error, this.options.timeout_ms)}`,
+        { cause: error },
+      );
     }
-    return call.api === 'transfer' ? readTransferAnswer(status, text) : readPayinAnswer(status, text);
+    const data = call.api === 'transfer' ? readTransferAnswer(status, text, requestId) : readPayinAnswer(status, text, requestId);
+    return { body: data, requestId };
   }
+}
+
+/**
+ * What went wrong below HTTP, as precisely as the runtime says: Node's fetch
+ * throws "fetch failed" with the system error (code ECONNREFUSED, ENOTFOUND,
+ * ...) as its cause; browsers say less.
+ */
+export function networkReason(error: unknown, timeoutMs: number): string {
+  if ((error as { name?: string } | null)?.name === 'TimeoutError') return `no answer within ${timeoutMs} ms`;
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+  const code = typeof cause?.code === 'string' ? cause.code : null;
+  const causeMessage = typeof cause?.message === 'string' && cause.message !== '' ? cause.message : null;
+  if (causeMessage !== null) return code !== null && !causeMessage.includes(code) ? `${code} ${causeMessage}` : causeMessage;
+  if (code !== null) return code;
+  return String((error as Error | null)?.message ?? error);
 }
 
 function parseJson(text: string): unknown {
@@ -113,9 +146,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** An answer in no documented shape: a 5xx is the server's (retryable) failure, anything else is unexpected. */
-function unexpected(status: number, text: string): PayrailError {
-  if (status >= 500) return new PayrailError('internal_server_error', status, `HTTP ${status} without a Payrail error body`);
-  return new PayrailError(CLIENT_ERROR_CODES.unexpected_response, status, `HTTP ${status} with an unexpected body: ${text.slice(0, QUOTE_CHARS_MAX)}`);
+function unexpected(status: number, text: string, requestId: string | null): PayrailError {
+  if (status >= 500) return new PayrailError('internal_server_error', status, `HTTP ${status} without a Payrail error body`, { requestId });
+  return new PayrailError(CLIENT_ERROR_CODES.unexpected_response, status, `HTTP ${status} with an unexpected body: ${text.slice(0, QUOTE_CHARS_MAX)}`, {
+    requestId,
+  });
 }
 
 /**
@@ -123,34 +158,37 @@ function unexpected(status: number, text: string): PayrailError {
  * `true` on success and the string "false" on failure; the other spellings
  * (boolean false, string "true") are accepted too.
  */
-export function readTransferAnswer(status: number, text: string): Record<string, unknown> {
+export function readTransferAnswer(status: number, text: string, requestId: string | null = null): Record<string, unknown> {
   const body = parseJson(text);
-  if (!isObject(body)) throw unexpected(status, text);
+  if (!isObject(body)) throw unexpected(status, text, requestId);
   const success = body.success;
   if (success === true || success === 'true') return body;
   if (success === false || success === 'false') {
     const error = body.error;
     if (isObject(error) && typeof error.code === 'string') {
-      return throwWire(error.code, status, typeof error.message === 'string' ? error.message : error.code);
+      return throwWire(error.code, status, typeof error.message === 'string' ? error.message : error.code, requestId);
     }
     // The spec types `error` as a string in one place; keep its text.
-    if (typeof error === 'string' && error !== '') return throwWire(status >= 500 ? 'internal_server_error' : CLIENT_ERROR_CODES.unexpected_response, status, error);
+    if (typeof error === 'string' && error !== '')
+      return throwWire(status >= 500 ? 'internal_server_error' : CLIENT_ERROR_CODES.unexpected_response, status, error, requestId);
   }
-  throw unexpected(status, text);
+  throw unexpected(status, text, requestId);
 }
 
 /** Card payin API: 200 carries shape A or B; anything else is shape C `{error: {code, message}}`. */
-export function readPayinAnswer(status: number, text: string): Record<string, unknown> {
+export function readPayinAnswer(status: number, text: string, requestId: string | null = null): Record<string, unknown> {
   const body = parseJson(text);
-  if (!isObject(body)) throw unexpected(status, text);
+  // A list (GET /api/v2/transactions, /api/v2/batches) is a JSON array, handed on as {items}.
+  if (status >= 200 && status < 300 && Array.isArray(body)) return { items: body };
+  if (!isObject(body)) throw unexpected(status, text, requestId);
   if (status >= 200 && status < 300) return body;
   const error = body.error;
   if (isObject(error) && typeof error.code === 'string') {
-    return throwWire(error.code, status, typeof error.message === 'string' ? error.message : error.code);
+    return throwWire(error.code, status, typeof error.message === 'string' ? error.message : error.code, requestId);
   }
-  throw unexpected(status, text);
+  throw unexpected(status, text, requestId);
 }
 
-function throwWire(code: string, status: number, message: string): never {
-  throw new PayrailError(code, status, message);
+function throwWire(code: string, status: number, message: string, requestId: string | null): never {
+  throw new PayrailError(code, status, message, { requestId });
 }

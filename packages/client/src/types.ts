@@ -104,6 +104,8 @@ export interface TransferStatus {
   waiting_for: 'invitation' | 'reconciliation' | null;
   /** In the sandbox, the page where a new receiver accepts the invitation. */
   invitation_url: string | null;
+  /** Reference number of the card charge paying for the transfer, once linked (gatewayId, reconciliation or an operator). */
+  gateway_id: string | null;
   /** The provider's reason for a failed transfer. */
   provider_error: { text: string; code: string } | null;
   attributes: Record<string, string>;
@@ -120,6 +122,41 @@ export interface ExecuteResult extends TransferStatus {
    * through status instead of being sent twice.
    */
   resolved_by_status: boolean;
+}
+
+/** What transfers.list() asks for; every field is optional. */
+export interface TransferListOptions {
+  /** Only transfers in this state. */
+  state?: 0 | 40 | 60 | 80;
+  /** Only transfers created at or after this time (an ISO 8601 timestamp with a zone, or a Date). */
+  created_from?: string | Date;
+  /** Only transfers created at or before this time. */
+  created_to?: string | Date;
+  /** Transfers per page, 1 to 100. Default 10. */
+  limit?: number;
+  /** Start after this transfer id (the last one of a page already seen). */
+  starting_after?: string;
+}
+
+/** A transfer as the list shows it: its status plus what was sent and when. */
+export interface ListedTransfer extends TransferStatus {
+  amount_cents: number;
+  /** The wire's decimal text, e.g. "25.00". */
+  amount: string;
+  /** E.164. */
+  receiver_phone: string;
+  service: string;
+  receiver_country: string;
+  receiver_currency: string;
+  /** ISO 8601 (UTC). */
+  created_at: string;
+}
+
+export interface TransferPage {
+  /** Newest first. */
+  transfers: ListedTransfer[];
+  /** Another page follows. */
+  has_more: boolean;
 }
 
 export interface WaitOptions {

@@ -67,6 +67,23 @@ export interface StatusResponseWire extends TransferSuccessEnvelope {
   status: { result: StatusResultWire };
 }
 
+/** One item of GET /api/transfers: a status result plus what was sent and when. */
+export interface ListedTransferWire extends StatusResultWire {
+  /** Dollars as a decimal string. */
+  amount: string;
+  receiver_phone: string;
+  service: string;
+  receiver_country: string;
+  receiver_currency: string;
+  created_at: string;
+}
+
+/** GET /api/transfers?state=&created_from=&created_to=&limit=&starting_after= (a Payrail extension). */
+export interface TransferListResponseWire extends TransferSuccessEnvelope {
+  transfers: ListedTransferWire[];
+  has_more: boolean;
+}
+
 export interface KycResponseWire extends TransferSuccessEnvelope {
   kyc_verify: boolean;
   /** Dollars per single transfer as a decimal string; "0" means none. */
@@ -113,6 +130,8 @@ export interface ChargeRequestWire {
   expiry_year: number;
   billing_info: BillingInfo;
   transaction_details?: TransactionDetails;
+  /** false authorizes only; capture it later with capture(). */
+  capture?: boolean;
 }
 
 /** Shape A: an approved (or pending) charge. */

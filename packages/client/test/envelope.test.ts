@@ -52,7 +52,10 @@ describe('transfer envelope', () => {
 
   it('reports a 4xx without a Payrail body as unexpected_response', () => {
     const error = errorOf(() => readTransferAnswer(404, 'Not Found'));
-    assert.deepEqual([error.code, error.status, error.message, error.retryable], ['unexpected_response', 404, 'HTTP 404 with an unexpected body: Not Found', false]);
+    assert.deepEqual(
+      [error.code, error.status, error.message, error.retryable],
+      ['unexpected_response', 404, 'HTTP 404 with an unexpected body: Not Found', false],
+    );
   });
 
   it('keeps the text of an error given as a plain string', () => {

@@ -13,9 +13,9 @@ export interface SentRequest {
 }
 
 export type Step =
-  | { status: number; body: unknown; expect?: { method: string; path: string } }
-  | { status: number; text: string; expect?: { method: string; path: string } }
-  | { network: string; expect?: { method: string; path: string } };
+  | { status: number; body: unknown; headers?: Record<string, string>; expect?: { method: string; path: string } }
+  | { status: number; text: string; headers?: Record<string, string>; expect?: { method: string; path: string } }
+  | { network: string; cause?: unknown; expect?: { method: string; path: string } };
 
 export interface FakeFetch {
   readonly fetch: FetchLike;
@@ -34,9 +34,10 @@ export function fakeFetch(script: Step[]): FakeFetch {
     const step = steps.shift();
     assert.ok(step !== undefined, `unexpected request ${init.method} ${parsed.pathname}`);
     if (step.expect !== undefined) assert.deepEqual({ method: request.method, path: request.path }, step.expect);
-    if ('network' in step) throw new TypeError(step.network);
+    if ('network' in step) throw new TypeError(step.network, step.cause === undefined ? undefined : { cause: step.cause });
     const text = 'text' in step ? step.text : JSON.stringify(step.body);
-    return { status: step.status, text: async () => text };
+    const headers = new Headers(step.headers ?? {});
+    return { status: step.status, headers, text: async () => text };
   };
   return {
     fetch,

@@ -3,10 +3,11 @@
 // response lost on the way back. Polling waits are shortened through the
 // injectable sleep; the server's worker moves transfers on its own.
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 // A plain JavaScript module shared with the examples, typed by its JSDoc.
 import { startSandbox } from '../../../examples/local-sandbox.mjs';
-import { Payrail, PayrailError, type FetchLike, type PayrailOptions, type TransferInput } from '../src/index.ts';
+import { Payrail, PayrailError, type ChargeApprovedWire, type FetchLike, type PayrailOptions, type TransferInput } from '../src/index.ts';
 
 interface Sandbox {
   url: string;
@@ -24,7 +25,10 @@ const CARD = { card_number: '4111111111111111', expiry_month: 12, expiry_year: 2
 const BILLING = { first_name: 'Ada', last_name: 'Lovelace', street: '1 Main St', city: 'Springfield', state: 'IL', zip: '62701', country: 'US' };
 
 function keTransfer(receiver: string, amount: string): Omit<TransferInput, 'id'> {
-  return { sender_phone: SENDER, receiver_phone: receiver, amount, service: '1001', receiver_country: 'KE', receiver_currency: 'KES' } as Omit<TransferInput, 'id'>;
+  return { sender_phone: SENDER, receiver_phone: receiver, amount, service: '1001', receiver_country: 'KE', receiver_currency: 'KES' } as Omit<
+    TransferInput,
+    'id'
+  >;
 }
 
 async function rejection(promise: Promise<unknown>): Promise<PayrailError> {
@@ -35,6 +39,18 @@ async function rejection(promise: Promise<unknown>): Promise<PayrailError> {
     return error;
   }
   assert.fail('expected a PayrailError');
+}
+
+/** A loopback port nothing listens on (it was free a moment ago). */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
 }
 
 /** A fetch that lets the request reach the server but loses the first answer to a matching request. */
@@ -81,15 +97,31 @@ describe('SDK against a real server', () => {
     assert.deepEqual(await payrail.balance(), { balance_cents: 500_000, overdraft_cents: 0, available_cents: 500_000 });
   });
 
-  it('a wrong key is authentication_error (401)', async () => {
+  it('a wrong key is authentication_error (401), naming the request id the server gave it', async () => {
     const stranger = new Payrail({ ...options, api_key: 'sbx_tk_AAAAAAAAAAAAAAAA_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB' });
     const error = await rejection(stranger.balance());
     assert.deepEqual([error.code, error.status], ['authentication_error', 401]);
+    assert.match(error.requestId ?? '', /^req_[0-9a-f-]{36}$/);
+  });
+
+  it('a server that is not there: network_error naming the URL, ECONNREFUSED and the attempts', async () => {
+    const port = await closedPort();
+    const nowhere = new Payrail({ ...options, base_url: `http://127.0.0.1:${port}`, max_retries: 1 });
+    const error = await rejection(nowhere.balance());
+    assert.deepEqual([error.code, error.status, error.requestId], ['network_error', 0, null]);
+    assert.equal(error.message, `GET http://127.0.0.1:${port}/api/agent_balance failed after 2 attempts: connect ECONNREFUSED 127.0.0.1:${port}`);
   });
 
   it('kyc: verified, limited, unable and new receivers, in every phone form', async () => {
     const verified = await payrail.kyc('0712345678', { country: 'KE' });
-    assert.deepEqual(verified, { account: '254712345678', registered: true, verified: true, money_limit_cents: 300_000, money_limit: '3000.00', kyc_url: null });
+    assert.deepEqual(verified, {
+      account: '254712345678',
+      registered: true,
+      verified: true,
+      money_limit_cents: 300_000,
+      money_limit: '3000.00',
+      kyc_url: null,
+    });
     const limited = await payrail.kyc('+254 712 340 002');
     assert.deepEqual([limited.verified, limited.money_limit_cents], [false, 10_000]);
     assert.equal(limited.kyc_url, `${sandbox.url}/sandbox/kyc/254712340002`);
@@ -101,7 +133,12 @@ describe('SDK against a real server', () => {
 
   it('check: the quote, in cents or decimal amounts alike', async () => {
     const byDecimal = await payrail.check({ ...keTransfer('+254712345678', '10.00'), id: Payrail.newTransferId() } as TransferInput);
-    const byCents = await payrail.check({ ...keTransfer('+254712345678', '1'), amount: undefined, amount_cents: 1000, id: Payrail.newTransferId() } as TransferInput);
+    const byCents = await payrail.check({
+      ...keTransfer('+254712345678', '1'),
+      amount: undefined,
+      amount_cents: 1000,
+      id: Payrail.newTransferId(),
+    } as TransferInput);
     assert.deepEqual(byDecimal, {
       fx_rate: '129.25',
       received_amount: '1292.50',
@@ -208,7 +245,10 @@ describe('SDK against a real server', () => {
     assert.match(nonce.nonce, /^nonce-/);
     assert.deepEqual([nonce.card_type, nonce.last_4], ['Visa', '1111']);
     const charge = await payrail.charge({ amount: '25.00', source: nonce.nonce, expiry_month: 12, expiry_year: 2030, billing_info: BILLING });
-    assert.deepEqual([charge.status, charge.amount_cents, charge.last_4, charge.avs_result_code, charge.cvv2_result_code, charge.error], ['approved', 2500, '1111', 'Y', 'M', null]);
+    assert.deepEqual(
+      [charge.status, charge.amount_cents, charge.last_4, charge.avs_result_code, charge.cvv2_result_code, charge.error],
+      ['approved', 2500, '1111', 'Y', 'M', null],
+    );
     assert.match(charge.reference_number, /^[0-9]+$/);
     const read = await payrail.getCharge(charge.reference_number);
     assert.deepEqual(read.raw, charge.raw);
@@ -244,9 +284,40 @@ describe('SDK against a real server', () => {
     const charge = await payrail.charge({ amount: '30.00', source: nonce.nonce, expiry_month: 12, expiry_year: 2030, billing_info: BILLING });
     const linked = await payrail.send({ ...keTransfer('+254712345678', '30.00'), gateway_id: charge.reference_number }, { timeout_ms: 30_000 });
     assert.equal(linked.outcome, 'succeeded');
-    // The charge's amount is used up: another transfer naming it is refused.
+    assert.ok(linked.outcome === 'succeeded');
+    assert.equal(linked.transfer.gateway_id, charge.reference_number);
+    // The charge lists the transfer it funds.
+    assert.deepEqual((await payrail.getCharge(charge.reference_number)).raw, {
+      ...charge.raw,
+      transaction: { ...(charge.raw as ChargeApprovedWire).transaction, custom_fields: { transfers: [{ id: linked.id, amount: '30.00' }] } },
+    });
+    // The charge's amount is used up: another transfer naming it is refused, saying why, naming the transfer and the request.
     const again = await rejection(payrail.send({ ...keTransfer('+254712345678', '1.00'), gateway_id: charge.reference_number }));
     assert.deepEqual([again.code, again.status], ['invalid_request', 400]);
-    assert.match(again.message, /gatewayId/);
+    assert.equal(again.message, `attribute gatewayId ${charge.reference_number} has 0.00 not yet linked to transfers, less than the amount 1.00`);
+    assert.match(again.transferId ?? '', /^[0-9]+$/);
+    assert.match(again.requestId ?? '', /^req_/);
+  });
+
+  it('transfers.list: every transfer of the merchant, newest first, page by page', async () => {
+    const mine = (await sandbox.cli(['merchant', 'create', '--name', 'Lister'])) as unknown as Sandbox['merchant'];
+    await sandbox.cli(['merchant', 'fund', '--merchant', mine.merchant_id, '--amount', '100.00']);
+    const lister = new Payrail({ ...options, api_key: mine.transfer_api_key });
+    const sent: string[] = [];
+    for (const amount of ['1.00', '2.00', '3.00', '4.00', '5.00']) {
+      const transfer = { ...keTransfer('+254712345678', amount), id: Payrail.newTransferId() } as TransferInput;
+      await lister.execute(transfer);
+      sent.push(transfer.id);
+    }
+    const pages: string[][] = [];
+    for await (const page of lister.transfers.list({ limit: 2 })) pages.push(page.transfers.map((t) => t.id));
+    assert.deepEqual(pages.flat(), [...sent].reverse());
+    assert.deepEqual(
+      pages.map((page) => page.length),
+      [2, 2, 1],
+    );
+    const newest = (await lister.transfers.list({ limit: 1 }).next()).value;
+    assert.ok(newest);
+    assert.deepEqual([newest.transfers[0]!.amount_cents, newest.transfers[0]!.receiver_phone, newest.transfers[0]!.service], [500, '+254712345678', '1001']);
   });
 });

@@ -43,7 +43,11 @@ describe('amounts', () => {
       { amount: '1', amount_cents: 100 },
       {},
     ]) {
-      assert.deepEqual(codeOf(() => amountCentsOf(input)), ['invalid_amount', 0], JSON.stringify(input));
+      assert.deepEqual(
+        codeOf(() => amountCentsOf(input)),
+        ['invalid_amount', 0],
+        JSON.stringify(input),
+      );
     }
   });
 
@@ -74,9 +78,18 @@ describe('phones', () => {
   });
 
   it('refuses letters and empty text, naming the field', () => {
-    assert.deepEqual(codeOf(() => cleanPhone('+2547abc', 'receiver_phone')), ['invalid_phone_number', 0]);
-    assert.deepEqual(codeOf(() => cleanPhone('', 'sender_phone')), ['invalid_phone_number', 0]);
-    assert.deepEqual(codeOf(() => cleanPhone(254712345678, 'sender_phone')), ['invalid_phone_number', 0]);
+    assert.deepEqual(
+      codeOf(() => cleanPhone('+2547abc', 'receiver_phone')),
+      ['invalid_phone_number', 0],
+    );
+    assert.deepEqual(
+      codeOf(() => cleanPhone('', 'sender_phone')),
+      ['invalid_phone_number', 0],
+    );
+    assert.deepEqual(
+      codeOf(() => cleanPhone(254712345678, 'sender_phone')),
+      ['invalid_phone_number', 0],
+    );
     assert.throws(() => cleanPhone('x', 'sender_phone'), /sender_phone must be a phone number/);
   });
 
@@ -95,6 +108,9 @@ describe('phones', () => {
   });
 
   it('asks for E.164 when the country has no known calling code', () => {
-    assert.deepEqual(codeOf(() => kycDigits('0712345678', 'XX')), ['invalid_phone_number', 0]);
+    assert.deepEqual(
+      codeOf(() => kycDigits('0712345678', 'XX')),
+      ['invalid_phone_number', 0],
+    );
   });
 });

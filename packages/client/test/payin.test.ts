@@ -33,7 +33,14 @@ describe('charge', () => {
     assert.deepEqual(sent.headers, { accept: 'application/json', authorization: BASIC, 'idempotency-key': 'key-1', 'content-type': 'application/json' });
     assert.equal(
       sent.body,
-      JSON.stringify({ amount: 25.5, source: 'nonce-abc123', expiry_month: 12, expiry_year: 2030, billing_info: billing, transaction_details: { order_number: 'A-1' } }),
+      JSON.stringify({
+        amount: 25.5,
+        source: 'nonce-abc123',
+        expiry_month: 12,
+        expiry_year: 2030,
+        billing_info: billing,
+        transaction_details: { order_number: 'A-1' },
+      }),
     );
     assert.match(sent.body!, /^\{"amount":25.5,/);
     fake.done();
@@ -45,7 +52,7 @@ describe('charge', () => {
     assert.match(fake.sent[0]!.body!, /^\{"amount":0.29,/);
   });
 
-  it('makes a fresh Idempotency-Key per call and reuses it for that call\'s retries', async () => {
+  it("makes a fresh Idempotency-Key per call and reuses it for that call's retries", async () => {
     const { client, fake } = clientWith([
       { network: 'ECONNRESET' },
       { status: 500, body: rejected('internal_server_error', 'Server error; retry') },
@@ -62,7 +69,7 @@ describe('charge', () => {
     fake.done();
   });
 
-  it('sends the caller\'s idempotency_key', async () => {
+  it("sends the caller's idempotency_key", async () => {
     const { client, fake } = clientWith([{ status: 200, body: chargeApproved(7, 25.5) }]);
     await client.charge({ ...CHARGE, idempotency_key: 'order-77' });
     assert.equal(fake.sent[0]!.headers['idempotency-key'], 'order-77');

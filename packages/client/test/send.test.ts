@@ -41,7 +41,13 @@ describe('send', () => {
       { status: 200, body: kyc(true, '3000.00', '') },
       { status: 200, body: check() },
       { status: 200, body: executed('x') },
-      { status: 200, body: status('x', 80, 5, 1, [{ name: 'provider-error-text', value: 'blocked' }, { name: 'provider-error-code', value: 'E5' }]) },
+      {
+        status: 200,
+        body: status('x', 80, 5, 1, [
+          { name: 'provider-error-text', value: 'blocked' },
+          { name: 'provider-error-code', value: 'E5' },
+        ]),
+      },
     ]);
     const { id: _omit, ...withoutId } = KE_TRANSFER;
     const result = await client.send(withoutId);
@@ -61,11 +67,10 @@ describe('send', () => {
       assert.fail('expected insufficient_funds');
     } catch (error) {
       assert.ok(error instanceof PayrailError);
-      assert.deepEqual([error.code, error.status, error.message], [
-        'insufficient_funds',
-        0,
-        'available funds 9.00 (balance + overdraft) are below the amount 10.00',
-      ]);
+      assert.deepEqual(
+        [error.code, error.status, error.message],
+        ['insufficient_funds', 0, 'available funds 9.00 (balance + overdraft) are below the amount 10.00'],
+      );
     }
     fake.done();
   });
@@ -83,7 +88,10 @@ describe('send', () => {
   });
 
   it('treats money_limit "0" as unable to receive', async () => {
-    const { client, fake } = clientWith([{ status: 200, body: balance(100_000, 0) }, { status: 200, body: kyc(false, '0', 'https://k') }]);
+    const { client, fake } = clientWith([
+      { status: 200, body: balance(100_000, 0) },
+      { status: 200, body: kyc(false, '0', 'https://k') },
+    ]);
     assert.equal((await client.send({ ...KE_TRANSFER, amount: '0.01' })).outcome, 'kyc_required');
     fake.done();
   });

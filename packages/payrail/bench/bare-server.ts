@@ -7,6 +7,6 @@ const app = Fastify({ logger: false, bodyLimit: 64 * 1024 });
 app.post('/bare', async () => ({ success: true, error: '' }));
 const port = Number(process.env.PORT ?? 0);
 await app.listen({ port, host: '127.0.0.1' });
-const address = app.server.address();
+const _address = app.server.address();
 
 process.once('SIGTERM', () => void app.close().then(() => process.exit(0)));

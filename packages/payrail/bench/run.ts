@@ -3,8 +3,11 @@
 // DATABASE_URL is set) it starts `payrail serve`, funds a merchant, then
 // drives with autocannon at a fixed concurrency for a fixed time:
 //   1. POST /api/transfer with unique ids (every answer is a durable commit),
+//      then the time until every acknowledged transfer is final (end to end),
 //   2. GET /api/status/:id of the transfers just created,
 //   3. tokenize + charge (POST /api/v2/tokens then /api/v2/transactions/charge),
+//   4. the card lifecycle: tokenize + authorize, then capture and (after the
+//      batch closes) refund each authorization once,
 // and, in the same run, a bare route of the same framework as the ceiling.
 // Ends with `payrail ledger verify`. Knobs: BENCH_DURATION_S, BENCH_CONNECTIONS,
 // BENCH_SOAK_S (memory soak), BENCH_SKIP_POSTGRES=1.
@@ -14,6 +17,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import Database from 'better-sqlite3';
 import postgres from 'postgres';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -25,6 +29,9 @@ const SOAK_SLICE_S = 30;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const WARMUP_S = 3;
 const START_TIMEOUT_MS = 60_000;
+/** How long the bench waits for the worker to finish the transfers of a load. */
+const DRAIN_TIMEOUT_MS = 120_000;
+const DRAIN_POLL_MS = 100;
 
 interface Measure {
   name: string;
@@ -112,8 +119,12 @@ const TRANSFER_BODY = (id: string) =>
     attribute: [],
   });
 
-/** One tokenize then one charge of the fresh nonce, per connection, in a loop. */
-function chargeRequests(source: { api_key: string; pin: string; tokenization_token: string }): autocannon.Request[] {
+/**
+ * One tokenize then one charge of the fresh nonce, per connection, in a loop.
+ * With `authorized`, the charges authorize only (capture: false) and their
+ * reference numbers are collected there, for the capture and refund measures.
+ */
+function chargeRequests(source: { api_key: string; pin: string; tokenization_token: string }, authorized?: number[]): autocannon.Request[] {
   const basic = `Basic ${Buffer.from(`${source.api_key}:${source.pin}`).toString('base64')}`;
   return [
     {
@@ -137,10 +148,49 @@ function chargeRequests(source: { api_key: string; pin: string; tokenization_tok
           expiry_month: 12,
           expiry_year: 2030,
           billing_info: { first_name: 'Ada', last_name: 'Lovelace', street: '1 Main St', city: 'Austin', state: 'TX', zip: '78701', country: 'US' },
+          ...(authorized === undefined ? {} : { capture: false }),
         }),
       }),
+      ...(authorized === undefined
+        ? {}
+        : {
+            onResponse: (status: number, body: string) => {
+              if (status === 200) authorized.push((JSON.parse(body) as { reference_number: number }).reference_number);
+            },
+          }),
     },
   ];
+}
+
+/** One lifecycle POST (capture, refund) per reference of `refs`, each reference once, in order. */
+function operationRequest(source: { api_key: string; pin: string }, operation: 'capture' | 'refund', refs: readonly number[]): autocannon.Request {
+  const basic = `Basic ${Buffer.from(`${source.api_key}:${source.pin}`).toString('base64')}`;
+  let next = 0;
+  return {
+    method: 'POST',
+    path: `/api/v2/transactions/${operation}`,
+    headers: { 'content-type': 'application/json', authorization: basic },
+    setupRequest: (request: autocannon.Request) => ({ ...request, body: JSON.stringify({ reference_number: refs[next++ % refs.length] }) }),
+  };
+}
+
+/**
+ * The card lifecycle (docs/api-decisions.md section 10): tokenize + authorize
+ * pairs for the measure's duration, then one capture of each authorization,
+ * the batch closed (so they settle), and one full refund of each.
+ */
+async function lifecycleMeasures(
+  label: string,
+  base: string,
+  env: Record<string, string>,
+  source: { api_key: string; pin: string; tokenization_token: string },
+) {
+  const refs: number[] = [];
+  const authorize = await load(`${label}: tokenize + authorize (pairs/s)`, { url: base, requests: chargeRequests(source, refs) });
+  const capture = await load(`${label}: POST capture`, { url: base, amount: refs.length, requests: [operationRequest(source, 'capture', refs)] });
+  await cli(['batch', 'close'], env);
+  const refund = await load(`${label}: POST refund`, { url: base, amount: refs.length, requests: [operationRequest(source, 'refund', refs)] });
+  return [{ ...authorize, rps: Math.round(authorize.rps / 2) }, capture, refund];
 }
 
 /** Memory over a long tokenize + charge run: RSS sampled after each slice. */
@@ -157,11 +207,61 @@ async function soak(label: string, base: string, pid: number, source: { api_key:
   }
   // The first slice includes warm-up (JIT, caches); growth is measured after it.
   const growth = samples.at(-1)! - samples[0]!;
-  process.stdout.write(`${label}: soak ${Math.round(pairs)} pairs in ${slices * SOAK_SLICE_S} s; RSS ${samples[0]} -> ${samples.at(-1)} kB (${growth >= 0 ? '+' : ''}${growth} kB after warm-up)\n`);
+  process.stdout.write(
+    `${label}: soak ${Math.round(pairs)} pairs in ${slices * SOAK_SLICE_S} s; RSS ${samples[0]} -> ${samples.at(-1)} kB (${growth >= 0 ? '+' : ''}${growth} kB after warm-up)\n`,
+  );
+}
+
+/** Counts transfers that are not final yet, straight from the store the server uses. */
+function openedCounter(env: Record<string, string>): { notFinal: () => Promise<number>; close: () => Promise<void> } {
+  if (env.DATABASE_URL) {
+    const sql = postgres(env.DATABASE_URL.replace(/[?&]options=[^&]*/, ''), {
+      max: 1,
+      onnotice: () => undefined,
+      connection: { search_path: /search_path%3D([a-z0-9_]+)/.exec(env.DATABASE_URL)?.[1] ?? 'public' },
+    });
+    return {
+      notFinal: async () => Number((await sql.unsafe('SELECT COUNT(*) AS n FROM transfers WHERE final = 0'))[0]?.n ?? 0),
+      close: () => sql.end(),
+    };
+  }
+  const db = new Database(path.join(env.PAYRAIL_DATA_DIR!, 'payrail.sqlite'), { readonly: true });
+  return {
+    notFinal: async () => Number((db.prepare('SELECT COUNT(*) AS n FROM transfers WHERE final = 0').get() as { n: number }).n),
+    close: async () => {
+      db.close();
+    },
+  };
+}
+
+/**
+ * End to end: how long after the load the last acknowledged transfer became
+ * final, and so how many transfers per second went all the way through.
+ */
+async function drain(label: string, env: Record<string, string>, acknowledged: number): Promise<void> {
+  const counter = openedCounter(env);
+  const startedMs = Date.now();
+  try {
+    let left = await counter.notFinal();
+    while (left > 0 && Date.now() - startedMs < DRAIN_TIMEOUT_MS) {
+      await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+      left = await counter.notFinal();
+    }
+    const drainS = (Date.now() - startedMs) / 1000;
+    const finalPerS = Math.round(acknowledged / (DURATION_S + drainS));
+    process.stdout.write(
+      `${label}: ${acknowledged} acknowledged transfers final ${drainS.toFixed(1)} s after the load (${left} still not final): ${finalPerS} final transfers/s end to end\n`,
+    );
+  } finally {
+    await counter.close();
+  }
 }
 
 async function benchStore(label: string, env: Record<string, string>, bareRps: number): Promise<Measure[]> {
-  const { child, port } = await startProcess([BIN, 'serve'], { ...env, LOG_LEVEL: 'warn' }, '/healthz');
+  // Sandbox scenarios move at once, so the end-to-end figure measures Payrail, not the simulated network's pace.
+  // One client on one address at full speed: the request rate limits (docs/api-decisions.md section 13) are lifted for the measure.
+  const unlimited = { PAYRAIL_RATE_LIMIT_PER_MIN: '10000000', PAYRAIL_RATE_LIMIT_PER_ADDRESS_PER_MIN: '10000000' };
+  const { child, port } = await startProcess([BIN, 'serve'], { ...env, ...unlimited, LOG_LEVEL: 'warn', PAYRAIL_SANDBOX_DELAY_MS: '0' }, '/healthz');
   const base = `http://127.0.0.1:${port}`;
   const measures: Measure[] = [];
   try {
@@ -185,18 +285,23 @@ async function benchStore(label: string, env: Record<string, string>, bareRps: n
       },
     };
     await autocannon({ url: base, connections: CONNECTIONS, duration: WARMUP_S, requests: [transferRequest] });
-    measures.push(await load(`${label}: POST /api/transfer`, { url: base, requests: [transferRequest] }));
+    const execute = await load(`${label}: POST /api/transfer`, { url: base, requests: [transferRequest] });
+    measures.push(execute);
+    await drain(label, env, execute.total - execute.non2xx - execute.errors);
     let read = 0;
     measures.push(
       await load(`${label}: GET /api/status/:id`, {
         url: base,
-        requests: [{ method: 'GET', headers, setupRequest: (request: autocannon.Request) => ({ ...request, path: `/api/status/${ids[read++ % ids.length]}` }) }],
+        requests: [
+          { method: 'GET', headers, setupRequest: (request: autocannon.Request) => ({ ...request, path: `/api/status/${ids[read++ % ids.length]}` }) },
+        ],
       }),
     );
     {
       const charge = await load(`${label}: tokenize + charge (pairs/s)`, { url: base, requests: chargeRequests(merchant.source) });
       measures.push({ ...charge, rps: Math.round(charge.rps / 2) });
     }
+    measures.push(...(await lifecycleMeasures(label, base, env, merchant.source)));
     if (SOAK_S > 0) await soak(label, base, child.pid!, merchant.source);
     const rss = await fetch(`${base}/healthz`).then(() => fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'));
     const rssKb = /VmRSS:\s+(\d+)/.exec(rss)?.[1];

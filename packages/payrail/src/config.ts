@@ -2,7 +2,13 @@
 // start. Every bad value is reported with its variable name; none is guessed.
 import path from 'node:path';
 
-export type Environment = 'sandbox' | 'production';
+import { ADDRESS_FAILURES_MAX_DEFAULT, RATE_LIMIT_PER_ADDRESS_DEFAULT, RATE_LIMIT_PER_CREDENTIAL_DEFAULT } from './domain/auth-limits.ts';
+import { connectorSpecProblem } from './domain/connector-spec.ts';
+import { parseCloseTime } from './domain/card-lifecycle.ts';
+import type { Environment } from './domain/credentials.ts';
+import { weakKeyReason } from './domain/key-strength.ts';
+
+export type { Environment };
 
 export interface Config {
   readonly port: number;
@@ -34,6 +40,21 @@ export interface Config {
   /** Public base URL of this deployment, used to build kyc_url and invitation links. */
   readonly publicUrl: string;
   readonly bodyLimitBytes: number;
+  /** Minutes after midnight UTC at which settlement batches close daily (PAYRAIL_BATCH_CLOSE_UTC, "HH:MM"). */
+  readonly batchCloseMinuteOfDay: number;
+  /** Requests per minute per credential, and per client address, on both APIs (docs/api-decisions.md section 13). */
+  readonly rateLimitPerMin: number;
+  readonly rateLimitPerAddressPerMin: number;
+  /** Failed authentications per client address within 15 minutes before the address is refused for 15 minutes. */
+  readonly authFailuresPerAddress: number;
+  /** Whether /docs (the rendered OpenAPI document) is served. */
+  readonly docs: boolean;
+  /**
+   * Addresses (IPs or CIDR ranges) of proxies in front whose X-Forwarded-For
+   * is believed, so limits per client address count the client, not the
+   * proxy. Empty: the socket's peer is the client.
+   */
+  readonly trustedProxies: readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -70,6 +91,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     return raw === undefined || raw === '' ? null : raw;
   };
 
+  const closeTime = (name: string): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return 0;
+    const minutes = parseCloseTime(raw);
+    if (minutes === null) problems.push(`${name} must be a UTC time of day as HH:MM (00:00 to 23:59), got "${raw}"`);
+    return minutes ?? 0;
+  };
+
   const environment = oneOf<Environment>('PAYRAIL_ENV', 'sandbox', ['sandbox', 'production']);
   const port = integer('PORT', 8080, 0, 65535);
   const host = text('HOST') ?? '127.0.0.1';
@@ -78,7 +107,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`DATABASE_URL must be a postgres:// URL (leave it unset for the embedded SQLite store), got "${databaseUrl}"`);
   }
   const cardKeyBase64 = text('PAYRAIL_CARD_KEY');
-  if (cardKeyBase64 !== null && Buffer.from(cardKeyBase64, 'base64').length !== 32) {
+  const cardKeyBytes = cardKeyBase64 === null ? null : Buffer.from(cardKeyBase64, 'base64');
+  if (cardKeyBytes !== null && cardKeyBytes.length !== 32) {
     problems.push('PAYRAIL_CARD_KEY must be the base64 of exactly 32 random bytes');
   }
   const providerDefault = environment === 'sandbox' ? 'sandbox' : '';
@@ -88,6 +118,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     kyc: text('PAYRAIL_KYC_PROVIDER') ?? providerDefault,
     fx: text('PAYRAIL_FX_PROVIDER') ?? providerDefault,
   };
+  for (const [name, value] of Object.entries(providers)) {
+    const problem = value === '' ? null : connectorSpecProblem(value);
+    if (problem !== null) problems.push(`PAYRAIL_${snake(name)} ${problem}, got "${value.slice(0, 80)}"`);
+  }
   const tlsCertFile = text('PAYRAIL_TLS_CERT');
   const tlsKeyFile = text('PAYRAIL_TLS_KEY');
   if ((tlsCertFile === null) !== (tlsKeyFile === null)) {
@@ -105,6 +139,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       problems.push('production needs TLS: set PAYRAIL_TLS_CERT and PAYRAIL_TLS_KEY, or PAYRAIL_TRUST_PROXY_TLS=1 behind a trusted TLS-terminating proxy');
     }
     if (cardKeyBase64 === null) problems.push('production needs PAYRAIL_CARD_KEY (card-data encryption key)');
+    const weak = cardKeyBytes !== null && cardKeyBytes.length === 32 ? weakKeyReason(cardKeyBytes) : null;
+    if (weak !== null) problems.push(`PAYRAIL_CARD_KEY does not look random: ${weak}; make one with: openssl rand -base64 32`);
+    const publicUrl = text('PAYRAIL_PUBLIC_URL');
+    if (publicUrl === null || !publicUrl.startsWith('https://')) {
+      problems.push('production needs PAYRAIL_PUBLIC_URL, an https:// URL (links handed to receivers must not travel in the clear)');
+    }
+  }
+  const trustedProxies = (text('PAYRAIL_TRUSTED_PROXIES') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of trustedProxies) {
+    if (!/^[0-9A-Fa-f.:]{2,45}(\/[0-9]{1,3})?$/.test(entry))
+      problems.push(`PAYRAIL_TRUSTED_PROXIES must list IP addresses or CIDR ranges, got "${entry.slice(0, 60)}"`);
   }
 
   const config: Config = {
@@ -118,7 +166,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     sandboxDelayMs: integer('PAYRAIL_SANDBOX_DELAY_MS', 1000, 0, 600_000),
     worker: oneOf('PAYRAIL_WORKER', 'inline', ['inline', 'off']),
-    corridorsFile: path.resolve(text('INIT_CWD') ?? process.cwd(), text('PAYRAIL_CORRIDORS_FILE') ?? path.join(PACKAGE_ROOT, 'config', 'corridors.sandbox.json')),
+    corridorsFile: path.resolve(
+      text('INIT_CWD') ?? process.cwd(),
+      text('PAYRAIL_CORRIDORS_FILE') ?? path.join(PACKAGE_ROOT, 'config', 'corridors.sandbox.json'),
+    ),
     cardKeyBase64,
     tlsCertFile,
     tlsKeyFile,
@@ -126,6 +177,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     providers,
     publicUrl: (text('PAYRAIL_PUBLIC_URL') ?? `http://${host}:${port}`).replace(/\/+$/, ''),
     bodyLimitBytes: integer('PAYRAIL_BODY_LIMIT_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
+    batchCloseMinuteOfDay: closeTime('PAYRAIL_BATCH_CLOSE_UTC'),
+    rateLimitPerMin: integer('PAYRAIL_RATE_LIMIT_PER_MIN', RATE_LIMIT_PER_CREDENTIAL_DEFAULT, 1, 10_000_000),
+    rateLimitPerAddressPerMin: integer('PAYRAIL_RATE_LIMIT_PER_ADDRESS_PER_MIN', RATE_LIMIT_PER_ADDRESS_DEFAULT, 1, 10_000_000),
+    authFailuresPerAddress: integer('PAYRAIL_AUTH_FAILURES_PER_ADDRESS', ADDRESS_FAILURES_MAX_DEFAULT, 1, 1_000_000),
+    docs: oneOf('PAYRAIL_DOCS', environment === 'sandbox' ? '1' : '0', ['0', '1']) === '1',
+    trustedProxies,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -22,6 +22,8 @@ export const ERRORS = {
   payload_too_large: { code: 'invalid_request', status: 400, message: 'Request body too large' },
   unsupported_media_type: { code: 'invalid_request', status: 400, message: 'Content-Type must be application/json' },
   rate_limited: { code: 'rate_limited', status: 429, message: 'Too many requests' },
+  // A request that arrives while the process is closing: retry, another process (or this one restarted) answers.
+  shutting_down: { code: 'internal_server_error', status: 503, message: 'The server is shutting down; retry' },
   sandbox_only: { code: 'not_found', status: 404, message: 'This call exists in the sandbox only' },
   // Transfer API
   insufficient_funds: { code: 'insufficient_funds', status: 400, message: 'Merchant balance too low' },
@@ -47,7 +49,10 @@ export class ApiError extends Error {
   override readonly name = 'ApiError';
   readonly code: string;
   readonly status: number;
-  constructor(readonly error: ErrorName, message?: string) {
+  constructor(
+    readonly error: ErrorName,
+    message?: string,
+  ) {
     const entry = ERRORS[error];
     super(message ?? entry.message);
     this.code = entry.code;

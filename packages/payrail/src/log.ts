@@ -33,3 +33,31 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     destination ?? pino.destination({ dest: 1, sync: false }),
   );
 }
+
+/** What the request log line needs of a request; structural, so this module stays free of the HTTP framework. */
+export interface LoggedRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly ip: string;
+  readonly principal?: { readonly merchantId: string; readonly credentialId: string } | undefined;
+  readonly panelUser?: { readonly userId: string; readonly merchantId: string | null } | undefined;
+}
+
+/**
+ * The fields of a request's one log line (PCI DSS 10.2: who, from where):
+ * method, path without its query, the client's address, and the merchant
+ * and credential an API call authenticated as, or the panel user. Never a
+ * header, a query string or a body.
+ */
+export function requestLogFields(request: LoggedRequest): Record<string, string> {
+  const fields: Record<string, string> = { method: request.method, url: request.url.split('?')[0]!, client_address: request.ip };
+  if (request.principal !== undefined) {
+    fields.merchant_id = request.principal.merchantId;
+    fields.credential_id = request.principal.credentialId;
+  }
+  if (request.panelUser !== undefined) {
+    fields.user_id = request.panelUser.userId;
+    if (request.panelUser.merchantId !== null) fields.merchant_id = request.panelUser.merchantId;
+  }
+  return fields;
+}

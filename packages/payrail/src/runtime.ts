@@ -1,25 +1,59 @@
 // Process-level assembly shared by `payrail serve`, `payrail worker` and the
-// CLI's store commands: configuration -> store (migrated) -> providers -> service.
+// CLI's store commands: configuration -> store (migrated) -> corridors ->
+// providers -> service.
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
+import { loadCorridors } from './corridors-file.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
+import { claimStoreEnvironment } from './flows/store-environment.ts';
 import { createLogger } from './log.ts';
 import { createProviders } from './providers/index.ts';
 import type { Service } from './service.ts';
 import type { Db } from './store/db.ts';
-import { openMigratedDb } from './store/open.ts';
+import { openDb, openMigratedDb } from './store/open.ts';
+import { sandboxReceiverStates } from './store/sandbox-receivers.ts';
 
 export interface ServiceOptions {
   readonly clock?: Clock;
   readonly log?: Logger;
-  /** Use this already-open store instead of opening one from configuration (tests). */
+  /**
+   * Use this already-open store instead of opening one from configuration
+   * (tests). Its environment is then the caller's business: it is not
+   * recorded or checked against the configuration.
+   */
   readonly db?: Db;
 }
 
 export async function createService(config: Config, options: ServiceOptions = {}): Promise<Service> {
   const log = options.log ?? createLogger(config.logLevel);
-  const db = options.db ?? (await openMigratedDb(config));
+  const corridors = loadCorridors(config.corridorsFile);
+  const db = options.db ?? (await openOwnStore(config, log));
   const clock = options.clock ?? systemClock;
-  const providers = await createProviders({ config, db, clock, log });
-  return { config, db, clock, log, providers };
+  const context = { environment: config.environment, publicUrl: config.publicUrl, sandboxDelayMs: config.sandboxDelayMs, clock, log };
+  const providers = await createProviders(config.providers, context, sandboxReceiverStates(db));
+  return { config, db, clock, log, corridors, providers };
+}
+
+/** Opens the configured store, migrated, and refuses one of the other environment (docs/api-decisions.md section 1). */
+async function openOwnStore(config: Config, log: Logger): Promise<Db> {
+  const db = await openMigratedDb(config);
+  try {
+    await claimStoreEnvironment({ db, log }, config.environment);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  return db;
+}
+
+/** Applies pending migrations to the configured store; returns how many ran. */
+export async function migrateStore(config: Config): Promise<number> {
+  const db = openDb(config);
+  try {
+    const applied = await db.migrate();
+    await claimStoreEnvironment({ db }, config.environment);
+    return applied;
+  } finally {
+    await db.close();
+  }
 }

@@ -1,8 +1,10 @@
-// The assembled service: configuration, store, clock, logger and providers,
-// built once and handed to the HTTP layer, the worker and the CLI.
+// The assembled service: configuration, store, clock, logger, corridor table
+// and providers, built once and handed to the HTTP layer, the worker and the
+// CLI.
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Clock } from './domain/clock.ts';
+import type { CorridorTable } from './domain/corridors.ts';
 import type { Providers } from './providers/index.ts';
 import type { Db } from './store/db.ts';
 
@@ -11,5 +13,6 @@ export interface Service {
   readonly db: Db;
   readonly clock: Clock;
   readonly log: Logger;
+  readonly corridors: CorridorTable;
   readonly providers: Providers;
 }

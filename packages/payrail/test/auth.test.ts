@@ -1,9 +1,11 @@
-// Credential semantics on the transfer API (behaviour.md s.2): missing,
-// malformed, wrong or revoked -> 401 authentication_error; a valid credential
-// of the wrong kind -> 403; a key of the other environment names the right one.
+// Credential semantics on the transfer API (docs/api-decisions.md sections 2, 13): missing,
+// malformed, wrong or revoked -> 401 authentication_error, all with the one
+// message; a valid credential of the wrong kind -> 403; a key of the other
+// environment names the right one.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { rotateSource } from '../src/flows/merchants.ts';
+import { AUTH_FAILED_MESSAGES } from '../src/flows/authenticate.ts';
+import { issuingDeps, rotateSource } from '../src/flows/merchants.ts';
 import type { CreatedMerchant } from '../src/flows/merchants.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { STORE_KINDS } from './helpers/stores.ts';
@@ -32,14 +34,14 @@ for (const kind of STORE_KINDS) {
     it('refuses a missing key with 401', async () => {
       const response = await balance({});
       assert.equal(response.statusCode, 401);
-      assert.deepEqual(response.json(), failure('missing API-KEY'));
+      assert.deepEqual(response.json(), failure(AUTH_FAILED_MESSAGES.transfer));
     });
 
     it('refuses malformed and unknown keys with 401', async () => {
       for (const key of ['nope', `${merchant.transfer_api_key}x`, 'sbx_tk_AAAAAAAAAAAAAAAA_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB', 'x'.repeat(5000)]) {
         const response = await balance({ 'api-key': key });
         assert.equal(response.statusCode, 401, key.slice(0, 40));
-        assert.deepEqual(response.json(), failure('invalid API-KEY'));
+        assert.deepEqual(response.json(), failure(AUTH_FAILED_MESSAGES.transfer));
       }
     });
 
@@ -48,7 +50,7 @@ for (const kind of STORE_KINDS) {
       const forged = `${parts[0]}_${parts[1]}_${parts[2]}_${'A'.repeat(32)}`;
       const response = await balance({ 'api-key': forged });
       assert.equal(response.statusCode, 401);
-      assert.deepEqual(response.json(), failure('invalid API-KEY'));
+      assert.deepEqual(response.json(), failure(AUTH_FAILED_MESSAGES.transfer));
     });
 
     it('names the right environment for a production key', async () => {
@@ -73,10 +75,10 @@ for (const kind of STORE_KINDS) {
     });
 
     it('refuses rotated source credentials at once, even as the wrong kind', async () => {
-      await rotateSource({ db: t.service.db, environment: 'sandbox', clock: t.clock }, { merchantId: merchant.merchant_id, sourceId: merchant.source.id });
+      await rotateSource(issuingDeps(t.service), { merchantId: merchant.merchant_id, sourceId: merchant.source.id });
       const response = await balance({ 'api-key': merchant.source.api_key });
       assert.equal(response.statusCode, 401);
-      assert.deepEqual(response.json(), failure('this API-KEY has been revoked'));
+      assert.deepEqual(response.json(), failure(AUTH_FAILED_MESSAGES.transfer));
     });
   });
 }

@@ -6,7 +6,7 @@ import { loadConfig } from '../src/config.ts';
 import { createService } from '../src/runtime.ts';
 import { createLogger } from '../src/log.ts';
 import type { App } from '../src/http/app.ts';
-import { runCli, runCliJson } from './helpers/cli.ts';
+import { runCli, runCliJson, storeNamed } from './helpers/cli.ts';
 import { createStore, STORE_KINDS, type TestStore } from './helpers/stores.ts';
 
 interface Created {
@@ -47,7 +47,9 @@ for (const kind of STORE_KINDS) {
       assert.match(created.source.api_key, /^sbx_sk_/);
       assert.match(created.source.pin, /^[0-9]{8}$/);
       assert.match(created.source.tokenization_token, /^sbx_pt_/);
-      const stored = await store.db.read((tx) => tx.all<{ secret_hash: string }>('SELECT secret_hash FROM credentials WHERE merchant_id = ?', [created.merchant_id]));
+      const stored = await store.db.read((tx) =>
+        tx.all<{ secret_hash: string }>('SELECT secret_hash FROM credentials WHERE merchant_id = ?', [created.merchant_id]),
+      );
       for (const row of stored) {
         assert.ok(!created.transfer_api_key.includes(row.secret_hash));
       }
@@ -59,7 +61,10 @@ for (const kind of STORE_KINDS) {
     it('merchant fund, overdraft and show move and report money exactly', async () => {
       const funded = await runCliJson<{ balance_cents: number }>(['merchant', 'fund', '--merchant', created.merchant_id, '--amount', '250.00'], env);
       assert.equal(funded.balance_cents, 25_000);
-      const overdraft = await runCliJson<{ overdraft_cents: number; available_cents: number }>(['merchant', 'overdraft', '--merchant', created.merchant_id, '--amount', '50'], env);
+      const overdraft = await runCliJson<{ overdraft_cents: number; available_cents: number }>(
+        ['merchant', 'overdraft', '--merchant', created.merchant_id, '--amount', '50'],
+        env,
+      );
       assert.equal(overdraft.overdraft_cents, 5_000);
       assert.equal(overdraft.available_cents, 30_000);
       const response = await balance(created.transfer_api_key);
@@ -74,8 +79,14 @@ for (const kind of STORE_KINDS) {
     });
 
     it('merchant link-required turns the flag on and off', async () => {
-      assert.equal((await runCliJson<{ payouts_must_link: boolean }>(['merchant', 'link-required', '--merchant', created.merchant_id, '--on'], env)).payouts_must_link, true);
-      assert.equal((await runCliJson<{ payouts_must_link: boolean }>(['merchant', 'link-required', '--merchant', created.merchant_id, '--off'], env)).payouts_must_link, false);
+      assert.equal(
+        (await runCliJson<{ payouts_must_link: boolean }>(['merchant', 'link-required', '--merchant', created.merchant_id, '--on'], env)).payouts_must_link,
+        true,
+      );
+      assert.equal(
+        (await runCliJson<{ payouts_must_link: boolean }>(['merchant', 'link-required', '--merchant', created.merchant_id, '--off'], env)).payouts_must_link,
+        false,
+      );
       const both = await runCli(['merchant', 'link-required', '--merchant', created.merchant_id], env);
       assert.notEqual(both.code, 0);
       assert.match(both.stderr, /--on or --off/);
@@ -90,7 +101,7 @@ for (const kind of STORE_KINDS) {
       }
       const unknown = await runCli(['--json', 'merchant', 'fund', '--merchant', 'mer_nope', '--amount', '1.00'], env);
       assert.equal(unknown.code, 1);
-      assert.deepEqual(JSON.parse(unknown.stderr), { error: { code: 'not_found', message: 'merchant mer_nope not found' } });
+      assert.deepEqual(JSON.parse(unknown.stderr), { error: { code: 'not_found', message: 'merchant mer_nope not found', store: storeNamed(env) } });
       const missing = await runCli(['merchant', 'fund', '--amount', '1.00'], env);
       assert.notEqual(missing.code, 0);
       assert.match(missing.stderr, /--merchant/);
@@ -118,7 +129,8 @@ for (const kind of STORE_KINDS) {
       const rotated = await runCliJson<{ transfer_api_key: string }>(['merchant', 'rotate-key', '--merchant', created.merchant_id], env);
       const old = await balance(created.transfer_api_key);
       assert.equal(old.statusCode, 401);
-      assert.deepEqual(old.json(), { success: 'false', error: { message: 'this API-KEY has been revoked', code: 'authentication_error' } });
+      // One message for every failed authentication (docs/api-decisions.md section 13).
+      assert.deepEqual(old.json(), { success: 'false', error: { message: 'invalid or missing API-KEY', code: 'authentication_error' } });
       assert.equal((await balance(rotated.transfer_api_key)).statusCode, 200);
     });
 

@@ -10,7 +10,7 @@ import { ResponseValidator, validateInjectedResponses } from './helpers/openapi.
 import { STORE_KINDS } from './helpers/stores.ts';
 import * as fixtures from '../../client/test/fixtures.ts';
 
-/** Every operation of the specification's endpoint table, plus tokenization (behaviour.md s.8). */
+/** Every operation of the specification's endpoint table, plus tokenization (docs/api-decisions.md section 8) and the card lifecycle. */
 const SPEC_OPERATIONS = [
   ['post', '/api/v2/transactions/charge', 'sourceBasic'],
   ['get', '/api/v2/transactions/{id}', 'sourceBasic'],
@@ -20,6 +20,17 @@ const SPEC_OPERATIONS = [
   ['get', '/api/status/{id}', 'transferApiKey'],
   ['get', '/api/kyc/{account}', 'transferApiKey'],
   ['get', '/api/agent_balance', 'transferApiKey'],
+  // The card transaction lifecycle (docs/api-decisions.md sections 10 and 14).
+  ['post', '/api/v2/transactions/capture', 'sourceBasic'],
+  ['post', '/api/v2/transactions/void', 'sourceBasic'],
+  ['post', '/api/v2/transactions/refund', 'sourceBasic'],
+  ['post', '/api/v2/transactions/reversal', 'sourceBasic'],
+  ['post', '/api/v2/transactions/verify', 'sourceBasic'],
+  ['get', '/api/v2/transactions', 'sourceBasic'],
+  ['get', '/api/v2/batches', 'sourceBasic'],
+  ['get', '/api/v2/batches/{id}', 'sourceBasic'],
+  ['get', '/api/v2/batches/{id}/transactions', 'sourceBasic'],
+  ['post', '/sandbox/batches/close', 'transferApiKey'],
 ] as const;
 
 interface Operation {
@@ -114,7 +125,7 @@ for (const kind of STORE_KINDS) {
         // A document claiming the balance is a string: the real reply must now be refused.
         const altered = structuredClone(document) as unknown as Document;
         const schema = altered.paths['/api/agent_balance']!.get!.responses['200']!.content!['application/json']!.schema!;
-        ((schema.properties as Record<string, { properties: Record<string, unknown> }>).balance!.properties).balance = { type: 'string' };
+        (schema.properties as Record<string, { properties: Record<string, unknown> }>).balance!.properties.balance = { type: 'string' };
         validateInjectedResponses(strict.app, altered);
         await assert.rejects(
           strict.app.inject({ method: 'GET', url: '/api/agent_balance', headers: { 'api-key': merchant.transfer_api_key } }),

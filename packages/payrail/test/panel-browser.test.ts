@@ -7,10 +7,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { pinKeyFor } from '../src/crypto/card-key.ts';
 import { createMerchant, fundMerchant, type CreatedMerchant } from '../src/flows/merchants.ts';
 import { systemClock } from '../src/domain/clock.ts';
 import { launchChromium, screenshotPath, startServer, type RunningServer } from './helpers/browser.ts';
 import { runCliJson } from './helpers/cli.ts';
+import { totpCode } from './helpers/panel.ts';
 import { createStore, STORE_KINDS, type TestStore } from './helpers/stores.ts';
 
 const MERCHANT_EMAIL = 'shop@example.com';
@@ -36,32 +38,47 @@ function api(baseUrl: string): Api {
   };
   return {
     transfer: (key, id, amount, receiver = '+254712345678') =>
-      call('POST', '/api/transfer', { 'api-key': key }, {
-        id,
-        sender_phone: '+14155550123',
-        receiver_phone: receiver,
-        amount,
-        service: '1001',
-        receiver_country: 'KE',
-        receiver_currency: 'KES',
-        attribute: [],
-      }),
+      call(
+        'POST',
+        '/api/transfer',
+        { 'api-key': key },
+        {
+          id,
+          sender_phone: '+14155550123',
+          receiver_phone: receiver,
+          amount,
+          service: '1001',
+          receiver_country: 'KE',
+          receiver_currency: 'KES',
+          attribute: [],
+        },
+      ),
     async charge(source, amount) {
-      const token = await call('POST', '/api/v2/tokens', { authorization: `Bearer ${source.tokenization_token}` }, {
-        card_number: '4111111111111111',
-        expiry_month: 12,
-        expiry_year: 2035,
-        cvv2: '123',
-      });
+      const token = await call(
+        'POST',
+        '/api/v2/tokens',
+        { authorization: `Bearer ${source.tokenization_token}` },
+        {
+          card_number: '4111111111111111',
+          expiry_month: 12,
+          expiry_year: 2035,
+          cvv2: '123',
+        },
+      );
       assert.equal(token.status, 200, JSON.stringify(token.body));
       const basic = `Basic ${Buffer.from(`${source.api_key}:${source.pin}`).toString('base64')}`;
-      const charged = await call('POST', '/api/v2/transactions/charge', { authorization: basic }, {
-        amount,
-        source: token.body.nonce,
-        expiry_month: 12,
-        expiry_year: 2035,
-        billing_info: { first_name: 'Ada', last_name: 'Lovelace', street: '1 Main St', city: 'Springfield', state: 'IL', zip: '62701', country: 'US' },
-      });
+      const charged = await call(
+        'POST',
+        '/api/v2/transactions/charge',
+        { authorization: basic },
+        {
+          amount,
+          source: token.body.nonce,
+          expiry_month: 12,
+          expiry_year: 2035,
+          billing_info: { first_name: 'Ada', last_name: 'Lovelace', street: '1 Main St', city: 'Springfield', state: 'IL', zip: '62701', country: 'US' },
+        },
+      );
       assert.equal(charged.status, 200, JSON.stringify(charged.body));
       return charged.body.reference_number as number;
     },
@@ -90,7 +107,9 @@ for (const kind of STORE_KINDS) {
 
     before(async () => {
       store = await createStore(kind);
-      const deps = { db: store.db, environment: 'sandbox' as const, clock: systemClock };
+      // PINs are hashed under a key kept beside the store, as the server process will find it.
+      const pinKey = pinKeyFor({ cardKeyBase64: null, environment: 'sandbox', dataDir: store.dataDir });
+      const deps = { db: store.db, environment: 'sandbox' as const, clock: systemClock, pinKey };
       merchant = await createMerchant(deps, { name: 'Harbor Coffee' });
       await fundMerchant(deps, { merchantId: merchant.merchant_id, amountCents: 250_000 });
       // Users come from the real CLI, as an operator would create them.
@@ -98,7 +117,10 @@ for (const kind of STORE_KINDS) {
         ['user', 'create', '--role', 'merchant', '--merchant', merchant.merchant_id, '--email', MERCHANT_EMAIL, '--password', PASSWORD],
         store.env,
       );
-      assert.deepEqual({ ...user, id: undefined }, { id: undefined, email: MERCHANT_EMAIL, role: 'merchant', merchant_id: merchant.merchant_id, generated_password: null });
+      assert.deepEqual(
+        { ...user, id: undefined },
+        { id: undefined, email: MERCHANT_EMAIL, role: 'merchant', merchant_id: merchant.merchant_id, generated_password: null },
+      );
       await runCliJson(['user', 'create', '--role', 'operator', '--email', OPERATOR_EMAIL, '--password', PASSWORD], store.env);
       // The worker is off so transfers stay where the test puts them.
       server = await startServer({ ...store.env, PAYRAIL_WORKER: 'off' });
@@ -155,7 +177,7 @@ for (const kind of STORE_KINDS) {
       assert.equal(typeof (await client.charge(source, 12.34)), 'number');
       // ...and are never shown again.
       await page.getByRole('link', { name: 'Done, back to credentials' }).click();
-      await page.getByRole('cell', { name: 'Online store' }).waitFor();
+      await page.getByRole('rowheader', { name: 'Online store' }).waitFor();
       const html = await page.content();
       for (const secret of Object.values(source)) assert.ok(!html.includes(secret));
       await shoot(page, 'merchant-credentials');
@@ -223,6 +245,17 @@ for (const kind of STORE_KINDS) {
     it('lets the operator turn on payouts-must-link and reconcile a waiting transfer with a charge', async () => {
       const page = await browser.newPage({ viewport: DESKTOP_VIEWPORT });
       await signIn(page, server.url, OPERATOR_EMAIL, PASSWORD);
+      // Operators set up two-factor sign-in before anything else, with the QR code's secret in an authenticator app.
+      await page.getByRole('heading', { level: 1, name: 'Two-factor sign-in' }).waitFor();
+      assert.equal(await page.getByRole('img', { name: 'QR code for your authenticator app' }).count(), 1);
+      await shoot(page, 'operator-two-factor-enrol');
+      const secret = await page.locator('input[name="secret"]').inputValue();
+      await page.getByLabel('6-digit code').fill(totpCode(secret, Date.now()));
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Turn on' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Recovery codes' }).waitFor();
+      assert.equal(await page.locator('.recovery-codes li').count(), 10);
+      await page.getByRole('link', { name: 'Done, continue' }).click();
       await page.getByRole('heading', { level: 1, name: 'Merchants' }).waitFor();
       await shoot(page, 'operator-merchants');
       await page.getByRole('link', { name: 'Harbor Coffee' }).click();
@@ -233,7 +266,8 @@ for (const kind of STORE_KINDS) {
       const chargeRef = await client.charge(merchant.source, 60);
       const waiting = await client.transfer(merchant.transfer_api_key, '9002', '40.00');
       assert.equal(waiting.status, 200, JSON.stringify(waiting.body));
-      const result = ((await client.get('/api/status/9002', { 'api-key': merchant.transfer_api_key })).body.status as { result: Record<string, unknown> }).result;
+      const result = ((await client.get('/api/status/9002', { 'api-key': merchant.transfer_api_key })).body.status as { result: Record<string, unknown> })
+        .result;
       assert.deepEqual([result.state, result.substate, result.final, result.attribute], [0, 9, 0, [{ name: 'waitingFor', value: 'reconciliation' }]]);
 
       await page.getByRole('link', { name: 'Reconciliation' }).click();
@@ -243,17 +277,30 @@ for (const kind of STORE_KINDS) {
       await page.getByRole('button', { name: 'Link transfer 9002' }).click();
       await page.getByRole('status').filter({ hasText: 'Transfer linked to the charge; it proceeds now.' }).waitFor();
       await page.getByText('Nothing waits for reconciliation').waitFor();
-      const status = (await client.get('/api/status/9002', { 'api-key': merchant.transfer_api_key })).body.status as { result: { state: number; substate: number } };
+      const status = (await client.get('/api/status/9002', { 'api-key': merchant.transfer_api_key })).body.status as {
+        result: { state: number; substate: number };
+      };
       assert.equal(status.result.state, 0);
       assert.equal(status.result.substate, 0);
 
       await page.getByRole('link', { name: 'Ledger' }).click();
       await page.getByText('Ledger OK.').waitFor();
       await shoot(page, 'operator-ledger');
+
+      // The audit log names who linked the transfer, from where.
+      await page.getByRole('link', { name: 'Audit log' }).click();
+      await page.getByLabel('Action').selectOption('transfer.link');
+      await page.getByRole('button', { name: 'Apply' }).click();
+      await page.getByRole('rowheader', { name: 'transfer.link' }).waitFor();
+      assert.match(
+        (await page.locator('table.audit tbody tr').first().textContent())!,
+        /user ops@example\.com\s+transfer\.link\s+9002\s+127\.0\.0\.1\s+success/,
+      );
+      await shoot(page, 'operator-audit');
       await page.close();
     });
 
-    it('shows the overview with the day\'s volume, on a desktop and on a phone screen', async () => {
+    it("shows the overview with the day's volume, on a desktop and on a phone screen", async () => {
       const desktop = await browser.newPage({ viewport: DESKTOP_VIEWPORT });
       await signIn(desktop, server.url, MERCHANT_EMAIL, PASSWORD);
       await desktop.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();

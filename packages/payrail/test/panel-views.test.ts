@@ -6,9 +6,9 @@ import { after, before, describe, it } from 'node:test';
 import { merchantAccount } from '../src/domain/ledger.ts';
 import type { CreatedMerchant } from '../src/flows/merchants.ts';
 import { verifyLedger } from '../src/flows/ledger-verify.ts';
+import { createUser } from '../src/flows/panel/users.ts';
 import { executeTransfer } from '../src/flows/transfers/execute.ts';
 import { getAccount } from '../src/store/ledger.ts';
-import { createUser } from '../src/web/users.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { PanelClient, textOf } from './helpers/panel.ts';
 import { basicOf, chargeBody, nonceFor, postCharge } from './helpers/payin.ts';
@@ -38,7 +38,12 @@ function tableRows(body: string): string[][] {
   const tbody = /<tbody>([\s\S]*?)<\/tbody>/.exec(body);
   if (tbody === null) return [];
   return [...tbody[1]!.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((row) =>
-    [...row[1]!.matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/g)].map((cell) => cell[1]!.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ').trim()),
+    [...row[1]!.matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/g)].map((cell) =>
+      cell[1]!
+        .replace(/<[^>]+>/g, '')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    ),
   );
 }
 
@@ -89,18 +94,21 @@ for (const kind of STORE_KINDS) {
       assert.match(page.body, /<desc id="chart-desc">Card payins total 40.00 USD and transfers total 10.00 USD over 30 days.<\/desc>/);
     });
 
-    it('lists only the merchant\'s own charges, filters them by status, and opens one', async () => {
+    it("lists only the merchant's own charges, filters them by status, and opens one", async () => {
       const list = await a.get('/dashboard/charges');
       assert.equal(list.status, 200);
       assert.deepEqual(
         tableRows(list.body).map((r) => [r[0], r[1], r[2]]),
         [
           [String(refsA[1]), 'declined', '12.50 USD'],
-          [String(refsA[0]), 'approved', '40.00 USD'],
+          [String(refsA[0]), 'captured', '40.00 USD'],
         ],
       );
       const declined = await a.get('/dashboard/charges?status=declined');
-      assert.deepEqual(tableRows(declined.body).map((r) => r[0]), [String(refsA[1])]);
+      assert.deepEqual(
+        tableRows(declined.body).map((r) => r[0]),
+        [String(refsA[1])],
+      );
       const bad = await a.get('/dashboard/charges?status=stolen&from=yesterday');
       assert.equal(bad.status, 400);
       assert.equal(textOf(bad.body, 'notice'), 'Filter ignored: unknown status "stolen"; the From date is not a date.');
@@ -119,16 +127,22 @@ for (const kind of STORE_KINDS) {
       for (let i = 1; i <= 27; i++) refs.push(await charge(t, shopD, '4111111111111111', i));
       const d = new PanelClient(t.app);
       await d.signIn('d@example.com', PASSWORD);
-      const first = await d.get('/dashboard/charges?status=approved');
-      assert.deepEqual(tableRows(first.body).map((r) => Number(r[0])), refs.slice(2).reverse());
+      const first = await d.get('/dashboard/charges?status=captured');
+      assert.deepEqual(
+        tableRows(first.body).map((r) => Number(r[0])),
+        refs.slice(2).reverse(),
+      );
       const older = /<a class="button" href="([^"]+)">Older<\/a>/.exec(first.body)![1]!;
-      assert.equal(older, `/dashboard/charges?status=approved&amp;before=${refs[2]}`);
+      assert.equal(older, `/dashboard/charges?status=captured&amp;before=${refs[2]}`);
       const second = await d.get(older.replace('&amp;', '&'));
-      assert.deepEqual(tableRows(second.body).map((r) => Number(r[0])), [refs[1], refs[0]]);
+      assert.deepEqual(
+        tableRows(second.body).map((r) => Number(r[0])),
+        [refs[1], refs[0]],
+      );
       assert.doesNotMatch(second.body, />Older</);
     });
 
-    it('reads another merchant\'s charge or transfer as unknown', async () => {
+    it("reads another merchant's charge or transfer as unknown", async () => {
       const charge = await a.get(`/dashboard/charges/${refB}`);
       assert.equal(charge.status, 404);
       assert.equal(textOf(charge.body, 'notice'), `No charge with reference number ${refB} was found.`);
@@ -141,7 +155,10 @@ for (const kind of STORE_KINDS) {
       // The shared id 7001 opens each merchant's own transfer.
       assert.match((await a.get('/dashboard/transfers/7001')).body, /<dt>Amount<\/dt><dd>10.00 USD<\/dd>/);
       assert.match((await b.get('/dashboard/transfers/7001')).body, /<dt>Amount<\/dt><dd>20.00 USD<\/dd>/);
-      assert.deepEqual(tableRows((await a.get('/dashboard/transfers')).body).map((r) => r[0]), ['7001']);
+      assert.deepEqual(
+        tableRows((await a.get('/dashboard/transfers')).body).map((r) => r[0]),
+        ['7001'],
+      );
     });
 
     it('finds a transfer by id and shows its state history', async () => {
@@ -157,12 +174,15 @@ for (const kind of STORE_KINDS) {
       assert.equal(history.at(-1), '60/0');
       assert.ok(history.includes('40/1'));
       const success = await b.get('/dashboard/transfers?state=60');
-      assert.deepEqual(tableRows(success.body).map((r) => r[0]), ['7002', '7001']);
+      assert.deepEqual(
+        tableRows(success.body).map((r) => r[0]),
+        ['7002', '7001'],
+      );
       const failed = await b.get('/dashboard/transfers?state=80');
       assert.equal(textOf(failed.body, 'empty-title'), 'No transfers in this state');
     });
 
-    it('looks up a receiver\'s KYC as the API reports it', async () => {
+    it("looks up a receiver's KYC as the API reports it", async () => {
       const limited = await a.get('/dashboard/kyc?account=254712340002');
       assert.equal(limited.status, 200);
       assert.match(limited.body, /<dt>Limit per transfer<\/dt><dd>100.00 USD<\/dd>/);
@@ -195,12 +215,12 @@ for (const kind of STORE_KINDS) {
       for (const secret of [source.api_key, source.pin, source.tokenization_token]) assert.ok(!list.body.includes(secret));
     });
 
-    it('rotates and revokes only the merchant\'s own sources', async () => {
+    it("rotates and revokes only the merchant's own sources", async () => {
       await a.get('/dashboard/credentials');
       const foreign = await a.post(`/dashboard/credentials/sources/${shopB.source.id}/rotate`);
       assert.equal(foreign.status, 404);
       assert.equal((await a.post(`/dashboard/credentials/sources/${shopB.source.id}/revoke`)).status, 404);
-      const stillB = await t.service.db.read((tx) => tx.all("SELECT id FROM credentials WHERE source_id = ? AND revoked_at_ms IS NOT NULL", [shopB.source.id]));
+      const stillB = await t.service.db.read((tx) => tx.all('SELECT id FROM credentials WHERE source_id = ? AND revoked_at_ms IS NOT NULL', [shopB.source.id]));
       assert.equal(stillB.length, 0);
 
       const rotated = await a.post(`/dashboard/credentials/sources/${shopA.source.id}/rotate`);
@@ -254,7 +274,10 @@ for (const kind of STORE_KINDS) {
       assert.match(page.body, /<dt>Available<\/dt><dd>300.00 USD<\/dd>/);
       assert.match(page.body, /<dt>Payouts must link<\/dt><dd><span class="badge badge-wait">on<\/span><\/dd>/);
       const search = await operator.get('/dashboard/operator/merchants?q=Shop%20C');
-      assert.deepEqual(tableRows(search.body).map((r) => [r[0], r[2], r[3]]), [['Shop C', '250.00', '50.00']]);
+      assert.deepEqual(
+        tableRows(search.body).map((r) => [r[0], r[2], r[3]]),
+        [['Shop C', '250.00', '50.00']],
+      );
       assert.equal((await operator.get('/dashboard/operator/merchants/mer_unknown')).status, 404);
     });
 
@@ -271,14 +294,21 @@ for (const kind of STORE_KINDS) {
       await t.worker.drain();
       const queue = await operator.get('/dashboard/operator/reconciliation');
       assert.equal(queue.status, 200);
-      assert.deepEqual([...queue.body.matchAll(/<h2 class="queue-title">Transfer <code>(\d+)<\/code> · ([\d.,]+) USD<\/h2>/g)].map((m) => [m[1], m[2]]), [
-        ['8001', '15.00'],
-        ['8002', '5.00'],
-      ]);
+      assert.deepEqual(
+        [...queue.body.matchAll(/<h2 class="queue-title">Transfer <code>(\d+)<\/code> · ([\d.,]+) USD<\/h2>/g)].map((m) => [m[1], m[2]]),
+        [
+          ['8001', '15.00'],
+          ['8002', '5.00'],
+        ],
+      );
       const before = await availableCents(t, shopA.merchant_id);
       const wrong = await operator.post('/dashboard/operator/reconciliation/link', { merchant: shopA.merchant_id, transfer: '8001', charge: String(refsA[1]) });
       assert.equal(wrong.status, 400);
-      const linked = await operator.post('/dashboard/operator/reconciliation/link', { merchant: shopA.merchant_id, transfer: '8001', charge: String(refsA[0]) });
+      const linked = await operator.post('/dashboard/operator/reconciliation/link', {
+        merchant: shopA.merchant_id,
+        transfer: '8001',
+        charge: String(refsA[0]),
+      });
       assert.equal(linked.location, '/dashboard/operator/reconciliation?notice=linked');
       await operator.get('/dashboard/operator/reconciliation');
       const cancelled = await operator.post('/dashboard/operator/reconciliation/cancel', { merchant: shopA.merchant_id, transfer: '8002' });
@@ -292,8 +322,14 @@ for (const kind of STORE_KINDS) {
       assert.match(detail.body, new RegExp(`<dt>Charge</dt><dd><a href="/dashboard/charges/${refsA[0]}">${refsA[0]}</a>`));
       assert.match(detail.body, /<dt>Amount linked<\/dt><dd>15.00 USD<\/dd>/);
       const chargePage = await a.get(`/dashboard/charges/${refsA[0]}`);
-      assert.deepEqual(tableRows(chargePage.body.slice(chargePage.body.indexOf('Linked transfers'))).map((r) => [r[0], r[2], r[3]]), [['8001', '15.00', 'operator']]);
-      assert.match((await a.get('/dashboard/transfers/8002')).body, /<span class="badge badge-bad">Error<\/span> <span class="muted">state 80, substate 7, final<\/span>/);
+      assert.deepEqual(
+        tableRows(chargePage.body.slice(chargePage.body.indexOf('Linked transfers'))).map((r) => [r[0], r[2], r[3]]),
+        [['8001', '15.00', 'operator']],
+      );
+      assert.match(
+        (await a.get('/dashboard/transfers/8002')).body,
+        /<span class="badge badge-bad">Error<\/span> <span class="muted">state 80, substate 7, final<\/span>/,
+      );
 
       const ledger = await operator.get('/dashboard/operator/ledger');
       assert.equal(ledger.status, 200);

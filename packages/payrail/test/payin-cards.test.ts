@@ -40,7 +40,10 @@ describe('card numbers', () => {
   });
 
   it('reports facts and problems without repeating the number', () => {
-    assert.deepEqual(checkCardNumber('378282246310005'), { ok: true, facts: { cardType: 'American Express', last4: '0005', bin: '378282', cvvLength: 4 } });
+    // Below 16 digits the first 6 and last 4 would leave too few unknown: only the last 4 are kept (docs/api-decisions.md section 8).
+    assert.deepEqual(checkCardNumber('378282246310005'), { ok: true, facts: { cardType: 'American Express', last4: '0005', bin: '', cvvLength: 4 } });
+    assert.deepEqual(checkCardNumber('4111111111111111'), { ok: true, facts: { cardType: 'Visa', last4: '1111', bin: '411111', cvvLength: 3 } });
+    assert.deepEqual(checkCardNumber('9999999999999995'), { ok: false, reason: 'card_number belongs to no card brand we accept' });
     const problems = ['4111', '4111111111111112', '411111111111116', '41111111111111111111', '4111-1111-1111-1111'].map((n) => checkCardNumber(n));
     for (const problem of problems) {
       assert.equal(problem.ok, false);
@@ -117,7 +120,10 @@ describe('card-data key', () => {
   it('uses the configured key, refusing a bad one', () => {
     const configured = Buffer.alloc(32, 3).toString('base64');
     assert.deepEqual(loadCardKey({ cardKeyBase64: configured, environment: 'production', dataDir: '/nonexistent' }), Buffer.alloc(32, 3));
-    assert.throws(() => loadCardKey({ cardKeyBase64: Buffer.alloc(8).toString('base64'), environment: 'sandbox', dataDir: '/nonexistent' }), /exactly 32 bytes/);
+    assert.throws(
+      () => loadCardKey({ cardKeyBase64: Buffer.alloc(8).toString('base64'), environment: 'sandbox', dataDir: '/nonexistent' }),
+      /exactly 32 bytes/,
+    );
     assert.throws(() => loadCardKey({ cardKeyBase64: null, environment: 'production', dataDir: '/nonexistent' }), /production needs PAYRAIL_CARD_KEY/);
   });
 

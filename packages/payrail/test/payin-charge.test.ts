@@ -7,7 +7,7 @@ import { merchantAccount } from '../src/domain/ledger.ts';
 import { verifyLedger } from '../src/flows/ledger-verify.ts';
 import { getAccount } from '../src/store/ledger.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
-import { basicOf, chargeBody, getTransaction, nonceFor, postCharge, shapeA, shapeB, shapeC } from './helpers/payin.ts';
+import { basicOf, chargeBody, getTransaction, nonceFor, postCharge, openBatchIdOf, shapeA, shapeB, shapeC } from './helpers/payin.ts';
 import { STORE_KINDS } from './helpers/stores.ts';
 
 const AUTH_CODE = /^[0-9A-F]{6}$/;
@@ -67,7 +67,17 @@ for (const kind of STORE_KINDS) {
         const pk: number = body.reference_number;
         assert.deepEqual(
           body,
-          shapeA({ pk, createdAtMs: t.clock.nowMs(), amount: 25.5, cardNumber: c.card, status: 'Approved', authCode: body.auth_code, avs: c.avs, cvv: c.cvv }),
+          shapeA({
+            pk,
+            createdAtMs: t.clock.nowMs(),
+            amount: 25.5,
+            cardNumber: c.card,
+            status: 'Approved',
+            authCode: body.auth_code,
+            avs: c.avs,
+            cvv: c.cvv,
+            batchId: await openBatchIdOf(t, merchant.merchant_id),
+          }),
         );
         assert.equal(await availableCents(t, merchant.merchant_id), 2550);
         const read = await getTransaction(t.app, basicOf(merchant), pk);
@@ -84,7 +94,10 @@ for (const kind of STORE_KINDS) {
         assert.equal(response.statusCode, 200, response.body);
         const body = response.json();
         assert.match(body.id, /^[0-9]{9,}$/);
-        assert.deepEqual(body, shapeB({ pk: Number(body.id), createdAtMs: t.clock.nowMs(), amount: 1000, cardNumber: c.card, status: c.status, code: c.code, message: c.message }));
+        assert.deepEqual(
+          body,
+          shapeB({ pk: Number(body.id), createdAtMs: t.clock.nowMs(), amount: 1000, cardNumber: c.card, status: c.status, code: c.code, message: c.message }),
+        );
         assert.equal(await availableCents(t, merchant.merchant_id), 0);
         const read = await getTransaction(t.app, basicOf(merchant), body.id);
         assert.equal(read.statusCode, 200);
@@ -109,7 +122,20 @@ for (const kind of STORE_KINDS) {
       assert.equal(read.statusCode, 200);
       const approved = read.json();
       assert.match(approved.auth_code, AUTH_CODE);
-      assert.deepEqual(approved, shapeA({ pk, createdAtMs, amount: 99.99, cardNumber: card, status: 'Approved', authCode: approved.auth_code, avs: 'Y', cvv: 'M' }));
+      assert.deepEqual(
+        approved,
+        shapeA({
+          pk,
+          createdAtMs,
+          amount: 99.99,
+          cardNumber: card,
+          status: 'Approved',
+          authCode: approved.auth_code,
+          avs: 'Y',
+          cvv: 'M',
+          batchId: await openBatchIdOf(t, merchant.merchant_id),
+        }),
+      );
       assert.equal(await availableCents(t, merchant.merchant_id), 9999);
     });
 
@@ -118,7 +144,11 @@ for (const kind of STORE_KINDS) {
       const nonce = await nonceFor(t.app, merchant);
       const billing = { street2: 'Suite 5', phone: '+12175550100' };
       const details = { description: 'Order 77', order_number: '77', clerk: 'Bea', client_ip: '203.0.113.9', signature: 'c2ln' };
-      const response = await postCharge(t.app, basicOf(merchant), chargeBody(nonce, { billing_info: { ...chargeBody(nonce).billing_info as object, ...billing }, transaction_details: details }));
+      const response = await postCharge(
+        t.app,
+        basicOf(merchant),
+        chargeBody(nonce, { billing_info: { ...(chargeBody(nonce).billing_info as object), ...billing }, transaction_details: details }),
+      );
       assert.equal(response.statusCode, 200, response.body);
       const body = response.json();
       assert.deepEqual(
@@ -132,6 +162,7 @@ for (const kind of STORE_KINDS) {
           authCode: body.auth_code,
           avs: 'Y',
           cvv: 'M',
+          batchId: await openBatchIdOf(t, merchant.merchant_id),
           billing,
           details: { description: 'Order 77', order_number: '77', clerk: 'Bea', client_ip: '203.0.113.9' },
         }),
@@ -149,7 +180,7 @@ for (const kind of STORE_KINDS) {
       assert.equal(await availableCents(t, merchant.merchant_id), 50 + 70 + 1999 + 10_000_000);
     });
 
-    it('reads an unknown, malformed or another merchant\'s transaction as 404 not_found', async () => {
+    it("reads an unknown, malformed or another merchant's transaction as 404 not_found", async () => {
       const owner = await t.newMerchant();
       const other = await t.newMerchant();
       const nonce = await nonceFor(t.app, owner);

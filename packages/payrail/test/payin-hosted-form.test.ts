@@ -11,7 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { merchantAccount } from '../src/domain/ledger.ts';
-import type { CreatedMerchant } from '../src/flows/merchants.ts';
+import { type CreatedMerchant, revokeSource } from '../src/flows/merchants.ts';
+import { addOrigin } from '../src/flows/source-origins.ts';
 import { getAccount } from '../src/store/ledger.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { BILLING, basicOf } from './helpers/payin.ts';
@@ -221,7 +222,11 @@ describe('hosted card form pages', () => {
     await t.close();
   });
 
+  const formUrl = (token: string, origin: string) => `/hosted/card-form?token=${encodeURIComponent(token)}&origin=${encodeURIComponent(origin)}`;
+  const originDeps = () => ({ db: t.service.db, clock: t.clock, environment: t.service.config.environment });
+
   it('serves the form for the page origin it names, framed by that origin only', async () => {
+    await addOrigin(originDeps(), { merchantId: merchant.merchant_id, sourceId: merchant.source.id, origin: 'https://shop.example' });
     const url = `/hosted/card-form?token=${encodeURIComponent(merchant.source.tokenization_token)}&origin=${encodeURIComponent('https://shop.example')}`;
     const response = await t.app.inject({ method: 'GET', url });
     assert.equal(response.statusCode, 200);
@@ -246,8 +251,44 @@ describe('hosted card form pages', () => {
     for (const key of [merchant.source.api_key, 'nonsense']) {
       const response = await t.app.inject({ method: 'GET', url: `/hosted/card-form?token=${encodeURIComponent(key)}&origin=https%3A%2F%2Fshop.example` });
       assert.equal(response.statusCode, 400);
-      assert.equal(response.body, 'Payrail card form: token must be a sandbox tokenization token.\n');
+      assert.equal(response.body, 'Payrail card form: token must be a valid sandbox tokenization token.\n');
     }
+  });
+
+  it('refuses a page origin its source does not list, and a token that only looks right', async () => {
+    const foreign = await t.app.inject({ method: 'GET', url: formUrl(merchant.source.tokenization_token, 'https://evil.example') });
+    assert.equal(foreign.statusCode, 403);
+    assert.equal(foreign.headers['content-type'], 'text/plain; charset=utf-8');
+    assert.equal(foreign.headers['content-security-policy'], "default-src 'none'");
+    assert.match(foreign.body, /^Payrail card form: this source does not allow pages at https:\/\/evil.example; /);
+    assert.ok(!foreign.body.includes(merchant.source.tokenization_token));
+    // The prefix and shape of a tokenization token, but no such token in the store.
+    const forged = `sbx_pt_${'A'.repeat(16)}_${'B'.repeat(32)}`;
+    const made = await t.app.inject({ method: 'GET', url: formUrl(forged, 'https://shop.example') });
+    assert.equal(made.statusCode, 400);
+    assert.equal(made.body, 'Payrail card form: token must be a valid sandbox tokenization token.\n');
+  });
+
+  it('allows the developer machine in the sandbox while a source lists no origin, and only the listed ones after', async () => {
+    const fresh = await t.newMerchant();
+    for (const origin of ['http://localhost:3000', 'http://127.0.0.1:8081']) {
+      assert.equal((await t.app.inject({ method: 'GET', url: formUrl(fresh.source.tokenization_token, origin) })).statusCode, 200, origin);
+    }
+    for (const origin of ['https://localhost:3000', 'http://localhost.evil.example', 'https://shop.example']) {
+      assert.equal((await t.app.inject({ method: 'GET', url: formUrl(fresh.source.tokenization_token, origin) })).statusCode, 403, origin);
+    }
+    await addOrigin(originDeps(), { merchantId: fresh.merchant_id, sourceId: fresh.source.id, origin: 'https://shop.example' });
+    assert.equal((await t.app.inject({ method: 'GET', url: formUrl(fresh.source.tokenization_token, 'https://shop.example') })).statusCode, 200);
+    assert.equal((await t.app.inject({ method: 'GET', url: formUrl(fresh.source.tokenization_token, 'http://localhost:3000') })).statusCode, 403);
+  });
+
+  it('refuses the token of a revoked source', async () => {
+    const fresh = await t.newMerchant();
+    assert.equal((await t.app.inject({ method: 'GET', url: formUrl(fresh.source.tokenization_token, 'http://localhost:3000') })).statusCode, 200);
+    await revokeSource(originDeps(), { merchantId: fresh.merchant_id, sourceId: fresh.source.id });
+    const revoked = await t.app.inject({ method: 'GET', url: formUrl(fresh.source.tokenization_token, 'http://localhost:3000') });
+    assert.equal(revoked.statusCode, 400);
+    assert.equal(revoked.body, 'Payrail card form: token must be a valid sandbox tokenization token.\n');
   });
 
   it('serves payrail.js and the form assets, and nothing else under /hosted', async () => {

@@ -1,4 +1,4 @@
-// Idempotency-Key on charge (behaviour.md s.8): the same key and body replay
+// Idempotency-Key on charge (docs/api-decisions.md section 8): the same key and body replay
 // the stored reply and charge nothing; the same key with another body is
 // refused; keys are scoped per source and kept 24 hours; concurrent
 // same-key requests, in one process or two, charge once. Both stores.
@@ -29,8 +29,7 @@ for (const kind of STORE_KINDS) {
       await t.close();
     });
 
-    const available = async (merchantId: string) =>
-      (await t.service.db.read((tx) => getAccount(tx, merchantAccount(merchantId, 'available'))))!.balance_cents;
+    const available = async (merchantId: string) => (await t.service.db.read((tx) => getAccount(tx, merchantAccount(merchantId, 'available'))))!.balance_cents;
 
     it('replays the stored reply for the same key and body, charging nothing more', async () => {
       const merchant = await t.newMerchant();
@@ -42,6 +41,8 @@ for (const kind of STORE_KINDS) {
       const again = await postCharge(t.app, basicOf(merchant), body, { 'idempotency-key': 'order-1' });
       assert.equal(again.statusCode, 200);
       assert.equal(again.body, first.body);
+      // Only the replay says it is one.
+      assert.deepEqual([first.headers['idempotent-replayed'], again.headers['idempotent-replayed']], [undefined, 'true']);
       assert.equal(await countCharges(t, merchant.merchant_id), 1);
       assert.equal(await available(merchant.merchant_id), 1200);
     });
@@ -54,6 +55,7 @@ for (const kind of STORE_KINDS) {
       const again = await postCharge(t.app, basicOf(merchant), body, { 'idempotency-key': 'declined-1' });
       assert.equal(again.statusCode, 200);
       assert.equal(again.body, first.body);
+      assert.equal(again.headers['idempotent-replayed'], 'true');
       assert.equal(await countCharges(t, merchant.merchant_id), 1);
     });
 
@@ -111,6 +113,8 @@ for (const kind of STORE_KINDS) {
         assert.equal(r.body, same[0]!.body);
       }
       assert.equal(same[0]!.json().status, 'Approved');
+      // One request made the charge; the nine others got its reply, marked as a replay.
+      assert.equal(same.filter((r) => r.headers['idempotent-replayed'] === 'true').length, 9);
       assert.equal(responses[10]!.statusCode, 400);
       assert.deepEqual(responses[10]!.json(), REUSED);
       assert.equal(await countCharges(t, merchant.merchant_id), 1);

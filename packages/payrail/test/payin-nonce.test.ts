@@ -1,5 +1,5 @@
 // Nonces are single-use, bound to their source and live 15 minutes
-// (behaviour.md s.8): used, expired, foreign and unknown nonces are
+// (docs/api-decisions.md section 8): used, expired, foreign and unknown nonces are
 // invalid_nonce (shape C, 400); a nonce charged 20 times at once yields one
 // charge; the security code is erased when the nonce is used. Both stores.
 import assert from 'node:assert/strict';
@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { merchantAccount } from '../src/domain/ledger.ts';
 import { hashNonce } from '../src/domain/nonce.ts';
 import { verifyLedger } from '../src/flows/ledger-verify.ts';
-import { createSource } from '../src/flows/merchants.ts';
+import { createSource, issuingDeps } from '../src/flows/merchants.ts';
 import { getAccount } from '../src/store/ledger.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { basic, basicOf, chargeBody, countCharges, nonceFor, postCharge, shapeC } from './helpers/payin.ts';
@@ -73,9 +73,9 @@ for (const kind of STORE_KINDS) {
       assert.equal(await countCharges(t, other.merchant_id), 0);
     });
 
-    it("another source of the same merchant cannot use the nonce", async () => {
+    it('another source of the same merchant cannot use the nonce', async () => {
       const merchant = await t.newMerchant();
-      const second = await createSource({ db: t.service.db, environment: t.service.config.environment, clock: t.clock }, { merchantId: merchant.merchant_id, name: 'Kiosk' });
+      const second = await createSource(issuingDeps(t.service), { merchantId: merchant.merchant_id, name: 'Kiosk' });
       const nonce = await nonceFor(t.app, merchant);
       const response = await postCharge(t.app, basic(second.api_key, second.pin), chargeBody(nonce));
       assert.equal(response.statusCode, 400);
@@ -89,7 +89,9 @@ for (const kind of STORE_KINDS) {
         assert.equal(response.statusCode, 400, response.body);
         assert.deepEqual(
           response.json(),
-          source === '' ? shapeC('invalid_request', 'source must NOT have fewer than 1 characters') : shapeC('invalid_nonce', 'source is not a nonce from tokenization'),
+          source === ''
+            ? shapeC('invalid_request', 'source must NOT have fewer than 1 characters')
+            : shapeC('invalid_nonce', 'source is not a nonce from tokenization'),
         );
       }
     });
@@ -129,7 +131,9 @@ for (const kind of STORE_KINDS) {
       const merchant = await t.newMerchant();
       await nonceFor(t.app, merchant);
       const count = () =>
-        t.service.db.read(async (tx) => Number((await tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM nonces WHERE merchant_id = ?', [merchant.merchant_id]))!.n));
+        t.service.db.read(async (tx) =>
+          Number((await tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM nonces WHERE merchant_id = ?', [merchant.merchant_id]))!.n),
+        );
       await t.worker.drain();
       assert.equal(await count(), 1);
       t.clock.advance(15 * 60_000);

@@ -19,7 +19,6 @@ const BRANDS: Array<[number: string, cardType: string, cvv: string]> = [
   ['6011111111111117', 'Discover', '123'],
   ['3530111333300000', 'JCB', '123'],
   ['36227206271667', 'Diners Club', '123'],
-  ['7000000000000005', 'Unknown', '123'],
 ];
 
 const INVALID: Array<[title: string, card: Record<string, unknown>, message: string]> = [
@@ -27,8 +26,14 @@ const INVALID: Array<[title: string, card: Record<string, unknown>, message: str
   ['too few digits', { card_number: '42424242424' }, 'card_number must be 12 to 19 digits'],
   ['too many digits', { card_number: '42424242424242424242' }, 'card_number must be 12 to 19 digits'],
   ['a Visa of 15 digits', { card_number: '411111111111116' }, 'card_number has a length not used by Visa cards (13, 16, 19 digits)'],
-  ['an American Express of 16 digits', { card_number: '3782822463100052', cvv2: '1234' }, 'card_number has a length not used by American Express cards (15 digits)'],
+  [
+    'an American Express of 16 digits',
+    { card_number: '3782822463100052', cvv2: '1234' },
+    'card_number has a length not used by American Express cards (15 digits)',
+  ],
   ['spaces in the number', { card_number: '4111 1111 1111 1111' }, 'card_number must contain digits only'],
+  // docs/api-decisions.md section 8: a number no brand issues is no card.
+  ['a number of no card brand', { card_number: '7000000000000005' }, 'card_number belongs to no card brand we accept'],
   ['a 3-digit code on American Express', { card_number: '378282246310005', cvv2: '123' }, 'cvv2 must be 4 digits for American Express cards'],
   ['a 4-digit code on Visa', { cvv2: '1234' }, 'cvv2 must be 3 digits for Visa cards'],
   ['letters in the code', { cvv2: '12a' }, 'cvv2 must be 3 digits for Visa cards'],
@@ -64,7 +69,12 @@ for (const kind of STORE_KINDS) {
         assert.equal(response.statusCode, 200, response.body);
         const body = response.json();
         assert.match(body.nonce, /^nonce-[0-9A-Za-z]{32}$/);
-        assert.deepEqual(body, { nonce: body.nonce, expires_at: new Date(t.clock.nowMs() + 15 * 60_000).toISOString(), card_type: cardType, last_4: number.slice(-4) });
+        assert.deepEqual(body, {
+          nonce: body.nonce,
+          expires_at: new Date(t.clock.nowMs() + 15 * 60_000).toISOString(),
+          card_type: cardType,
+          last_4: number.slice(-4),
+        });
       });
     }
 
@@ -103,10 +113,16 @@ for (const kind of STORE_KINDS) {
       assert.equal(Buffer.from(row.card_number_enc).includes(Buffer.from('5555555555554444')), false);
       assert.equal(Buffer.from(row.card_number_enc).includes(Buffer.from('554444')), false);
       const cipher = cardCipherFor(t.service.config);
-      assert.equal(cipher.open(Buffer.from(row.card_number_enc), 'card_number', merchant.source.id).reveal(), '5555555555554444');
-      assert.equal(cipher.open(Buffer.from(row.cvv_enc), 'cvv', merchant.source.id).reveal(), '123');
-      assert.throws(() => cipher.open(Buffer.from(row.card_number_enc), 'card_number', 'src_other'), /failed authentication/);
-      assert.throws(() => cipher.open(Buffer.from(row.card_number_enc), 'cvv', merchant.source.id), /failed authentication/);
+      // Sealed under a key derived from the nonce (docs/api-decisions.md section 8): the card-data key alone opens nothing.
+      assert.equal(cipher.openForNonce(Buffer.from(row.card_number_enc), 'card_number', merchant.source.id, nonce).reveal(), '5555555555554444');
+      assert.equal(cipher.openForNonce(Buffer.from(row.cvv_enc), 'cvv', merchant.source.id, nonce).reveal(), '123');
+      assert.throws(() => cipher.open(Buffer.from(row.card_number_enc), 'card_number', merchant.source.id), /unknown format/);
+      assert.throws(
+        () => cipher.openForNonce(Buffer.from(row.card_number_enc), 'card_number', merchant.source.id, `nonce-${'A'.repeat(32)}`),
+        /failed authentication/,
+      );
+      assert.throws(() => cipher.openForNonce(Buffer.from(row.card_number_enc), 'card_number', 'src_other', nonce), /failed authentication/);
+      assert.throws(() => cipher.openForNonce(Buffer.from(row.card_number_enc), 'cvv', merchant.source.id, nonce), /failed authentication/);
     });
 
     it('answers the CORS preflight of /api/v2/tokens', async () => {
@@ -139,7 +155,11 @@ for (const kind of STORE_KINDS) {
       });
       assert.equal(preflight.statusCode, 404);
       assert.equal(preflight.headers['access-control-allow-origin'], undefined);
-      const read = await t.app.inject({ method: 'GET', url: '/api/v2/transactions/1', headers: { origin: 'https://shop.example', authorization: basicOf(merchant) } });
+      const read = await t.app.inject({
+        method: 'GET',
+        url: '/api/v2/transactions/1',
+        headers: { origin: 'https://shop.example', authorization: basicOf(merchant) },
+      });
       assert.equal(read.headers['access-control-allow-origin'], undefined);
     });
   });

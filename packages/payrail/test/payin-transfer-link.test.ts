@@ -23,7 +23,9 @@ for (const kind of STORE_KINDS) {
 
     const linksOf = async (merchantId: string, transferId: string) => {
       const pk = await transferPk(t.service, merchantId, transferId);
-      const rows = await t.service.db.read((tx) => tx.all<{ charge_pk: number; amount_cents: number; how: string }>('SELECT charge_pk, amount_cents, how FROM transfer_links WHERE transfer_pk = ?', [pk]));
+      const rows = await t.service.db.read((tx) =>
+        tx.all<{ charge_pk: number; amount_cents: number; how: string }>('SELECT charge_pk, amount_cents, how FROM transfer_links WHERE transfer_pk = ?', [pk]),
+      );
       return rows.map((row) => [Number(row.charge_pk), Number(row.amount_cents), row.how]);
     };
 
@@ -39,14 +41,18 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(await api.execute(body), { status: 200, body: created(body.id) });
       assert.deepEqual(await linksOf(merchant.merchant_id, body.id), [[reference, 4500, 'gateway']]);
       await t.worker.drain();
-      assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [[0, 0], [40, 1], [60, 0]]);
+      assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [
+        [0, 0],
+        [40, 1],
+        [60, 0],
+      ]);
       assert.deepEqual(await balances(t.service, merchant.merchant_id), { available: 1500, in_flight: 0, paid_out: 4500 });
 
       // The charge has 15.00 left: more than that is refused, naming gatewayId.
       const tooMuch = transferBody({ amount: '15.01', attribute: [{ name: 'gatewayId', value: String(reference) }] });
       assert.deepEqual(await api.execute(tooMuch), {
         status: 400,
-        body: failure('invalid_request', `attribute gatewayId ${reference} does not name an approved card payin of this merchant with 15.01 not yet linked`),
+        body: failure('invalid_request', `attribute gatewayId ${reference} has 15.00 not yet linked to transfers, less than the amount 15.01`),
       });
       await assertLedgerOk(t.service);
     });
@@ -60,7 +66,7 @@ for (const kind of STORE_KINDS) {
       const body = transferBody({ amount: '10.00', attribute: [{ name: 'gatewayId', value: id }] });
       assert.deepEqual(await api.execute(body), {
         status: 400,
-        body: failure('invalid_request', `attribute gatewayId ${id} does not name an approved card payin of this merchant with 10.00 not yet linked`),
+        body: failure('invalid_request', `attribute gatewayId ${id} names a card payin that is declined, not approved`),
       });
       assert.deepEqual(await balances(t.service, merchant.merchant_id), { available: 10_000, in_flight: 0, paid_out: 0 });
     });
@@ -80,7 +86,12 @@ for (const kind of STORE_KINDS) {
       const reference = charged.json().reference_number as number;
       await t.worker.drain();
       assert.deepEqual(await linksOf(merchant.merchant_id, body.id), [[reference, 3000, 'auto']]);
-      assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [[0, 9], [0, 0], [40, 1], [60, 0]]);
+      assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [
+        [0, 9],
+        [0, 0],
+        [40, 1],
+        [60, 0],
+      ]);
       await assertLedgerOk(t.service);
     });
   });

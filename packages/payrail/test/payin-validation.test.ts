@@ -1,4 +1,4 @@
-// Every field of the charge request (spec 2.1, behaviour.md s.3): required
+// Every field of the charge request (docs/interface-spec.md section 2.1, docs/api-decisions.md section 3): required
 // fields, types without coercion, the amount's exact form and bounds, the
 // expiry date, unknown fields. A refused request is shape C with status 400
 // and consumes nothing: the nonce still charges afterwards.
@@ -31,7 +31,12 @@ const CASES: Case[] = [
   ['amount missing', without('amount'), 'invalid_request', 'amount is required'],
   ['amount zero', (n) => chargeBody(n, { amount: 0 }), 'invalid_amount', 'amount must be greater than zero'],
   ['amount negative', (n) => chargeBody(n, { amount: -5 }), 'invalid_amount', 'amount must be greater than zero'],
-  ['amount with 3 decimals', (n) => chargeBody(n, { amount: 10.005 }), 'invalid_amount', 'amount must be a positive decimal number of dollars with at most 2 decimals'],
+  [
+    'amount with 3 decimals',
+    (n) => chargeBody(n, { amount: 10.005 }),
+    'invalid_amount',
+    'amount must be a positive decimal number of dollars with at most 2 decimals',
+  ],
   ['amount below 0.50', (n) => chargeBody(n, { amount: 0.49 }), 'invalid_amount', 'amount must be at least 0.50'],
   ['amount above 100000.00', (n) => chargeBody(n, { amount: 100000.01 }), 'invalid_amount', 'amount must be at most 100000.00'],
   // Expiry: integers, month 1 to 12, four-digit year, not in the past.
@@ -59,14 +64,24 @@ const CASES: Case[] = [
   ['billing_info with an unknown field', withBilling('email', 'a@example.com'), 'invalid_request', 'billing_info: unknown field email'],
   // transaction_details.
   ['transaction_details as an array', (n) => chargeBody(n, { transaction_details: [] }), 'invalid_request', 'transaction_details must be of type object'],
-  ['transaction_details.clerk as a number', (n) => chargeBody(n, { transaction_details: { clerk: 7 } }), 'invalid_request', 'transaction_details.clerk must be of type string'],
-  ['transaction_details with an unknown field', (n) => chargeBody(n, { transaction_details: { note: 'x' } }), 'invalid_request', 'transaction_details: unknown field note'],
+  [
+    'transaction_details.clerk as a number',
+    (n) => chargeBody(n, { transaction_details: { clerk: 7 } }),
+    'invalid_request',
+    'transaction_details.clerk must be of type string',
+  ],
+  [
+    'transaction_details with an unknown field',
+    (n) => chargeBody(n, { transaction_details: { note: 'x' } }),
+    'invalid_request',
+    'transaction_details: unknown field note',
+  ],
   // The request itself.
   ['an unknown top-level field', (n) => chargeBody(n, { currency: 'USD' }), 'invalid_request', 'unknown field currency'],
   ['a JSON array body', () => [], 'invalid_request', 'body must be of type object'],
 ];
 
-/** Raw JSON texts: the amount as written must be a plain decimal (behaviour.md s.3). */
+/** Raw JSON texts: the amount as written must be a plain decimal (docs/api-decisions.md section 3). */
 const RAW_AMOUNTS: Array<[text: string, message: string]> = [
   ['1e2', 'amount must be a positive decimal number of dollars with at most 2 decimals'],
   ['2.5E1', 'amount must be a positive decimal number of dollars with at most 2 decimals'],

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { cardCipherFor } from '../src/crypto/card-key.ts';
 import { merchantAccount } from '../src/domain/ledger.ts';
 import { reserveCharge, type ChargeRequest } from '../src/flows/charge.ts';
 import { verifyLedger } from '../src/flows/ledger-verify.ts';
@@ -13,7 +14,7 @@ import type { CreatedMerchant } from '../src/flows/merchants.ts';
 import { getAccount } from '../src/store/ledger.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { unreachableFor } from './helpers/flaky-card-processor.ts';
-import { basicOf, chargeBody, getTransaction, nonceFor, postCharge, shapeA, shapeB } from './helpers/payin.ts';
+import { basicOf, chargeBody, getTransaction, nonceFor, postCharge, openBatchIdOf, shapeA, shapeB } from './helpers/payin.ts';
 import { STORE_KINDS } from './helpers/stores.ts';
 
 const STEP_MS = 1000;
@@ -34,7 +35,7 @@ async function chargeThenCrash(t: TestApp, merchant: CreatedMerchant, card: stri
   const nonce = await nonceFor(t.app, merchant, card);
   const request = chargeBody(nonce, { amount: 30 }) as unknown as ChargeRequest;
   const reservation = await reserveCharge(
-    { db: t.service.db, clock: t.clock },
+    { db: t.service.db, clock: t.clock, cipher: cardCipherFor(t.service.config) },
     { merchantId: merchant.merchant_id, sourceId: merchant.source.id },
     request,
     3000,
@@ -75,10 +76,26 @@ for (const kind of STORE_KINDS) {
       const approved = (await getTransaction(t.app, basicOf(merchant), pk)).json();
       const authCode: string = approved.auth_code;
       assert.match(authCode, /^[0-9A-F]{6}$/);
-      assert.deepEqual(approved, shapeA({ pk, createdAtMs, amount: 50, cardNumber: card, status: 'Approved', authCode, avs: 'Y', cvv: 'M' }));
+      assert.deepEqual(
+        approved,
+        shapeA({
+          pk,
+          createdAtMs,
+          amount: 50,
+          cardNumber: card,
+          status: 'Approved',
+          authCode,
+          avs: 'Y',
+          cvv: 'M',
+          batchId: await openBatchIdOf(t, merchant.merchant_id),
+        }),
+      );
       assert.equal(await available(t, merchant.merchant_id), 5000);
       const posting = await t.service.db.read((tx) =>
-        tx.get<{ kind: string; amount_cents: number; created_at_ms: number }>("SELECT kind, amount_cents, created_at_ms FROM postings WHERE ref_type = 'charge' AND ref_id = ?", [String(pk)]),
+        tx.get<{ kind: string; amount_cents: number; created_at_ms: number }>(
+          "SELECT kind, amount_cents, created_at_ms FROM postings WHERE ref_type = 'charge' AND ref_id = ?",
+          [String(pk)],
+        ),
       );
       assert.deepEqual(posting, { kind: 'charge.approve', amount_cents: 5000, created_at_ms: t.clock.nowMs() });
 
@@ -104,11 +121,27 @@ for (const kind of STORE_KINDS) {
 
       const read = await getTransaction(t.app, basicOf(merchant), pk);
       const approved = read.json();
-      assert.deepEqual(approved, shapeA({ pk, createdAtMs, amount: 30, cardNumber: '4111111111111111', status: 'Approved', authCode: approved.auth_code, avs: 'Y', cvv: 'M' }));
+      assert.deepEqual(
+        approved,
+        shapeA({
+          pk,
+          createdAtMs,
+          amount: 30,
+          cardNumber: '4111111111111111',
+          status: 'Approved',
+          authCode: approved.auth_code,
+          avs: 'Y',
+          cvv: 'M',
+          batchId: await openBatchIdOf(t, merchant.merchant_id),
+        }),
+      );
       assert.equal(await available(t, merchant.merchant_id), 3000);
       assert.equal(await sealedBytes(t, pk), 0);
       const key = await t.service.db.read((tx) =>
-        tx.get<{ status_code: number; response_json: string }>('SELECT status_code, response_json FROM idempotency_keys WHERE source_id = ? AND idem_key = ?', [merchant.source.id, 'crashed']),
+        tx.get<{ status_code: number; response_json: string }>('SELECT status_code, response_json FROM idempotency_keys WHERE source_id = ? AND idem_key = ?', [
+          merchant.source.id,
+          'crashed',
+        ]),
       );
       assert.deepEqual(key, { status_code: 200, response_json: read.body });
     });
@@ -122,7 +155,15 @@ for (const kind of STORE_KINDS) {
       const read = await getTransaction(t.app, basicOf(merchant), pk);
       assert.deepEqual(
         read.json(),
-        shapeB({ pk, createdAtMs, amount: 30, cardNumber: '4000000000009995', status: 'declined', code: 'insufficient_funds', message: 'The card has insufficient funds' }),
+        shapeB({
+          pk,
+          createdAtMs,
+          amount: 30,
+          cardNumber: '4000000000009995',
+          status: 'declined',
+          code: 'insufficient_funds',
+          message: 'The card has insufficient funds',
+        }),
       );
       assert.equal(await available(t, merchant.merchant_id), 0);
     });
@@ -147,6 +188,31 @@ for (const kind of STORE_KINDS) {
       const read = (await getTransaction(t.app, basicOf(merchant), pk)).json();
       assert.equal(read.status, 'Approved');
       assert.equal(read.card_type, 'MasterCard');
+      assert.equal(await available(t, merchant.merchant_id), 3000);
+    });
+
+    it('answers a same-key replay of a charge the processor did not answer with its Pending at once, and with the answer once settled', async () => {
+      const merchant = await t.newMerchant();
+      const card = '6011111111111117';
+      unreachableFor.set(card, 1);
+      const body = chargeBody(await nonceFor(t.app, merchant, card), { amount: 30 });
+      const first = await postCharge(t.app, basicOf(merchant), body, { 'idempotency-key': 'unanswered' });
+      assert.equal(first.statusCode, 200, first.body);
+      assert.equal(first.json().status, 'Pending');
+      const pk = first.json().reference_number as number;
+
+      // Once waited for the request's time (about 35 s) and answered 500.
+      const replay = await postCharge(t.app, basicOf(merchant), body, { 'idempotency-key': 'unanswered' });
+      assert.equal(replay.statusCode, 200, replay.body);
+      assert.equal(replay.body, first.body);
+
+      t.clock.advance(RECOVERY_AFTER_MS);
+      assert.equal(await t.worker.drain(), 1);
+      const read = await getTransaction(t.app, basicOf(merchant), pk);
+      assert.equal(read.json().status, 'Approved');
+      const settled = await postCharge(t.app, basicOf(merchant), body, { 'idempotency-key': 'unanswered' });
+      assert.equal(settled.statusCode, 200, settled.body);
+      assert.equal(settled.body, read.body);
       assert.equal(await available(t, merchant.merchant_id), 3000);
     });
 

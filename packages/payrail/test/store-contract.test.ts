@@ -61,16 +61,17 @@ for (const kind of STORE_KINDS) {
           }),
         ),
       );
-      assert.deepEqual(values, Array.from({ length: 300 }, (_, i) => i));
+      assert.deepEqual(
+        values,
+        Array.from({ length: 300 }, (_, i) => i),
+      );
       const count = await store.db.read((tx) => tx.get<{ n: number }>("SELECT COUNT(*) AS n FROM settings WHERE key LIKE 'k%'"));
       assert.equal(Number(count?.n), 300);
     });
 
     it('keeps 64-bit integers exact within the safe range', async () => {
       const big = 2 ** 53 - 1;
-      await store.db.write((tx) =>
-        createAccount(tx, { id: 'test:big', merchantId: null, kind: 'test', floorCents: -big, nowMs: NOW_MS }),
-      );
+      await store.db.write((tx) => createAccount(tx, { id: 'test:big', merchantId: null, kind: 'test', floorCents: -big, nowMs: NOW_MS }));
       const account = await store.db.read((tx) => getAccount(tx, 'test:big'));
       assert.equal(account?.floor_cents, -big);
     });
@@ -138,7 +139,15 @@ for (const kind of STORE_KINDS) {
         // The credit side is locked first here (test:b < test:y), so the refusal must take the credit back.
         await store.db.write((tx) => createAccount(tx, { id: 'test:y', merchantId: null, kind: 'test', floorCents: 0, nowMs: NOW_MS }));
         const outcome = await store.db.write((tx) =>
-          post(tx, { kind: 'merchant.fund', debitAccountId: 'test:y', creditAccountId: 'test:b', amountCents: 1, merchantId: null, refId: 'reverse_1', nowMs: NOW_MS }),
+          post(tx, {
+            kind: 'merchant.fund',
+            debitAccountId: 'test:y',
+            creditAccountId: 'test:b',
+            amountCents: 1,
+            merchantId: null,
+            refId: 'reverse_1',
+            nowMs: NOW_MS,
+          }),
         );
         assert.equal(outcome, 'below_floor');
         assert.equal((await store.db.read((tx) => getAccount(tx, 'test:b')))?.balance_cents, 15_000);
@@ -172,7 +181,15 @@ for (const kind of STORE_KINDS) {
         ] as const) {
           await assert.rejects(
             store.db.write((tx) =>
-              post(tx, { kind: 'merchant.fund', debitAccountId: 'test:a', creditAccountId: credit, amountCents, merchantId: null, refId: `bad_${amountCents}_${credit}`, nowMs: NOW_MS }),
+              post(tx, {
+                kind: 'merchant.fund',
+                debitAccountId: 'test:a',
+                creditAccountId: credit,
+                amountCents,
+                merchantId: null,
+                refId: `bad_${amountCents}_${credit}`,
+                nowMs: NOW_MS,
+              }),
             ),
           );
         }
@@ -189,7 +206,7 @@ for (const kind of STORE_KINDS) {
         let written = 0;
         const writes = (async () => {
           // Waves of concurrent postings, so commits keep landing while the verifier reads.
-          for (let wave = 0; written < POSTINGS; wave++) {
+          for (let _wave = 0; written < POSTINGS; _wave++) {
             await Promise.all(
               Array.from({ length: 20 }, (_, i) => {
                 const n = written++;
@@ -222,10 +239,7 @@ for (const kind of STORE_KINDS) {
           [],
         );
         assert.ok(reports.every((r) => r.ok));
-        assert.ok(
-          new Set(reports.map((r) => r.postings)).size > 1,
-          'the verifies ran while postings were being written',
-        );
+        assert.ok(new Set(reports.map((r) => r.postings)).size > 1, 'the verifies ran while postings were being written');
       });
 
       it('detects a posting that names a transfer or charge that does not exist', async () => {
@@ -236,7 +250,10 @@ for (const kind of STORE_KINDS) {
           );
           const report = await verifyLedger(store.db);
           const noun = kind === 'transfer.execute' ? 'transfer' : 'charge';
-          assert.ok(report.problems.some((p) => p.endsWith(`names ${noun} ${refId}, which does not exist`)), report.problems.join('\n'));
+          assert.ok(
+            report.problems.some((p) => p.endsWith(`names ${noun} ${refId}, which does not exist`)),
+            report.problems.join('\n'),
+          );
           // Undo the planted posting so the following checks start from a verified ledger.
           await store.db.write(async (tx) => {
             await tx.run('DELETE FROM postings WHERE ref_id = ? AND kind = ?', [refId, kind]);
@@ -251,7 +268,10 @@ for (const kind of STORE_KINDS) {
         await store.db.write((tx) => tx.run("UPDATE accounts SET balance_cents = balance_cents + 1 WHERE id = 'test:b'"));
         const report = await verifyLedger(store.db);
         assert.equal(report.ok, false);
-        assert.ok(report.problems.some((p) => p.includes('account test:b: cached balance 15001 != 15000')), report.problems.join('\n'));
+        assert.ok(
+          report.problems.some((p) => p.includes('account test:b: cached balance 15001 != 15000')),
+          report.problems.join('\n'),
+        );
         assert.ok(report.problems.some((p) => p.includes('balances sum to 1')));
         await store.db.write((tx) => tx.run("UPDATE accounts SET balance_cents = balance_cents - 1 WHERE id = 'test:b'"));
         assert.equal((await verifyLedger(store.db)).ok, true);

@@ -1,6 +1,6 @@
 // The transfer API over HTTP (app.inject), on both stores: every endpoint's
-// exact success body, every validation of spec s.4 behaviour 2 with the
-// error code and HTTP status of behaviour.md s.9, phone forms, no coercion,
+// exact success body, every validation of docs/interface-spec.md section 4 behaviour 2 with the
+// error code and HTTP status of docs/api-decisions.md section 9, phone forms, no coercion,
 // quotes, funds, duplicates and authentication.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -82,7 +82,10 @@ for (const kind of STORE_KINDS) {
     it('check moves no money and does not look at funds', async () => {
       const poor = await t.newMerchant({ fundCents: 0 });
       const before = await balances(t.service, poor.merchant_id);
-      assert.deepEqual(await caller(t.app, poor.transfer_api_key).check(transferBody({ amount: '2500.00' })), { status: 200, body: checked('129.25', '323125.00') });
+      assert.deepEqual(await caller(t.app, poor.transfer_api_key).check(transferBody({ amount: '2500.00' })), {
+        status: 200,
+        body: checked('129.25', '323125.00'),
+      });
       assert.deepEqual(await balances(t.service, poor.merchant_id), before);
     });
 
@@ -91,7 +94,10 @@ for (const kind of STORE_KINDS) {
       const start = await balances(t.service, merchant.merchant_id);
       assert.deepEqual(await api.execute(body), { status: 200, body: created(body.id) });
       assert.deepEqual(await balances(t.service, merchant.merchant_id), { ...start, available: start.available - 2550, in_flight: start.in_flight + 2550 });
-      assert.deepEqual(await api.status(body.id), { status: 200, body: statusBody(body.id, { state: 0, substate: 0, final: 0, serverTimeMs: t.clock.nowMs() }) });
+      assert.deepEqual(await api.status(body.id), {
+        status: 200,
+        body: statusBody(body.id, { state: 0, substate: 0, final: 0, serverTimeMs: t.clock.nowMs() }),
+      });
       await t.worker.drain();
       const reply = await api.status(body.id);
       const result = (reply.body as { status: { result: { trans: string } } }).status.result;
@@ -105,7 +111,7 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(balance, { status: 200, body: { success: true, error: '', balance: { balance: start.available - 2550, overdraft: 0 } } });
     });
 
-    it('status of an unknown id, a non-digit id or another merchant\'s id is the -2 execute shape with HTTP 200', async () => {
+    it("status of an unknown id, a non-digit id or another merchant's id is the -2 execute shape with HTTP 200", async () => {
       assert.deepEqual(await api.status('424242424242'), { status: 200, body: notFound('424242424242') });
       assert.deepEqual(await api.status('abc'), { status: 200, body: notFound('abc') });
       const other = await t.newMerchant({ fundCents: 10_000 });
@@ -125,7 +131,10 @@ for (const kind of STORE_KINDS) {
         const body = transferBody({ sender_phone: sender, receiver_phone: to });
         assert.deepEqual(await api.execute(body), { status: 200, body: created(body.id) }, `${sender} -> ${to}`);
         const row = await t.service.db.read((tx) =>
-          tx.get<{ sender_phone: string; receiver_phone: string }>('SELECT sender_phone, receiver_phone FROM transfers WHERE merchant_id = ? AND id = ?', [merchant.merchant_id, body.id]),
+          tx.get<{ sender_phone: string; receiver_phone: string }>('SELECT sender_phone, receiver_phone FROM transfers WHERE merchant_id = ? AND id = ?', [
+            merchant.merchant_id,
+            body.id,
+          ]),
         );
         assert.deepEqual(row, { sender_phone: '+14155552671', receiver_phone: '+254712345678' });
       }
@@ -140,11 +149,35 @@ for (const kind of STORE_KINDS) {
         ['missing attribute array', (b) => ({ ...b, attribute: undefined }), 400, 'invalid_request', 'attribute is required'],
         ['unknown field', (b) => ({ ...b, currency: 'USD' }), 400, 'invalid_request', 'unknown field currency'],
         ['amount as a number', (b) => ({ ...b, amount: 10 }), 400, 'invalid_amount', 'amount must be of type string'],
-        ['amount with 3 decimals', (b) => ({ ...b, amount: '5.001' }), 400, 'invalid_amount', 'amount must be a positive decimal number of dollars with at most 2 decimals'],
+        [
+          'amount with 3 decimals',
+          (b) => ({ ...b, amount: '5.001' }),
+          400,
+          'invalid_amount',
+          'amount must be a positive decimal number of dollars with at most 2 decimals',
+        ],
         ['amount zero', (b) => ({ ...b, amount: '0.00' }), 400, 'invalid_amount', 'amount must be greater than zero'],
-        ['negative amount', (b) => ({ ...b, amount: '-5' }), 400, 'invalid_amount', 'amount must be a positive decimal number of dollars with at most 2 decimals'],
-        ['amount with exponent', (b) => ({ ...b, amount: '1e3' }), 400, 'invalid_amount', 'amount must be a positive decimal number of dollars with at most 2 decimals'],
-        ['amount not a number', (b) => ({ ...b, amount: 'NaN' }), 400, 'invalid_amount', 'amount must be a positive decimal number of dollars with at most 2 decimals'],
+        [
+          'negative amount',
+          (b) => ({ ...b, amount: '-5' }),
+          400,
+          'invalid_amount',
+          'amount must be a positive decimal number of dollars with at most 2 decimals',
+        ],
+        [
+          'amount with exponent',
+          (b) => ({ ...b, amount: '1e3' }),
+          400,
+          'invalid_amount',
+          'amount must be a positive decimal number of dollars with at most 2 decimals',
+        ],
+        [
+          'amount not a number',
+          (b) => ({ ...b, amount: 'NaN' }),
+          400,
+          'invalid_amount',
+          'amount must be a positive decimal number of dollars with at most 2 decimals',
+        ],
         ['amount below the corridor minimum', (b) => ({ ...b, amount: '0.99' }), 400, 'invalid_amount', 'amount must be at least 1.00 for service 1001'],
         ['amount above the corridor maximum', (b) => ({ ...b, amount: '2500.01' }), 400, 'invalid_amount', 'amount must be at most 2500.00 for service 1001'],
         ['id with letters', (b) => ({ ...b, id: '12a' }), 400, 'invalid_request', 'id must be 1 to 40 digits'],
@@ -153,13 +186,49 @@ for (const kind of STORE_KINDS) {
         ['country of another corridor', (b) => ({ ...b, receiver_country: 'NG' }), 400, 'invalid_request', 'receiver_country must be KE for service 1001'],
         ['currency of another corridor', (b) => ({ ...b, receiver_currency: 'USD' }), 400, 'invalid_request', 'receiver_currency must be KES for service 1001'],
         ['sender phone that is no number', (b) => ({ ...b, sender_phone: '12345' }), 400, 'invalid_phone_number', 'sender_phone is not a valid mobile number'],
-        ['sender phone with punctuation', (b) => ({ ...b, sender_phone: '+1-415-555-2671' }), 400, 'invalid_phone_number', 'sender_phone must contain digits only, with an optional leading +'],
+        [
+          'sender phone with punctuation',
+          (b) => ({ ...b, sender_phone: '+1-415-555-2671' }),
+          400,
+          'invalid_phone_number',
+          'sender_phone must contain digits only, with an optional leading +',
+        ],
         ['sender phone as a number', (b) => ({ ...b, sender_phone: 14155552671 }), 400, 'invalid_phone_number', 'sender_phone must be of type string'],
         ['receiver landline', (b) => ({ ...b, receiver_phone: '+254202345678' }), 400, 'invalid_phone_number', 'receiver_phone is not a valid mobile number'],
-        ['receiver of another country', (b) => ({ ...b, receiver_phone: receiver('5678', 'GH') }), 400, 'invalid_request', 'receiver_phone is a number of GH, not of KE (service 1001)'],
-        ['attribute value as a number', (b) => ({ ...b, attribute: [{ name: 'receiverName', value: 7 }] }), 400, 'invalid_request', 'attribute.0.value must be of type string'],
-        ['attribute given twice', (b) => ({ ...b, attribute: [{ name: 'note', value: 'a' }, { name: 'note', value: 'b' }] }), 400, 'invalid_request', 'attribute note is given twice'],
-        ['malformed gatewayId', (b) => ({ ...b, attribute: [{ name: 'gatewayId', value: 'ch_1' }] }), 400, 'invalid_request', 'attribute gatewayId must be the reference number (digits) of a card payin'],
+        [
+          'receiver of another country',
+          (b) => ({ ...b, receiver_phone: receiver('5678', 'GH') }),
+          400,
+          'invalid_request',
+          'receiver_phone is a number of GH, not of KE (service 1001)',
+        ],
+        [
+          'attribute value as a number',
+          (b) => ({ ...b, attribute: [{ name: 'receiverName', value: 7 }] }),
+          400,
+          'invalid_request',
+          'attribute.0.value must be of type string',
+        ],
+        [
+          'attribute given twice',
+          (b) => ({
+            ...b,
+            attribute: [
+              { name: 'note', value: 'a' },
+              { name: 'note', value: 'b' },
+            ],
+          }),
+          400,
+          'invalid_request',
+          'attribute note is given twice',
+        ],
+        [
+          'malformed gatewayId',
+          (b) => ({ ...b, attribute: [{ name: 'gatewayId', value: 'ch_1' }] }),
+          400,
+          'invalid_request',
+          'attribute gatewayId must be the reference number (digits) of a card payin',
+        ],
       ];
       for (const [name, mutate, status, code, message] of cases) {
         it(`${name}: ${code}`, async () => {
@@ -197,7 +266,12 @@ for (const kind of STORE_KINDS) {
 
       it('a malformed JSON body is invalid_request, never a crash', async () => {
         for (const url of ['/api/checkTransfer', '/api/transfer']) {
-          const response = await t.app.inject({ method: 'POST', url, headers: { 'api-key': merchant.transfer_api_key, 'content-type': 'application/json' }, payload: '{"id": "1",' });
+          const response = await t.app.inject({
+            method: 'POST',
+            url,
+            headers: { 'api-key': merchant.transfer_api_key, 'content-type': 'application/json' },
+            payload: '{"id": "1",',
+          });
           assert.equal(response.statusCode, 400);
           assert.deepEqual(JSON.parse(response.body), failure('invalid_request', 'request body is not valid JSON'));
         }
@@ -241,7 +315,10 @@ for (const kind of STORE_KINDS) {
     describe('KYC', () => {
       it('answers each sandbox receiver as the catalogue says', async () => {
         const url = (digits: string) => `${t.service.config.publicUrl}/sandbox/kyc/${digits}`;
-        const kyc = (verified: boolean, limit: string, kycUrl: string) => ({ status: 200, body: { success: true, error: '', kyc_verify: verified, money_limit: limit, kyc_url: kycUrl } });
+        const kyc = (verified: boolean, limit: string, kycUrl: string) => ({
+          status: 200,
+          body: { success: true, error: '', kyc_verify: verified, money_limit: limit, kyc_url: kycUrl },
+        });
         assert.deepEqual(await api.kyc('254712340001'), kyc(false, '0', url('254712340001')));
         assert.deepEqual(await api.kyc('254712340002'), kyc(false, '100.00', url('254712340002')));
         assert.deepEqual(await api.kyc('254712340003'), { status: 404, body: failure('account_not_found', 'no receiver account for 254712340003') });
@@ -260,7 +337,10 @@ for (const kind of STORE_KINDS) {
         const digitsOnly = 'account must be the receiver phone in E.164 digits without +, e.g. 254712345678';
         assert.deepEqual(await api.kyc('0712345678x'), { status: 400, body: failure('invalid_phone_number', digitsOnly) });
         assert.deepEqual(await api.kyc('254202345678'), { status: 400, body: failure('invalid_phone_number', 'account is not a valid mobile number') });
-        assert.deepEqual(await api.kyc('14155552671'), { status: 404, body: failure('account_not_found', 'no receiver account for 14155552671: no corridor serves US') });
+        assert.deepEqual(await api.kyc('14155552671'), {
+          status: 404,
+          body: failure('account_not_found', 'no receiver account for 14155552671: no corridor serves US'),
+        });
       });
     });
 
@@ -335,10 +415,10 @@ for (const kind of STORE_KINDS) {
         for (const endpoint of endpoints()) {
           const missing = await t.app.inject({ ...endpoint, payload: endpoint.payload ? { ...endpoint.payload, amount: 5 } : undefined });
           assert.equal(missing.statusCode, 401, endpoint.url);
-          assert.deepEqual(JSON.parse(missing.body), failure('authentication_error', 'missing API-KEY'), endpoint.url);
+          assert.deepEqual(JSON.parse(missing.body), failure('authentication_error', 'invalid or missing API-KEY'), endpoint.url);
           const wrong = await t.app.inject({ ...endpoint, headers: { 'api-key': `sbx_tk_${'A'.repeat(16)}_${'b'.repeat(32)}` } });
           assert.equal(wrong.statusCode, 401, endpoint.url);
-          assert.deepEqual(JSON.parse(wrong.body), failure('authentication_error', 'invalid API-KEY'), endpoint.url);
+          assert.deepEqual(JSON.parse(wrong.body), failure('authentication_error', 'invalid or missing API-KEY'), endpoint.url);
         }
       });
 
@@ -346,7 +426,11 @@ for (const kind of STORE_KINDS) {
         for (const endpoint of endpoints()) {
           const reply = await t.app.inject({ ...endpoint, headers: { 'api-key': merchant.source.api_key } });
           assert.equal(reply.statusCode, 403, endpoint.url);
-          assert.deepEqual(JSON.parse(reply.body), failure('authentication_error', 'this credential cannot call the transfer API; use the transfer API key'), endpoint.url);
+          assert.deepEqual(
+            JSON.parse(reply.body),
+            failure('authentication_error', 'this credential cannot call the transfer API; use the transfer API key'),
+            endpoint.url,
+          );
         }
       });
     });

@@ -1,4 +1,4 @@
-// Every row of the sandbox receiver catalogue (behaviour.md s.6) driven to
+// Every row of the sandbox receiver catalogue (docs/api-decisions.md section 6) driven to
 // its final state through HTTP, the worker (drain) and the manual clock, on
 // both stores; the invitation and KYC flows with their sandbox-only calls
 // and pages; and their refusal in production.
@@ -27,7 +27,10 @@ async function transOf(api: Api, id: string): Promise<string> {
 async function expectSucceeded(t: TestApp, api: Api, id: string, sumProv: string): Promise<void> {
   const trans = await transOf(api, id);
   assert.match(trans, /^SBX-\d+-transfer-\d+$/);
-  assert.deepEqual(await api.status(id), { status: 200, body: statusBody(id, { state: 60, substate: 0, final: 1, serverTimeMs: t.clock.nowMs(), trans, sum_prov: sumProv }) });
+  assert.deepEqual(await api.status(id), {
+    status: 200,
+    body: statusBody(id, { state: 60, substate: 0, final: 1, serverTimeMs: t.clock.nowMs(), trans, sum_prov: sumProv }),
+  });
 }
 
 function failedStatus(t: TestApp, id: string, substate: number, text: string, code: string): unknown {
@@ -67,19 +70,33 @@ for (const kind of STORE_KINDS) {
       const start = await balances(t.service, merchant.merchant_id);
       assert.deepEqual(await api.execute(body), { status: 200, body: created(body.id) });
       await t.worker.drain();
-      assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [[0, 0], [40, 1], [60, 0]]);
+      assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [
+        [0, 0],
+        [40, 1],
+        [60, 0],
+      ]);
       await expectSucceeded(t, api, body.id, '2585.00');
-      assert.deepEqual(await balances(t.service, merchant.merchant_id), { available: start.available - 2000, in_flight: start.in_flight, paid_out: start.paid_out + 2000 });
+      assert.deepEqual(await balances(t.service, merchant.merchant_id), {
+        available: start.available - 2000,
+        in_flight: start.in_flight,
+        paid_out: start.paid_out + 2000,
+      });
       await assertLedgerOk(t.service);
     });
 
     it('0001: KYC limit 0 refuses check and execute; after verification at kyc_url the transfer goes through', async () => {
       const account = receiver('0001').slice(1);
       const body = transferBody({ lastFour: '0001' });
-      const refusal = { status: 400, body: failure('kyc_not_verified', 'receiver_phone cannot receive transfers until the receiver completes KYC verification') };
+      const refusal = {
+        status: 400,
+        body: failure('kyc_not_verified', 'receiver_phone cannot receive transfers until the receiver completes KYC verification'),
+      };
       assert.deepEqual(await api.check(body), refusal);
       assert.deepEqual(await api.execute(body), refusal);
-      assert.deepEqual(await api.kyc(account), { status: 200, body: { success: true, error: '', kyc_verify: false, money_limit: '0', kyc_url: url('kyc', account) } });
+      assert.deepEqual(await api.kyc(account), {
+        status: 200,
+        body: { success: true, error: '', kyc_verify: false, money_limit: '0', kyc_url: url('kyc', account) },
+      });
       assert.deepEqual(await api.verify(account), ok);
       assert.deepEqual(await api.kyc(account), { status: 200, body: { success: true, error: '', kyc_verify: true, money_limit: '3000.00', kyc_url: '' } });
       assert.deepEqual(await api.execute(body), { status: 200, body: created(body.id) });
@@ -92,7 +109,10 @@ for (const kind of STORE_KINDS) {
     it('0002: up to 100.00 succeeds, above it kyc_not_verified', async () => {
       const refusal = {
         status: 400,
-        body: failure('kyc_not_verified', 'receiver_phone can receive at most 100.00 per transfer; the receiver must complete KYC verification to receive more'),
+        body: failure(
+          'kyc_not_verified',
+          'receiver_phone can receive at most 100.00 per transfer; the receiver must complete KYC verification to receive more',
+        ),
       };
       const above = transferBody({ lastFour: '0002', amount: '100.01' });
       assert.deepEqual(await api.check(above), refusal);
@@ -100,7 +120,15 @@ for (const kind of STORE_KINDS) {
       const within = transferBody({ lastFour: '0002', amount: '100.00' });
       assert.deepEqual(await api.check(within), {
         status: 200,
-        body: { success: true, error: '', attribute: [{ name: 'fx_rate', value: '129.25' }, { name: 'receivedAmount', value: '12925.00' }, { name: 'receiverStatus', value: 'registered' }] },
+        body: {
+          success: true,
+          error: '',
+          attribute: [
+            { name: 'fx_rate', value: '129.25' },
+            { name: 'receivedAmount', value: '12925.00' },
+            { name: 'receiverStatus', value: 'registered' },
+          ],
+        },
       });
       assert.deepEqual(await api.execute(within), { status: 200, body: created(within.id) });
       await t.worker.drain();
@@ -119,7 +147,15 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(await api.kyc(account), { status: 404, body: failure('account_not_found', `no receiver account for ${account}`) });
       assert.deepEqual(await api.check(body), {
         status: 200,
-        body: { success: true, error: '', attribute: [{ name: 'fx_rate', value: '129.25' }, { name: 'receivedAmount', value: '3877.50' }, { name: 'receiverStatus', value: 'unregistered' }] },
+        body: {
+          success: true,
+          error: '',
+          attribute: [
+            { name: 'fx_rate', value: '129.25' },
+            { name: 'receivedAmount', value: '3877.50' },
+            { name: 'receiverStatus', value: 'unregistered' },
+          ],
+        },
       });
       const start = await balances(t.service, merchant.merchant_id);
       assert.deepEqual(await api.execute(body), { status: 200, body: created(body.id, '9') });
@@ -141,11 +177,22 @@ for (const kind of STORE_KINDS) {
       t.clock.advance(SIX_HOURS_MS - 1);
       await t.worker.drain();
       assert.deepEqual(await api.status(body.id), waiting(), 'not expired 1 ms before 6 hours');
-      assert.deepEqual(await api.verify(account), { status: 404, body: failure('account_not_found', `no receiver account for ${account}; the receiver must accept a payment invitation first`) });
+      assert.deepEqual(await api.verify(account), {
+        status: 404,
+        body: failure('account_not_found', `no receiver account for ${account}; the receiver must accept a payment invitation first`),
+      });
       assert.deepEqual(await api.accept(account), ok);
-      assert.deepEqual(await api.status(body.id), { status: 200, body: statusBody(body.id, { state: 0, substate: 0, final: 0, serverTimeMs: t.clock.nowMs() }) });
+      assert.deepEqual(await api.status(body.id), {
+        status: 200,
+        body: statusBody(body.id, { state: 0, substate: 0, final: 0, serverTimeMs: t.clock.nowMs() }),
+      });
       await t.worker.drain();
-      assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [[0, 9], [0, 0], [40, 1], [60, 0]]);
+      assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [
+        [0, 9],
+        [0, 0],
+        [40, 1],
+        [60, 0],
+      ]);
       await expectSucceeded(t, api, body.id, '3877.50');
       assert.deepEqual(await api.kyc(account), { status: 200, body: { success: true, error: '', kyc_verify: true, money_limit: '3000.00', kyc_url: '' } });
       const next = transferBody({ lastFour: '0003' });
@@ -158,13 +205,19 @@ for (const kind of STORE_KINDS) {
       const account = receiver('0003', 'NG').slice(1);
       const refusal = {
         status: 400,
-        body: failure('kyc_not_verified', 'receiver_phone is new to the network and can receive at most 3000.00 per transfer once they accept the payment invitation'),
+        body: failure(
+          'kyc_not_verified',
+          'receiver_phone is new to the network and can receive at most 3000.00 per transfer once they accept the payment invitation',
+        ),
       };
       const start = await balances(t.service, merchant.merchant_id);
       const above = transferBody({ country: 'NG', lastFour: '0003', amount: '4000.00' });
       assert.deepEqual(await api.check(above), refusal);
       assert.deepEqual(await api.execute(above), refusal);
-      assert.deepEqual(await api.status(above.id), { status: 200, body: { success: true, error: '', payment_response: { id: above.id, payment_id: null, state: '-2', substate: '0', code: '0' } } });
+      assert.deepEqual(await api.status(above.id), {
+        status: 200,
+        body: { success: true, error: '', payment_response: { id: above.id, payment_id: null, state: '-2', substate: '0', code: '0' } },
+      });
       assert.deepEqual(await balances(t.service, merchant.merchant_id), start);
       const within = transferBody({ country: 'NG', lastFour: '0003', amount: '3000.00' });
       assert.deepEqual(await api.execute(within), { status: 200, body: created(within.id, '9') });
@@ -184,7 +237,10 @@ for (const kind of STORE_KINDS) {
       await t.worker.drain();
       const expired = failedStatus(t, body.id, 6, 'Payment invitation expired: the receiver did not join the network within 6 hours', 'INVITATION_EXPIRED');
       assert.deepEqual(await api.status(body.id), expired);
-      assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [[0, 9], [80, 6]]);
+      assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [
+        [0, 9],
+        [80, 6],
+      ]);
       assert.deepEqual(await balances(t.service, merchant.merchant_id), start);
       assert.deepEqual(await api.accept(account), ok);
       await t.worker.drain();
@@ -197,12 +253,27 @@ for (const kind of STORE_KINDS) {
       const start = await balances(t.service, merchant.merchant_id);
       assert.deepEqual(await api.execute(body), { status: 200, body: created(body.id) });
       await t.worker.drain();
-      assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [[0, 0], [40, 1], [80, 5]]);
-      assert.deepEqual(await api.status(body.id), failedStatus(t, body.id, 5, 'Receiver wallet rejected the payment (sandbox receiver ending in 0004)', 'WALLET_REJECTED'));
+      assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [
+        [0, 0],
+        [40, 1],
+        [80, 5],
+      ]);
+      assert.deepEqual(
+        await api.status(body.id),
+        failedStatus(t, body.id, 5, 'Receiver wallet rejected the payment (sandbox receiver ending in 0004)', 'WALLET_REJECTED'),
+      );
       assert.deepEqual(await balances(t.service, merchant.merchant_id), start);
       t.clock.advance(SIX_HOURS_MS);
       await t.worker.drain();
-      assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [[0, 0], [40, 1], [80, 5]], 'a final state never changes');
+      assert.deepEqual(
+        await events(t.service, merchant.merchant_id, body.id),
+        [
+          [0, 0],
+          [40, 1],
+          [80, 5],
+        ],
+        'a final state never changes',
+      );
       await assertLedgerOk(t.service);
     });
 
@@ -214,23 +285,49 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(await api.status(body.id), retrying());
       t.clock.advance(999);
       await t.worker.drain();
-      assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [[0, 0], [40, 4]], 'no retry before the first backoff (1 s)');
+      assert.deepEqual(
+        await events(t.service, merchant.merchant_id, body.id),
+        [
+          [0, 0],
+          [40, 4],
+        ],
+        'no retry before the first backoff (1 s)',
+      );
       t.clock.advance(1);
       await t.worker.drain();
       assert.deepEqual(await api.status(body.id), retrying());
       t.clock.advance(1999);
       await t.worker.drain();
-      assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [[0, 0], [40, 4], [40, 4]], 'the second backoff is 2 s');
+      assert.deepEqual(
+        await events(t.service, merchant.merchant_id, body.id),
+        [
+          [0, 0],
+          [40, 4],
+          [40, 4],
+        ],
+        'the second backoff is 2 s',
+      );
       t.clock.advance(1);
       await t.worker.drain();
-      assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [[0, 0], [40, 4], [40, 4], [40, 1], [60, 0]]);
+      assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [
+        [0, 0],
+        [40, 4],
+        [40, 4],
+        [40, 1],
+        [60, 0],
+      ]);
       await expectSucceeded(t, api, body.id, '1292.50');
       await assertLedgerOk(t.service);
     });
 
     describe('sandbox pages', () => {
       const page = async (method: 'GET' | 'POST', path: string) => {
-        const reply = await t.app.inject({ method, url: path, headers: method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {}, payload: method === 'POST' ? '' : undefined });
+        const reply = await t.app.inject({
+          method,
+          url: path,
+          headers: method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {},
+          payload: method === 'POST' ? '' : undefined,
+        });
         return { status: reply.statusCode, type: reply.headers['content-type'], html: reply.body };
       };
 
@@ -281,7 +378,10 @@ for (const kind of STORE_KINDS) {
 
     it('the sandbox calls refuse malformed accounts', async () => {
       assert.deepEqual(await api.accept('254202345678'), { status: 400, body: failure('invalid_phone_number', 'account is not a valid mobile number') });
-      assert.deepEqual(await api.verify('x'), { status: 400, body: failure('invalid_phone_number', 'account must be the receiver phone in E.164 digits without +, e.g. 254712345678') });
+      assert.deepEqual(await api.verify('x'), {
+        status: 400,
+        body: failure('invalid_phone_number', 'account must be the receiver phone in E.164 digits without +, e.g. 254712345678'),
+      });
     });
 
     it('production refuses the sandbox calls and pages', async () => {
@@ -350,7 +450,11 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(await state(body.id), [40, 1], 'still processing 1 ms before the 60th step');
       t.clock.advance(1);
       await t.worker.drain();
-      assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [[0, 0], [40, 1], [60, 0]]);
+      assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [
+        [0, 0],
+        [40, 1],
+        [60, 0],
+      ]);
       await expectSucceeded(t, api, body.id, '1292.50');
     });
   });

@@ -29,7 +29,8 @@ for (const kind of STORE_KINDS) {
       const refused = replies.filter((reply) => reply.status !== 200);
       assert.deepEqual(succeeded, [{ status: 200, body: created(body.id) }]);
       assert.equal(refused.length, RACERS - 1);
-      for (const reply of refused) assert.deepEqual(reply, { status: 400, body: failure('duplicate_transfer', `id ${body.id} was already used for a transfer`) });
+      for (const reply of refused)
+        assert.deepEqual(reply, { status: 400, body: failure('duplicate_transfer', `id ${body.id} was already used for a transfer`) });
 
       const rows = await t.service.db.read((tx) => tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM transfers WHERE merchant_id = ?', [merchant.merchant_id]));
       assert.equal(Number(rows!.n), 1);
@@ -37,7 +38,10 @@ for (const kind of STORE_KINDS) {
       const postings = await t.service.db.read((tx) =>
         tx.all<{ kind: string; amount_cents: number }>("SELECT kind, amount_cents FROM postings WHERE ref_type = 'transfer' AND ref_id = ?", [String(pk)]),
       );
-      assert.deepEqual(postings.map((p) => [p.kind, Number(p.amount_cents)]), [['transfer.execute', 1234]]);
+      assert.deepEqual(
+        postings.map((p) => [p.kind, Number(p.amount_cents)]),
+        [['transfer.execute', 1234]],
+      );
       assert.deepEqual(await balances(t.service, merchant.merchant_id), { available: 100_000 - 1234, in_flight: 1234, paid_out: 0 });
       await t.worker.drain();
       assert.deepEqual(await balances(t.service, merchant.merchant_id), { available: 100_000 - 1234, in_flight: 0, paid_out: 1234 });
@@ -64,7 +68,9 @@ for (const kind of STORE_KINDS) {
 
     it('parallel transfers of many merchants and ids all land once, and the ledger agrees', async () => {
       const merchants = await Promise.all([t.newMerchant({ fundCents: 50_000 }), t.newMerchant({ fundCents: 50_000 }), t.newMerchant({ fundCents: 50_000 })]);
-      const bodies = merchants.flatMap((m) => Array.from({ length: 30 }, (_, i) => ({ key: m.transfer_api_key, body: transferBody({ amount: `${1 + (i % 5)}.00` }) })));
+      const bodies = merchants.flatMap((m) =>
+        Array.from({ length: 30 }, (_, i) => ({ key: m.transfer_api_key, body: transferBody({ amount: `${1 + (i % 5)}.00` }) })),
+      );
       const replies = await Promise.all(bodies.map(({ key, body }) => caller(t.app, key).execute(body)));
       for (const [i, reply] of replies.entries()) assert.deepEqual(reply, { status: 200, body: created(bodies[i]!.body.id) });
       await t.worker.drain();

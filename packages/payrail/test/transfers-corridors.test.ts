@@ -1,15 +1,16 @@
-// The corridors file: the shipped sandbox table is exactly behaviour.md s.5,
+// The corridors file: the shipped sandbox table is exactly docs/api-decisions.md section 5,
 // and a bad file is refused at start with every problem named.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { loadConfig } from '../src/config.ts';
-import { CorridorFileError, loadCorridors, parseCorridors } from '../src/domain/corridors.ts';
+import { loadCorridors } from '../src/corridors-file.ts';
+import { CorridorFileError, parseCorridors } from '../src/domain/corridors.ts';
 import { tempDir } from './helpers/stores.ts';
 
 describe('corridors', () => {
-  it('the sandbox file holds the corridors of behaviour.md s.5', () => {
+  it('the sandbox file holds the corridors of docs/api-decisions.md section 5', () => {
     const table = loadCorridors(loadConfig({}).corridorsFile);
     const rows = table.corridors.map((c) => [
       c.service,
@@ -23,7 +24,16 @@ describe('corridors', () => {
     ]);
     assert.deepEqual(rows, [
       ['1001', 'KE', 'KES', 2, '129.25', 100, 250_000, ''],
-      ['1002', 'NG', 'NGN', 2, '1530.50', 500, 500_000, 'receiverFirstName receiverLastName receiverAccType=1 receiverIssuerCode receiverAccountNumber receiverBankName'],
+      [
+        '1002',
+        'NG',
+        'NGN',
+        2,
+        '1530.50',
+        500,
+        500_000,
+        'receiverFirstName receiverLastName receiverAccType=1 receiverIssuerCode receiverAccountNumber receiverBankName',
+      ],
       ['1003', 'PH', 'PHP', 2, '58.10', 100, 200_000, 'receiverName'],
       ['1004', 'GH', 'GHS', 2, '15.40', 100, 200_000, 'receiverFirstName receiverLastName receiverIdType=2|3 receiverIdNumber'],
       ['1005', 'UG', 'UGX', 0, '3680', 100, 150_000, 'receiverName'],
@@ -36,8 +46,26 @@ describe('corridors', () => {
   it('refuses a bad document, listing every problem', () => {
     const bad = {
       corridors: [
-        { service: '10a', country: 'Kenya', currency: 'KES', currency_minor_units: 2, fx_rate: '1.5e2', min_amount: '1.00', max_amount: '0.50', required_attributes: [] },
-        { service: '1002', country: 'NG', currency: 'ngn', currency_minor_units: 7, fx_rate: '0', min_amount: 1, max_amount: '10.00', required_attributes: [{ name: 'x', allowed_values: [] }, { name: 'x' }] },
+        {
+          service: '10a',
+          country: 'Kenya',
+          currency: 'KES',
+          currency_minor_units: 2,
+          fx_rate: '1.5e2',
+          min_amount: '1.00',
+          max_amount: '0.50',
+          required_attributes: [],
+        },
+        {
+          service: '1002',
+          country: 'NG',
+          currency: 'ngn',
+          currency_minor_units: 7,
+          fx_rate: '0',
+          min_amount: 1,
+          max_amount: '10.00',
+          required_attributes: [{ name: 'x', allowed_values: [] }, { name: 'x' }],
+        },
         { service: '1002', country: 'NG', currency: 'NGN', currency_minor_units: 2, fx_rate: '1', min_amount: '1.00', max_amount: '10.00' },
       ],
     };
@@ -69,6 +97,9 @@ describe('corridors', () => {
   it('names the file when it is not JSON', () => {
     const file = path.join(tempDir(), 'corridors.json');
     fs.writeFileSync(file, '{ not json');
-    assert.throws(() => loadCorridors(file), (error: unknown) => error instanceof CorridorFileError && error.file === file && /cannot read it as JSON/.test(error.message));
+    assert.throws(
+      () => loadCorridors(file),
+      (error: unknown) => error instanceof CorridorFileError && error.file === file && /cannot read it as JSON/.test(error.message),
+    );
   });
 });

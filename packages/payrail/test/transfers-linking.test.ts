@@ -1,4 +1,4 @@
-// Payin linking (behaviour.md s.7) on both stores: gatewayId validated
+// Payin linking (docs/api-decisions.md section 7) on both stores: gatewayId validated
 // against approved charges with room, a charge funding several transfers,
 // links released by failed transfers, automatic reconciliation of waiting
 // transfers, and the operator's link and cancel through the real CLI.
@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { setPayoutsMustLink } from '../src/flows/merchants.ts';
 import { insertPendingCharge } from '../src/store/charges.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
-import { runCli, runCliJson } from './helpers/cli.ts';
+import { runCli, runCliJson, storeNamed } from './helpers/cli.ts';
 import { STORE_KINDS } from './helpers/stores.ts';
 import { approvedCharge, assertLedgerOk, balances, caller, created, events, failure, statusBody, transferBody, transferPk } from './helpers/transfers.ts';
 
@@ -16,8 +16,10 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 type Merchant = Awaited<ReturnType<TestApp['newMerchant']>>;
 
 const gateway = (pk: number) => [{ name: 'gatewayId', value: String(pk) }];
-const gatewayRefusal = (pk: number, amount: string) =>
-  failure('invalid_request', `attribute gatewayId ${pk} does not name an approved card payin of this merchant with ${amount} not yet linked`);
+/** docs/api-decisions.md section 7: each reason a gatewayId cannot pay for a transfer has its own message. */
+const gatewayRefusal = (pk: number, reason: string) => failure('invalid_request', `attribute gatewayId ${pk} ${reason}`);
+const notEnoughLeft = (pk: number, left: string, amount: string) =>
+  gatewayRefusal(pk, `has ${left} not yet linked to transfers, less than the amount ${amount}`);
 
 for (const kind of STORE_KINDS) {
   describe(`payin linking (${kind})`, () => {
@@ -33,9 +35,13 @@ for (const kind of STORE_KINDS) {
       Number((await t.service.db.read((tx) => tx.get<{ linked_cents: number }>('SELECT linked_cents FROM charges WHERE pk = ?', [chargePk])))!.linked_cents);
     const links = async (merchantId: string, id: string) => {
       const pk = await transferPk(t.service, merchantId, id);
-      return (await t.service.db.read((tx) => tx.all<{ charge_pk: number; amount_cents: number; how: string }>('SELECT charge_pk, amount_cents, how FROM transfer_links WHERE transfer_pk = ?', [pk]))).map(
-        (row) => [Number(row.charge_pk), Number(row.amount_cents), row.how],
-      );
+      return (
+        await t.service.db.read((tx) =>
+          tx.all<{ charge_pk: number; amount_cents: number; how: string }>('SELECT charge_pk, amount_cents, how FROM transfer_links WHERE transfer_pk = ?', [
+            pk,
+          ]),
+        )
+      ).map((row) => [Number(row.charge_pk), Number(row.amount_cents), row.how]);
     };
 
     describe('gatewayId', () => {
@@ -56,8 +62,8 @@ for (const kind of STORE_KINDS) {
         assert.equal(await linkedCents(charge), 5_000);
         assert.deepEqual(await links(merchant.merchant_id, first.id), [[charge, 2_000, 'gateway']]);
         const third = transferBody({ amount: '1.00', attribute: gateway(charge) });
-        assert.deepEqual(await api.check(third), { status: 400, body: gatewayRefusal(charge, '1.00') });
-        assert.deepEqual(await api.execute(third), { status: 400, body: gatewayRefusal(charge, '1.00') });
+        assert.deepEqual(await api.check(third), { status: 400, body: notEnoughLeft(charge, '0.00', '1.00') });
+        assert.deepEqual(await api.execute(third), { status: 400, body: notEnoughLeft(charge, '0.00', '1.00') });
         await t.worker.drain();
         await assertLedgerOk(t.service);
       });
@@ -83,10 +89,15 @@ for (const kind of STORE_KINDS) {
           }),
         );
         const start = await balances(t.service, merchant.merchant_id);
-        for (const pk of [foreign, pending, 999_999_999]) {
+        const refusals: Array<[number, string]> = [
+          [foreign, 'names no card payin'],
+          [pending, 'names a card payin that is pending, not approved'],
+          [999_999_999, 'names no card payin'],
+        ];
+        for (const [pk, reason] of refusals) {
           const body = transferBody({ attribute: gateway(pk) });
-          assert.deepEqual(await api.execute(body), { status: 400, body: gatewayRefusal(pk, '10.00') }, String(pk));
-          assert.deepEqual(await api.check(body), { status: 400, body: gatewayRefusal(pk, '10.00') }, String(pk));
+          assert.deepEqual(await api.execute(body), { status: 400, body: gatewayRefusal(pk, reason) }, String(pk));
+          assert.deepEqual(await api.check(body), { status: 400, body: gatewayRefusal(pk, reason) }, String(pk));
         }
         assert.deepEqual(await balances(t.service, merchant.merchant_id), start);
         assert.equal(await linkedCents(foreign), 0);
@@ -98,7 +109,11 @@ for (const kind of STORE_KINDS) {
         assert.deepEqual(await api.execute(failing), { status: 200, body: created(failing.id) });
         assert.equal(await linkedCents(charge), 1_000);
         await t.worker.drain();
-        assert.deepEqual(await events(t.service, merchant.merchant_id, failing.id), [[0, 0], [40, 1], [80, 5]]);
+        assert.deepEqual(await events(t.service, merchant.merchant_id, failing.id), [
+          [0, 0],
+          [40, 1],
+          [80, 5],
+        ]);
         assert.equal(await linkedCents(charge), 0);
         assert.deepEqual(await links(merchant.merchant_id, failing.id), []);
         const retry = transferBody({ amount: '10.00', attribute: gateway(charge) });
@@ -127,7 +142,11 @@ for (const kind of STORE_KINDS) {
         const body = transferBody({ attribute: gateway(charge) });
         assert.deepEqual(await api.execute(body), { status: 200, body: created(body.id) });
         await t.worker.drain();
-        assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [[0, 0], [40, 1], [60, 0]]);
+        assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [
+          [0, 0],
+          [40, 1],
+          [60, 0],
+        ]);
       });
 
       it('without gatewayId it is debited and waits; reconciliation links the oldest recent charge with room, then it proceeds', async () => {
@@ -147,7 +166,12 @@ for (const kind of STORE_KINDS) {
         const older = await approvedCharge(t.service, merchant, 5_000, t.clock.nowMs() - 2_000);
         await t.worker.drain();
         assert.deepEqual(await links(merchant.merchant_id, body.id), [[older, 2_500, 'auto']]);
-        assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [[0, 9], [0, 0], [40, 1], [60, 0]]);
+        assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [
+          [0, 9],
+          [0, 0],
+          [40, 1],
+          [60, 0],
+        ]);
         assert.deepEqual([await linkedCents(tooOld), await linkedCents(tooSmall), await linkedCents(newer)], [0, 0, 0]);
         await assertLedgerOk(t.service);
       });
@@ -176,13 +200,30 @@ for (const kind of STORE_KINDS) {
           const body = transferBody({ amount: '40.00' });
           await api.execute(body);
           const old = await approvedCharge(t.service, merchant, 4_000, t.clock.nowMs() - 3 * DAY_MS);
-          const linked = await runCliJson(['transfer', 'link', '--merchant', merchant.merchant_id, '--transfer', body.id, '--charge', String(old)], t.store.env);
-          assert.deepEqual(linked, { merchant_id: merchant.merchant_id, transfer_id: body.id, state: 0, substate: 0, final: 0, waiting_for: null, amount_cents: 4_000, charge: old });
+          const linked = await runCliJson(
+            ['transfer', 'link', '--merchant', merchant.merchant_id, '--transfer', body.id, '--charge', String(old)],
+            t.store.env,
+          );
+          assert.deepEqual(linked, {
+            merchant_id: merchant.merchant_id,
+            transfer_id: body.id,
+            state: 0,
+            substate: 0,
+            final: 0,
+            waiting_for: null,
+            amount_cents: 4_000,
+            charge: old,
+          });
           assert.deepEqual(await links(merchant.merchant_id, body.id), [[old, 4_000, 'operator']]);
           // The CLI ran on the real clock: the test's clock catches up with it before the worker looks.
           t.clock.set(Math.max(t.clock.nowMs(), Date.now()));
           await t.worker.drain();
-          assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [[0, 9], [0, 0], [40, 1], [60, 0]]);
+          assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [
+            [0, 9],
+            [0, 0],
+            [40, 1],
+            [60, 0],
+          ]);
           await assertLedgerOk(t.service);
         });
 
@@ -191,7 +232,16 @@ for (const kind of STORE_KINDS) {
           const body = transferBody({ amount: '45.00' });
           await api.execute(body);
           const cancelled = await runCliJson(['transfer', 'cancel', '--merchant', merchant.merchant_id, '--transfer', body.id], t.store.env);
-          assert.deepEqual(cancelled, { merchant_id: merchant.merchant_id, transfer_id: body.id, state: 80, substate: 7, final: 1, waiting_for: null, amount_cents: 4_500, charge: null });
+          assert.deepEqual(cancelled, {
+            merchant_id: merchant.merchant_id,
+            transfer_id: body.id,
+            state: 80,
+            substate: 7,
+            final: 1,
+            waiting_for: null,
+            amount_cents: 4_500,
+            charge: null,
+          });
           assert.deepEqual(await api.status(body.id), {
             status: 200,
             body: statusBody(body.id, {
@@ -212,7 +262,9 @@ for (const kind of STORE_KINDS) {
         it('refuses what it cannot do, with the code and a non-zero exit, and changes nothing', async () => {
           const unknown = await cli(['cancel', '--transfer', '999999999']);
           assert.equal(unknown.code, 1);
-          assert.deepEqual(JSON.parse(unknown.stderr), { error: { code: 'transfer_not_found', message: `merchant ${merchant.merchant_id} has no transfer 999999999` } });
+          assert.deepEqual(JSON.parse(unknown.stderr), {
+            error: { code: 'transfer_not_found', message: `merchant ${merchant.merchant_id} has no transfer 999999999`, store: storeNamed(t.store.env) },
+          });
 
           const body = transferBody({ amount: '50.00' });
           await api.execute(body);
@@ -220,7 +272,11 @@ for (const kind of STORE_KINDS) {
           const tooSmall = await cli(['link', '--transfer', body.id, '--charge', String(small)]);
           assert.equal(tooSmall.code, 1);
           assert.deepEqual(JSON.parse(tooSmall.stderr), {
-            error: { code: 'invalid_request', message: `charge ${small} is not an approved card payin of merchant ${merchant.merchant_id} with 50.00 not yet linked` },
+            error: {
+              code: 'invalid_request',
+              message: `charge ${small} is not an approved card payin of merchant ${merchant.merchant_id} with 50.00 not yet linked`,
+              store: storeNamed(t.store.env),
+            },
           });
           assert.deepEqual(await api.status(body.id), waiting(body.id));
           assert.equal(await linkedCents(small), 0);
@@ -230,10 +286,20 @@ for (const kind of STORE_KINDS) {
           const again = await cli(['cancel', '--transfer', body.id]);
           assert.equal(again.code, 1);
           assert.deepEqual(JSON.parse(again.stderr), {
-            error: { code: 'invalid_request', message: `only a waiting transfer (state 0, substate 9) can be cancelled; transfer ${body.id} is state 80, substate 7` },
+            error: {
+              code: 'invalid_request',
+              message: `only a waiting transfer (state 0, substate 9) can be cancelled; transfer ${body.id} is state 80, substate 7`,
+              store: storeNamed(t.store.env),
+            },
           });
           const relink = await cli(['link', '--transfer', body.id, '--charge', String(small)]);
-          assert.deepEqual(JSON.parse(relink.stderr), { error: { code: 'invalid_request', message: `transfer ${body.id} is not waiting for reconciliation (state 80, substate 7)` } });
+          assert.deepEqual(JSON.parse(relink.stderr), {
+            error: {
+              code: 'invalid_request',
+              message: `transfer ${body.id} is not waiting for reconciliation (state 80, substate 7)`,
+              store: storeNamed(t.store.env),
+            },
+          });
           await assertLedgerOk(t.service);
         });
       });

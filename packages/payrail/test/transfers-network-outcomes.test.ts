@@ -77,14 +77,25 @@ for (const kind of STORE_KINDS) {
       await playThrough(body.id, script.length, [40, 3, 0]);
       assert.deepEqual(await balances(t.service, merchant.merchant_id), { ...start, available: start.available - 2500, in_flight: start.in_flight + 2500 });
       // Only the first unknown outcome is an event; the retries after it move the schedule only.
-      assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [[0, 0], [40, 3]]);
-      assert.deepEqual(await api.status(body.id), { status: 200, body: statusBody(body.id, { state: 40, substate: 3, final: 0, serverTimeMs: t.clock.nowMs() }) });
+      assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [
+        [0, 0],
+        [40, 3],
+      ]);
+      assert.deepEqual(await api.status(body.id), {
+        status: 200,
+        body: statusBody(body.id, { state: 40, substate: 3, final: 0, serverTimeMs: t.clock.nowMs() }),
+      });
       await assert.rejects(cancelTransfer({ db: t.service.db, clock: t.clock }, { merchantId: merchant.merchant_id, transferId: body.id }), {
         message: `only a waiting transfer (state 0, substate 9) can be cancelled; transfer ${body.id} is state 40, substate 3`,
       });
 
       await t.worker.drain();
-      assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [[0, 0], [40, 3], [40, 1], [60, 0]]);
+      assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [
+        [0, 0],
+        [40, 3],
+        [40, 1],
+        [60, 0],
+      ]);
       const key = `transfer-${await transferPk(t.service, merchant.merchant_id, body.id)}`;
       const mine = submissions.filter((s) => s.receiverPhone === body.receiver_phone);
       assert.deepEqual(
@@ -108,7 +119,12 @@ for (const kind of STORE_KINDS) {
       await playThrough(body.id, script.length, [40, 3, 0]);
       assert.deepEqual(await balances(t.service, merchant.merchant_id), { ...start, available: start.available - 3000, in_flight: start.in_flight + 3000 });
       await t.worker.drain();
-      assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [[0, 0], [40, 3], [40, 1], [60, 0]]);
+      assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [
+        [0, 0],
+        [40, 3],
+        [40, 1],
+        [60, 0],
+      ]);
       await assertLedgerOk(t.service);
     });
 
@@ -145,10 +161,21 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(await stateOf(body.id), [40, 3, 0]);
       t.clock.advance(RETRY_BACKOFF_MS_MAX);
       await t.worker.drain();
-      assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [[0, 0], [40, 3], [40, 1], [60, 0]]);
+      assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [
+        [0, 0],
+        [40, 3],
+        [40, 1],
+        [60, 0],
+      ]);
       assert.ok(submissions.length > 0 && polls.length > 0);
-      assert.deepEqual(submissions.filter((s) => !s.signalLive), []);
-      assert.deepEqual(polls.filter((p) => !p.signalLive), []);
+      assert.deepEqual(
+        submissions.filter((s) => !s.signalLive),
+        [],
+      );
+      assert.deepEqual(
+        polls.filter((p) => !p.signalLive),
+        [],
+      );
     });
 
     it('logs a connector error as its name and message only, never the receiver data it carries', async () => {
@@ -174,7 +201,11 @@ for (const kind of STORE_KINDS) {
         ],
       );
       // The error's own properties (its code, the request it carried) stay out of the log.
-      for (const line of warnings) assert.deepEqual(Object.keys(line.err!).filter((key) => key === 'code' || key === 'request'), []);
+      for (const line of warnings)
+        assert.deepEqual(
+          Object.keys(line.err!).filter((key) => key === 'code' || key === 'request'),
+          [],
+        );
       assert.deepEqual(
         t.logLines.slice(from).filter((line) => line.includes(account)),
         [],

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../src/config.ts';
-import { createMerchant, fundMerchant } from '../src/flows/merchants.ts';
+import { createMerchant, fundMerchant, issuingDeps } from '../src/flows/merchants.ts';
 import { executeTransfer } from '../src/flows/transfers/execute.ts';
 import { createLogger } from '../src/log.ts';
 import { createService } from '../src/runtime.ts';
@@ -52,14 +52,17 @@ describe('two worker processes on PostgreSQL', () => {
   let service: Service;
   before(async () => {
     store = await createStore('postgres');
-    service = await createService(loadConfig({ ...store.env, PAYRAIL_SANDBOX_DELAY_MS: '0', PAYRAIL_WORKER: 'off' }), { db: store.db, log: createLogger('silent') });
+    service = await createService(loadConfig({ ...store.env, PAYRAIL_SANDBOX_DELAY_MS: '0', PAYRAIL_WORKER: 'off' }), {
+      db: store.db,
+      log: createLogger('silent'),
+    });
   });
   after(async () => {
     await store.dispose();
   });
 
   it(`process ${TRANSFERS} transfers with none processed twice`, async (context) => {
-    const deps = { db: service.db, environment: service.config.environment, clock: service.clock };
+    const deps = issuingDeps(service);
     const merchant = await createMerchant(deps, { name: 'Busy merchant' });
     await fundMerchant(deps, { merchantId: merchant.merchant_id, amountCents: TRANSFERS * 100 });
     for (let start = 0; start < TRANSFERS; start += EXECUTE_CHUNK) {
@@ -87,7 +90,11 @@ describe('two worker processes on PostgreSQL', () => {
 
     // With a sandbox step of 0 every transfer takes exactly two steps (submit, then the poll that
     // finishes it), so the workers together claimed exactly 2 rows per transfer, and each did some.
-    const claimedBy = workers.map((worker) => lines(worker).filter((l) => l.msg === 'transfers advanced').reduce((sum, l) => sum + (l.claimed ?? 0), 0));
+    const claimedBy = workers.map((worker) =>
+      lines(worker)
+        .filter((l) => l.msg === 'transfers advanced')
+        .reduce((sum, l) => sum + (l.claimed ?? 0), 0),
+    );
     const stale = workers.flatMap((worker) => lines(worker).filter((l) => l.msg === 'transfer changed meanwhile; its step was dropped'));
     context.diagnostic(`rows claimed per worker: ${claimedBy.join(' and ')}`);
     assert.equal(claimedBy[0]! + claimedBy[1]!, 2 * TRANSFERS);

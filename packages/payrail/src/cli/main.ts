@@ -3,18 +3,24 @@
 // as a running server (same PAYRAIL_DATA_DIR or DATABASE_URL).
 import { Command, InvalidArgumentError } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
-import { formatCents, parseDollarString } from '../domain/money.ts';
-import { isApiError } from '../errors.ts';
+import { type AmountParse, formatCents, parseDollarString, parseDollarStringOrZero } from '../domain/money.ts';
+import { closeOpenBatches } from '../flows/batches.ts';
 import { verifyLedger } from '../flows/ledger-verify.ts';
+import { listAllMerchants, MERCHANT_LIST_LIMIT_MAX } from '../flows/merchant-list.ts';
 import * as merchants from '../flows/merchants.ts';
+import { createUser } from '../flows/panel/users.ts';
 import * as transferOps from '../flows/transfers/operator.ts';
 import { serve } from '../http/server.ts';
 import { createLogger } from '../log.ts';
-import { createService } from '../runtime.ts';
+import { createService, migrateStore } from '../runtime.ts';
 import type { Service } from '../service.ts';
+import { openReadOnlyDb, StoreUnavailableError, storeLocation } from '../store-access.ts';
+import { PAYRAIL_VERSION } from '../version.ts';
 import { createJobs } from '../worker/jobs.ts';
-import { createUser } from '../web/users.ts';
 import { Worker } from '../worker/worker.ts';
+import { describeFailure, failureJson, failureText, inStore, StoreCommandError } from './failure.ts';
+import { cliActor } from './actor.ts';
+import { registerAuditCommand, registerOriginsCommand, registerUserAdminCommands } from './security-commands.ts';
 
 /** A command line that cannot be carried out as written. */
 class UsageError extends Error {}
@@ -26,15 +32,13 @@ class ExitCode extends Error {
   }
 }
 
-function dollars(value: string): number {
-  const parsed = parseDollarString(value);
+function cents(parsed: AmountParse): number {
   if (!parsed.ok) throw new InvalidArgumentError(`amount ${parsed.reason} (for example 250.00)`);
   return parsed.cents;
 }
 
-function dollarsOrZero(value: string): number {
-  return /^0+(\.0{1,2})?$/.test(value) ? 0 : dollars(value);
-}
+const dollars = (value: string): number => cents(parseDollarString(value));
+const dollarsOrZero = (value: string): number => cents(parseDollarStringOrZero(value));
 
 interface GlobalOptions {
   json?: boolean;
@@ -69,22 +73,37 @@ function sourceText(s: merchants.SourceCredentials): string {
   ].join('\n');
 }
 
-async function withService<T>(work: (service: Service, config: Config) => Promise<T>): Promise<T> {
+/**
+ * Runs a store command; its errors name the store. `readOnly` commands open
+ * the store read-only: they never create a data directory, migrate or write.
+ */
+async function withService<T>(work: (service: Service, config: Config) => Promise<T>, options: { readOnly?: boolean } = {}): Promise<T> {
   const config = loadConfig();
-  // Commands print their results; the log only carries warnings and errors.
-  const service = await createService(config, { log: createLogger(process.env.LOG_LEVEL ?? 'warn', undefined) });
-  try {
-    return await work(service, config);
-  } finally {
-    await service.db.close();
-  }
+  return inStore(storeLocation(config), async () => {
+    const db = options.readOnly === true ? await openReadOnlyDb(config) : undefined;
+    // Commands print their results; the log only carries warnings and errors.
+    const service = await createService(config, { log: createLogger(process.env.LOG_LEVEL ?? 'warn', undefined), ...(db === undefined ? {} : { db }) });
+    try {
+      return await work(service, config);
+    } finally {
+      await service.db.close();
+    }
+  });
 }
 
-const adminDeps = (service: Service) => ({ db: service.db, environment: service.config.environment, clock: service.clock });
+/** A --limit of a list command. */
+function listLimit(value: string): number {
+  const limit = /^[0-9]{1,5}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(limit >= 1 && limit <= MERCHANT_LIST_LIMIT_MAX)) throw new InvalidArgumentError(`must be an integer from 1 to ${MERCHANT_LIST_LIMIT_MAX}`);
+  return limit;
+}
+
+const adminDeps = (service: Service) => merchants.issuingDeps(service);
 
 export function buildProgram(): Command {
   const program = new Command('payrail')
     .description('Payrail: card payin and phone money transfer service')
+    .version(PAYRAIL_VERSION, '-V, --version', 'print the version of payrail')
     .option('--json', 'print machine-readable JSON')
     .showHelpAfterError()
     .exitOverride();
@@ -93,7 +112,8 @@ export function buildProgram(): Command {
     .command('serve')
     .description('start the HTTP server (and the worker unless PAYRAIL_WORKER=off)')
     .action(async () => {
-      const server = await serve(loadConfig());
+      const config = loadConfig();
+      const server = await inStore(storeLocation(config), () => serve(config));
       await new Promise<void>((resolve) => {
         const stop = () => {
           void server.close().then(resolve);
@@ -108,7 +128,7 @@ export function buildProgram(): Command {
     .description('run a worker process: drives transfers and pending charges (several may share PostgreSQL)')
     .action(async () => {
       const config = loadConfig();
-      const service = await createService(config);
+      const service = await inStore(storeLocation(config), () => createService(config));
       const worker = new Worker(createJobs(service), service.log.child({ component: 'worker' }));
       worker.start();
       service.log.info({ store: service.db.dialect }, 'worker started');
@@ -129,14 +149,8 @@ export function buildProgram(): Command {
     .description('apply pending schema migrations')
     .action(async (_options, command: Command) => {
       const config = loadConfig();
-      const { openDb } = await import('../store/open.ts');
-      const db = openDb(config);
-      try {
-        const applied = await db.migrate();
-        output(command, { applied }, () => `applied ${applied} migration(s)`);
-      } finally {
-        await db.close();
-      }
+      const applied = await inStore(storeLocation(config), () => migrateStore(config));
+      output(command, { applied }, () => `applied ${applied} migration(s)`);
     });
 
   const merchant = program.command('merchant').description('manage merchants');
@@ -145,7 +159,7 @@ export function buildProgram(): Command {
     .requiredOption('--name <name>', 'merchant name')
     .description('create a merchant with its transfer API key and a first payin source (secrets shown once)')
     .action(async (options: { name: string }, command: Command) => {
-      const created = await withService((service) => merchants.createMerchant(adminDeps(service), { name: options.name }));
+      const created = await withService((service) => merchants.createMerchant(adminDeps(service), { name: options.name }, cliActor()));
       output(command, created, () =>
         [`merchant id         ${created.merchant_id}`, `transfer API key    ${created.transfer_api_key}`, sourceText(created.source)].join('\n'),
       );
@@ -156,7 +170,9 @@ export function buildProgram(): Command {
     .requiredOption('--amount <dollars>', 'amount in dollars, e.g. 250.00', dollars)
     .description('operator top-up of a merchant balance')
     .action(async (options: { merchant: string; amount: number }, command: Command) => {
-      const summary = await withService((service) => merchants.fundMerchant(adminDeps(service), { merchantId: options.merchant, amountCents: options.amount }));
+      const summary = await withService((service) =>
+        merchants.fundMerchant(adminDeps(service), { merchantId: options.merchant, amountCents: options.amount }, cliActor()),
+      );
       output(command, summary, () => summaryText(summary));
     });
   merchant
@@ -165,7 +181,9 @@ export function buildProgram(): Command {
     .requiredOption('--amount <dollars>', 'overdraft limit in dollars (0 for none)', dollarsOrZero)
     .description('set the overdraft limit')
     .action(async (options: { merchant: string; amount: number }, command: Command) => {
-      const summary = await withService((service) => merchants.setOverdraft(adminDeps(service), { merchantId: options.merchant, overdraftCents: options.amount }));
+      const summary = await withService((service) =>
+        merchants.setOverdraft(adminDeps(service), { merchantId: options.merchant, overdraftCents: options.amount }, cliActor()),
+      );
       output(command, summary, () => summaryText(summary));
     });
   merchant
@@ -176,7 +194,9 @@ export function buildProgram(): Command {
     .description('set whether payouts must be linked to payins')
     .action(async (options: { merchant: string; on?: boolean; off?: boolean }, command: Command) => {
       if (options.on === options.off) throw new UsageError('give exactly one of --on or --off');
-      const summary = await withService((service) => merchants.setPayoutsMustLink(adminDeps(service), { merchantId: options.merchant, on: options.on === true }));
+      const summary = await withService((service) =>
+        merchants.setPayoutsMustLink(adminDeps(service), { merchantId: options.merchant, on: options.on === true }, cliActor()),
+      );
       output(command, summary, () => summaryText(summary));
     });
   merchant
@@ -184,15 +204,33 @@ export function buildProgram(): Command {
     .requiredOption('--merchant <id>', 'merchant id')
     .description('show balances, flags and sources')
     .action(async (options: { merchant: string }, command: Command) => {
-      const summary = await withService((service) => merchants.showMerchant(adminDeps(service), options.merchant));
+      const summary = await withService((service) => merchants.showMerchant(adminDeps(service), options.merchant), { readOnly: true });
       output(command, summary, () => summaryText(summary));
+    });
+  merchant
+    .command('list')
+    .option('--limit <n>', `at most this many merchants (1 to ${MERCHANT_LIST_LIMIT_MAX})`, listLimit)
+    .option('--after <id>', 'start after this merchant id (the last of a previous list)')
+    .description('list merchants, oldest first, with balance, overdraft and available funds')
+    .action(async (options: { limit?: number; after?: string }, command: Command) => {
+      const listed = await withService((service) => listAllMerchants(service.db, { limit: options.limit, after: options.after ?? null }), { readOnly: true });
+      output(command, listed, () =>
+        [
+          ...listed.merchants.map(
+            (m) =>
+              `${m.merchant_id}  ${formatCents(m.balance_cents).padStart(14)} USD  overdraft ${formatCents(m.overdraft_cents).padStart(10)}  available ${formatCents(m.available_cents).padStart(14)}  ${m.name}`,
+          ),
+          listed.merchants.length === 0 ? 'no merchants' : `${listed.merchants.length} merchant(s)`,
+          ...(listed.has_more ? [`more follow: payrail merchant list --after ${listed.merchants.at(-1)!.merchant_id}`] : []),
+        ].join('\n'),
+      );
     });
   merchant
     .command('rotate-key')
     .requiredOption('--merchant <id>', 'merchant id')
     .description('issue a new transfer API key; the old one fails at once')
     .action(async (options: { merchant: string }, command: Command) => {
-      const rotated = await withService((service) => merchants.rotateTransferKey(adminDeps(service), { merchantId: options.merchant }));
+      const rotated = await withService((service) => merchants.rotateTransferKey(adminDeps(service), { merchantId: options.merchant }, cliActor()));
       output(command, rotated, () => `transfer API key    ${rotated.transfer_api_key}\n(shown once: only a hash is stored)`);
     });
 
@@ -203,7 +241,9 @@ export function buildProgram(): Command {
     .option('--name <name>', 'source name', 'Source')
     .description('create a source with its API key, PIN and tokenization token (shown once)')
     .action(async (options: { merchant: string; name: string }, command: Command) => {
-      const created = await withService((service) => merchants.createSource(adminDeps(service), { merchantId: options.merchant, name: options.name }));
+      const created = await withService((service) =>
+        merchants.createSource(adminDeps(service), { merchantId: options.merchant, name: options.name }, cliActor()),
+      );
       output(command, created, () => sourceText(created));
     });
   source
@@ -212,7 +252,9 @@ export function buildProgram(): Command {
     .requiredOption('--source <id>', 'source id')
     .description('replace the three credentials of a source; the old ones fail at once')
     .action(async (options: { merchant: string; source: string }, command: Command) => {
-      const rotated = await withService((service) => merchants.rotateSource(adminDeps(service), { merchantId: options.merchant, sourceId: options.source }));
+      const rotated = await withService((service) =>
+        merchants.rotateSource(adminDeps(service), { merchantId: options.merchant, sourceId: options.source }, cliActor()),
+      );
       output(command, rotated, () => sourceText(rotated));
     });
   source
@@ -221,7 +263,9 @@ export function buildProgram(): Command {
     .requiredOption('--source <id>', 'source id')
     .description('revoke a source and its credentials')
     .action(async (options: { merchant: string; source: string }, command: Command) => {
-      const revoked = await withService((service) => merchants.revokeSource(adminDeps(service), { merchantId: options.merchant, sourceId: options.source }));
+      const revoked = await withService((service) =>
+        merchants.revokeSource(adminDeps(service), { merchantId: options.merchant, sourceId: options.source }, cliActor()),
+      );
       output(command, revoked, () => `source ${revoked.id} revoked`);
     });
 
@@ -235,7 +279,11 @@ export function buildProgram(): Command {
     .description('create a user of the control panel at /dashboard')
     .action(async (options: { role: string; email: string; merchant?: string; password?: string }, command: Command) => {
       const created = await withService((service) =>
-        createUser({ db: service.db, clock: service.clock }, { email: options.email, role: options.role, merchantId: options.merchant, password: options.password }),
+        createUser(
+          { db: service.db, clock: service.clock },
+          { email: options.email, role: options.role, merchantId: options.merchant, password: options.password },
+          cliActor(),
+        ),
       );
       output(command, created, () =>
         [
@@ -245,6 +293,11 @@ export function buildProgram(): Command {
         ].join('\n'),
       );
     });
+
+  const securityHelpers = { withService, output, usage: (message: string) => new UsageError(message) };
+  registerUserAdminCommands(user, securityHelpers);
+  registerOriginsCommand(source, securityHelpers);
+  registerAuditCommand(program, securityHelpers);
 
   const transfer = program.command('transfer').description('operator actions on transfers waiting for reconciliation');
   const transferText = (t: transferOps.TransferSummary) =>
@@ -262,7 +315,7 @@ export function buildProgram(): Command {
     .description('link a transfer waiting for reconciliation to a card payin; it then proceeds')
     .action(async (options: { merchant: string; transfer: string; charge: string }, command: Command) => {
       const linked = await withService((service) =>
-        transferOps.linkTransfer(service, { merchantId: options.merchant, transferId: options.transfer, chargeRef: options.charge }),
+        transferOps.linkTransfer(service, { merchantId: options.merchant, transferId: options.transfer, chargeRef: options.charge }, cliActor()),
       );
       output(command, linked, () => transferText(linked));
     });
@@ -272,8 +325,24 @@ export function buildProgram(): Command {
     .requiredOption('--transfer <id>', 'transfer id (as the merchant sent it)')
     .description('cancel a waiting transfer: state 80, the amount goes back to the merchant')
     .action(async (options: { merchant: string; transfer: string }, command: Command) => {
-      const cancelled = await withService((service) => transferOps.cancelTransfer(service, { merchantId: options.merchant, transferId: options.transfer }));
+      const cancelled = await withService((service) =>
+        transferOps.cancelTransfer(service, { merchantId: options.merchant, transferId: options.transfer }, cliActor()),
+      );
       output(command, cancelled, () => transferText(cancelled));
+    });
+
+  const batch = program.command('batch').description('settlement batches of card transactions');
+  batch
+    .command('close')
+    .option('--merchant <id>', 'only this merchant (default: every merchant)')
+    .description('close open settlement batches now: their captured transactions become settled (as the daily close does)')
+    .action(async (options: { merchant?: string }, command: Command) => {
+      const closed = await withService((service) => closeOpenBatches(service, options.merchant ?? null));
+      output(command, { batches: closed }, () =>
+        closed.length === 0
+          ? 'no open batch'
+          : closed.map((b) => `batch ${b.id} closed: ${b.transaction_count} transaction(s), net ${b.net_amount.toFixed(2)} USD`).join('\n'),
+      );
     });
 
   const ledger = program.command('ledger').description('ledger tools');
@@ -281,7 +350,7 @@ export function buildProgram(): Command {
     .command('verify')
     .description('recompute every balance from postings and reconcile with transfers and charges; exits 1 on any difference')
     .action(async (_options, command: Command) => {
-      const report = await withService((service) => verifyLedger(service.db));
+      const report = await withService((service) => verifyLedger(service.db), { readOnly: true });
       output(command, report, () =>
         report.ok
           ? `ledger OK: ${report.accounts} accounts, ${report.postings} postings, balances equal their postings`
@@ -299,20 +368,13 @@ export async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv);
     return 0;
   } catch (error) {
-    if (error instanceof ExitCode) return error.code;
-    const code = (error as { code?: string }).code;
+    const cause = error instanceof StoreCommandError ? error.failure : error;
+    if (cause instanceof ExitCode) return cause.code;
+    const code = (cause as { code?: string }).code;
     if (code === 'commander.helpDisplayed' || code === 'commander.version') return 0;
     if (typeof code === 'string' && code.startsWith('commander.')) return 2; // commander already printed the problem
-    const json = argv.includes('--json');
-    let message: string;
-    let wireCode = 'error';
-    if (error instanceof ConfigError) message = error.message;
-    else if (error instanceof UsageError) message = error.message;
-    else if (isApiError(error)) {
-      message = error.message;
-      wireCode = error.code;
-    } else message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    process.stderr.write(json ? `${JSON.stringify({ error: { code: wireCode, message } })}\n` : `payrail: ${message}\n`);
+    const failure = describeFailure(error, (e) => e instanceof ConfigError || e instanceof UsageError || e instanceof StoreUnavailableError);
+    process.stderr.write(argv.includes('--json') ? failureJson(failure) : failureText(failure));
     return 1;
   }
 }

@@ -5,10 +5,21 @@
 // fails to open instead of decrypting to the wrong card.
 //
 // Layout of a sealed value: version (1 byte) | IV (12) | tag (16) | ciphertext.
+//
+// Version 1 is sealed under the card-data key itself: what the server must be
+// able to open later on its own (a pending charge's card number, kept for
+// recovery until the charge is final). Version 2 is a nonce's card data,
+// sealed under a key derived from the card-data key AND the nonce's secret
+// part, which is never stored (only its hash is): once the nonce is gone,
+// nobody can open what its row left behind in old database pages, row
+// versions or backups, not even with the card-data key
+// (docs/api-decisions.md section 8).
 import crypto from 'node:crypto';
 import { Secret } from '../domain/secret.ts';
+import { deriveSubkey } from './subkeys.ts';
 
 const FORMAT_VERSION = 1;
+const NONCE_FORMAT_VERSION = 2;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const HEADER_BYTES = 1 + IV_BYTES + TAG_BYTES;
@@ -26,31 +37,58 @@ export class CardCipher {
   }
 
   seal(value: Secret<string>, field: CardField, sourceId: string): Buffer {
-    const iv = crypto.randomBytes(IV_BYTES);
-    const cipher = crypto.createCipheriv('aes-256-gcm', this.#key, iv);
-    cipher.setAAD(context(field, sourceId));
-    const body = Buffer.concat([cipher.update(value.reveal(), 'utf8'), cipher.final()]);
-    return Buffer.concat([Buffer.from([FORMAT_VERSION]), iv, cipher.getAuthTag(), body]);
+    return sealWith(this.#key, FORMAT_VERSION, value, field, sourceId);
   }
 
   /** Throws when the value was tampered with, sealed for another context, or under another key. */
   open(sealed: Buffer, field: CardField, sourceId: string): Secret<string> {
-    if (sealed.length < HEADER_BYTES || sealed[0] !== FORMAT_VERSION) throw new Error('sealed card data has an unknown format');
-    const iv = sealed.subarray(1, 1 + IV_BYTES);
-    const tag = sealed.subarray(1 + IV_BYTES, HEADER_BYTES);
-    const decipher = crypto.createDecipheriv('aes-256-gcm', this.#key, iv);
-    decipher.setAAD(context(field, sourceId));
-    decipher.setAuthTag(tag);
-    try {
-      return new Secret(Buffer.concat([decipher.update(sealed.subarray(HEADER_BYTES)), decipher.final()]).toString('utf8'));
-    } catch {
-      // The library's message says nothing useful; this one says what it means.
-      throw new Error(`sealed ${field} failed authentication (wrong key, wrong source, or altered data)`);
-    }
+    return openWith(this.#key, FORMAT_VERSION, sealed, field, sourceId);
+  }
+
+  /** Seals a nonce's card data under a key only that nonce's text can rebuild. */
+  sealForNonce(value: Secret<string>, field: CardField, sourceId: string, nonce: string): Buffer {
+    return sealWith(this.#nonceKey(nonce), NONCE_FORMAT_VERSION, value, field, sourceId);
+  }
+
+  /**
+   * Opens what sealForNonce sealed, given the same nonce; throws for any
+   * other. Nonces sealed before nonce keys existed (format 1, under the
+   * card-data key) open too: they live 15 minutes, so only across an upgrade.
+   */
+  openForNonce(sealed: Buffer, field: CardField, sourceId: string, nonce: string): Secret<string> {
+    if (sealed[0] === FORMAT_VERSION) return openWith(this.#key, FORMAT_VERSION, sealed, field, sourceId);
+    return openWith(this.#nonceKey(nonce), NONCE_FORMAT_VERSION, sealed, field, sourceId);
+  }
+
+  #nonceKey(nonce: string): Buffer {
+    return deriveSubkey(this.#key, 'nonceCardData', Buffer.from(nonce, 'utf8'));
   }
 
   toJSON(): string {
     return 'CardCipher';
+  }
+}
+
+function sealWith(key: Buffer, version: number, value: Secret<string>, field: CardField, sourceId: string): Buffer {
+  const iv = crypto.randomBytes(IV_BYTES);
+  const cipher = crypto.createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(context(field, sourceId));
+  const body = Buffer.concat([cipher.update(value.reveal(), 'utf8'), cipher.final()]);
+  return Buffer.concat([Buffer.from([version]), iv, cipher.getAuthTag(), body]);
+}
+
+function openWith(key: Buffer, version: number, sealed: Buffer, field: CardField, sourceId: string): Secret<string> {
+  if (sealed.length < HEADER_BYTES || sealed[0] !== version) throw new Error('sealed card data has an unknown format');
+  const iv = sealed.subarray(1, 1 + IV_BYTES);
+  const tag = sealed.subarray(1 + IV_BYTES, HEADER_BYTES);
+  const decipher = crypto.createDecipheriv('aes-256-gcm', key, iv);
+  decipher.setAAD(context(field, sourceId));
+  decipher.setAuthTag(tag);
+  try {
+    return new Secret(Buffer.concat([decipher.update(sealed.subarray(HEADER_BYTES)), decipher.final()]).toString('utf8'));
+  } catch {
+    // The library's message says nothing useful; this one says what it means.
+    throw new Error(`sealed ${field} failed authentication (wrong key, wrong source, or altered data)`);
   }
 }
 

@@ -12,9 +12,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
 import { CARD_KEY_BYTES, CardCipher } from './card-cipher.ts';
+import { deriveSubkey } from './subkeys.ts';
 
 export const CARD_KEY_FILE_NAME = 'card-data.key';
 const KEY_FILE_MODE = 0o600;
+/** The data directory holds the store and this key: its owner alone may enter it. */
+export const DATA_DIR_MODE = 0o700;
 
 export function loadCardKey(config: Pick<Config, 'cardKeyBase64' | 'environment' | 'dataDir'>): Buffer {
   if (config.cardKeyBase64 !== null) return decodeKey(Buffer.from(config.cardKeyBase64, 'base64'), 'PAYRAIL_CARD_KEY');
@@ -22,7 +25,7 @@ export function loadCardKey(config: Pick<Config, 'cardKeyBase64' | 'environment'
   const file = path.join(config.dataDir, CARD_KEY_FILE_NAME);
   const existing = readKeyFile(file);
   if (existing !== null) return existing;
-  fs.mkdirSync(config.dataDir, { recursive: true });
+  fs.mkdirSync(config.dataDir, { recursive: true, mode: DATA_DIR_MODE });
   const temporary = `${file}.${process.pid}.${crypto.randomBytes(6).toString('hex')}.tmp`;
   try {
     const fd = fs.openSync(temporary, 'wx', KEY_FILE_MODE);
@@ -62,16 +65,39 @@ function decodeKey(key: Buffer, where: string): Buffer {
   return key;
 }
 
-// One cipher per key source, so the key file is read once per process and
-// the HTTP routes and the worker share it.
+// One cipher and one PIN key per key source, so the key file is read once per
+// process and the HTTP routes and the worker share them.
 const ciphers = new Map<string, CardCipher>();
+const pinKeys = new Map<string, Buffer>();
 
-export function cardCipherFor(config: Pick<Config, 'cardKeyBase64' | 'environment' | 'dataDir'>): CardCipher {
-  const cacheKey = config.cardKeyBase64 !== null ? `env:${crypto.createHash('sha256').update(config.cardKeyBase64).digest('hex')}` : `dir:${config.dataDir}`;
+type KeySource = Pick<Config, 'cardKeyBase64' | 'environment' | 'dataDir'>;
+
+function cacheKeyOf(config: KeySource): string {
+  return config.cardKeyBase64 !== null ? `env:${crypto.createHash('sha256').update(config.cardKeyBase64).digest('hex')}` : `dir:${config.dataDir}`;
+}
+
+export function cardCipherFor(config: KeySource): CardCipher {
+  const cacheKey = cacheKeyOf(config);
   let cipher = ciphers.get(cacheKey);
   if (cipher === undefined) {
     cipher = new CardCipher(loadCardKey(config));
     ciphers.set(cacheKey, cipher);
   }
   return cipher;
+}
+
+/**
+ * The HMAC key of stored PIN hashes: derived from the card-data key, so it
+ * lives where that key lives (configuration or the data directory), never
+ * in the database. Changing the card-data key therefore also invalidates
+ * every PIN, as it makes sealed card data unreadable.
+ */
+export function pinKeyFor(config: KeySource): Buffer {
+  const cacheKey = cacheKeyOf(config);
+  let key = pinKeys.get(cacheKey);
+  if (key === undefined) {
+    key = deriveSubkey(loadCardKey(config), 'pinHash');
+    pinKeys.set(cacheKey, key);
+  }
+  return key;
 }

@@ -55,5 +55,6 @@ export const CHARGE_DECLINES = {
   insufficient_funds: 'The card has insufficient funds',
   invalid_card: 'The card has expired or is not valid at the issuer',
   processor_error: 'The card processor could not complete the charge; no money moved. Try again with a new nonce',
+  refund_declined: 'The card processor declined the refund; no money moved',
 } as const;
 export type ChargeDeclineCode = keyof typeof CHARGE_DECLINES;

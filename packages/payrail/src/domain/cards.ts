@@ -5,8 +5,15 @@
 //
 // card_type strings on the wire (tokenization and charge responses):
 //   "Visa", "MasterCard", "American Express", "Discover", "JCB",
-//   "Diners Club", and "Unknown" for a number that passes Luhn and the
-//   generic length rule but whose BIN matches no brand we know.
+//   "Diners Club". A number whose leading digits match no brand is refused
+//   (`invalid_card`): no issuer makes such cards, so accepting one would only
+//   help someone test made-up numbers. `Unknown` names it in messages.
+//
+// What is kept of a number besides its sealed form: the last 4 digits, and
+// the first 6 (`bin`) only for numbers of 16 digits or more. Of a 15-digit
+// American Express or a 13-digit Visa, 6 + 4 digits would leave so few
+// unknown that the rest could be guessed with the Luhn check; those keep
+// `bin` empty (docs/api-decisions.md section 8).
 
 export type CardType = 'Visa' | 'MasterCard' | 'American Express' | 'Discover' | 'JCB' | 'Diners Club' | 'Unknown';
 
@@ -48,20 +55,23 @@ const BRANDS: readonly BrandRule[] = [
   },
 ];
 
-/** ISO/IEC 7812 bounds for a number whose brand we do not know. */
+/** ISO/IEC 7812 bounds on any card number, checked before the brand's own lengths. */
 export const CARD_NUMBER_LENGTH_MIN = 12;
 export const CARD_NUMBER_LENGTH_MAX = 19;
+/** A number that matches no brand: named in messages, never accepted. */
 const UNKNOWN_BRAND: BrandRule = {
   type: 'Unknown',
   matches: () => true,
-  lengths: [12, 13, 14, 15, 16, 17, 18, 19],
+  lengths: [],
   cvvLength: 3,
 };
 
 /** A card is accepted through the end of its expiry month, and at most this many years ahead. */
 export const EXPIRY_YEARS_AHEAD_MAX = 20;
-/** Leading digits stored and shown as `bin`. */
+/** Leading digits stored and shown as `bin`... */
 export const BIN_LENGTH = 6;
+/** ...for numbers at least this long; shorter ones show only their last 4 digits. */
+export const BIN_SHOWN_FROM_LENGTH = 16;
 
 export function luhnValid(digits: string): boolean {
   let sum = 0;
@@ -97,8 +107,8 @@ export interface CardFacts {
 export type CardCheck = { ok: true; facts: CardFacts } | { ok: false; reason: string };
 
 /**
- * Checks a card number: digits only, a length allowed for its brand, and the
- * Luhn check digit. Reasons never repeat the number.
+ * Checks a card number: digits only, a known brand, a length allowed for it,
+ * and the Luhn check digit. Reasons never repeat the number.
  */
 export function checkCardNumber(number: string): CardCheck {
   if (!/^[0-9]+$/.test(number)) return { ok: false, reason: 'card_number must contain digits only' };
@@ -106,13 +116,19 @@ export function checkCardNumber(number: string): CardCheck {
     return { ok: false, reason: `card_number must be ${CARD_NUMBER_LENGTH_MIN} to ${CARD_NUMBER_LENGTH_MAX} digits` };
   }
   const brand = brandOf(number);
+  if (brand === UNKNOWN_BRAND) return { ok: false, reason: 'card_number belongs to no card brand we accept' };
   if (!brand.lengths.includes(number.length)) {
     return { ok: false, reason: `card_number has a length not used by ${brand.type} cards (${brand.lengths.join(', ')} digits)` };
   }
   if (!luhnValid(number)) return { ok: false, reason: 'card_number fails the check digit (Luhn)' };
   return {
     ok: true,
-    facts: { cardType: brand.type, last4: number.slice(-4), bin: number.slice(0, BIN_LENGTH), cvvLength: brand.cvvLength },
+    facts: {
+      cardType: brand.type,
+      last4: number.slice(-4),
+      bin: number.length >= BIN_SHOWN_FROM_LENGTH ? number.slice(0, BIN_LENGTH) : '',
+      cvvLength: brand.cvvLength,
+    },
   };
 }
 

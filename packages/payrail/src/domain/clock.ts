@@ -6,6 +6,9 @@ export interface Clock {
 
 export const systemClock: Clock = { nowMs: () => Date.now() };
 
+/** One UTC day. The panel's date filters and daily volume count whole days of this length. */
+export const DAY_MS = 24 * 60 * 60 * 1000;
+
 /** A clock tests set and advance by hand. */
 export class ManualClock implements Clock {
   constructor(private currentMs: number = Date.UTC(2026, 0, 1)) {}

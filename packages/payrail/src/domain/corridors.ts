@@ -2,8 +2,7 @@
 // They are configuration (a JSON file), not code, so adding a route or
 // changing a limit is a deployment setting. The file is read and checked once
 // at start; a bad file stops the service with every problem listed.
-import fs from 'node:fs';
-import { parseDollarString } from './money.ts';
+import { parseDollarString, RATE_TEXT_PATTERN } from './money.ts';
 
 export interface RequiredAttribute {
   readonly name: string;
@@ -47,7 +46,6 @@ const ATTRIBUTES_PER_CORRIDOR_MAX = 32;
 const SERVICE_PATTERN = /^[0-9]{1,10}$/;
 const COUNTRY_PATTERN = /^[A-Z]{2}$/;
 const CURRENCY_PATTERN = /^[A-Z]{3}$/;
-const RATE_PATTERN = /^(0|[1-9][0-9]{0,11})(\.[0-9]{1,12})?$/;
 const ATTRIBUTE_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
 /** Checks a parsed corridors document; throws with every problem found. */
@@ -83,7 +81,7 @@ export function parseCorridors(document: unknown, file = '(inline)'): CorridorTa
     if (typeof minorUnits !== 'number' || !Number.isInteger(minorUnits) || minorUnits < 0 || minorUnits > 4) {
       problems.push(`${where}.currency_minor_units must be an integer from 0 to 4, got ${JSON.stringify(minorUnits)}`);
     }
-    const fxRate = text('fx_rate', RATE_PATTERN, 'a positive decimal string such as "129.25"');
+    const fxRate = text('fx_rate', RATE_TEXT_PATTERN, 'a positive decimal string such as "129.25"');
     if (fxRate !== '' && !/[1-9]/.test(fxRate)) problems.push(`${where}.fx_rate must be greater than zero`);
     const amount = (field: string): number => {
       const value = entry[field];
@@ -144,23 +142,6 @@ function parseRequiredAttributes(value: unknown, where: string, problems: string
     out.push({ name: item.name, allowedValues });
   });
   return out;
-}
-
-const loaded = new Map<string, CorridorTable>();
-
-/** Reads and checks a corridors file once per process; later calls reuse it. */
-export function loadCorridors(file: string): CorridorTable {
-  const cached = loaded.get(file);
-  if (cached !== undefined) return cached;
-  let document: unknown;
-  try {
-    document = JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch (error) {
-    throw new CorridorFileError(file, [`cannot read it as JSON: ${(error as Error).message}`]);
-  }
-  const table = parseCorridors(document, file);
-  loaded.set(file, table);
-  return table;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

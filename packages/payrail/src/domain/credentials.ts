@@ -1,10 +1,19 @@
 // Credential format and checks. A key reads `<env>_<kind>_<id>_<secret>`:
 // the environment prefix lets us name the right environment when a key is
-// used on the wrong one; the id finds the row; only a hash of the secret is
-// stored, compared in constant time.
+// used on the wrong one; the id finds the row; only a hash of the whole key
+// text is stored (prefix included, so a key with its prefix swapped is
+// another key), compared in constant time. A PIN is kept as an HMAC under a
+// server-side key, so a copy of the database alone does not give PINs.
+//
+// Stored hashes say their scheme. Rows written before docs/api-decisions.md
+// section 13 hold the older forms (a bare SHA-256 of the secret only, and a
+// bare SHA-256 of `id:PIN`); they still verify, and authentication replaces
+// them with the current forms on the next success.
 import crypto from 'node:crypto';
-import type { Environment } from '../config.ts';
 import { randomBase62, randomDigits } from './ids.ts';
+
+/** One deployment serves one environment; every credential names its own. */
+export type Environment = 'sandbox' | 'production';
 
 export type CredentialKind = 'transfer_key' | 'source_key' | 'tokenization_token';
 
@@ -20,6 +29,7 @@ const KEY_PATTERN = /^(sbx|live)_(tk|sk|pt)_([0-9A-Za-z]{16})_([0-9A-Za-z]{32})$
 export const CREDENTIAL_TEXT_LENGTH_MAX = 128;
 
 export interface IssuedKey {
+  readonly environment: Environment;
   readonly id: string;
   readonly key: string;
   readonly secretHash: string;
@@ -35,12 +45,13 @@ export interface ParsedKey {
 export function issueKey(environment: Environment, kind: CredentialKind): IssuedKey {
   const id = randomBase62(ID_LENGTH);
   const secret = randomBase62(SECRET_LENGTH);
-  return { id, key: `${ENV_PREFIXES[environment]}_${KIND_TAGS[kind]}_${id}_${secret}`, secretHash: hashSecret(secret) };
+  const key = `${ENV_PREFIXES[environment]}_${KIND_TAGS[kind]}_${id}_${secret}`;
+  return { environment, id, key, secretHash: hashKey(key) };
 }
 
-export function issuePin(credentialId: string): { pin: string; pinHash: string } {
+export function issuePin(pinKey: Buffer, credentialId: string): { pin: string; pinHash: string } {
   const pin = randomDigits(PIN_LENGTH);
-  return { pin, pinHash: hashPin(credentialId, pin) };
+  return { pin, pinHash: hashPin(pinKey, credentialId, pin) };
 }
 
 export function parseKey(text: string): ParsedKey | null {
@@ -55,24 +66,47 @@ export function parseKey(text: string): ParsedKey | null {
   };
 }
 
+/** Scheme tags of stored hashes; an untagged hash is of the older form. */
+const KEY_HASH_TAG = 'sha256key$';
+const PIN_HASH_TAG = 'hmac256$';
+
 /**
  * Secrets are 190-bit random strings, so a fast hash is enough: no
- * dictionary applies. (Passwords of people use scrypt; see the panel.)
+ * dictionary applies. (Passwords of people use scrypt; see the panel.) The
+ * whole key text is hashed, so the hash also binds environment and kind.
  */
-export function hashSecret(secret: string): string {
-  return crypto.createHash('sha256').update(secret).digest('hex');
+export function hashKey(keyText: string): string {
+  return `${KEY_HASH_TAG}${crypto.createHash('sha256').update(keyText).digest('hex')}`;
 }
 
 /**
- * A PIN is short, so its hash is bound to its key's id: a PIN alone is
- * useless, and guessing one needs the key's 190-bit secret first.
+ * A PIN has only 10^8 values, so a plain hash of it would be reversed by
+ * trying them all. An HMAC under a key the database does not hold (derived
+ * from the card-data key, src/crypto/card-key.ts) cannot be tried without
+ * that key; the credential id binds it to its key.
  */
-export function hashPin(credentialId: string, pin: string): string {
-  return crypto.createHash('sha256').update(`${credentialId}:${pin}`).digest('hex');
+export function hashPin(pinKey: Buffer, credentialId: string, pin: string): string {
+  return `${PIN_HASH_TAG}${crypto.createHmac('sha256', pinKey).update(`${credentialId}:${pin}`).digest('hex')}`;
 }
 
+/** How a presented secret compared with a stored hash: `legacy` means right, but stored in the older form. */
+export type HashMatch = 'current' | 'legacy' | 'no';
+
+export function keyHashMatches(stored: string, parsed: ParsedKey, keyText: string): HashMatch {
+  if (stored.startsWith(KEY_HASH_TAG)) return hashesEqual(stored, hashKey(keyText)) ? 'current' : 'no';
+  // Older rows: SHA-256 of the secret alone (the row's environment is checked by the caller).
+  return hashesEqual(stored, crypto.createHash('sha256').update(parsed.secret).digest('hex')) ? 'legacy' : 'no';
+}
+
+export function pinHashMatches(stored: string | null, pinKey: Buffer, credentialId: string, pin: string): HashMatch {
+  if (stored === null) return 'no';
+  if (stored.startsWith(PIN_HASH_TAG)) return hashesEqual(stored, hashPin(pinKey, credentialId, pin)) ? 'current' : 'no';
+  return hashesEqual(stored, crypto.createHash('sha256').update(`${credentialId}:${pin}`).digest('hex')) ? 'legacy' : 'no';
+}
+
+/** Constant-time comparison of two stored-hash texts. */
 export function hashesEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'hex');
-  const right = Buffer.from(b, 'hex');
+  const left = Buffer.from(a, 'utf8');
+  const right = Buffer.from(b, 'utf8');
   return left.length === right.length && crypto.timingSafeEqual(left, right);
 }

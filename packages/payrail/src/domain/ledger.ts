@@ -13,6 +13,18 @@ export function merchantAccount(merchantId: string, kind: MerchantAccountKind): 
   return `${merchantId}:${kind}`;
 }
 
+/**
+ * The overdraft rule, in one place: a merchant's available account may go
+ * down to minus its overdraft, so the overdraft is stored as that floor.
+ */
+export function overdraftCentsOf(floorCents: number | null): number {
+  return floorCents === null ? 0 : -Number(floorCents);
+}
+
+export function floorCentsFor(overdraftCents: number): number {
+  return overdraftCents === 0 ? 0 : -overdraftCents;
+}
+
 /** What each posting kind moves, so the flows and the verifier read from one table. */
 export const POSTING_KINDS = {
   /** Operator top-up: funding -> merchant available. */
@@ -23,8 +35,18 @@ export const POSTING_KINDS = {
   'transfer.succeed': { refType: 'transfer' },
   /** Error (80): in flight -> available. */
   'transfer.fail': { refType: 'transfer' },
-  /** Approved card charge: card payins -> available. */
+  /** Approved card charge (captured at once): card payins -> available. */
   'charge.approve': { refType: 'charge' },
+  /** Capture of an authorization, for the captured amount: card payins -> available. */
+  'charge.capture': { refType: 'charge' },
+  /** Void of a captured charge, held before the processor is asked: available -> card payins. */
+  'charge.void': { refType: 'charge' },
+  /** The processor refused that void: card payins -> available. */
+  'charge.void_release': { refType: 'charge' },
+  /** Refund, held before the processor is asked (ref: the refund's own record): available -> card payins. */
+  'refund.debit': { refType: 'charge' },
+  /** The processor declined or failed the refund: card payins -> available. */
+  'refund.release': { refType: 'charge' },
 } as const;
 export type PostingKind = keyof typeof POSTING_KINDS;
 

@@ -6,9 +6,7 @@ export const AMOUNT_CENTS_MAX = 100_000_000_000; // 1 billion dollars
 
 const DECIMAL_DOLLARS = /^(0|[1-9][0-9]{0,11})(?:\.([0-9]{1,2}))?$/;
 
-export type AmountParse =
-  | { ok: true; cents: number }
-  | { ok: false; reason: string };
+export type AmountParse = { ok: true; cents: number } | { ok: false; reason: string };
 
 /**
  * Parses a decimal string of dollars with at most two decimals ("5", "5.0",
@@ -25,6 +23,11 @@ export function parseDollarString(text: string): AmountParse {
   if (cents <= 0) return { ok: false, reason: 'must be greater than zero' };
   if (cents > AMOUNT_CENTS_MAX) return { ok: false, reason: 'is too large' };
   return { ok: true, cents };
+}
+
+/** Like parseDollarString, but zero ("0", "0.00") is allowed: an overdraft of none. */
+export function parseDollarStringOrZero(text: string): AmountParse {
+  return /^0(\.0{1,2})?$/.test(text) ? { ok: true, cents: 0 } : parseDollarString(text);
 }
 
 /**
@@ -88,4 +91,11 @@ export function formatMinor(minor: number, minorUnits: number): string {
 
 function assertInteger(value: number, name: string): void {
   if (!Number.isSafeInteger(value)) throw new Error(`${name} must be a safe integer, got ${value}`);
+}
+
+/** An exchange rate as exact decimal text: positive, at most 12 decimals ("129.25"). */
+export const RATE_TEXT_PATTERN = /^(0|[1-9][0-9]{0,11})(\.[0-9]{1,12})?$/;
+
+export function isRateText(text: string): boolean {
+  return RATE_TEXT_PATTERN.test(text) && /[1-9]/.test(text);
 }

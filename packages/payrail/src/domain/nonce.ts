@@ -3,7 +3,7 @@
 import crypto from 'node:crypto';
 import { randomBase62 } from './ids.ts';
 
-/** A nonce lives 15 minutes (behaviour.md s.8). */
+/** A nonce lives 15 minutes (docs/api-decisions.md section 8). */
 export const NONCE_TTL_MS = 15 * 60_000;
 const NONCE_BODY_LENGTH = 32;
 export const NONCE_PATTERN = /^nonce-[0-9A-Za-z]{32}$/;

@@ -3,9 +3,7 @@
 // which ranges are mobile in each country; writing that by hand would rot.
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 
-export type PhoneParse =
-  | { ok: true; e164: string; country: string }
-  | { ok: false; reason: string };
+export type PhoneParse = { ok: true; e164: string; country: string } | { ok: false; reason: string };
 
 const PHONE_TEXT_LENGTH_MAX = 32;
 /** Parsing is the costliest step of a transfer request; results are cached, bounded. */

@@ -39,16 +39,25 @@ export const SUBSTATE = {
 
 export type WaitingFor = 'invitation' | 'reconciliation';
 
-/** A payment invitation to a receiver new to the network lives this long (spec s.8). */
+/** Held at 0/9, for whatever reason (a display state: the panel's "Waiting"). */
+export function isWaitingState(state: number, substate: number): boolean {
+  return state === STATE.new && substate === SUBSTATE.waiting;
+}
+
+/** The waiting condition, in one place: a non-final transfer held at 0/9 for this reason. */
+export function isWaitingFor(
+  transfer: { readonly final: number; readonly state: number; readonly substate: number; readonly waiting_for: WaitingFor | null },
+  reason: WaitingFor,
+): boolean {
+  return transfer.final === 0 && isWaitingState(transfer.state, transfer.substate) && transfer.waiting_for === reason;
+}
+
+/** A payment invitation to a receiver new to the network lives this long (docs/interface-spec.md section 8). */
 export const INVITATION_LIFETIME_MS = 6 * 60 * 60 * 1000;
 /** A check-transfer quote is honoured by execute of the same id this long. */
 export const QUOTE_LIFETIME_MS = 15 * 60 * 1000;
 /** Automatic reconciliation looks at approved charges this recent. */
 export const RECONCILIATION_WINDOW_MS = 24 * 60 * 60 * 1000;
-
-export function isFinalState(state: number): boolean {
-  return state === STATE.succeeded || state === STATE.failed;
-}
 
 /** Error texts and codes of failures Payrail decides itself (the network's own come from it). */
 export const FAILURE = {

@@ -1,13 +1,14 @@
 // Recording what the processor answered, shared by the charge request and
 // the worker (pending review, and charges whose request never recorded an
-// answer). One transaction: the guarded status change, the ledger credit of
-// an approval, and the reply of the charge's Idempotency-Key.
+// answer). One write transaction: the guarded status change, the ledger
+// credit of an approval, and the reply of the charge's Idempotency-Key.
 import { CHARGE_DECLINES, type ChargeDeclineCode } from '../domain/card-results.ts';
 import { merchantAccount } from '../domain/ledger.ts';
 import type { AuthorizationResult } from '../providers/card-processor.ts';
+import type { Service } from '../service.ts';
+import { joinOpenBatch } from '../store/batches.ts';
 import type { ChargeRow, Outcome } from '../store/charges.ts';
-import { recordOutcome } from '../store/charges.ts';
-import type { Tx } from '../store/db.ts';
+import { getCharge, recordOutcome } from '../store/charges.ts';
 import { completeKey } from '../store/idempotency.ts';
 import { post } from '../store/ledger.ts';
 import { renderCharge } from './charge-response.ts';
@@ -39,36 +40,44 @@ export function outcomeOf(result: AuthorizationResult, nowMs: number): Outcome {
 }
 
 /**
- * Records `result` for a pending charge. Returns the updated charge, or null
- * when another process recorded an outcome first (then nothing changed).
+ * Records `result` for a pending charge. Returns the updated charge and its
+ * reply, or null when another process recorded an outcome first (then
+ * nothing changed).
  */
 export async function recordChargeOutcome(
-  tx: Tx,
+  deps: Pick<Service, 'db' | 'clock'>,
   charge: ChargeRow,
   awaiting: 'answer' | 'review',
   result: AuthorizationResult,
-  nowMs: number,
 ): Promise<{ charge: ChargeRow; replyJson: string } | null> {
+  const nowMs = deps.clock.nowMs();
   const outcome = outcomeOf(result, nowMs);
-  if (!(await recordOutcome(tx, charge.pk, awaiting, outcome, nowMs))) return null;
-  if (outcome.status === 'approved') {
-    const posted = await post(tx, {
-      kind: 'charge.approve',
-      debitAccountId: merchantAccount(charge.merchant_id, 'card_payins'),
-      creditAccountId: merchantAccount(charge.merchant_id, 'available'),
-      amountCents: charge.amount_cents,
-      merchantId: charge.merchant_id,
-      refId: String(charge.pk),
-      nowMs,
-    });
-    // card_payins has no floor, so a credit from it can never be refused.
-    if (posted !== 'posted') throw new Error(`charge ${charge.pk}: approval posting refused (${posted})`);
-  }
-  const updated: ChargeRow = { ...charge, ...outcome };
-  const replyJson = JSON.stringify(renderCharge(updated));
-  // The first answer of a charge is the reply its Idempotency-Key keeps; a
-  // later review result does not replace it (completeKey only fills a key
-  // still in progress, so the statement is skipped when it cannot apply).
-  if (charge.idem_key !== null && awaiting === 'answer') await completeKey(tx, charge.source_id, charge.idem_key, 200, replyJson);
-  return { charge: updated, replyJson };
+  const recorded = await deps.db.write(async (tx) => {
+    if (!(await recordOutcome(tx, charge.pk, awaiting, outcome, nowMs))) return null;
+    // An authorization only (capture: false) is credited when it is captured (flows/charge-capture.ts).
+    if (outcome.status === 'approved' && charge.auto_capture === 1) {
+      await joinOpenBatch(tx, charge.merchant_id, charge.pk, nowMs);
+      const posted = await post(tx, {
+        kind: 'charge.approve',
+        debitAccountId: merchantAccount(charge.merchant_id, 'card_payins'),
+        creditAccountId: merchantAccount(charge.merchant_id, 'available'),
+        amountCents: charge.amount_cents,
+        merchantId: charge.merchant_id,
+        refId: String(charge.pk),
+        nowMs,
+      });
+      // card_payins has no floor, so a credit from it can never be refused.
+      if (posted !== 'posted') throw new Error(`charge ${charge.pk}: approval posting refused (${posted})`);
+    }
+    // The reply shows the charge as recorded (its stage and batch included).
+    const updated = await getCharge(tx, charge.pk, charge.merchant_id);
+    if (updated === undefined) throw new Error(`charge ${charge.pk} vanished`);
+    const replyJson = JSON.stringify(renderCharge(updated));
+    // The first answer of a charge is the reply its Idempotency-Key keeps; a
+    // later review result does not replace it (completeKey only fills a key
+    // whose charge had no answer yet, so the statement is skipped when it cannot apply).
+    if (charge.idem_key !== null && awaiting === 'answer') await completeKey(tx, charge.source_id, charge.idem_key, 200, replyJson);
+    return { charge: updated, replyJson };
+  });
+  return recorded;
 }

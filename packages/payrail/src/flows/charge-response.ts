@@ -1,4 +1,4 @@
-// The charge API's reply bodies (spec 2.2, behaviour.md s.8), built from a
+// The charge API's reply bodies (docs/interface-spec.md section 2.2, docs/api-decisions.md section 8), built from a
 // charge row. Shape A for approved and pending charges, shape B for declined
 // and failed ones. Every field is always present: fields the spec types as
 // nullable are null when empty, all other strings are "". Pure functions: the
@@ -6,7 +6,10 @@
 // and GET /api/v2/transactions/:id rely on.
 import { avsResultOf, cvvResultOf } from '../domain/card-results.ts';
 import { centsToDollarNumber } from '../domain/money.ts';
-import type { ChargeRow } from '../store/charges.ts';
+import { transactionStatusOf, utcDate } from '../domain/card-lifecycle.ts';
+import type { TransactionRow } from '../store/transactions.ts';
+import type { FundedTransferRow } from '../store/transfers.ts';
+import { fundingCustomFields } from './transfers/funding.ts';
 
 /** The `version` field of every shape A reply: the payin API's version text. */
 export const PAYIN_API_VERSION = '2.0';
@@ -37,7 +40,7 @@ export interface StoredChargeRequest {
 
 /** The fields of a charge row a reply is built from. */
 export type ChargeView = Pick<
-  ChargeRow,
+  TransactionRow,
   | 'pk'
   | 'status'
   | 'amount_cents'
@@ -54,20 +57,31 @@ export type ChargeView = Pick<
   | 'error_message'
   | 'request_json'
   | 'created_at_ms'
+  // The lifecycle (docs/api-decisions.md sections 10 and 14).
+  | 'kind'
+  | 'parent_pk'
+  | 'stage'
+  | 'op'
+  | 'captured_cents'
+  | 'batch_id'
+  | 'settled_at_ms'
 >;
 
 /** The funding type we report in card_details.bin_details.type: no BIN table says otherwise. */
 const BIN_TYPE = 'credit';
 
-export function renderCharge(charge: ChargeView): Record<string, unknown> {
-  return charge.status === 'approved' || charge.status === 'pending' ? renderShapeA(charge) : renderShapeB(charge);
+/** `funded`: the transfers the charge pays for, shown in custom_fields (see transfers/funding.ts). */
+export function renderCharge(charge: ChargeView, funded: readonly FundedTransferRow[] = []): Record<string, unknown> {
+  return charge.status === 'approved' || charge.status === 'pending' ? renderShapeA(charge, funded) : renderShapeB(charge);
 }
 
-function renderShapeA(charge: ChargeView): Record<string, unknown> {
+function renderShapeA(charge: ChargeView, funded: readonly FundedTransferRow[]): Record<string, unknown> {
   const request = JSON.parse(charge.request_json) as StoredChargeRequest;
   const approved = charge.status === 'approved';
-  const amount = centsToDollarNumber(charge.amount_cents);
-  const authorized = approved ? amount : 0;
+  const requested = centsToDollarNumber(charge.amount_cents);
+  // A capture or refund shows the amount it moved (docs/api-decisions.md section 14).
+  const amount = centsToDollarNumber(charge.captured_cents > 0 ? charge.captured_cents : charge.amount_cents);
+  const authorized = approved ? requested : 0;
   const authCode = charge.auth_code ?? '';
   const avs = avsResultOf(charge.avs_result_code);
   const avsCode = charge.avs_result_code ?? '';
@@ -90,7 +104,7 @@ function renderShapeA(charge: ChargeView): Record<string, unknown> {
     transaction: {
       id: charge.pk,
       created_at: isoTime(charge.created_at_ms),
-      status_details: { status: approved ? 'captured' : 'pending' },
+      status_details: { status: transactionStatusOf(charge) },
       amount_details: {
         amount,
         subtotal: amount,
@@ -100,7 +114,7 @@ function renderShapeA(charge: ChargeView): Record<string, unknown> {
         discount: 0,
         tip: 0,
         surcharge: 0,
-        original_requested_amount: amount,
+        original_requested_amount: requested,
         original_authorized_amount: authorized,
       },
       card_details: {
@@ -134,22 +148,24 @@ function renderShapeA(charge: ChargeView): Record<string, unknown> {
         phone: null,
       },
       transaction_details: {
-        type: 'charge',
+        type: charge.kind,
         source: 'api',
-        batch_id: batchIdOf(charge.created_at_ms),
+        // Not in a batch (yet): 0, as the field is an integer that is never null.
+        batch_id: charge.batch_id ?? 0,
         description: details.description,
         order_number: details.order_number,
         invoice_number: details.invoice_number,
         po_number: details.po_number,
-        reference_number: null,
+        // A refund names the transaction it refunds.
+        reference_number: charge.parent_pk === null ? null : String(charge.parent_pk),
         clerk: details.clerk,
         terminal: details.terminal,
         client_ip: details.client_ip,
         schedule_id: null,
       },
       customer: { customer_id: null, identifier: null, email: null, fax: null },
-      custom_fields: {},
-      settled_date: null,
+      custom_fields: fundingCustomFields(funded),
+      settled_date: charge.settled_at_ms === null ? null : utcDate(charge.settled_at_ms),
     },
   };
 }
@@ -168,10 +184,4 @@ function renderShapeB(charge: ChargeView): Record<string, unknown> {
 
 function isoTime(ms: number): string {
   return new Date(ms).toISOString();
-}
-
-/** Charges settle in daily batches (UTC); the batch id is the day as YYYYMMDD. */
-export function batchIdOf(ms: number): number {
-  const day = new Date(ms);
-  return day.getUTCFullYear() * 10_000 + (day.getUTCMonth() + 1) * 100 + day.getUTCDate();
 }

@@ -1,4 +1,4 @@
-// The charge operation (spec 4 op 1, behaviour.md s.8). Two write
+// The charge operation (docs/interface-spec.md section 4 op 1, docs/api-decisions.md section 8). Two write
 // transactions with the processor call between them, never inside one:
 //
 //   1. reserve the Idempotency-Key (if any), consume the nonce (erasing its
@@ -8,41 +8,54 @@
 //      Idempotency-Key's reply, in one transaction.
 //
 // A crash or timeout between 1 and 3 leaves a pending charge with no
-// processor reference. The worker (charge-recovery.ts) asks the processor
-// again after CHARGE_RECOVERY_AFTER_MS with the same reference; connectors
-// are idempotent on it, so the customer is charged at most once and the
-// merchant is credited exactly when the processor approved. Until then the
-// charge reads as pending, and a retry with the same Idempotency-Key waits.
+// processor reference. Step 2 is bounded by the processor's deadline
+// (CARD_PROCESSOR_TIMEOUT_MS) even when a connector hangs; a call that
+// times out or fails is an unknown outcome, never a guessed one: the request
+// answers the charge as pending and marks its Idempotency-Key so. The worker
+// (charge-recovery.ts) asks the processor again after CHARGE_RECOVERY_AFTER_MS
+// with the same reference; connectors are idempotent on it, so the customer
+// is charged at most once and the merchant is credited exactly when the
+// processor approved. Until then the charge reads as pending, and a retry
+// with the same Idempotency-Key answers that at once; it waits (bounded) only
+// while the first request may still be waiting for the processor.
+import { parseReferenceNumber } from '../domain/references.ts';
 import crypto from 'node:crypto';
 import type { Logger } from 'pino';
 import type { CardCipher } from '../crypto/card-cipher.ts';
 import type { Clock } from '../domain/clock.ts';
 import { checkExpiry, type CardType } from '../domain/cards.ts';
 import { parseDollarNumber, parseDollarString } from '../domain/money.ts';
-import { hashNonce, NONCE_PATTERN } from '../domain/nonce.ts';
+import { NONCE_PATTERN } from '../domain/nonce.ts';
 import { fail } from '../errors.ts';
-import { PROCESSOR_CALL_TIMEOUT_MS, type AuthorizationResult, type CardProcessor } from '../providers/card-processor.ts';
-import { getCharge, insertPendingCharge, type ChargeRow } from '../store/charges.ts';
-import type { Db } from '../store/db.ts';
-import { getKey, IN_PROGRESS, reserveKey } from '../store/idempotency.ts';
-import { consumeNonce, getNonce, type NonceRow } from '../store/nonces.ts';
+import {
+  authorizeWithDeadline,
+  CARD_PROCESSOR_TIMEOUT_MS,
+  processorTimeoutMs,
+  type AuthorizationResult,
+  type CardProcessor,
+} from '../providers/card-processor.ts';
+import type { Service } from '../service.ts';
+import { getCharge, getChargeHoldingKey, insertPendingCharge, NEW_CHARGE_LIFECYCLE, type ChargeRow } from '../store/charges.ts';
+import { markKeyOutcomeUnknown, reserveKey } from '../store/idempotency.ts';
+import type { NonceRow } from '../store/nonces.ts';
+import { takeNonce } from './nonce-use.ts';
+import { getTransaction } from '../store/transactions.ts';
+import { fundedTransfers } from '../store/transfers.ts';
 import { recordChargeOutcome } from './charge-outcome.ts';
+import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_WAIT_MARGIN_MS, replayKey } from './idempotency-replay.ts';
 import { renderCharge, type StoredChargeRequest } from './charge-response.ts';
+import { FUNDED_TRANSFERS_SHOWN_MAX } from './transfers/funding.ts';
 
-/** Charge amount bounds in cents (behaviour.md s.3 leaves them to us): 0.50 to 100,000.00 USD. */
+/** Charge amount bounds in cents (docs/api-decisions.md section 3 leaves them to us): 0.50 to 100,000.00 USD. */
 export const CHARGE_AMOUNT_CENTS_MIN = 50;
 export const CHARGE_AMOUNT_CENTS_MAX = 10_000_000;
 /** Idempotency keys are kept 24 hours. */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60_000;
 /** When the worker asks about a charge whose request never recorded an answer: after the request surely gave up. */
-export const CHARGE_RECOVERY_AFTER_MS = 2 * PROCESSOR_CALL_TIMEOUT_MS;
-/** How long a retry waits for a same-key charge running in another process, and how often it looks. */
-const IDEMPOTENCY_WAIT_MS_MAX = PROCESSOR_CALL_TIMEOUT_MS + 5_000;
-const IDEMPOTENCY_POLL_MS = 50;
-const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+export const CHARGE_RECOVERY_AFTER_MS = 2 * CARD_PROCESSOR_TIMEOUT_MS;
 
 export interface ChargeDeps {
-  readonly db: Db;
+  readonly db: Service['db'];
   readonly clock: Clock;
   readonly log: Logger;
   readonly processor: CardProcessor;
@@ -54,6 +67,8 @@ type Text = string | undefined;
 export interface ChargeRequest {
   readonly amount: number;
   readonly source: string;
+  /** false authorizes only (docs/api-decisions.md section 10); absent or true captures at once. */
+  readonly capture?: boolean | undefined;
   readonly expiry_month: number;
   readonly expiry_year: number;
   readonly billing_info: {
@@ -92,7 +107,11 @@ export interface ChargeInput {
 export interface ChargeReply {
   readonly statusCode: number;
   readonly json: string;
+  /** The stored reply of an earlier request with the same Idempotency-Key (answered with `Idempotent-Replayed: true`). */
+  readonly replayed?: boolean;
 }
+
+const asReplay = (reply: ChargeReply): ChargeReply => ({ ...reply, replayed: true });
 
 export interface Payer {
   readonly merchantId: string;
@@ -112,12 +131,12 @@ export function createChargeFlow(deps: ChargeDeps): ChargeFlow {
   async function charge(payer: Payer, input: ChargeInput): Promise<ChargeReply> {
     const amountCents = validate(input, deps.clock.nowMs());
     if (input.idempotencyKey === null) return chargeOnce(deps, payer, input.request, amountCents, null);
-    const idem = { key: input.idempotencyKey, requestHash: hashRequest(input.request) };
+    const idem = { key: input.idempotencyKey, requestHash: hashChargeRequest(input.request) };
     const slot = `${payer.sourceId}\n${idem.key}`;
     const current = running.get(slot);
     if (current !== undefined) {
       if (current.requestHash !== idem.requestHash) fail('idempotency_key_reused');
-      return current.reply;
+      return current.reply.then(asReplay);
     }
     const reply = chargeOnce(deps, payer, input.request, amountCents, idem).finally(() => running.delete(slot));
     running.set(slot, { requestHash: idem.requestHash, reply });
@@ -125,10 +144,17 @@ export function createChargeFlow(deps: ChargeDeps): ChargeFlow {
   }
 
   async function read(merchantId: string, id: string): Promise<ChargeReply> {
-    const pk = /^[1-9][0-9]{0,14}$/.test(id) ? Number(id) : null;
-    const row = pk === null ? undefined : await deps.db.read((tx) => getCharge(tx, pk, merchantId));
-    if (row === undefined) fail('not_found', `transaction ${id.slice(0, 40)} not found`);
-    return { statusCode: 200, json: JSON.stringify(renderCharge(row)) };
+    const pk = parseReferenceNumber(id);
+    const found =
+      pk === null
+        ? undefined
+        : await deps.db.read(async (tx) => {
+            // Any transaction: a charge, a refund or a verification (docs/api-decisions.md section 10).
+            const row = await getTransaction(tx, pk, merchantId);
+            return row === undefined ? undefined : { row, funded: await fundedTransfers(tx, pk, FUNDED_TRANSFERS_SHOWN_MAX) };
+          });
+    if (found === undefined) fail('not_found', `transaction ${id.slice(0, 40)} not found`);
+    return { statusCode: 200, json: JSON.stringify(renderCharge(found.row, found.funded)) };
   }
 
   return { charge, read };
@@ -150,11 +176,13 @@ function validate(input: ChargeInput, nowMs: number): number {
   return parsed.cents;
 }
 
-function hashRequest(request: ChargeRequest): string {
+/** What an Idempotency-Key remembers of its request body (exported for tests that reserve a charge themselves). */
+export function hashChargeRequest(request: ChargeRequest): string {
   return crypto.createHash('sha256').update(JSON.stringify(request)).digest('hex');
 }
 
-function storedRequest(request: ChargeRequest): StoredChargeRequest {
+/** What a charge keeps of its request; verify (verify.ts) keeps the same. */
+export function storedRequest(request: Omit<ChargeRequest, 'amount'>): StoredChargeRequest {
   const billing = request.billing_info;
   const details = request.transaction_details ?? {};
   return {
@@ -191,51 +219,70 @@ async function chargeOnce(
   idem: { key: string; requestHash: string } | null,
 ): Promise<ChargeReply> {
   const reservation = await reserveCharge(deps, payer, request, amountCents, idem);
-  if (reservation.kind === 'taken') return awaitStoredReply(deps, payer.sourceId, idem!);
+  if (reservation.kind === 'taken') return asReplay(await replayStoredReply(deps, payer, idem!));
   const { charge, nonce } = reservation;
 
   let result: AuthorizationResult;
   try {
-    result = await deps.processor.authorize({
+    result = await authorizeWithDeadline(deps.processor, {
       reference: String(charge.pk),
       amountCents,
       currency: 'USD',
       card: {
-        number: deps.cipher.open(nonce.card_number_enc, 'card_number', payer.sourceId),
-        cvv: nonce.cvv_enc === null ? null : deps.cipher.open(nonce.cvv_enc, 'cvv', payer.sourceId),
+        // The nonce's card data opens only with the nonce itself (src/crypto/card-cipher.ts).
+        number: deps.cipher.openForNonce(nonce.card_number_enc, 'card_number', payer.sourceId, request.source),
+        cvv: nonce.cvv_enc === null ? null : deps.cipher.openForNonce(nonce.cvv_enc, 'cvv', payer.sourceId, request.source),
         expiryMonth: request.expiry_month,
         expiryYear: request.expiry_year,
         cardType: charge.card_type as CardType,
       },
       billing: { street: request.billing_info.street, zip: request.billing_info.zip, country: request.billing_info.country },
-      signal: AbortSignal.timeout(PROCESSOR_CALL_TIMEOUT_MS),
     });
   } catch (error) {
-    // The outcome is unknown: the charge stays pending and the worker asks again.
-    deps.log.warn({ charge: charge.pk, processor: deps.processor.name, err: errorSummary(error) }, 'card processor did not answer; charge left pending for recovery');
-    return { statusCode: 200, json: JSON.stringify(renderCharge(charge)) };
+    // The outcome is unknown (no answer by the deadline, or the connector
+    // failed): the charge stays pending and the worker asks again.
+    deps.log.warn(
+      { charge: charge.pk, processor: deps.processor.name, err: errorSummary(error) },
+      'card processor did not answer; charge left pending for recovery',
+    );
+    const pendingJson = JSON.stringify(renderCharge(charge));
+    if (idem !== null) await markOutcomeUnknown(deps, payer, idem.key, charge.pk, pendingJson);
+    return { statusCode: 200, json: pendingJson };
   }
 
-  const json = await deps.db.write(async (tx) => {
-    const recorded = await recordChargeOutcome(tx, charge, 'answer', result, deps.clock.nowMs());
-    if (recorded !== null) return recorded.replyJson;
-    // The worker recorded this charge's answer first; reply with what it recorded.
-    const current = await getCharge(tx, charge.pk, payer.merchantId);
-    if (current === undefined) throw new Error(`charge ${charge.pk} vanished`);
-    return JSON.stringify(renderCharge(current));
-  });
-  return { statusCode: 200, json };
+  const recorded = await recordChargeOutcome(deps, charge, 'answer', result);
+  if (recorded !== null) return { statusCode: 200, json: recorded.replyJson };
+  // The worker recorded this charge's answer first; reply with what it recorded.
+  const current = await deps.db.read((tx) => getCharge(tx, charge.pk, payer.merchantId));
+  if (current === undefined) throw new Error(`charge ${charge.pk} vanished`);
+  return { statusCode: 200, json: JSON.stringify(renderCharge(current)) };
+}
+
+/**
+ * Lets same-key retries answer the pending reply at once instead of waiting
+ * for a request that has given up. Best effort: the reply is already known,
+ * and should this write fail, a retry finds the key in progress and answers
+ * the charge's current state once the request's time is up.
+ */
+async function markOutcomeUnknown(deps: ChargeDeps, payer: Payer, idemKey: string, pk: number, pendingJson: string): Promise<void> {
+  try {
+    await deps.db.write((tx) => markKeyOutcomeUnknown(tx, payer.sourceId, idemKey, pendingJson));
+  } catch (error) {
+    deps.log.error(
+      { charge: pk, err: errorSummary(error) },
+      'could not mark the Idempotency-Key of an unanswered charge; retries will wait for its request time',
+    );
+  }
 }
 
 /** Step 1: one write transaction. Exported for the crash-recovery tests, which stop right after it. */
 export async function reserveCharge(
-  deps: Pick<ChargeDeps, 'db' | 'clock'>,
+  deps: Pick<ChargeDeps, 'db' | 'clock' | 'cipher'>,
   payer: Payer,
   request: ChargeRequest,
   amountCents: number,
   idem: { key: string; requestHash: string } | null,
 ): Promise<Reservation> {
-  const nonceHash = hashNonce(request.source);
   const requestJson = JSON.stringify(storedRequest(request));
   return deps.db.write(async (tx): Promise<Reservation> => {
     const nowMs = deps.clock.nowMs();
@@ -249,18 +296,11 @@ export async function reserveCharge(
       });
       if (!reserved) return { kind: 'taken' };
     }
-    const nonce = await getNonce(tx, nonceHash);
-    // Another source's nonce reads exactly like an unknown one.
-    if (nonce === undefined || nonce.source_id !== payer.sourceId) fail('invalid_nonce', 'source is not a valid nonce of this payin source');
-    if (nonce.used_at_ms !== null) fail('invalid_nonce', 'source nonce has already been used; tokenize the card again');
-    if (nonce.expires_at_ms <= nowMs) fail('invalid_nonce', 'source nonce has expired; tokenize the card again');
-    // Checked before the nonce is consumed, so a corrected request can still use it.
-    if (nonce.expiry_month !== request.expiry_month || nonce.expiry_year !== request.expiry_year) {
-      fail('invalid_card', 'expiry_month/expiry_year do not match the expiry the card was tokenized with');
-    }
-    if (!(await consumeNonce(tx, nonceHash, payer.sourceId, nowMs))) {
-      fail('invalid_nonce', 'source nonce has already been used; tokenize the card again');
-    }
+    const nonce = await takeNonce(
+      tx,
+      { sourceId: payer.sourceId, nonce: request.source, expiryMonth: request.expiry_month, expiryYear: request.expiry_year },
+      nowMs,
+    );
     const pk = await insertPendingCharge(tx, {
       merchant_id: payer.merchantId,
       source_id: payer.sourceId,
@@ -270,11 +310,19 @@ export async function reserveCharge(
       bin: nonce.bin,
       expiry_month: request.expiry_month,
       expiry_year: request.expiry_year,
-      card_number_enc: nonce.card_number_enc,
+      // The charge's own copy, for recovery should this request die before the
+      // processor answers: sealed under the card-data key (the nonce is not
+      // kept) and erased once the charge is final.
+      card_number_enc: deps.cipher.seal(
+        deps.cipher.openForNonce(nonce.card_number_enc, 'card_number', payer.sourceId, request.source),
+        'card_number',
+        payer.sourceId,
+      ),
       request_json: requestJson,
       idem_key: idem?.key ?? null,
       recover_at_ms: nowMs + CHARGE_RECOVERY_AFTER_MS,
       created_at_ms: nowMs,
+      auto_capture: request.capture === false ? 0 : 1,
     });
     const charge: ChargeRow = {
       pk,
@@ -297,22 +345,29 @@ export async function reserveCharge(
       request_json: requestJson,
       idem_key: idem?.key ?? null,
       created_at_ms: nowMs,
+      ...NEW_CHARGE_LIFECYCLE,
+      auto_capture: request.capture === false ? 0 : 1,
     };
     return { kind: 'reserved', charge, nonce };
   });
 }
 
-/** A same-key charge is (or was) made elsewhere: replay its reply, refuse another body, or wait a bounded time. */
-async function awaitStoredReply(deps: ChargeDeps, sourceId: string, idem: { key: string; requestHash: string }): Promise<ChargeReply> {
-  const deadlineMs = Date.now() + IDEMPOTENCY_WAIT_MS_MAX;
-  for (;;) {
-    const row = await deps.db.read((tx) => getKey(tx, sourceId, idem.key));
-    if (row === undefined) fail('internal_server_error', 'the charge holding this Idempotency-Key could not be read; retry');
-    if (row.request_hash !== idem.requestHash) fail('idempotency_key_reused');
-    if (row.status_code !== IN_PROGRESS) return { statusCode: row.status_code, json: row.response_json };
-    if (Date.now() >= deadlineMs) fail('internal_server_error', 'a charge with this Idempotency-Key is still being processed; retry shortly');
-    await new Promise((resolve) => setTimeout(resolve, IDEMPOTENCY_POLL_MS));
-  }
+/**
+ * A same-key charge is (or was) made elsewhere: refuse another body; replay
+ * its reply; answer at once while its outcome is unknown (its request gave up
+ * on the processor, or died); wait only while its request may still be
+ * waiting for the processor.
+ */
+async function replayStoredReply(deps: ChargeDeps, payer: Payer, idem: { key: string; requestHash: string }): Promise<ChargeReply> {
+  const waitMs = processorTimeoutMs(deps.processor) + IDEMPOTENCY_WAIT_MARGIN_MS;
+  return replayKey(deps, payer.sourceId, idem, waitMs, (reservedAtMs) => currentReply(deps, payer, idem.key, reservedAtMs));
+}
+
+/** The current state of the charge holding a key whose request died before recording anything: pending. */
+async function currentReply(deps: ChargeDeps, payer: Payer, idemKey: string, reservedAtMs: number): Promise<ChargeReply> {
+  const charge = await deps.db.read((tx) => getChargeHoldingKey(tx, { merchantId: payer.merchantId, sourceId: payer.sourceId, idemKey, reservedAtMs }));
+  if (charge === undefined) fail('internal_server_error', 'the charge holding this Idempotency-Key could not be read; retry');
+  return { statusCode: 200, json: JSON.stringify(renderCharge(charge)) };
 }
 
 /** What is logged of a connector's error: its name and message, never its properties (which might hold request data). */

@@ -2,19 +2,46 @@
 // credentials, top-ups, overdraft, the link-required flag, sources and keys.
 // Each function is one write transaction.
 import type { Environment } from '../config.ts';
+import type { AuditAction } from '../domain/audit.ts';
 import type { Clock } from '../domain/clock.ts';
-import { issueKey, issuePin } from '../domain/credentials.ts';
+import { type CredentialKind, type IssuedKey, issueKey, issuePin } from '../domain/credentials.ts';
 import { newMerchantId, newSourceId, randomBase62 } from '../domain/ids.ts';
-import { MERCHANT_ACCOUNT_KINDS, merchantAccount, OPERATOR_FUNDING_ACCOUNT } from '../domain/ledger.ts';
+import { floorCentsFor, MERCHANT_ACCOUNT_KINDS, merchantAccount, OPERATOR_FUNDING_ACCOUNT, overdraftCentsOf } from '../domain/ledger.ts';
+import { formatCents } from '../domain/money.ts';
+import { pinKeyFor } from '../crypto/card-key.ts';
 import { fail } from '../errors.ts';
-import type { Db, Tx } from '../store/db.ts';
-import { createAccount, getAccount, post } from '../store/ledger.ts';
+import type { Service } from '../service.ts';
+import { type AuditActor, SYSTEM_ACTOR, writeAudited } from './audit.ts';
+import type { Db, Txn } from '../store/db.ts';
+import { createAccount, getAccount, post, setFloor } from '../store/ledger.ts';
 import * as merchants from '../store/merchants.ts';
 
 export interface AdminDeps {
   readonly db: Db;
   readonly environment: Environment;
   readonly clock: Clock;
+}
+
+/**
+ * What issuing PINs needs besides: the HMAC key of PIN hashes, which lives
+ * with the card-data key, never in the database (issuingDeps builds it).
+ */
+export interface IssuingDeps extends AdminDeps {
+  readonly pinKey: Buffer;
+}
+
+/** The deps of the functions that issue source credentials, from the assembled service. */
+export function issuingDeps(service: Pick<Service, 'db' | 'config' | 'clock'>): IssuingDeps {
+  const config = service.config;
+  return {
+    db: service.db,
+    environment: config.environment,
+    clock: service.clock,
+    // Loaded when a PIN is issued, so commands that issue none need no card-data key.
+    get pinKey() {
+      return pinKeyFor(config);
+    },
+  };
 }
 
 export interface SourceCredentials {
@@ -32,80 +59,108 @@ export interface CreatedMerchant {
 
 export const MERCHANT_NAME_LENGTH_MAX = 200;
 
-export async function createMerchant(deps: AdminDeps, input: { name: string }): Promise<CreatedMerchant> {
+export async function createMerchant(deps: IssuingDeps, input: { name: string }, by: AuditActor = SYSTEM_ACTOR): Promise<CreatedMerchant> {
   const name = input.name.trim();
   if (name.length === 0 || name.length > MERCHANT_NAME_LENGTH_MAX) {
     fail('invalid_request', `name must be 1 to ${MERCHANT_NAME_LENGTH_MAX} characters`);
   }
-  return deps.db.write(async (tx) => {
-    const nowMs = deps.clock.nowMs();
-    const merchantId = newMerchantId();
-    await merchants.insertMerchant(tx, { id: merchantId, name, payouts_must_link: 0, created_at_ms: nowMs });
-    for (const kind of MERCHANT_ACCOUNT_KINDS) {
-      // Only the available balance has a floor (minus the overdraft, 0 at first).
-      await createAccount(tx, { id: merchantAccount(merchantId, kind), merchantId, kind, floorCents: kind === 'available' ? 0 : null, nowMs });
-    }
-    const transferKey = await issueTransferKey(tx, deps.environment, merchantId, nowMs);
-    const source = await issueSource(tx, deps.environment, merchantId, 'Default source', nowMs);
-    return { merchant_id: merchantId, transfer_api_key: transferKey, source };
+  const event = { action: 'merchant.create', target: null, detail: `name ${name}` } as const;
+  const describe = (created: CreatedMerchant) => ({ target: created.merchant_id, merchantId: created.merchant_id });
+  return writeAudited(
+    deps,
+    by,
+    event,
+    async (tx) => {
+      const nowMs = deps.clock.nowMs();
+      const merchantId = newMerchantId();
+      await merchants.insertMerchant(tx, { id: merchantId, name, payouts_must_link: 0, created_at_ms: nowMs });
+      for (const kind of MERCHANT_ACCOUNT_KINDS) {
+        // Only the available balance has a floor (minus the overdraft, 0 at first).
+        await createAccount(tx, { id: merchantAccount(merchantId, kind), merchantId, kind, floorCents: kind === 'available' ? 0 : null, nowMs });
+      }
+      const transferKey = await issueTransferKey(tx, deps.environment, merchantId, nowMs);
+      const source = await issueSource(tx, deps, merchantId, 'Default source', nowMs);
+      return { merchant_id: merchantId, transfer_api_key: transferKey, source };
+    },
+    describe,
+  );
+}
+
+/** The owner of a credential and when it is issued; a transfer key has no source. */
+interface CredentialOwner {
+  readonly merchantId: string;
+  readonly sourceId: string | null;
+  readonly nowMs: number;
+}
+
+async function storeCredential(tx: Txn, owner: CredentialOwner, kind: CredentialKind, key: IssuedKey, pinHash: string | null = null): Promise<void> {
+  await merchants.insertCredential(tx, {
+    id: key.id,
+    merchant_id: owner.merchantId,
+    source_id: owner.sourceId,
+    kind,
+    environment: key.environment,
+    secret_hash: key.secretHash,
+    pin_hash: pinHash,
+    created_at_ms: owner.nowMs,
   });
 }
 
-async function issueTransferKey(tx: Tx, environment: Environment, merchantId: string, nowMs: number): Promise<string> {
+async function issueTransferKey(tx: Txn, environment: Environment, merchantId: string, nowMs: number): Promise<string> {
   const key = issueKey(environment, 'transfer_key');
-  await merchants.insertCredential(tx, {
-    id: key.id,
-    merchant_id: merchantId,
-    source_id: null,
-    kind: 'transfer_key',
-    secret_hash: key.secretHash,
-    pin_hash: null,
-    created_at_ms: nowMs,
-  });
+  await storeCredential(tx, { merchantId, sourceId: null, nowMs }, 'transfer_key', key);
   return key.key;
 }
 
-async function issueSourceCredentials(tx: Tx, environment: Environment, merchantId: string, sourceId: string, nowMs: number): Promise<SourceCredentials> {
-  const apiKey = issueKey(environment, 'source_key');
-  const pin = issuePin(apiKey.id);
-  const token = issueKey(environment, 'tokenization_token');
-  await merchants.insertCredential(tx, {
-    id: apiKey.id,
-    merchant_id: merchantId,
-    source_id: sourceId,
-    kind: 'source_key',
-    secret_hash: apiKey.secretHash,
-    pin_hash: pin.pinHash,
-    created_at_ms: nowMs,
-  });
-  await merchants.insertCredential(tx, {
-    id: token.id,
-    merchant_id: merchantId,
-    source_id: sourceId,
-    kind: 'tokenization_token',
-    secret_hash: token.secretHash,
-    pin_hash: null,
-    created_at_ms: nowMs,
-  });
+/** What issuing a source's credentials needs: their environment and the HMAC key of PIN hashes. */
+type Issuer = Pick<IssuingDeps, 'environment' | 'pinKey'>;
+
+async function issueSourceCredentials(tx: Txn, issuer: Issuer, merchantId: string, sourceId: string, nowMs: number): Promise<SourceCredentials> {
+  const owner = { merchantId, sourceId, nowMs };
+  const apiKey = issueKey(issuer.environment, 'source_key');
+  const pin = issuePin(issuer.pinKey, apiKey.id);
+  const token = issueKey(issuer.environment, 'tokenization_token');
+  await storeCredential(tx, owner, 'source_key', apiKey, pin.pinHash);
+  await storeCredential(tx, owner, 'tokenization_token', token);
   return { id: sourceId, api_key: apiKey.key, pin: pin.pin, tokenization_token: token.key };
 }
 
-async function issueSource(tx: Tx, environment: Environment, merchantId: string, name: string, nowMs: number): Promise<SourceCredentials> {
+async function issueSource(tx: Txn, issuer: Issuer, merchantId: string, name: string, nowMs: number): Promise<SourceCredentials> {
   const sourceId = newSourceId();
   await merchants.insertSource(tx, { id: sourceId, merchant_id: merchantId, name, created_at_ms: nowMs });
-  return issueSourceCredentials(tx, environment, merchantId, sourceId, nowMs);
+  return issueSourceCredentials(tx, issuer, merchantId, sourceId, nowMs);
 }
 
-async function requireMerchant(tx: Tx, merchantId: string): Promise<merchants.MerchantRow> {
+async function requireMerchant(tx: Txn, merchantId: string): Promise<merchants.MerchantRow> {
   const merchant = await merchants.getMerchant(tx, merchantId);
   if (merchant === undefined) fail('not_found', `merchant ${merchantId} not found`);
   return merchant;
 }
 
+/** An audited change of an existing merchant, answered with its summary. */
+async function changeMerchant(
+  deps: AdminDeps,
+  by: AuditActor,
+  merchantId: string,
+  what: { action: AuditAction; detail: string },
+  change: (tx: Txn) => Promise<unknown>,
+): Promise<MerchantSummary> {
+  const event = { action: what.action, target: merchantId, merchantId, detail: what.detail };
+  return writeAudited(deps, by, event, async (tx) => {
+    await requireMerchant(tx, merchantId);
+    await change(tx);
+    return summarize(tx, merchantId);
+  });
+}
+
 /** Operator top-up: a posting from the operator's funding account. */
-export async function fundMerchant(deps: AdminDeps, input: { merchantId: string; amountCents: number }): Promise<MerchantSummary> {
-  return deps.db.write(async (tx) => {
-    await requireMerchant(tx, input.merchantId);
+export async function fundMerchant(
+  deps: AdminDeps,
+  input: { merchantId: string; amountCents: number },
+  by: AuditActor = SYSTEM_ACTOR,
+): Promise<MerchantSummary> {
+  const detail = `amount ${formatCents(input.amountCents)} USD`;
+  return changeMerchant(deps, by, input.merchantId, { action: 'merchant.fund', detail }, async (tx) => {
     const nowMs = deps.clock.nowMs();
     await createAccount(tx, { id: OPERATOR_FUNDING_ACCOUNT, merchantId: null, kind: 'operator_funding', floorCents: null, nowMs });
     await post(tx, {
@@ -117,30 +172,26 @@ export async function fundMerchant(deps: AdminDeps, input: { merchantId: string;
       refId: `fund_${randomBase62(16)}`,
       nowMs,
     });
-    return summarize(tx, input.merchantId);
   });
 }
 
-export async function setOverdraft(deps: AdminDeps, input: { merchantId: string; overdraftCents: number }): Promise<MerchantSummary> {
+export async function setOverdraft(
+  deps: AdminDeps,
+  input: { merchantId: string; overdraftCents: number },
+  by: AuditActor = SYSTEM_ACTOR,
+): Promise<MerchantSummary> {
   if (!Number.isSafeInteger(input.overdraftCents) || input.overdraftCents < 0) fail('invalid_amount', 'overdraft must be zero or more');
-  return deps.db.write(async (tx) => {
-    await requireMerchant(tx, input.merchantId);
-    const changed = await tx.run('UPDATE accounts SET floor_cents = ? WHERE id = ? AND balance_cents >= ?', [
-      -input.overdraftCents,
-      merchantAccount(input.merchantId, 'available'),
-      -input.overdraftCents,
-    ]);
-    if (changed.changes !== 1) fail('invalid_amount', 'the balance is already below minus that overdraft; fund the merchant first');
-    return summarize(tx, input.merchantId);
+  const detail = `overdraft ${formatCents(input.overdraftCents)} USD`;
+  return changeMerchant(deps, by, input.merchantId, { action: 'merchant.overdraft', detail }, async (tx) => {
+    const changed = await setFloor(tx, merchantAccount(input.merchantId, 'available'), floorCentsFor(input.overdraftCents));
+    if (!changed) fail('invalid_amount', 'the balance is already below minus that overdraft; fund the merchant first');
   });
 }
 
-export async function setPayoutsMustLink(deps: AdminDeps, input: { merchantId: string; on: boolean }): Promise<MerchantSummary> {
-  return deps.db.write(async (tx) => {
-    await requireMerchant(tx, input.merchantId);
-    await merchants.setPayoutsMustLink(tx, input.merchantId, input.on);
-    return summarize(tx, input.merchantId);
-  });
+export async function setPayoutsMustLink(deps: AdminDeps, input: { merchantId: string; on: boolean }, by: AuditActor = SYSTEM_ACTOR): Promise<MerchantSummary> {
+  return changeMerchant(deps, by, input.merchantId, { action: 'merchant.link_required', detail: input.on ? 'on' : 'off' }, (tx) =>
+    merchants.setPayoutsMustLink(tx, input.merchantId, input.on),
+  );
 }
 
 export interface MerchantSummary {
@@ -156,7 +207,7 @@ export interface MerchantSummary {
   readonly sources: Array<{ id: string; name: string; revoked: boolean }>;
 }
 
-export async function summarize(tx: Tx, merchantId: string): Promise<MerchantSummary> {
+export async function summarize(tx: Txn, merchantId: string): Promise<MerchantSummary> {
   const merchant = await requireMerchant(tx, merchantId);
   const available = await getAccount(tx, merchantAccount(merchantId, 'available'));
   const inFlight = await getAccount(tx, merchantAccount(merchantId, 'in_flight'));
@@ -165,7 +216,7 @@ export async function summarize(tx: Tx, merchantId: string): Promise<MerchantSum
   if (available === undefined || inFlight === undefined || paidOut === undefined || cardPayins === undefined) {
     throw new Error(`merchant ${merchantId} is missing ledger accounts`);
   }
-  const overdraftCents = -(available.floor_cents ?? 0);
+  const overdraftCents = overdraftCentsOf(available.floor_cents);
   const sources = await merchants.listSources(tx, merchantId);
   return {
     merchant_id: merchant.id,
@@ -182,15 +233,29 @@ export async function summarize(tx: Tx, merchantId: string): Promise<MerchantSum
   };
 }
 
+/** The transfer API's balance: the available balance and the overdraft, in cents. */
+export async function merchantBalance(deps: Pick<AdminDeps, 'db'>, merchantId: string): Promise<{ balanceCents: number; overdraftCents: number }> {
+  const account = await deps.db.read((tx) => getAccount(tx, merchantAccount(merchantId, 'available')));
+  if (account === undefined) throw new Error(`merchant ${merchantId} has no available account`);
+  return { balanceCents: Number(account.balance_cents), overdraftCents: overdraftCentsOf(account.floor_cents) };
+}
+
 export async function showMerchant(deps: AdminDeps, merchantId: string): Promise<MerchantSummary> {
   return deps.db.read((tx) => summarize(tx, merchantId));
 }
 
-export async function createSource(deps: AdminDeps, input: { merchantId: string; name?: string }): Promise<SourceCredentials> {
-  return deps.db.write(async (tx) => {
-    await requireMerchant(tx, input.merchantId);
-    return issueSource(tx, deps.environment, input.merchantId, input.name ?? 'Source', deps.clock.nowMs());
-  });
+export async function createSource(deps: IssuingDeps, input: { merchantId: string; name?: string }, by: AuditActor = SYSTEM_ACTOR): Promise<SourceCredentials> {
+  const event = { action: 'source.create', target: null, merchantId: input.merchantId } as const;
+  return writeAudited(
+    deps,
+    by,
+    event,
+    async (tx) => {
+      await requireMerchant(tx, input.merchantId);
+      return issueSource(tx, deps, input.merchantId, input.name ?? 'Source', deps.clock.nowMs());
+    },
+    (created) => ({ target: created.id }),
+  );
 }
 
 /**
@@ -200,8 +265,13 @@ export async function createSource(deps: AdminDeps, input: { merchantId: string;
  * revocation of the source interleave with this anyway, authentication
  * refuses every credential of a revoked source (store/merchants.ts).
  */
-export async function rotateSource(deps: AdminDeps, input: { merchantId: string; sourceId: string }): Promise<SourceCredentials> {
-  return deps.db.write(async (tx) => {
+export async function rotateSource(
+  deps: IssuingDeps,
+  input: { merchantId: string; sourceId: string },
+  by: AuditActor = SYSTEM_ACTOR,
+): Promise<SourceCredentials> {
+  const event = { action: 'source.rotate', target: input.sourceId, merchantId: input.merchantId } as const;
+  return writeAudited(deps, by, event, async (tx) => {
     if (!(await merchants.lockActiveSource(tx, input.merchantId, input.sourceId))) {
       // Only the error's wording depends on this read; nothing is written after it.
       const source = await merchants.getSource(tx, input.sourceId);
@@ -210,19 +280,29 @@ export async function rotateSource(deps: AdminDeps, input: { merchantId: string;
     }
     const nowMs = deps.clock.nowMs();
     await merchants.revokeCredentialsOfSource(tx, input.sourceId, nowMs);
-    return issueSourceCredentials(tx, deps.environment, input.merchantId, input.sourceId, nowMs);
+    return issueSourceCredentials(tx, deps, input.merchantId, input.sourceId, nowMs);
   });
 }
 
-export async function revokeSource(deps: AdminDeps, input: { merchantId: string; sourceId: string }): Promise<{ id: string; revoked: true }> {
-  return deps.db.write(async (tx) => {
+export async function revokeSource(
+  deps: AdminDeps,
+  input: { merchantId: string; sourceId: string },
+  by: AuditActor = SYSTEM_ACTOR,
+): Promise<{ id: string; revoked: true }> {
+  const event = { action: 'source.revoke', target: input.sourceId, merchantId: input.merchantId } as const;
+  return writeAudited(deps, by, event, async (tx) => {
     if (!(await merchants.revokeSource(tx, input.merchantId, input.sourceId, deps.clock.nowMs()))) fail('not_found', `source ${input.sourceId} not found`);
     return { id: input.sourceId, revoked: true as const };
   });
 }
 
-export async function rotateTransferKey(deps: AdminDeps, input: { merchantId: string }): Promise<{ merchant_id: string; transfer_api_key: string }> {
-  return deps.db.write(async (tx) => {
+export async function rotateTransferKey(
+  deps: AdminDeps,
+  input: { merchantId: string },
+  by: AuditActor = SYSTEM_ACTOR,
+): Promise<{ merchant_id: string; transfer_api_key: string }> {
+  const event = { action: 'transfer_key.rotate', target: input.merchantId, merchantId: input.merchantId } as const;
+  return writeAudited(deps, by, event, async (tx) => {
     if (!(await merchants.lockMerchant(tx, input.merchantId))) fail('not_found', `merchant ${input.merchantId} not found`);
     const nowMs = deps.clock.nowMs();
     await merchants.revokeTransferKeys(tx, input.merchantId, nowMs);

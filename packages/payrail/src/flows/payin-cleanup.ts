@@ -3,8 +3,7 @@
 // are deleted in bounded batches. The worker calls this every round, so it
 // first looks (a read, outside the write queue) and writes only when there is
 // something to delete.
-import type { Clock } from '../domain/clock.ts';
-import type { Db } from '../store/db.ts';
+import type { Service } from '../service.ts';
 import { hasPrunableKeys, pruneKeys } from '../store/idempotency.ts';
 import { hasExpiredNonces, pruneExpiredNonces } from '../store/nonces.ts';
 import { IDEMPOTENCY_KEY_TTL_MS } from './charge.ts';
@@ -12,7 +11,7 @@ import { IDEMPOTENCY_KEY_TTL_MS } from './charge.ts';
 /** Rows deleted per table per batch: small enough that a batch never holds the writer for long. */
 export const PRUNE_BATCH_MAX = 500;
 
-export async function prunePayinData(deps: { db: Db; clock: Clock }, limit = PRUNE_BATCH_MAX): Promise<number> {
+export async function prunePayinData(deps: Pick<Service, 'db' | 'clock'>, limit = PRUNE_BATCH_MAX): Promise<number> {
   const nowMs = deps.clock.nowMs();
   const keysBeforeMs = nowMs - IDEMPOTENCY_KEY_TTL_MS;
   const [nonces, keys] = await deps.db.read(async (tx) => [await hasExpiredNonces(tx, nowMs), await hasPrunableKeys(tx, keysBeforeMs)]);

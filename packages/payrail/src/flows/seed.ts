@@ -1,15 +1,15 @@
 // First run in the sandbox: one demo merchant with a funded balance, so a
 // newcomer can make a first call within a minute. Runs only on an empty store.
 import type { Service } from '../service.ts';
-import { createMerchant, fundMerchant, type CreatedMerchant } from './merchants.ts';
+import { anyMerchantExists } from '../store/merchants.ts';
+import { createMerchant, fundMerchant, issuingDeps, type CreatedMerchant } from './merchants.ts';
 
 export const DEMO_FUNDING_CENTS = 1_000_000; // 10,000.00 USD of sandbox money
 
 export async function seedDemoMerchant(service: Service): Promise<CreatedMerchant | null> {
   if (service.config.environment !== 'sandbox') return null;
-  const existing = await service.db.read((tx) => tx.get('SELECT id FROM merchants LIMIT 1'));
-  if (existing !== undefined) return null;
-  const deps = { db: service.db, environment: service.config.environment, clock: service.clock };
+  if (await service.db.read(anyMerchantExists)) return null;
+  const deps = issuingDeps(service);
   const merchant = await createMerchant(deps, { name: 'Demo merchant' });
   await fundMerchant(deps, { merchantId: merchant.merchant_id, amountCents: DEMO_FUNDING_CENTS });
   return merchant;

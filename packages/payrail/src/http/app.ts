@@ -1,16 +1,23 @@
 // Builds the Fastify application: schema validation without coercion, one
-// error handler rendering the catalogue per API, request ids, and the route
-// modules of each API. Tests drive it through app.inject().
+// error handler rendering the catalogue per API (framework refusals too),
+// request ids, security headers, rate limits, and the route modules of each
+// API. Tests drive it through app.inject().
 import crypto from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { requestLogFields } from '../log.ts';
 import type { Service } from '../service.ts';
-import { errorHandler, notFoundHandler } from './errors.ts';
+import { ApiError } from '../errors.ts';
+import { clientErrorHandler, errorHandler, frameworkErrorHandler, notFoundHandler } from './errors.ts';
 import { registerOpenApi } from './openapi.ts';
+import { registerRateLimits } from './rate-limits.ts';
+import { registerSecurityHeaders } from './security-headers.ts';
 import { healthRoutes } from './routes/health.ts';
 import { balanceRoutes } from './routes/balance.ts';
 import { hostedFormRoutes } from './routes/hosted-form.ts';
 import { payinChargeRoutes } from './routes/payin-charges.ts';
+import { payinLifecycleRoutes } from './routes/payin-lifecycle.ts';
+import { payinTransactionRoutes } from './routes/payin-transactions.ts';
 import { payinTokenRoutes } from './routes/payin-tokens.ts';
 import { kycRoutes } from './routes/kyc.ts';
 import { sandboxPageRoutes } from './routes/sandbox-pages.ts';
@@ -42,30 +49,42 @@ export async function buildApp(service: Service, options: AppOptions = {}): Prom
     },
     ajv: {
       customOptions: {
-        // behaviour.md s.3: no type coercion on the wire; a "12" is not a 12.
+        // docs/api-decisions.md section 3: no type coercion on the wire; a "12" is not a 12.
         coerceTypes: false,
         removeAdditional: false,
         useDefaults: false,
         allErrors: false,
       },
     },
-    return503OnClosing: true,
+    // Requests arriving while closing are refused by our own hook below, in the API's envelope.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
+    // Refusals before routing, and of Node's HTTP parser, in the API's envelope too (errors.ts).
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
+    // Only the named proxies' X-Forwarded-For is believed: per-address limits must count the client.
+    trustProxy: service.config.trustedProxies.length > 0 ? [...service.config.trustedProxies] : false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async () => {
+    if (closing) throw new ApiError('shutting_down');
+  });
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('x-request-id', request.id);
     return payload;
   });
   app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
-      { method: request.method, url: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },
-      'request',
-    );
+    request.log.info({ ...requestLogFields(request), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, 'request');
   });
 
+  await registerSecurityHeaders(app as unknown as FastifyInstance, service);
+  await registerRateLimits(app as unknown as FastifyInstance, service);
   // Before the routes: the document is built from every route registered after it.
   await registerOpenApi(app as unknown as FastifyInstance, service);
   await app.register(healthRoutes(service));
@@ -76,6 +95,8 @@ export async function buildApp(service: Service, options: AppOptions = {}): Prom
   await app.register(sandboxPageRoutes(service));
   await app.register(payinTokenRoutes(service));
   await app.register(payinChargeRoutes(service));
+  await app.register(payinLifecycleRoutes(service));
+  await app.register(payinTransactionRoutes(service));
   await app.register(hostedFormRoutes(service));
   await app.register(panelRoutes(service), { prefix: '/dashboard' });
   return app as unknown as App;

@@ -1,6 +1,10 @@
 // Renders every error in the envelope of the API it happened on: the
 // transfer API's {"success":"false","error":{message,code}}, the card payin
 // API's shape C {"error":{code,message}}, and shape C for everything else.
+// That includes what the framework refuses before any route runs: a URL it
+// cannot decode, a path segment over its length limit, and requests Node's
+// HTTP parser rejects (an over-long request line or headers).
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, isApiError, type ErrorName } from '../errors.ts';
 
@@ -40,7 +44,8 @@ export function validationError(error: FastifyError & { validation?: AjvIssue[];
   let message: string;
   if (missing !== undefined) message = `${where} is required`;
   else if (issue.keyword === 'type') message = `${where} must be of type ${issue.params?.type ?? 'valid'}`;
-  else if (issue.keyword === 'additionalProperties') message = `${where === context ? '' : `${where}: `}unknown field ${issue.params?.additionalProperty ?? ''}`.trim();
+  else if (issue.keyword === 'additionalProperties')
+    message = `${where === context ? '' : `${where}: `}unknown field ${issue.params?.additionalProperty ?? ''}`.trim();
   else message = `${where} ${issue.message ?? 'is invalid'}`;
   let name: ErrorName = 'invalid_request';
   if (missing === undefined && AMOUNT_FIELDS.has(leaf) && pathParts.length === 1) name = 'invalid_amount';
@@ -76,4 +81,63 @@ export function errorHandler(this: unknown, error: unknown, request: FastifyRequ
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): void {
   const error = new ApiError('not_found', `no route for ${request.method} ${request.url.split('?')[0]}`);
   void reply.code(404).send(renderError(apiFamily(request.url), error));
+}
+
+/**
+ * What every answer carries (src/http/security-headers.ts), set here for the
+ * answers written before any hook runs.
+ */
+const REFUSAL_HEADERS: Readonly<Record<string, string>> = {
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+};
+
+/** Fastify's refusals before routing (its `frameworkErrors` option): the URL is not one a route could take. */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const message =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? 'a path segment of the URL is too long'
+      : error.code === 'FST_ERR_BAD_URL'
+        ? 'the URL is not valid (bad percent-encoding)'
+        : 'the request could not be routed';
+  const apiError = new ApiError('invalid_request', message);
+  void reply
+    .code(apiError.status)
+    .headers(REFUSAL_HEADERS)
+    .send(renderError(apiFamily(request.url), apiError));
+}
+
+/** Bytes of a rejected request looked at to find its URL. */
+const RAW_REQUEST_LOOK_BYTES = 4096;
+
+/**
+ * Requests Node's HTTP parser rejects (Fastify's `clientErrorHandler`): no
+ * route and no hook sees them, so the answer is written to the socket here,
+ * in the envelope of the API its request line names (when it can be read),
+ * with the headers every answer carries. The connection is closed after it.
+ */
+export function clientErrorHandler(error: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {
+  // A reset connection has no one to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const head = Buffer.isBuffer(error.rawPacket) ? error.rawPacket.subarray(0, RAW_REQUEST_LOOK_BYTES).toString('latin1') : '';
+  const url = /^[A-Z]{1,16} (\/\S*)/.exec(head)?.[1] ?? '';
+  const message =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? 'the request line or headers are too large'
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 'the request took too long to arrive'
+        : 'the request is not valid HTTP';
+  const apiError = new ApiError('invalid_request', message);
+  const body = JSON.stringify(renderError(apiFamily(url), apiError));
+  if (socket.writable) {
+    const headers = Object.entries(REFUSAL_HEADERS)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    socket.write(
+      `HTTP/1.1 ${apiError.status} Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+        `${headers}connection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }

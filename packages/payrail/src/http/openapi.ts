@@ -1,7 +1,9 @@
 // The OpenAPI 3.1 document of both APIs, generated from the route schemas
 // (the same TypeBox schemas that validate requests), served at /openapi.json,
 // and a docs page at /docs whose assets come from the installed package, so
-// it works with no internet. Registered before the routes so that every
+// it works with no internet. /docs is served only when PAYRAIL_DOCS is on
+// (the sandbox's default; production's is off), under its own content
+// security policy. Registered before the routes so that every
 // route is seen. Each route's error replies are added from the one error
 // catalogue, in the envelope of its API, unless the route declares them.
 import fs from 'node:fs';
@@ -179,13 +181,20 @@ export async function registerOpenApi(app: FastifyInstance, service: Service): P
     transform: ({ schema, url, route }) => ({ schema: documentRoute(url, route.method, schema as RouteSchema) as never, url }),
   });
 
-  await app.register(swaggerUi, {
-    routePrefix: DOCS_PATH,
-    logo: { type: 'image/svg+xml', content: Buffer.from(LOGO_SVG), href: DOCS_PATH },
-    theme: { title: 'Payrail API' },
-    // No call to an outside validator: the page must work offline.
-    uiConfig: { validatorUrl: null, deepLinking: true },
-  } as never);
+  if (service.config.docs) {
+    const production = service.config.environment === 'production';
+    await app.register(swaggerUi, {
+      routePrefix: DOCS_PATH,
+      logo: { type: 'image/svg+xml', content: Buffer.from(LOGO_SVG), href: DOCS_PATH },
+      theme: { title: 'Payrail API' },
+      // No call to an outside validator: the page must work offline.
+      uiConfig: { validatorUrl: null, deepLinking: true },
+      // The package's own policy for its page and assets (replacing the API's,
+      // which allows nothing); a sandbox on plain HTTP must not upgrade them.
+      staticCSP: true,
+      transformStaticCSP: (header: string) => (production ? header : header.replace(/\s*upgrade-insecure-requests;?/, '')),
+    } as never);
+  }
 
   app.get(OPENAPI_PATH, { schema: { hide: true } as FastifySchema }, async () => app.swagger());
 }

@@ -1,6 +1,6 @@
 // The payin API reads a charge amount as a JSON number, but JSON.parse
 // forgets how it was written: 1e2, 100.000 and 100 all become 100, while
-// behaviour.md s.3 refuses exponents and more than two decimals. So routes
+// docs/api-decisions.md section 3 refuses exponents and more than two decimals. So routes
 // under this parser keep the raw body text, and rawMemberText() finds the
 // text of one top-level member without a second full parse.
 import type { FastifyInstance, FastifyRequest } from 'fastify';

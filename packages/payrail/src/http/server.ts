@@ -14,11 +14,16 @@ export async function serve(config: Config): Promise<{ close(): Promise<void>; p
   const seeded = await seedDemoMerchant(service);
   const worker = config.worker === 'inline' ? new Worker(createJobs(service), service.log.child({ component: 'worker' })) : null;
   const https =
-    config.tlsCertFile !== null && config.tlsKeyFile !== null
-      ? { cert: fs.readFileSync(config.tlsCertFile), key: fs.readFileSync(config.tlsKeyFile) }
-      : null;
+    config.tlsCertFile !== null && config.tlsKeyFile !== null ? { cert: fs.readFileSync(config.tlsCertFile), key: fs.readFileSync(config.tlsKeyFile) } : null;
   const app = await buildApp(service, { https });
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    // A port in use (EADDRINUSE): nothing started yet; release the store so the command ends with its one-line message.
+    await app.close();
+    await service.db.close();
+    throw error;
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   worker?.start();

@@ -1,4 +1,4 @@
-// The sandbox card issuer (behaviour.md s.8). Outcomes depend only on the
+// The sandbox card issuer (docs/api-decisions.md section 8). Outcomes depend only on the
 // card number, so a repeated authorization of one reference reports the
 // same outcome, as the connector contract requires. The pending-review card
 // is approved once 10 sandbox steps (PAYRAIL_SANDBOX_DELAY_MS each) have
@@ -7,7 +7,18 @@
 import crypto from 'node:crypto';
 import type { Clock } from '../domain/clock.ts';
 import type { ChargeDeclineCode } from '../domain/card-results.ts';
-import type { AuthorizationRequest, AuthorizationResult, CardProcessor, PollRequest } from './card-processor.ts';
+import type {
+  AuthorizationRequest,
+  AuthorizationResult,
+  CaptureRequest,
+  CardProcessor,
+  OperationResult,
+  PollRequest,
+  RefundRequest,
+  VerificationResult,
+  VerifyRequest,
+  VoidRequest,
+} from './card-processor.ts';
 
 /** The pending card's review lasts this many sandbox steps (about 10 s by default). */
 export const PENDING_REVIEW_STEPS = 10;
@@ -17,6 +28,8 @@ interface Scenario {
   readonly avs: string;
   readonly cvv: string;
   readonly decline: ChargeDeclineCode | null;
+  /** The card's refunds are declined (remembered in the processor reference, so refunds need no card). */
+  readonly refundDeclined?: true;
 }
 
 const APPROVED: Scenario = { outcome: 'approved', avs: 'Y', cvv: 'M', decline: null };
@@ -34,9 +47,11 @@ export const SANDBOX_TEST_CARDS: Readonly<Record<string, Scenario>> = {
   '4000000000000036': { outcome: 'approved', avs: 'Z', cvv: 'M', decline: null },
   '4000000000000259': { outcome: 'pending', avs: 'Y', cvv: 'M', decline: null },
   '4000000000000119': { outcome: 'failed', avs: '', cvv: '', decline: 'processor_error' },
+  '4000000000005126': { outcome: 'approved', avs: 'Y', cvv: 'M', decline: null, refundDeclined: true },
 };
 
-const REF_PATTERN = /^sbx_([0-9]+)_(A|P|D|F)_([0-9]+)$/;
+/** sbx_<reference>_<outcome letter>_<review due ms>, and _NR for a card whose refunds are declined. */
+const REF_PATTERN = /^sbx_([0-9]+)_(A|P|D|F)_([0-9]+)(_NR)?$/;
 
 export class SandboxCardProcessor implements CardProcessor {
   readonly name = 'sandbox';
@@ -49,7 +64,7 @@ export class SandboxCardProcessor implements CardProcessor {
   async authorize(request: AuthorizationRequest): Promise<AuthorizationResult> {
     const scenario = SANDBOX_TEST_CARDS[request.card.number.reveal()] ?? APPROVED;
     const dueMs = scenario.outcome === 'pending' ? this.clock.nowMs() + PENDING_REVIEW_STEPS * this.stepMs : 0;
-    const processorRef = `sbx_${request.reference}_${scenario.outcome[0]!.toUpperCase()}_${dueMs}`;
+    const processorRef = `sbx_${request.reference}_${scenario.outcome[0]!.toUpperCase()}_${dueMs}${scenario.refundDeclined ? '_NR' : ''}`;
     return {
       outcome: scenario.outcome,
       processorRef,
@@ -69,7 +84,15 @@ export class SandboxCardProcessor implements CardProcessor {
     const nowMs = this.clock.nowMs();
     const review = SANDBOX_TEST_CARDS['4000000000000259']!;
     if (nowMs < dueMs) {
-      return { outcome: 'pending', processorRef: request.processorRef, authCode: '', avsResultCode: review.avs, cvvResultCode: review.cvv, decline: null, retryAfterMs: dueMs - nowMs };
+      return {
+        outcome: 'pending',
+        processorRef: request.processorRef,
+        authCode: '',
+        avsResultCode: review.avs,
+        cvvResultCode: review.cvv,
+        decline: null,
+        retryAfterMs: dueMs - nowMs,
+      };
     }
     return {
       outcome: 'approved',
@@ -81,6 +104,38 @@ export class SandboxCardProcessor implements CardProcessor {
       retryAfterMs: 0,
     };
   }
+
+  async capture(request: CaptureRequest): Promise<OperationResult> {
+    approvedReference(request.processorRef);
+    return { outcome: 'approved', processorRef: `sbx_cp_${request.reference}`, authCode: '', decline: null };
+  }
+
+  async voidCharge(request: VoidRequest): Promise<OperationResult> {
+    approvedReference(request.processorRef);
+    return { outcome: 'approved', processorRef: `sbx_vd_${request.reference}`, authCode: '', decline: null };
+  }
+
+  /** Approved, except for charges of the refund-declining card (docs/api-decisions.md section 10). */
+  async refund(request: RefundRequest): Promise<OperationResult> {
+    const match = approvedReference(request.chargeProcessorRef);
+    const processorRef = `sbx_rf_${request.reference}`;
+    if (match[4] === '_NR') return { outcome: 'declined', processorRef, authCode: '', decline: 'refund_declined' };
+    return { outcome: 'approved', processorRef, authCode: authCodeFor(request.reference), decline: null };
+  }
+
+  /** The card's checks as for a charge; a zero amount is never held for review. */
+  async verify(request: VerifyRequest): Promise<VerificationResult> {
+    const scenario = SANDBOX_TEST_CARDS[request.card.number.reveal()] ?? APPROVED;
+    const outcome = scenario.outcome === 'pending' ? 'approved' : scenario.outcome;
+    return { outcome, processorRef: `sbx_vf_${request.reference}`, avsResultCode: scenario.avs, cvvResultCode: scenario.cvv, decline: scenario.decline };
+  }
+}
+
+/** An authorization reference this simulator issued and approved (directly or after review), or an error. */
+function approvedReference(processorRef: string): RegExpExecArray {
+  const match = REF_PATTERN.exec(processorRef);
+  if (match === null || (match[2] !== 'A' && match[2] !== 'P')) throw new Error(`not an approved sandbox authorization: ${processorRef}`);
+  return match;
 }
 
 /** Six characters derived from the reference, so a repeated authorization reports the same code. */

@@ -8,14 +8,23 @@
 //   number). Payrail calls it again with the same reference when it cannot
 //   know whether an earlier call reached the processor (a crash, a timeout);
 //   the processor must then report the first outcome, never charge twice.
+// - `capture`, `voidCharge`, `refund` and `verify` are idempotent on their
+//   `reference` in the same way: asked again about one reference, the
+//   processor reports the first outcome and moves money at most once.
 // - An answered authorization carries a non-empty `processorRef`.
 // - A thrown error means "outcome unknown"; Payrail keeps the charge pending
 //   and asks again later. A definitive failure is an outcome: `failed`.
+// - `signal` fires when Payrail stops waiting (CARD_PROCESSOR_TIMEOUT_MS, or
+//   the connector's shorter `callTimeoutMs`); a connector should pass it to
+//   its HTTP client. Payrail stops waiting then even if the connector does
+//   not (authorizeWithDeadline / pollWithDeadline below): a late answer is
+//   ignored, and the charge is asked about again with the same reference.
 // - Card data arrives in Secret boxes; a connector reveals it only to put it
 //   on the wire to the processor, never into a log or an error.
 import type { CardType } from '../domain/cards.ts';
 import type { ChargeDeclineCode } from '../domain/card-results.ts';
 import type { Secret } from '../domain/secret.ts';
+import { withDeadline } from './deadline.ts';
 
 export interface AuthorizationRequest {
   /** The charge's reference number; the idempotency key at the processor. */
@@ -60,12 +69,128 @@ export interface PollRequest {
   readonly signal: AbortSignal;
 }
 
+/** A capture of an approved authorization, for at most its amount. Idempotent on `reference` (the charge's). */
+export interface CaptureRequest {
+  readonly reference: string;
+  /** The authorization's processorRef. */
+  readonly processorRef: string;
+  readonly amountCents: number;
+  readonly signal: AbortSignal;
+}
+
+/** A void of an authorization or of a capture not yet settled. Idempotent on `reference` (the charge's). */
+export interface VoidRequest {
+  readonly reference: string;
+  readonly processorRef: string;
+  readonly signal: AbortSignal;
+}
+
+/** A refund of part or all of a settled charge. Idempotent on `reference`, the refund's own reference number. */
+export interface RefundRequest {
+  readonly reference: string;
+  /** The refunded charge's reference number and processorRef. */
+  readonly chargeReference: string;
+  readonly chargeProcessorRef: string;
+  readonly amountCents: number;
+  readonly signal: AbortSignal;
+}
+
+/** A zero-amount card check. Idempotent on `reference` (the verification's). */
+export type VerifyRequest = Omit<AuthorizationRequest, 'amountCents'>;
+
+/** The answer to a capture, void or refund: no review step, so approved, declined or failed. */
+export interface OperationResult {
+  readonly outcome: 'approved' | 'declined' | 'failed';
+  readonly processorRef: string;
+  /** The processor's approval code of a refund; "" otherwise. */
+  readonly authCode: string;
+  /** Set for declined and failed outcomes. */
+  readonly decline: ChargeDeclineCode | null;
+}
+
+/** The answer to a verify: the issuer's checks, and no money. */
+export interface VerificationResult {
+  readonly outcome: 'approved' | 'declined' | 'failed';
+  readonly processorRef: string;
+  readonly avsResultCode: string;
+  readonly cvvResultCode: string;
+  readonly decline: ChargeDeclineCode | null;
+}
+
 export interface CardProcessor {
   readonly name: string;
+  /**
+   * A shorter deadline for this connector's calls, when its processor is
+   * known to answer faster; never longer than CARD_PROCESSOR_TIMEOUT_MS,
+   * whatever it says (recovery and claim leases are timed from that).
+   */
+  readonly callTimeoutMs?: number;
   authorize(request: AuthorizationRequest): Promise<AuthorizationResult>;
   /** Asks for the current outcome of a pending authorization. */
   poll(request: PollRequest): Promise<AuthorizationResult>;
+  capture(request: CaptureRequest): Promise<OperationResult>;
+  voidCharge(request: VoidRequest): Promise<OperationResult>;
+  refund(request: RefundRequest): Promise<OperationResult>;
+  verify(request: VerifyRequest): Promise<VerificationResult>;
 }
 
-/** How long Payrail waits for one processor call before treating the outcome as unknown. */
-export const PROCESSOR_CALL_TIMEOUT_MS = 30_000;
+/**
+ * How long Payrail waits for one processor call before treating the outcome
+ * as unknown. Well under the charge recovery delay and the worker's claim
+ * lease, so a call has ended before anyone asks about its charge again.
+ */
+export const CARD_PROCESSOR_TIMEOUT_MS = 30_000;
+
+/** The deadline of one call to `processor`: CARD_PROCESSOR_TIMEOUT_MS, or the connector's shorter one. */
+export function processorTimeoutMs(processor: CardProcessor): number {
+  const asked = processor.callTimeoutMs;
+  return asked !== undefined && Number.isFinite(asked) && asked > 0 ? Math.min(asked, CARD_PROCESSOR_TIMEOUT_MS) : CARD_PROCESSOR_TIMEOUT_MS;
+}
+
+/**
+ * Authorizes, bounded by the processor's deadline: settles with the answer,
+ * or rejects (outcome unknown) when the deadline passes, even if the
+ * connector ignores its signal. Every authorization goes through here.
+ */
+export function authorizeWithDeadline(processor: CardProcessor, request: Omit<AuthorizationRequest, 'signal'>): Promise<AuthorizationResult> {
+  return withDeadline(processorTimeoutMs(processor), (signal) => processor.authorize({ ...request, signal }));
+}
+
+/** Polls a pending authorization, bounded like authorizeWithDeadline. Every poll goes through here. */
+export function pollWithDeadline(processor: CardProcessor, request: Omit<PollRequest, 'signal'>): Promise<AuthorizationResult> {
+  return withDeadline(processorTimeoutMs(processor), (signal) => processor.poll({ ...request, signal }));
+}
+
+/** Captures, bounded like authorizeWithDeadline. Every capture goes through here. */
+export function captureWithDeadline(processor: CardProcessor, request: Omit<CaptureRequest, 'signal'>): Promise<OperationResult> {
+  return withDeadline(processorTimeoutMs(processor), (signal) => processor.capture({ ...request, signal }));
+}
+
+/** Voids, bounded like authorizeWithDeadline. Every void goes through here. */
+export function voidWithDeadline(processor: CardProcessor, request: Omit<VoidRequest, 'signal'>): Promise<OperationResult> {
+  return withDeadline(processorTimeoutMs(processor), (signal) => processor.voidCharge({ ...request, signal }));
+}
+
+/** Refunds, bounded like authorizeWithDeadline. Every refund goes through here. */
+export function refundWithDeadline(processor: CardProcessor, request: Omit<RefundRequest, 'signal'>): Promise<OperationResult> {
+  return withDeadline(processorTimeoutMs(processor), (signal) => processor.refund({ ...request, signal }));
+}
+
+/** Verifies a card, bounded like authorizeWithDeadline. Every verify goes through here. */
+export function verifyWithDeadline(processor: CardProcessor, request: Omit<VerifyRequest, 'signal'>): Promise<VerificationResult> {
+  return withDeadline(processorTimeoutMs(processor), (signal) => processor.verify({ ...request, signal }));
+}
+
+/** The calls every card processor connector must offer. */
+const CARD_PROCESSOR_METHODS = ['authorize', 'poll', 'capture', 'voidCharge', 'refund', 'verify'] as const;
+
+/**
+ * Refuses, at start, a connector that lacks a call: one missing would fail
+ * only when used, and a call that fails counts as an unknown outcome, so the
+ * operation would stay pending for ever instead of the process refusing to start.
+ */
+export function checkCardProcessor(processor: CardProcessor): CardProcessor {
+  const missing = CARD_PROCESSOR_METHODS.filter((name) => typeof (processor as unknown as Record<string, unknown>)[name] !== 'function');
+  if (missing.length > 0) throw new Error(`card processor connector ${String(processor.name)} lacks ${missing.join(', ')}`);
+  return processor;
+}

@@ -2,31 +2,44 @@
 // is an interface with a sandbox simulator behind it; a production
 // deployment names a module in configuration that exports a factory
 // `create(context)` returning the same interface. The flows never know which
-// one is plugged in.
+// one is plugged in, and no connector is handed the database or secrets it
+// does not need: only the few settings below.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
 import type { Clock } from '../domain/clock.ts';
-import type { Db } from '../store/db.ts';
+import { connectorSpecProblem } from '../domain/connector-spec.ts';
+import type { Environment } from '../domain/credentials.ts';
 import type { CardProcessor } from './card-processor.ts';
 import { SandboxCardProcessor } from './card-processor-sandbox.ts';
+import { checkCardProcessor } from './card-processor.ts';
 import type { FxProvider } from './fx.ts';
 import type { KycProvider } from './kyc.ts';
 import type { PayoutNetwork } from './payout-network.ts';
 import { SandboxFx } from './sandbox/fx.ts';
 import { SandboxKyc } from './sandbox/kyc.ts';
 import { SandboxPayoutNetwork } from './sandbox/payout-network.ts';
+import { SandboxReceivers, type ReceiverStates } from './sandbox/receivers.ts';
 
 /** What a connector factory receives. */
 export interface ProviderContext {
-  readonly config: Config;
-  readonly db: Db;
+  readonly environment: Environment;
+  /** Base of links handed to receivers (KYC pages, invitations). */
+  readonly publicUrl: string;
+  /** Step of every sandbox scenario (0 makes them immediate). */
+  readonly sandboxDelayMs: number;
   readonly clock: Clock;
   readonly log: Logger;
 }
 
-// Each provider adds its field here as it lands.
+/** The module (or `sandbox`) configured for each connector. */
+export interface ProviderChoice {
+  readonly cardProcessor: string;
+  readonly payoutNetwork: string;
+  readonly kyc: string;
+  readonly fx: string;
+}
+
 export interface Providers {
   readonly cardProcessor: CardProcessor;
   readonly payoutNetwork: PayoutNetwork;
@@ -37,20 +50,30 @@ export interface Providers {
 /**
  * Loads a configured connector: `sandbox` returns the simulator, anything
  * else is imported as a module whose `create(context)` builds the connector.
+ * Only a file path or an installed package name is imported, never a URL
+ * (a `data:` URL would be code carried in the configuration itself).
  */
 export async function loadProvider<T>(spec: string, context: ProviderContext, simulator: () => T): Promise<T> {
   if (spec === 'sandbox') return simulator();
+  const problem = connectorSpecProblem(spec);
+  if (problem !== null) throw new Error(`connector module "${spec.slice(0, 80)}" refused: it ${problem}`);
   const url = spec.startsWith('.') || path.isAbsolute(spec) ? pathToFileURL(path.resolve(spec)).href : spec;
   const module = (await import(url)) as { create?: (context: ProviderContext) => T | Promise<T> };
   if (typeof module.create !== 'function') throw new Error(`provider module ${spec} must export create(context)`);
   return module.create(context);
 }
 
-export async function createProviders(context: ProviderContext): Promise<Providers> {
+/** `receiverStates` is where the sandbox simulators keep receivers whose state changed. */
+export async function createProviders(choice: ProviderChoice, context: ProviderContext, receiverStates: ReceiverStates): Promise<Providers> {
+  const receivers = new SandboxReceivers(receiverStates);
   return {
-    cardProcessor: await loadProvider(context.config.providers.cardProcessor, context, () => new SandboxCardProcessor(context.clock, context.config.sandboxDelayMs)),
-    payoutNetwork: await loadProvider(context.config.providers.payoutNetwork, context, () => new SandboxPayoutNetwork(context.db, context.clock, context.config.sandboxDelayMs)),
-    kyc: await loadProvider(context.config.providers.kyc, context, () => new SandboxKyc(context.db, context.config.publicUrl)),
-    fx: await loadProvider(context.config.providers.fx, context, () => new SandboxFx()),
+    cardProcessor: checkCardProcessor(await loadProvider(choice.cardProcessor, context, () => new SandboxCardProcessor(context.clock, context.sandboxDelayMs))),
+    payoutNetwork: await loadProvider(
+      choice.payoutNetwork,
+      context,
+      () => new SandboxPayoutNetwork(receivers, context.clock, context.sandboxDelayMs, context.publicUrl),
+    ),
+    kyc: await loadProvider(choice.kyc, context, () => new SandboxKyc(receivers, context.clock, context.publicUrl)),
+    fx: await loadProvider(choice.fx, context, () => new SandboxFx()),
   };
 }

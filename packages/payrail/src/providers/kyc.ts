@@ -20,4 +20,9 @@ export interface KycProvider {
    * look at the receiver's limit once the invitation is accepted.
    */
   readonly invitedLimitCents: number;
+  /**
+   * Sandbox providers only: the receiver completes verification, as a real
+   * receiver does at the provider's kyc_url. Idempotent.
+   */
+  completeVerification?(phoneE164: string): Promise<'verified' | 'not_registered'>;
 }

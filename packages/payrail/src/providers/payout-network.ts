@@ -42,7 +42,7 @@ export interface PayoutPollRequest {
 
 export type SubmitOutcome =
   /** The network took the payout; follow it with poll(providerRef). */
-  | { readonly kind: 'accepted'; readonly providerRef: string; /** When a first poll may tell more. */ readonly pollAfterMs: number }
+  | { readonly kind: 'accepted'; readonly providerRef: string /** When a first poll may tell more. */; readonly pollAfterMs: number }
   /** The receiver has no wallet yet; the network sent them a payment invitation. */
   | { readonly kind: 'receiver_unregistered' }
   /** The network refused the payout for good; nothing was paid. */
@@ -55,7 +55,7 @@ export type SubmitOutcome =
   | { readonly kind: 'unavailable'; readonly reason: string };
 
 export type PollOutcome =
-  | { readonly kind: 'pending'; /** Hint: when the answer may change. */ readonly retryAfterMs: number }
+  | { readonly kind: 'pending' /** Hint: when the answer may change. */; readonly retryAfterMs: number }
   | { readonly kind: 'succeeded'; readonly transactionRef: string }
   | { readonly kind: 'failed'; readonly errorText: string; readonly errorCode: string };
 
@@ -64,6 +64,16 @@ export interface PayoutNetwork {
   lookupReceiver(phoneE164: string): Promise<{ readonly registered: boolean }>;
   submit(submission: PayoutSubmission): Promise<SubmitOutcome>;
   poll(request: PayoutPollRequest): Promise<PollOutcome>;
+  /**
+   * Where a receiver new to the network accepts a payment invitation, when
+   * the network offers such a page (shown in the transfer's status).
+   */
+  invitationUrl?(phoneE164: string): string;
+  /**
+   * Sandbox networks only: the receiver accepts their payment invitation, as
+   * a real receiver does on the network's own page. Idempotent.
+   */
+  acceptInvitation?(phoneE164: string): Promise<'registered' | 'already_registered'>;
 }
 
 /**

@@ -2,7 +2,9 @@
 // called (so a crash can never lose a charge the processor may have made)
 // and its outcome is recorded by a guarded UPDATE afterwards. The sealed card
 // number is kept only while the charge may need the processor again.
+import type { PendingOperation, Stage } from '../domain/card-lifecycle.ts';
 import type { Tx } from './db.ts';
+import { getRowHoldingKey, type HeldKey } from './idempotency.ts';
 
 export type ChargeStatus = 'approved' | 'pending' | 'declined' | 'failed';
 
@@ -27,10 +29,84 @@ export interface ChargeRow {
   request_json: string;
   idem_key: string | null;
   created_at_ms: number;
+  // The card lifecycle (migration 005, docs/api-decisions.md section 10).
+  /** A charge, or a refund of the charge `parent_pk`. */
+  kind: 'charge' | 'refund';
+  parent_pk: number | null;
+  /** 0 for an authorization only (`capture: false`). */
+  auto_capture: number;
+  /** Where an approved transaction is; null until approved. */
+  stage: Stage | null;
+  captured_cents: number;
+  voided_cents: number;
+  refunded_cents: number;
+  /** How much of the captured amount funds transfers that have not failed. */
+  linked_cents: number;
+  batch_id: number | null;
+  settled_at_ms: number | null;
+  /** A capture or void awaiting the processor's answer, with its amount and Idempotency-Key. */
+  op: PendingOperation | null;
+  op_cents: number | null;
+  op_source_id: string | null;
+  op_idem_key: string | null;
+  void_refused: number;
 }
 
-const COLUMNS =
-  'pk, merchant_id, source_id, status, amount_cents, currency, card_type, last4, bin, expiry_month, expiry_year, auth_code, avs_result_code, cvv_result_code, error_code, error_message, processor_ref, request_json, idem_key, created_at_ms';
+/** Every column of ChargeRow, for the reads that return whole rows. */
+export const CHARGE_COLUMNS =
+  'pk, merchant_id, source_id, status, amount_cents, currency, card_type, last4, bin, expiry_month, expiry_year, auth_code, avs_result_code, cvv_result_code, error_code, error_message, processor_ref, request_json, idem_key, created_at_ms, ' +
+  'kind, parent_pk, auto_capture, stage, captured_cents, voided_cents, refunded_cents, linked_cents, batch_id, settled_at_ms, op, op_cents, op_source_id, op_idem_key, void_refused';
+const COLUMNS = CHARGE_COLUMNS;
+
+/**
+ * A charge whose captured money may fund transfers (docs/api-decisions.md sections 7 and 10):
+ * captured or settled, with no void awaiting the processor. `c` is the
+ * charges table's alias in the query ('' for none).
+ */
+export function linkableChargeSql(c: string): string {
+  const p = c === '' ? '' : `${c}.`;
+  return `${p}kind = 'charge' AND ${p}stage IN ('captured', 'settled') AND ${p}op IS NULL`;
+}
+
+/** What of a charge's captured money is neither refunded nor linked to a transfer. */
+export function unlinkedCentsSql(c: string): string {
+  const p = c === '' ? '' : `${c}.`;
+  return `(${p}captured_cents - ${p}refunded_cents - ${p}linked_cents)`;
+}
+
+/** The lifecycle columns of a charge just inserted (before the processor answers). */
+export const NEW_CHARGE_LIFECYCLE = {
+  kind: 'charge',
+  parent_pk: null,
+  auto_capture: 1,
+  stage: null,
+  captured_cents: 0,
+  voided_cents: 0,
+  refunded_cents: 0,
+  linked_cents: 0,
+  batch_id: null,
+  settled_at_ms: null,
+  op: null,
+  op_cents: null,
+  op_source_id: null,
+  op_idem_key: null,
+  void_refused: 0,
+} as const satisfies Partial<ChargeRow>;
+
+/** BIGINT columns arrive as numbers from both drivers; this keeps JavaScript arithmetic on them exact. */
+export function chargeRowOf<T extends ChargeRow>(row: T): T {
+  return {
+    ...row,
+    pk: Number(row.pk),
+    amount_cents: Number(row.amount_cents),
+    captured_cents: Number(row.captured_cents),
+    voided_cents: Number(row.voided_cents),
+    refunded_cents: Number(row.refunded_cents),
+    linked_cents: Number(row.linked_cents),
+    parent_pk: row.parent_pk === null ? null : Number(row.parent_pk),
+    batch_id: row.batch_id === null ? null : Number(row.batch_id),
+  };
+}
 
 export interface NewCharge {
   merchant_id: string;
@@ -47,13 +123,15 @@ export interface NewCharge {
   /** When the worker should ask the processor if this request never recorded an outcome. */
   recover_at_ms: number;
   created_at_ms: number;
+  /** 0 authorizes only (`capture: false`); absent means 1. */
+  auto_capture?: 0 | 1;
 }
 
 /** Inserts a charge awaiting the processor's answer; returns its reference number. */
 export async function insertPendingCharge(tx: Tx, charge: NewCharge): Promise<number> {
   const row = await tx.get<{ pk: number }>(
-    `INSERT INTO charges (merchant_id, source_id, status, amount_cents, currency, card_type, last4, bin, expiry_month, expiry_year, card_number_enc, request_json, idem_key, next_run_at_ms, created_at_ms, updated_at_ms)
-     VALUES (?, ?, 'pending', ?, 'USD', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING pk`,
+    `INSERT INTO charges (merchant_id, source_id, status, amount_cents, currency, card_type, last4, bin, expiry_month, expiry_year, card_number_enc, request_json, idem_key, next_run_at_ms, created_at_ms, updated_at_ms, auto_capture)
+     VALUES (?, ?, 'pending', ?, 'USD', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING pk`,
     [
       charge.merchant_id,
       charge.source_id,
@@ -69,6 +147,7 @@ export async function insertPendingCharge(tx: Tx, charge: NewCharge): Promise<nu
       charge.recover_at_ms,
       charge.created_at_ms,
       charge.created_at_ms,
+      charge.auto_capture ?? 1,
     ],
   );
   if (row === undefined) throw new Error('INSERT INTO charges returned no pk');
@@ -100,9 +179,14 @@ export async function recordOutcome(tx: Tx, pk: number, awaiting: 'answer' | 're
   // A final charge never goes to the processor again, so its sealed card
   // number is erased with the outcome; a pending one keeps it for recovery.
   const erase = outcome.status === 'pending' ? '' : ', card_number_enc = ?';
+  // An approval is captured at once (and credited) unless it authorizes only.
+  const approved =
+    outcome.status === 'approved'
+      ? ", stage = CASE WHEN auto_capture = 1 THEN 'captured' ELSE 'authorized' END, captured_cents = CASE WHEN auto_capture = 1 THEN amount_cents ELSE 0 END"
+      : '';
   const result = await tx.run(
-    `UPDATE charges SET status = ?, auth_code = ?, avs_result_code = ?, cvv_result_code = ?, error_code = ?, error_message = ?, processor_ref = ?, next_run_at_ms = ?, updated_at_ms = ?${erase}
-     WHERE pk = ? AND status = 'pending' AND processor_ref IS ${awaiting === 'answer' ? 'NULL' : 'NOT NULL'}`,
+    `UPDATE charges SET status = ?, auth_code = ?, avs_result_code = ?, cvv_result_code = ?, error_code = ?, error_message = ?, processor_ref = ?, next_run_at_ms = ?, updated_at_ms = ?${erase}${approved}
+     WHERE pk = ? AND kind = 'charge' AND status = 'pending' AND processor_ref IS ${awaiting === 'answer' ? 'NULL' : 'NOT NULL'}`,
     [
       outcome.status,
       outcome.auth_code,
@@ -122,7 +206,14 @@ export async function recordOutcome(tx: Tx, pk: number, awaiting: 'answer' | 're
 
 /** A charge of this merchant by reference number; another merchant's reads as absent. */
 export async function getCharge(tx: Tx, pk: number, merchantId: string): Promise<ChargeRow | undefined> {
-  return tx.get<ChargeRow>(`SELECT ${COLUMNS} FROM charges WHERE pk = ? AND merchant_id = ?`, [pk, merchantId]);
+  const row = await tx.get<ChargeRow>(`SELECT ${COLUMNS} FROM charges WHERE pk = ? AND merchant_id = ?`, [pk, merchantId]);
+  return row === undefined ? undefined : chargeRowOf(row);
+}
+
+/** The charge (or, by `kind`, the refund) made with an Idempotency-Key of this source (see getRowHoldingKey). */
+export async function getChargeHoldingKey(tx: Tx, key: HeldKey, kind: ChargeRow['kind'] = 'charge'): Promise<ChargeRow | undefined> {
+  const row = await getRowHoldingKey<ChargeRow>(tx, `SELECT ${COLUMNS} FROM charges`, key, `kind = '${kind}'`);
+  return row === undefined ? undefined : chargeRowOf(row);
 }
 
 export interface DueCharge extends ChargeRow {
@@ -136,14 +227,26 @@ export interface DueCharge extends ChargeRow {
  * already moved, so PostgreSQL skips it).
  */
 export async function claimDueCharges(tx: Tx, nowMs: number, leaseUntilMs: number, limit: number): Promise<DueCharge[]> {
-  const rows = await tx.all<DueCharge>(
+  return claimDueOfKind<DueCharge>(tx, 'charge', `${COLUMNS}, card_number_enc`, nowMs, leaseUntilMs, limit);
+}
+
+/** claimDueCharges for the rows of `kind`, returning the columns `returning`. */
+export async function claimDueOfKind<T extends ChargeRow>(
+  tx: Tx,
+  kind: ChargeRow['kind'],
+  returning: string,
+  nowMs: number,
+  leaseUntilMs: number,
+  limit: number,
+): Promise<T[]> {
+  const rows = await tx.all<T>(
     `UPDATE charges SET next_run_at_ms = ?
-     WHERE status = 'pending' AND next_run_at_ms <= ?
-       AND pk IN (SELECT pk FROM charges WHERE status = 'pending' AND next_run_at_ms <= ? ORDER BY next_run_at_ms LIMIT ?)
-     RETURNING ${COLUMNS}, card_number_enc`,
+     WHERE status = 'pending' AND kind = '${kind}' AND next_run_at_ms <= ?
+       AND pk IN (SELECT pk FROM charges WHERE status = 'pending' AND kind = '${kind}' AND next_run_at_ms <= ? ORDER BY next_run_at_ms LIMIT ?)
+     RETURNING ${returning}`,
     [leaseUntilMs, nowMs, nowMs, limit],
   );
-  return rows.map((row) => ({ ...row, pk: Number(row.pk) }));
+  return rows.map((row) => chargeRowOf(row));
 }
 
 /** Sets when to look at a pending charge again (a processor that is still reviewing, or unreachable). */

@@ -15,6 +15,12 @@ export interface Tx {
 
 export type Dialect = 'sqlite' | 'postgres';
 
+/**
+ * A transaction in progress as code outside the store sees it: a handle to
+ * pass to store functions, with no SQL of its own.
+ */
+export type Txn = Tx;
+
 export interface Db {
   readonly dialect: Dialect;
   /**
@@ -42,8 +48,26 @@ export interface Db {
    * ordinary reads.
    */
   readSnapshot<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Resolves once everything committed before the call is on disk. Writes
+   * already wait for it before they answer; code that acts outside the store
+   * on a row it read (a payout submitted to a network) waits for it first, so
+   * it never acts on a commit a crash could still take back.
+   */
+  synced(): Promise<void>;
   /** Applies pending migrations; safe to call from several processes at once. */
   migrate(): Promise<number>;
+  /**
+   * Makes erased data unrecoverable from the store's own files where the
+   * engine allows it: SQLite copies the write-ahead log into the database
+   * (whose freed space it zeroes, secure_delete) and truncates the log;
+   * returns false when a reader or writer elsewhere kept it from finishing
+   * (try again later). PostgreSQL reclaims old row versions by autovacuum on
+   * its own schedule; card data there is made unreadable by its encryption
+   * (src/crypto/card-cipher.ts), so this does nothing and returns true.
+   * Optional: a store that never writes (a read-only view) has nothing to scrub.
+   */
+  scrub?(): Promise<boolean>;
   close(): Promise<void>;
 }
 

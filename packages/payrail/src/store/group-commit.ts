@@ -14,11 +14,20 @@ interface PendingOp {
 export interface BatchRunner {
   /** Runs one batch of operations in one transaction; returns each op's outcome in order. */
   run(ops: ReadonlyArray<(tx: Tx) => Promise<unknown>>): Promise<Array<{ ok: true; value: unknown } | { ok: false; error: unknown }>>;
+  /**
+   * Resolves once every batch committed so far is on disk. A runner whose
+   * COMMIT is durable by itself leaves it out; one that makes commits
+   * durable off the main thread (SQLite) provides it, and the next batch
+   * runs meanwhile, so one disk flush covers several batches.
+   */
+  durable?(): Promise<void>;
 }
 
 export class GroupCommitter {
   private readonly queue: PendingOp[] = [];
   private running = 0;
+  /** Batches committed but not yet on disk (their callers are still waiting). */
+  private flushing = 0;
   private scheduled = false;
 
   constructor(
@@ -50,8 +59,17 @@ export class GroupCommitter {
       this.running += 1;
       this.runner
         .run(batch.map((op) => op.work))
+        .finally(() => {
+          // The transaction is over: the next batch may run while this one is made durable.
+          this.running -= 1;
+          this.flushing += 1;
+          this.schedule();
+        })
         .then(
-          (outcomes) => {
+          async (outcomes) => {
+            // Nobody hears back before the batch is on disk, failed operations included:
+            // their refusal may depend on a write of this batch that must not be lost.
+            await this.runner.durable?.();
             outcomes.forEach((outcome, i) => {
               const op = batch[i]!;
               if (outcome.ok) op.resolve(outcome.value);
@@ -62,14 +80,17 @@ export class GroupCommitter {
             for (const op of batch) op.reject(error);
           },
         )
+        .catch((error: unknown) => {
+          // The disk flush failed: the batch's fate is unknown, so every operation fails.
+          for (const op of batch) op.reject(error);
+        })
         .finally(() => {
-          this.running -= 1;
-          this.schedule();
+          this.flushing -= 1;
         });
     }
   }
 
   get pending(): number {
-    return this.queue.length + this.running;
+    return this.queue.length + this.running + this.flushing;
   }
 }

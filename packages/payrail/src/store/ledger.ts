@@ -67,3 +67,9 @@ export interface AccountRow {
 export async function getAccount(tx: Tx, id: string): Promise<AccountRow | undefined> {
   return tx.get<AccountRow>('SELECT id, merchant_id, kind, balance_cents, floor_cents FROM accounts WHERE id = ?', [id]);
 }
+
+/** Moves an account's floor; false (nothing changed) when the balance is already below the new floor. */
+export async function setFloor(tx: Tx, accountId: string, floorCents: number): Promise<boolean> {
+  const changed = await tx.run('UPDATE accounts SET floor_cents = ? WHERE id = ? AND balance_cents >= ?', [floorCents, accountId, floorCents]);
+  return changed.changes === 1;
+}

@@ -1,7 +1,8 @@
 // Nonces from card tokenization: one row per nonce, looked up by a SHA-256
 // of the nonce (the nonce itself is never stored). Card number and security
-// code are sealed (src/crypto/card-cipher.ts); the code is erased in the
-// same statement that marks the nonce used.
+// code are sealed under a key derived from the nonce (src/crypto/card-cipher.ts);
+// both are erased in the same statement that marks the nonce used (the
+// charge reads them first and keeps its own copy of the number).
 import type { Tx } from './db.ts';
 
 export interface NonceRow {
@@ -18,10 +19,7 @@ export interface NonceRow {
   used_at_ms: number | null;
 }
 
-export async function insertNonce(
-  tx: Tx,
-  row: Omit<NonceRow, 'used_at_ms'> & { nonce_hash: string; created_at_ms: number },
-): Promise<void> {
+export async function insertNonce(tx: Tx, row: Omit<NonceRow, 'used_at_ms'> & { nonce_hash: string; created_at_ms: number }): Promise<void> {
   await tx.run(
     `INSERT INTO nonces (nonce_hash, source_id, merchant_id, card_number_enc, cvv_enc, card_type, last4, bin, expiry_month, expiry_year, created_at_ms, expires_at_ms)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -50,15 +48,18 @@ export async function getNonce(tx: Tx, nonceHash: string): Promise<NonceRow | un
   );
 }
 
+/** What a used nonce keeps in place of its sealed card number. */
+const ERASED = Buffer.alloc(0);
+
 /**
- * Marks the nonce used and erases its security code, only if it is still
+ * Marks the nonce used and erases its card data, only if it is still
  * unused, unexpired and bound to this source. The database decides: of any
  * number of concurrent attempts exactly one sees `true`.
  */
 export async function consumeNonce(tx: Tx, nonceHash: string, sourceId: string, nowMs: number): Promise<boolean> {
   const result = await tx.run(
-    'UPDATE nonces SET used_at_ms = ?, cvv_enc = NULL WHERE nonce_hash = ? AND used_at_ms IS NULL AND expires_at_ms > ? AND source_id = ?',
-    [nowMs, nonceHash, nowMs, sourceId],
+    'UPDATE nonces SET used_at_ms = ?, cvv_enc = NULL, card_number_enc = ? WHERE nonce_hash = ? AND used_at_ms IS NULL AND expires_at_ms > ? AND source_id = ?',
+    [nowMs, ERASED, nonceHash, nowMs, sourceId],
   );
   return result.changes === 1;
 }

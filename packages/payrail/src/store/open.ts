@@ -1,16 +1,16 @@
 // Chooses the store from configuration: a postgres:// DATABASE_URL selects
 // PostgreSQL, anything else the embedded SQLite file in the data directory.
-import path from 'node:path';
 import type { Config } from '../config.ts';
 import type { Db } from './db.ts';
+import { sqliteFile } from './location.ts';
 import { PostgresDb } from './postgres.ts';
 import { SqliteDb } from './sqlite.ts';
 
-export const SQLITE_FILE_NAME = 'payrail.sqlite';
+export { SQLITE_FILE_NAME } from './location.ts';
 
 export function openDb(config: Pick<Config, 'databaseUrl' | 'dataDir' | 'pgPoolSize'>, options: { pgSchema?: string } = {}): Db {
   if (config.databaseUrl !== null) return new PostgresDb(config.databaseUrl, config.pgPoolSize, options.pgSchema);
-  return new SqliteDb(path.join(config.dataDir, SQLITE_FILE_NAME));
+  return new SqliteDb(sqliteFile(config));
 }
 
 /** Opens the store and brings its schema up to date. */

@@ -20,7 +20,7 @@
 import postgres from 'postgres';
 import type { Db, SqlValue, Tx } from './db.ts';
 import { GroupCommitter, type BatchRunner } from './group-commit.ts';
-import { MIGRATIONS } from './migrations/index.ts';
+import { MIGRATIONS, translateMigration } from './migrations/index.ts';
 
 const RETRYABLE_SQLSTATES = new Set(['40P01', '40001']);
 const TRANSACTION_ABORTED_SQLSTATE = '25P02';
@@ -145,7 +145,9 @@ export class PostgresDb implements Db, BatchRunner {
     while (pending.length > 0) {
       try {
         const results = await this.runConcurrently(pending.map((i) => ops[i]!));
-        results.forEach((outcome, k) => (outcomes[pending[k]!] = outcome));
+        results.forEach((outcome, k) => {
+          outcomes[pending[k]!] = outcome;
+        });
         pending = [];
       } catch (error) {
         if (!(error instanceof BatchAbort)) throw error;
@@ -170,13 +172,16 @@ export class PostgresDb implements Db, BatchRunner {
           if (result.status === 'fulfilled') return;
           const state = sqlState(result.reason);
           if (state !== undefined && RETRYABLE_SQLSTATES.has(state)) retryable = result.reason;
-          else if (state === TRANSACTION_ABORTED_SQLSTATE) return; // a victim of another op's error
+          else if (state === TRANSACTION_ABORTED_SQLSTATE)
+            return; // a victim of another op's error
           else if (state !== undefined || txs[k]!.wrote) culprits.add(k);
         });
         if (retryable !== null) throw retryable;
         if (culprits.size === 0 && settled.some((r) => r.status === 'rejected' && sqlState(r.reason) === TRANSACTION_ABORTED_SQLSTATE)) {
           // Aborted without a visible cause: take out every failed op and let each run alone.
-          settled.forEach((r, k) => r.status === 'rejected' && culprits.add(k));
+          settled.forEach((r, k) => {
+            if (r.status === 'rejected') culprits.add(k);
+          });
         }
         if (culprits.size > 0) throw new BatchAbort(culprits);
         return settled.map((r): Outcome => (r.status === 'fulfilled' ? { ok: true, value: r.value } : { ok: false, error: r.reason }));
@@ -221,6 +226,9 @@ export class PostgresDb implements Db, BatchRunner {
     }
   }
 
+  /** PostgreSQL's COMMIT is durable by itself (synchronous_commit), so everything committed is on disk. */
+  async synced(): Promise<void> {}
+
   async migrate(): Promise<number> {
     return this.sql.begin(async (sql) => {
       await sql.unsafe('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
@@ -229,12 +237,17 @@ export class PostgresDb implements Db, BatchRunner {
       let applied = 0;
       for (const migration of MIGRATIONS) {
         if (done.has(migration.version)) continue;
-        await sql.unsafe(migration.postgres);
+        await sql.unsafe(translateMigration(migration.sql, 'postgres', `${migration.name}.sql`));
         await sql.unsafe('INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES ($1, $2, $3)', [migration.version, migration.name, Date.now()]);
         applied += 1;
       }
       return applied;
     }) as Promise<number>;
+  }
+
+  /** Nothing to do: see Db.scrub. */
+  async scrub(): Promise<boolean> {
+    return true;
   }
 
   async close(): Promise<void> {

@@ -1,19 +1,70 @@
-// Embedded store: SQLite through better-sqlite3, in WAL mode with
-// synchronous=FULL so every commit is on disk before anyone is answered.
-// One writer connection (SQLite has one writer anyway) fed by group commit,
-// and one reader connection so reads never wait behind a commit.
+// Embedded store: SQLite through better-sqlite3, in WAL mode. One writer
+// connection (SQLite has one writer anyway) fed by group commit, and one
+// reader connection so reads never wait behind a commit.
+//
+// Durability: every commit is on disk before anyone is answered, as with
+// synchronous=FULL, but the disk flush does not stall the process. SQLite
+// runs with synchronous=NORMAL (a commit appends to the WAL without flushing
+// it) and this adapter flushes the WAL file itself with fdatasync on libuv's
+// thread pool after each batch; callers hear back only once that flush has
+// covered their commit. Meanwhile the next batch already runs, and one flush
+// covers every batch committed before it started. The WAL is append-only and
+// a flush covers everything written before it, so an acknowledged commit can
+// never be lost while an earlier one survives. Checkpoints keep SQLite's own
+// flushes (WAL before the database file), so the database stays consistent.
+//
+// The files hold card data (sealed) and credential hashes, so only their
+// owner may read them: the directory is created 0700 and the database 0600
+// before SQLite opens it (SQLite gives its -wal and -shm files the
+// database's mode). Deleted content is overwritten (secure_delete), and
+// scrub() empties the write-ahead log, where old page images would survive.
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Db, SqlValue, Tx } from './db.ts';
 import { GroupCommitter, type BatchRunner } from './group-commit.ts';
-import { MIGRATIONS } from './migrations/index.ts';
+import { MIGRATIONS, translateMigration } from './migrations/index.ts';
 
 type Statement = Database.Statement<unknown[], unknown>;
 
 /** How long a connection waits for another process's write lock (the CLI, a worker). */
 const BUSY_TIMEOUT_MS = 10_000;
 const STATEMENT_CACHE_MAX = 500;
+const DIR_MODE = 0o700;
+const FILE_MODE = 0o600;
+/** The database and the files SQLite keeps beside it. */
+const FILE_SUFFIXES = ['', '-wal', '-shm', '-journal'];
+
+/** Creates the directory and database file private to this user, and makes existing ones so. */
+function preparePrivateFiles(file: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: DIR_MODE });
+  fs.closeSync(fs.openSync(file, 'a', FILE_MODE));
+  for (const suffix of FILE_SUFFIXES) {
+    try {
+      if ((fs.statSync(`${file}${suffix}`).mode & 0o077) !== 0) fs.chmodSync(`${file}${suffix}`, FILE_MODE);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
+}
+
+/**
+ * Runs `work` in one read transaction on a connection of its own, then
+ * closes the connection: the transaction keeps the snapshot of its first
+ * statement (WAL mode) until it ends.
+ */
+export async function readInSnapshot<T>(connection: Database.Database, work: () => Promise<T>): Promise<T> {
+  try {
+    connection.exec('BEGIN');
+    try {
+      return await work();
+    } finally {
+      connection.exec('COMMIT');
+    }
+  } finally {
+    connection.close();
+  }
+}
 
 class SqliteTx implements Tx {
   readonly dialect = 'sqlite' as const;
@@ -53,13 +104,20 @@ export class SqliteDb implements Db, BatchRunner {
   private readonly readTx: SqliteTx;
   private readonly committer: GroupCommitter;
   private closed = false;
+  /** The WAL file, opened at the first flush (it exists once something was committed). */
+  private walFd: number | null = null;
+  /** The flush under way, and the one queued behind it for commits it may not cover. */
+  private flushRunning: Promise<void> | null = null;
+  private flushQueued: Promise<void> | null = null;
 
   constructor(readonly file: string) {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    preparePrivateFiles(file);
     this.writer = new Database(file, { timeout: BUSY_TIMEOUT_MS });
     this.writer.pragma('journal_mode = WAL');
-    this.writer.pragma('synchronous = FULL');
+    this.writer.pragma('synchronous = NORMAL');
     this.writer.pragma('foreign_keys = ON');
+    // Deleted and overwritten content is zeroed, not left in free space.
+    this.writer.pragma('secure_delete = ON');
     this.reader = new Database(file, { timeout: BUSY_TIMEOUT_MS });
     this.reader.pragma('query_only = ON');
     this.writeTx = new SqliteTx(this.writer);
@@ -77,6 +135,35 @@ export class SqliteDb implements Db, BatchRunner {
     return work(this.readTx);
   }
 
+  /**
+   * Resolves once every commit made before the call is on disk. A flush that
+   * is already running may have started before the caller's commit, so a
+   * caller arriving meanwhile waits for the next one (shared by all of them).
+   */
+  durable(): Promise<void> {
+    if (this.flushRunning === null) {
+      this.flushRunning = this.flushWal().finally(() => {
+        this.flushRunning = null;
+      });
+      return this.flushRunning;
+    }
+    this.flushQueued ??= this.flushRunning.then(() => {
+      this.flushQueued = null;
+      return this.durable();
+    });
+    return this.flushQueued;
+  }
+
+  synced(): Promise<void> {
+    return this.durable();
+  }
+
+  private flushWal(): Promise<void> {
+    this.walFd ??= fs.openSync(`${this.file}-wal`, 'r');
+    const fd = this.walFd;
+    return new Promise((resolve, reject) => fs.fdatasync(fd, (error) => (error === null ? resolve() : reject(error))));
+  }
+
   async readSnapshot<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     if (this.closed) throw new Error('store is closed');
     // A connection of its own: `work` awaits between its statements, and the
@@ -84,17 +171,10 @@ export class SqliteDb implements Db, BatchRunner {
     // meanwhile. In WAL mode a read transaction keeps the snapshot of its
     // first statement until it ends.
     const connection = new Database(this.file, { timeout: BUSY_TIMEOUT_MS });
-    try {
+    return readInSnapshot(connection, () => {
       connection.pragma('query_only = ON');
-      connection.exec('BEGIN');
-      try {
-        return await work(new SqliteTx(connection));
-      } finally {
-        connection.exec('COMMIT');
-      }
-    } finally {
-      connection.close();
-    }
+      return work(new SqliteTx(connection));
+    });
   }
 
   async run(ops: ReadonlyArray<(tx: Tx) => Promise<unknown>>) {
@@ -131,7 +211,7 @@ export class SqliteDb implements Db, BatchRunner {
       let applied = 0;
       for (const migration of MIGRATIONS) {
         if (done.has(migration.version)) continue;
-        this.writer.exec(migration.sqlite);
+        this.writer.exec(translateMigration(migration.sql, 'sqlite', `${migration.name}.sql`));
         await tx.run('INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (?, ?, ?)', [migration.version, migration.name, Date.now()]);
         applied += 1;
       }
@@ -143,6 +223,20 @@ export class SqliteDb implements Db, BatchRunner {
     }
   }
 
+  async scrub(): Promise<boolean> {
+    if (this.closed) return false;
+    // A connection of its own that never waits: the writer's busy handler
+    // would block this thread while a reader here or a writer elsewhere is
+    // busy. Busy now means "not this time"; the caller tries again later.
+    const connection = new Database(this.file, { timeout: 0 });
+    try {
+      const [result] = connection.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+      return result !== undefined && result.busy === 0;
+    } finally {
+      connection.close();
+    }
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -150,5 +244,6 @@ export class SqliteDb implements Db, BatchRunner {
     while (this.committer.pending > 0) await new Promise((resolve) => setTimeout(resolve, 5));
     this.reader.close();
     this.writer.close();
+    if (this.walFd !== null) fs.closeSync(this.walFd);
   }
 }

@@ -2,8 +2,9 @@
 // change goes through one guarded UPDATE (WHERE pk = ? AND version = ?), so a
 // change computed from a row that someone else changed meanwhile is refused
 // instead of overwriting theirs.
-import type { WaitingFor } from '../domain/transfer-states.ts';
-import type { Tx } from './db.ts';
+import { STATE, SUBSTATE, type WaitingFor } from '../domain/transfer-states.ts';
+import { linkableChargeSql, unlinkedCentsSql } from './charges.ts';
+import type { Db, Tx } from './db.ts';
 
 export interface TransferRow {
   pk: number;
@@ -34,6 +35,17 @@ export interface TransferRow {
   gateway_charge_pk: number | null;
   version: number;
 }
+
+/**
+ * The waiting condition as SQL (the same rule as domain isWaitingFor), for a
+ * table alias or none. The reason is one of two literals, never user input.
+ */
+export function waitingForSql(reason: WaitingFor, alias = ''): string {
+  const t = alias === '' ? '' : `${alias}.`;
+  return `${t}final = 0 AND ${t}state = ${STATE.new} AND ${t}substate = ${SUBSTATE.waiting} AND ${t}waiting_for = '${reason}'`;
+}
+
+const WAITING_FOR_INVITATION = waitingForSql('invitation');
 
 export const TRANSFER_COLUMNS =
   'pk, merchant_id, id, sender_phone, receiver_phone, amount_cents, service, receiver_currency, received_minor, attributes_json, state, substate, final, code, waiting_for, payment_id, provider_ref, provider_error_text, provider_error_code, trans, sum_prov, attempts, next_run_at_ms, submitted_at_ms, invitation_expires_at_ms, gateway_charge_pk, version';
@@ -98,6 +110,30 @@ export async function insertEvent(tx: Tx, transferPk: number, state: number, sub
 
 export async function getTransfer(tx: Tx, merchantId: string, id: string): Promise<TransferRow | undefined> {
   return tx.get<TransferRow>(`SELECT ${TRANSFER_COLUMNS} FROM transfers WHERE merchant_id = ? AND id = ?`, [merchantId, id]);
+}
+
+/** What the status endpoint shows of a transfer. */
+export interface TransferStatusRow {
+  state: number;
+  substate: number;
+  final: number;
+  code: number;
+  waiting_for: WaitingFor | null;
+  receiver_phone: string;
+  provider_error_text: string | null;
+  provider_error_code: string | null;
+  trans: string | null;
+  sum_prov: string | null;
+  /** The card payin this transfer is linked to (by gatewayId, reconciliation or an operator), or null. */
+  gateway_charge_pk: number | null;
+}
+
+/** The columns of TransferStatusRow, for the status read and the transfer list. */
+export const TRANSFER_STATUS_COLUMNS =
+  'state, substate, final, code, waiting_for, receiver_phone, provider_error_text, provider_error_code, trans, sum_prov, gateway_charge_pk';
+
+export function readTransferStatus(tx: Tx, merchantId: string, id: string): Promise<TransferStatusRow | undefined> {
+  return tx.get<TransferStatusRow>(`SELECT ${TRANSFER_STATUS_COLUMNS} FROM transfers WHERE merchant_id = ? AND id = ?`, [merchantId, id]);
 }
 
 /** The full set of columns a state change may write; the worker computes them from the row it read. */
@@ -189,33 +225,35 @@ export async function reschedule(tx: Tx, pk: number, version: number, nextRunAtM
  * handed to two workers. On SQLite there is one writer; a plain read is
  * enough and costs no commit.
  */
-export async function claimDueTransfers(tx: Tx, nowMs: number, leaseUntilMs: number, limit: number): Promise<TransferRow[]> {
-  if (tx.dialect === 'postgres') {
-    return tx.all<TransferRow>(
-      `UPDATE transfers SET lease_until_ms = ?, version = version + 1
-       WHERE pk IN (
-         SELECT pk FROM transfers WHERE final = 0 AND next_run_at_ms <= ? AND lease_until_ms <= ?
-         ORDER BY next_run_at_ms LIMIT ? FOR UPDATE SKIP LOCKED)
-       RETURNING ${TRANSFER_COLUMNS}`,
-      [leaseUntilMs, nowMs, nowMs, limit],
+export async function claimDueTransfers(db: Db, nowMs: number, leaseUntilMs: number, limit: number): Promise<TransferRow[]> {
+  if (db.dialect === 'postgres') {
+    return db.write((tx) =>
+      tx.all<TransferRow>(
+        `UPDATE transfers SET lease_until_ms = ?, version = version + 1
+         WHERE pk IN (
+           SELECT pk FROM transfers WHERE final = 0 AND next_run_at_ms <= ? AND lease_until_ms <= ?
+           ORDER BY next_run_at_ms LIMIT ? FOR UPDATE SKIP LOCKED)
+         RETURNING ${TRANSFER_COLUMNS}`,
+        [leaseUntilMs, nowMs, nowMs, limit],
+      ),
     );
   }
-  return tx.all<TransferRow>(
-    `SELECT ${TRANSFER_COLUMNS} FROM transfers WHERE final = 0 AND next_run_at_ms <= ? AND lease_until_ms <= ? ORDER BY next_run_at_ms LIMIT ?`,
-    [nowMs, nowMs, limit],
+  return db.read((tx) =>
+    tx.all<TransferRow>(
+      `SELECT ${TRANSFER_COLUMNS} FROM transfers WHERE final = 0 AND next_run_at_ms <= ? AND lease_until_ms <= ? ORDER BY next_run_at_ms LIMIT ?`,
+      [nowMs, nowMs, limit],
+    ),
   );
 }
 
-/** A receiver accepted their invitation: every transfer waiting for it may go now. */
-export async function releaseInvitationWaits(tx: Tx, receiverPhone: string, nowMs: number): Promise<number[]> {
-  const rows = await tx.all<{ pk: number }>(
-    `UPDATE transfers SET substate = 0, waiting_for = NULL, invitation_expires_at_ms = NULL, next_run_at_ms = ?, lease_until_ms = 0,
-       version = version + 1, updated_at_ms = ?
-     WHERE receiver_phone = ? AND final = 0 AND substate = 9 AND waiting_for = 'invitation' AND invitation_expires_at_ms > ?
-     RETURNING pk`,
-    [nowMs, nowMs, receiverPhone, nowMs],
+/** Transfers waiting for this receiver to accept a payment invitation that has not expired yet. */
+export async function invitationWaitsOf(tx: Tx, receiverPhone: string, nowMs: number, limit: number): Promise<TransferRow[]> {
+  return tx.all<TransferRow>(
+    `SELECT ${TRANSFER_COLUMNS} FROM transfers
+     WHERE receiver_phone = ? AND ${WAITING_FOR_INVITATION} AND invitation_expires_at_ms > ?
+     ORDER BY pk LIMIT ?`,
+    [receiverPhone, nowMs, limit],
   );
-  return rows.map((row) => Number(row.pk));
 }
 
 // Quotes ---------------------------------------------------------------------
@@ -273,7 +311,7 @@ export async function linkCharge(
 ): Promise<boolean> {
   const reserved = await tx.run(
     `UPDATE charges SET linked_cents = linked_cents + ?, updated_at_ms = ?
-     WHERE pk = ? AND merchant_id = ? AND status = 'approved' AND amount_cents - linked_cents >= ?`,
+     WHERE pk = ? AND merchant_id = ? AND ${linkableChargeSql('')} AND ${unlinkedCentsSql('')} >= ?`,
     [link.amountCents, link.nowMs, link.chargePk, link.merchantId, link.amountCents],
   );
   if (reserved.changes !== 1) return false;
@@ -289,26 +327,53 @@ export async function linkCharge(
 
 /** A failed transfer gives its share of the charge back, so the charge can fund another transfer. */
 export async function unlinkCharge(tx: Tx, transferPk: number, nowMs: number): Promise<void> {
-  const link = await tx.get<{ charge_pk: number; amount_cents: number }>('SELECT charge_pk, amount_cents FROM transfer_links WHERE transfer_pk = ?', [transferPk]);
+  const link = await tx.get<{ charge_pk: number; amount_cents: number }>('SELECT charge_pk, amount_cents FROM transfer_links WHERE transfer_pk = ?', [
+    transferPk,
+  ]);
   if (link === undefined) return;
   await tx.run('UPDATE charges SET linked_cents = linked_cents - ?, updated_at_ms = ? WHERE pk = ?', [link.amount_cents, nowMs, link.charge_pk]);
   await tx.run('DELETE FROM transfer_links WHERE transfer_pk = ?', [transferPk]);
 }
 
-/** How much of an approved charge of this merchant is not yet linked; null when there is no such charge. */
-export async function unlinkedChargeCents(tx: Tx, chargePk: number, merchantId: string): Promise<number | null> {
-  const row = await tx.get<{ unlinked_cents: number }>(
-    "SELECT amount_cents - linked_cents AS unlinked_cents FROM charges WHERE pk = ? AND merchant_id = ? AND status = 'approved'",
-    [chargePk, merchantId],
+/** What a gatewayId refusal names about the charge: whose it is, its status and how much of it is not yet linked. */
+export interface GatewayChargeFacts {
+  merchant_id: string;
+  status: string;
+  unlinked_cents: number;
+}
+
+/** The facts of charge `chargePk`, whoever's it is; undefined when there is no such charge. */
+export async function gatewayChargeFacts(tx: Tx, chargePk: number): Promise<GatewayChargeFacts | undefined> {
+  // The status as a transfer link sees it: only captured money can fund a transfer (docs/api-decisions.md section 10).
+  const row = await tx.get<GatewayChargeFacts>(
+    `SELECT merchant_id, CASE WHEN ${linkableChargeSql('')} THEN 'approved' WHEN kind = 'refund' THEN 'a refund' WHEN status <> 'approved' THEN status
+       WHEN op IS NOT NULL THEN 'pending' WHEN stage = 'authorized' THEN 'authorized only (not captured)' ELSE stage END AS status,
+       ${unlinkedCentsSql('')} AS unlinked_cents FROM charges WHERE pk = ?`,
+    [chargePk],
   );
-  return row === undefined ? null : Number(row.unlinked_cents);
+  return row === undefined ? undefined : { ...row, unlinked_cents: Number(row.unlinked_cents) };
+}
+
+/** A transfer a charge funds: its id (as the merchant sent it) and the amount linked. */
+export interface FundedTransferRow {
+  id: string;
+  amount_cents: number;
+}
+
+/** The transfers charge `chargePk` currently funds, oldest link first, at most `limit`. */
+export async function fundedTransfers(tx: Tx, chargePk: number, limit: number): Promise<FundedTransferRow[]> {
+  return tx.all<FundedTransferRow>(
+    `SELECT t.id, l.amount_cents FROM transfer_links l JOIN transfers t ON t.pk = l.transfer_pk
+     WHERE l.charge_pk = ? ORDER BY l.created_at_ms, l.transfer_pk LIMIT ?`,
+    [chargePk, limit],
+  );
 }
 
 /** The oldest approved charge of the merchant, created since `sinceMs`, with at least `amountCents` unlinked. */
 export async function findReconciliationCharge(tx: Tx, merchantId: string, amountCents: number, sinceMs: number): Promise<number | null> {
   const row = await tx.get<{ pk: number }>(
     `SELECT pk FROM charges
-     WHERE merchant_id = ? AND status = 'approved' AND created_at_ms >= ? AND amount_cents - linked_cents >= ?
+     WHERE merchant_id = ? AND ${linkableChargeSql('')} AND created_at_ms >= ? AND ${unlinkedCentsSql('')} >= ?
      ORDER BY created_at_ms, pk LIMIT 1`,
     [merchantId, sinceMs, amountCents],
   );
@@ -319,9 +384,9 @@ export async function findReconciliationCharge(tx: Tx, merchantId: string, amoun
 export async function reconcilableTransfers(tx: Tx, sinceMs: number, limit: number): Promise<TransferRow[]> {
   return tx.all<TransferRow>(
     `SELECT ${TRANSFER_COLUMNS} FROM transfers t
-     WHERE t.final = 0 AND t.substate = 9 AND t.waiting_for = 'reconciliation'
-       AND EXISTS (SELECT 1 FROM charges c WHERE c.merchant_id = t.merchant_id AND c.status = 'approved'
-                   AND c.created_at_ms >= ? AND c.amount_cents - c.linked_cents >= t.amount_cents)
+     WHERE ${waitingForSql('reconciliation', 't')}
+       AND EXISTS (SELECT 1 FROM charges c WHERE c.merchant_id = t.merchant_id AND ${linkableChargeSql('c')}
+                   AND c.created_at_ms >= ? AND ${unlinkedCentsSql('c')} >= t.amount_cents)
      ORDER BY t.pk LIMIT ?`,
     [sinceMs, limit],
   );

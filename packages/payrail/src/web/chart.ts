@@ -5,7 +5,7 @@
 // Policy needs no inline styles.
 import { dayLabel, money } from './format.ts';
 import { html, type Html } from './html.ts';
-import type { DailyVolume } from './queries.ts';
+import type { DailyVolume } from '../flows/panel/merchant-views.ts';
 
 const WIDTH = 720;
 const HEIGHT = 240;
@@ -57,16 +57,22 @@ export function volumeChart(days: readonly DailyVolume[]): Html {
     const label = dayLabel(d.day);
     const parts: Html[] = [];
     if (d.chargeCents > 0) {
-      parts.push(html`<rect x="${x.toFixed(1)}" y="${y(d.chargeCents).toFixed(1)}" width="${bar.toFixed(1)}" height="${(plotHeight + PAD_TOP - y(d.chargeCents)).toFixed(1)}" class="bar-charges"><title>${label}: card payins ${money(d.chargeCents)} USD</title></rect>`);
+      parts.push(
+        html`<rect x="${x.toFixed(1)}" y="${y(d.chargeCents).toFixed(1)}" width="${bar.toFixed(1)}" height="${(plotHeight + PAD_TOP - y(d.chargeCents)).toFixed(1)}" class="bar-charges"><title>${label}: card payins ${money(d.chargeCents)} USD</title></rect>`,
+      );
     }
     if (d.transferCents > 0) {
-      parts.push(html`<rect x="${(x + bar).toFixed(1)}" y="${y(d.transferCents).toFixed(1)}" width="${bar.toFixed(1)}" height="${(plotHeight + PAD_TOP - y(d.transferCents)).toFixed(1)}" class="bar-transfers"><title>${label}: transfers ${money(d.transferCents)} USD</title></rect>`);
+      parts.push(
+        html`<rect x="${(x + bar).toFixed(1)}" y="${y(d.transferCents).toFixed(1)}" width="${bar.toFixed(1)}" height="${(plotHeight + PAD_TOP - y(d.transferCents)).toFixed(1)}" class="bar-transfers"><title>${label}: transfers ${money(d.transferCents)} USD</title></rect>`,
+      );
     }
     // A date label every week, counted back from today, keeps the axis readable on a phone.
     if ((days.length - 1 - i) % 7 === 0) {
       // Today's label ends at the plot's right edge so it is never cut off.
       const last = i === days.length - 1;
-      parts.push(html`<text x="${last ? WIDTH - PAD_RIGHT : (x + bar).toFixed(1)}" y="${HEIGHT - 8}" class="axis" text-anchor="${last ? 'end' : 'middle'}">${label.slice(5)}</text>`);
+      parts.push(
+        html`<text x="${last ? WIDTH - PAD_RIGHT : (x + bar).toFixed(1)}" y="${HEIGHT - 8}" class="axis" text-anchor="${last ? 'end' : 'middle'}">${label.slice(5)}</text>`,
+      );
     }
     return parts;
   });

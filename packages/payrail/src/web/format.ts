@@ -1,5 +1,7 @@
 // Display formatting for the panel: money from integer cents (never floats),
 // UTC timestamps, and the words behind transfer state codes.
+import { isWaitingState } from '../domain/transfer-states.ts';
+import { DAY_MS } from '../domain/clock.ts';
 import { formatCents } from '../domain/money.ts';
 
 /** 123456 -> "1,234.56"; negative amounts keep their sign. */
@@ -21,13 +23,13 @@ export function timestamp(ms: number): string {
 
 /** "2026-01-31" for a UTC day number. */
 export function dayLabel(day: number): string {
-  return new Date(day * 86_400_000).toISOString().slice(0, 10);
+  return new Date(day * DAY_MS).toISOString().slice(0, 10);
 }
 
 const STATE_NAMES: Record<number, string> = { 0: 'New', 20: 'Submitted', 30: 'Submitted', 40: 'Processing', 60: 'Success', 80: 'Error', [-2]: 'Not found' };
 
 export function stateName(state: number, substate: number, waitingFor: string | null = null): string {
-  if (state === 0 && substate === 9) return waitingFor === null ? 'Waiting' : `Waiting for ${waitingFor}`;
+  if (isWaitingState(state, substate)) return waitingFor === null ? 'Waiting' : `Waiting for ${waitingFor}`;
   return STATE_NAMES[state] ?? `State ${state}`;
 }
 
@@ -35,12 +37,12 @@ export function stateName(state: number, substate: number, waitingFor: string | 
 export function stateTone(state: number, substate: number): 'ok' | 'bad' | 'wait' | 'busy' {
   if (state === 60) return 'ok';
   if (state === 80) return 'bad';
-  if (state === 0 && substate === 9) return 'wait';
+  if (isWaitingState(state, substate)) return 'wait';
   return 'busy';
 }
 
 export function chargeTone(status: string): 'ok' | 'bad' | 'wait' | 'busy' {
-  if (status === 'approved') return 'ok';
+  if (status === 'approved' || status === 'captured' || status === 'settled') return 'ok';
   if (status === 'pending') return 'wait';
   return 'bad';
 }

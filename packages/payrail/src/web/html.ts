@@ -2,6 +2,7 @@
 // unless it is already Html (the result of another `html` template or of a
 // view function), so markup can only come from this source code, never
 // from data.
+import { escapeHtml } from '../domain/html-escape.ts';
 
 export class Html {
   constructor(readonly text: string) {}
@@ -11,12 +12,6 @@ export class Html {
 }
 
 type Part = Html | string | number | boolean | null | undefined | readonly Part[];
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => ESCAPES[ch]!);
-}
 
 function render(part: Part): string {
   if (part === null || part === undefined || part === false || part === true) return '';

@@ -1,11 +1,13 @@
 // Request and reply helpers shared by the panel's routes: the signed-in user
 // on the request, cookie names and attributes, form and query fields with
 // length limits, and sending a whole page.
+import { parseReferenceNumber } from '../domain/references.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Service } from '../service.ts';
 import type { Html } from './html.ts';
-import type { SessionUser } from './sessions.ts';
+import type { AuditActor } from '../domain/audit.ts';
+import type { SessionUser } from '../flows/panel/sessions.ts';
 import { notice } from './views/components.ts';
 import { page, type PageContext } from './views/layout.ts';
 
@@ -28,9 +30,7 @@ export interface CookieNames {
  */
 export function cookieNames(config: Config): CookieNames {
   const secure = config.environment === 'production' || config.tlsCertFile !== null || config.trustProxyTls || config.publicUrl.startsWith('https://');
-  return secure
-    ? { session: '__Host-payrail_session', login: '__Host-payrail_login', secure }
-    : { session: 'payrail_session', login: 'payrail_login', secure };
+  return secure ? { session: '__Host-payrail_session', login: '__Host-payrail_login', secure } : { session: 'payrail_session', login: 'payrail_login', secure };
 }
 
 export function cookieOptions(names: CookieNames) {
@@ -42,13 +42,22 @@ export function context(service: Service, request: FastifyRequest): PageContext 
 }
 
 export function sendPage(reply: FastifyReply, ctx: PageContext, title: string, body: Html, status = 200): FastifyReply {
-  return reply.code(status).type('text/html; charset=utf-8').send(page(ctx, title, body).text);
+  return reply
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .send(page(ctx, title, body).text);
 }
 
 /** The user of a route behind the session hook; its absence is a programming error. */
 export function userOf(request: FastifyRequest): SessionUser {
   if (request.panelUser === undefined) throw new Error('panel route reached without a session');
   return request.panelUser;
+}
+
+/** The signed-in user and the client's address, as the actor of an audit event. */
+export function actorOf(request: FastifyRequest): AuditActor {
+  const user = userOf(request);
+  return { kind: 'user', id: user.userId, label: user.email, address: request.ip };
 }
 
 /** The merchant a merchant user's every query is scoped to. */
@@ -82,10 +91,17 @@ export function pathParam(request: FastifyRequest, name: string): string {
   return first((request.params as Record<string, unknown>)[name]);
 }
 
+/** A UTC day from a date input ("2026-01-31"), as milliseconds, or null when absent or invalid. */
+export function dayStartMs(text: string): number | null {
+  if (!/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(text)) return null;
+  const ms = Date.parse(`${text}T00:00:00Z`);
+  return Number.isNaN(ms) ? null : ms;
+}
+
 /** A keyset cursor from the query: a positive integer primary key, or null. */
 export function beforeCursor(request: FastifyRequest): number | null {
   const raw = queryField(request, 'before');
-  return /^[1-9][0-9]{0,14}$/.test(raw) ? Number(raw) : null;
+  return parseReferenceNumber(raw);
 }
 
 /** Fixed messages a redirect after an action can ask for by name; the text never comes from the URL. */
@@ -97,6 +113,14 @@ const NOTICES: Record<string, string> = {
   link_off: 'Payouts of this merchant no longer need a link.',
   linked: 'Transfer linked to the charge; it proceeds now.',
   cancelled: 'Transfer cancelled; its amount returned to the merchant.',
+  captured: 'Charge captured; the amount is credited to your balance.',
+  voided: 'Charge voided.',
+  refunded: 'Refund made; it is listed under Refunds.',
+  action_refused: 'The card processor refused this action; nothing changed. See the refunds below for a declined refund.',
+  reauthed: 'Identity confirmed. Repeat the action within 5 minutes.',
+  origin_added: 'Origin added. Pages there may now show the card form of this source.',
+  origin_removed: 'Origin removed.',
+  totp_removed: 'Two-factor sign-in is off for your account.',
 };
 
 export function noticeFromQuery(request: FastifyRequest): Html | null {

@@ -1,22 +1,33 @@
 // Worker jobs of card payin: resolving pending charges, and pruning expired
-// nonces and old Idempotency-Keys.
-import { cardCipherFor } from '../crypto/card-key.ts';
-import { resolveDueCharges } from '../flows/charge-recovery.ts';
+// nonces and old Idempotency-Keys; and of the card lifecycle (docs/api-decisions.md
+// section 10): captures, voids, refunds and verifies awaiting an answer,
+// authorizations past their lifetime, and the daily batch close.
+import { recoveryDepsOf, resolveDueCharges } from '../flows/charge-recovery.ts';
+import { expireDueAuthorizations } from '../flows/authorization-expiry.ts';
+import { closeDueBatches } from '../flows/batches.ts';
+import { resolveDueOperations } from '../flows/card-op-recovery.ts';
 import { prunePayinData } from '../flows/payin-cleanup.ts';
+import { resolveDueVerifications, verifyRecoveryDepsOf } from '../flows/verify.ts';
 import type { Service } from '../service.ts';
 import type { Job } from './worker.ts';
 
 export function pendingChargesJob(service: Service): Job {
-  const deps = {
-    db: service.db,
-    clock: service.clock,
-    log: service.log,
-    processor: service.providers.cardProcessor,
-    cipher: () => cardCipherFor(service.config),
-  };
+  const deps = recoveryDepsOf(service);
   return { name: 'charges.resolve-pending', runOnce: () => resolveDueCharges(deps) };
 }
 
 export function payinCleanupJob(service: Service): Job {
   return { name: 'payin.prune', runOnce: () => prunePayinData(service) };
+}
+
+export function cardLifecycleJobs(service: Service): Job[] {
+  const operationDeps = { db: service.db, clock: service.clock, log: service.log, processor: service.providers.cardProcessor };
+  const verifyDeps = verifyRecoveryDepsOf(service);
+  const batchDeps = { db: service.db, clock: service.clock, closeMinuteOfDay: service.config.batchCloseMinuteOfDay };
+  return [
+    { name: 'charges.resolve-operations', runOnce: () => resolveDueOperations(operationDeps) },
+    { name: 'verifications.resolve-pending', runOnce: () => resolveDueVerifications(verifyDeps) },
+    { name: 'authorizations.expire', runOnce: () => expireDueAuthorizations(service) },
+    { name: 'batches.close-daily', runOnce: () => closeDueBatches(batchDeps) },
+  ];
 }

@@ -1,9 +1,17 @@
 // The worker's jobs, in the order they run each round.
 import type { Service } from '../service.ts';
-import { payinCleanupJob, pendingChargesJob } from './charge-jobs.ts';
+import { cardLifecycleJobs, payinCleanupJob, pendingChargesJob } from './charge-jobs.ts';
+import { abuseCountersPruneJob, cardDataScrubJob } from './security-jobs.ts';
 import { createTransferJobs } from './transfer-jobs.ts';
 import type { Job } from './worker.ts';
 
 export function createJobs(service: Service): Job[] {
-  return [pendingChargesJob(service), payinCleanupJob(service), ...createTransferJobs(service)];
+  return [
+    pendingChargesJob(service),
+    ...cardLifecycleJobs(service),
+    payinCleanupJob(service),
+    abuseCountersPruneJob(service),
+    ...createTransferJobs(service),
+    cardDataScrubJob(service),
+  ];
 }

@@ -4,7 +4,7 @@
 import { Writable } from 'node:stream';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { ManualClock } from '../../src/domain/clock.ts';
-import { createMerchant, fundMerchant, type CreatedMerchant } from '../../src/flows/merchants.ts';
+import { createMerchant, fundMerchant, issuingDeps, type CreatedMerchant } from '../../src/flows/merchants.ts';
 import { buildApp, type App } from '../../src/http/app.ts';
 import { createLogger } from '../../src/log.ts';
 import { createService } from '../../src/runtime.ts';
@@ -12,6 +12,7 @@ import type { Service } from '../../src/service.ts';
 import { createJobs } from '../../src/worker/jobs.ts';
 import { Worker } from '../../src/worker/worker.ts';
 import { validateInjectedResponses } from './openapi.ts';
+import { registerPanelClock } from './panel.ts';
 import { createStore, type TestStore } from './stores.ts';
 
 export interface TestApp {
@@ -55,6 +56,7 @@ export async function createTestApp(
   const service = await createService(config, { db: store.db, clock, log: createLogger('info', sink) });
   const app = await buildApp(service);
   await app.ready();
+  registerPanelClock(app, clock);
   if (options.validateResponses !== false) validateInjectedResponses(app);
   const worker = new Worker(createJobs(service), service.log);
   return {
@@ -65,7 +67,7 @@ export async function createTestApp(
     worker,
     logLines,
     async newMerchant(merchantOptions = {}) {
-      const deps = { db: service.db, environment: config.environment, clock };
+      const deps = issuingDeps(service);
       const merchant = await createMerchant(deps, { name: merchantOptions.name ?? 'Test merchant' });
       if ((merchantOptions.fundCents ?? 0) > 0) {
         await fundMerchant(deps, { merchantId: merchant.merchant_id, amountCents: merchantOptions.fundCents! });

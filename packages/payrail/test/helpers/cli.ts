@@ -1,6 +1,7 @@
 // Runs the real `payrail` command in a child process, as an operator would.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { storeLocation } from '../../src/store/location.ts';
 
 export const BIN = path.resolve(import.meta.dirname, '../../bin/payrail.js');
 
@@ -39,4 +40,9 @@ export async function runCliJson<T = Record<string, unknown>>(args: string[], en
   const result = await runCli(['--json', ...args], env);
   if (result.code !== 0) throw new Error(`payrail ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
   return JSON.parse(result.stdout) as T;
+}
+
+/** How a command's errors name the store of `env` (PAYRAIL_DATA_DIR or DATABASE_URL). */
+export function storeNamed(env: Record<string, string>): string {
+  return storeLocation({ databaseUrl: env.DATABASE_URL ?? null, dataDir: env.PAYRAIL_DATA_DIR ?? 'data' });
 }

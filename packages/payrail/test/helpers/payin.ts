@@ -89,9 +89,11 @@ export interface ExpectedA {
   cvv: string;
   billing?: Record<string, string>;
   details?: Record<string, string | null>;
+  /** The settlement batch a captured charge is in (openBatchIdOf); 0 while in none (pending). */
+  batchId?: number;
 }
 
-/** Shape A exactly as spec 2.2 and behaviour.md s.8 list it. */
+/** Shape A exactly as docs/interface-spec.md section 2.2 and docs/api-decisions.md section 8 list it. */
 export function shapeA(e: ExpectedA): Record<string, unknown> {
   const approved = e.status === 'Approved';
   const avs = AVS_TEXT[e.avs]!;
@@ -141,7 +143,8 @@ export function shapeA(e: ExpectedA): Record<string, unknown> {
       card_details: {
         card_type: cardType,
         last4: e.cardNumber.slice(-4),
-        bin: e.cardNumber.slice(0, 6),
+        // Only numbers of 16 digits or more show their first 6 (docs/api-decisions.md section 8).
+        bin: e.cardNumber.length >= 16 ? e.cardNumber.slice(0, 6) : '',
         auth_code: e.authCode,
         avs_result: avs.text,
         avs_result_code: e.avs,
@@ -171,7 +174,7 @@ export function shapeA(e: ExpectedA): Record<string, unknown> {
       transaction_details: {
         type: 'charge',
         source: 'api',
-        batch_id: created.getUTCFullYear() * 10000 + (created.getUTCMonth() + 1) * 100 + created.getUTCDate(),
+        batch_id: e.batchId ?? 0,
         description: details.description,
         order_number: details.order_number,
         invoice_number: details.invoice_number,
@@ -189,8 +192,16 @@ export function shapeA(e: ExpectedA): Record<string, unknown> {
   };
 }
 
-/** Shape B exactly as spec 2.2 and behaviour.md s.8 list it. */
-export function shapeB(e: { pk: number; createdAtMs: number; amount: number; cardNumber: string; status: 'declined' | 'failed'; code: string; message: string }) {
+/** Shape B exactly as docs/interface-spec.md section 2.2 and docs/api-decisions.md section 8 list it. */
+export function shapeB(e: {
+  pk: number;
+  createdAtMs: number;
+  amount: number;
+  cardNumber: string;
+  status: 'declined' | 'failed';
+  code: string;
+  message: string;
+}) {
   return {
     id: String(e.pk),
     status: e.status,
@@ -204,6 +215,12 @@ export function shapeB(e: { pk: number; createdAtMs: number; amount: number; car
 
 export function shapeC(code: string, message: string) {
   return { error: { code, message } };
+}
+
+/** The merchant's open settlement batch (the one its captured charges are in), or 0 when none is open. */
+export async function openBatchIdOf(t: TestApp, merchantId: string): Promise<number> {
+  const row = await t.service.db.read((tx) => tx.get<{ id: number }>('SELECT id FROM batches WHERE merchant_id = ? AND closed_at_ms IS NULL', [merchantId]));
+  return Number(row?.id ?? 0);
 }
 
 export async function countCharges(t: TestApp, merchantId: string): Promise<number> {

@@ -45,7 +45,10 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
   const deadline = Date.now() + START_TIMEOUT_MS;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`payrail serve exited ${child.exitCode}: ${err}${out}`);
-    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok && out.includes('payrail listening')) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');

@@ -136,7 +136,15 @@ export function notFound(id: string): unknown {
 /** The status body of a transfer, for exact comparison. */
 export function statusBody(
   id: string,
-  fields: { state: number; substate: number; final: 0 | 1; attribute?: Array<{ name: string; value: string }>; serverTimeMs: number; trans?: string | null; sum_prov?: string | null },
+  fields: {
+    state: number;
+    substate: number;
+    final: 0 | 1;
+    attribute?: Array<{ name: string; value: string }>;
+    serverTimeMs: number;
+    trans?: string | null;
+    sum_prov?: string | null;
+  },
 ): unknown {
   return {
     success: true,
@@ -178,8 +186,9 @@ export async function transferPk(service: Service, merchantId: string, id: strin
 export async function balances(service: Service, merchantId: string): Promise<{ available: number; in_flight: number; paid_out: number }> {
   const read = async (kind: 'available' | 'in_flight' | 'paid_out') =>
     Number(
-      (await service.db.read((tx) => tx.get<{ balance_cents: number }>('SELECT balance_cents FROM accounts WHERE id = ?', [merchantAccount(merchantId, kind)])))!
-        .balance_cents,
+      (await service.db.read((tx) =>
+        tx.get<{ balance_cents: number }>('SELECT balance_cents FROM accounts WHERE id = ?', [merchantAccount(merchantId, kind)]),
+      ))!.balance_cents,
     );
   return { available: await read('available'), in_flight: await read('in_flight'), paid_out: await read('paid_out') };
 }
@@ -194,7 +203,12 @@ export async function assertLedgerOk(service: Service): Promise<void> {
  * An approved card payin of the merchant, written through the store the way
  * the charge flow records one: the row, its outcome, and its ledger credit.
  */
-export async function approvedCharge(service: Service, merchant: { merchant_id: string; source: { id: string } }, amountCents: number, createdAtMs: number): Promise<number> {
+export async function approvedCharge(
+  service: Service,
+  merchant: { merchant_id: string; source: { id: string } },
+  amountCents: number,
+  createdAtMs: number,
+): Promise<number> {
   return service.db.write(async (tx) => {
     const pk = await insertPendingCharge(tx, {
       merchant_id: merchant.merchant_id,

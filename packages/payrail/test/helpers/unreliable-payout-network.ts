@@ -8,6 +8,7 @@
 import type { ProviderContext } from '../../src/providers/index.ts';
 import type { PayoutNetwork, PayoutPollRequest, PayoutSubmission, SubmitOutcome } from '../../src/providers/payout-network.ts';
 import { SandboxPayoutNetwork } from '../../src/providers/sandbox/payout-network.ts';
+import { memoryReceiverStates, SandboxReceivers } from '../../src/providers/sandbox/receivers.ts';
 
 export type Misbehaviour =
   /** The network takes the payout, then the connection drops before the reply arrives. */
@@ -54,7 +55,7 @@ function connectionError(request: unknown): Error {
 }
 
 export function create(context: ProviderContext): PayoutNetwork {
-  const sandbox = new SandboxPayoutNetwork(context.db, context.clock, context.config.sandboxDelayMs);
+  const sandbox = new SandboxPayoutNetwork(new SandboxReceivers(memoryReceiverStates()), context.clock, context.sandboxDelayMs, context.publicUrl);
   const answer = async (submission: PayoutSubmission): Promise<SubmitOutcome> => {
     const earlier = taken.get(submission.idempotencyKey);
     if (earlier !== undefined) return { kind: 'accepted', providerRef: earlier, pollAfterMs: 0 };
@@ -68,7 +69,12 @@ export function create(context: ProviderContext): PayoutNetwork {
   return {
     lookupReceiver: (phone) => sandbox.lookupReceiver(phone),
     async submit(submission) {
-      submissions.push({ receiverPhone: submission.receiverPhone, idempotencyKey: submission.idempotencyKey, attempt: submission.attempt, signalLive: live(submission.signal) });
+      submissions.push({
+        receiverPhone: submission.receiverPhone,
+        idempotencyKey: submission.idempotencyKey,
+        attempt: submission.attempt,
+        signalLive: live(submission.signal),
+      });
       const next = submitScripts.get(submission.receiverPhone)?.shift();
       switch (next) {
         case undefined:

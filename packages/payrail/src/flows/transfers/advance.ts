@@ -56,14 +56,18 @@ export interface AdvanceReport {
 
 export async function advanceDueTransfers(service: Service, limit = ADVANCE_BATCH_MAX): Promise<AdvanceReport> {
   const nowMs = service.clock.nowMs();
-  const claim = (tx: Parameters<typeof claimDueTransfers>[0]) => claimDueTransfers(tx, nowMs, nowMs + CLAIM_LEASE_MS, limit);
-  const rows = service.db.dialect === 'postgres' ? await service.db.write(claim) : await service.db.read(claim);
+  const rows = await claimDueTransfers(service.db, nowMs, nowMs + CLAIM_LEASE_MS, limit);
+  // Rows read here may have been committed a moment ago; submit nothing for a
+  // commit that a crash could still take back.
+  if (rows.length > 0) await service.db.synced();
   let stale = 0;
   await forEachBounded(rows, NETWORK_CALLS_MAX, async (row) => {
     const step = await decide(service, row);
     const stepNowMs = service.clock.nowMs();
     const applied = await service.db.write((tx) =>
-      step.kind === 'change' ? transition(tx, row, step.change, step.note, stepNowMs) : reschedule(tx, row.pk, row.version, step.nextRunAtMs, step.attempts, stepNowMs),
+      step.kind === 'change'
+        ? transition(tx, row, step.change, step.note, stepNowMs)
+        : reschedule(tx, row.pk, row.version, step.nextRunAtMs, step.attempts, stepNowMs),
     );
     if (!applied) {
       stale += 1;
@@ -78,7 +82,7 @@ async function decide(service: Service, row: TransferRow): Promise<Step> {
   const nowMs = service.clock.nowMs();
   if (row.state === STATE.new && row.substate === SUBSTATE.waiting) {
     if (row.waiting_for === 'invitation' && row.invitation_expires_at_ms !== null && row.invitation_expires_at_ms <= nowMs) {
-      return fail(row, SUBSTATE.invitationExpired, FAILURE.invitationExpired.text, FAILURE.invitationExpired.code, 'invitation expired');
+      return failureStep(row, SUBSTATE.invitationExpired, FAILURE.invitationExpired.text, FAILURE.invitationExpired.code, 'invitation expired');
     }
     // Not due after all: look again when the invitation expires (a reconciliation wait is found by its own job).
     return { kind: 'reschedule', nextRunAtMs: row.waiting_for === 'invitation' ? row.invitation_expires_at_ms : null, attempts: row.attempts };
@@ -150,12 +154,18 @@ async function submit(service: Service, row: TransferRow, nowMs: number): Promis
         note: 'receiver not on the network; payment invitation sent',
       };
     case 'rejected':
-      return fail(row, SUBSTATE.networkError, outcome.errorText, outcome.errorCode, 'rejected by the payout network');
+      return failureStep(row, SUBSTATE.networkError, outcome.errorText, outcome.errorCode, 'rejected by the payout network');
     case 'unavailable':
       // "Unavailable" covers this attempt only; an earlier unanswered one may still have been paid.
       if (row.substate === SUBSTATE.outcomeUnknown) return outcomeUnknown(row, attempt, nowMs, `attempt ${attempt}: ${outcome.reason}`);
       if (attempt >= SUBMIT_ATTEMPTS_MAX) {
-        return fail(row, SUBSTATE.networkGaveUp, FAILURE.networkGaveUp.text, FAILURE.networkGaveUp.code, `gave up after ${attempt} attempts: ${outcome.reason}`);
+        return failureStep(
+          row,
+          SUBSTATE.networkGaveUp,
+          FAILURE.networkGaveUp.text,
+          FAILURE.networkGaveUp.code,
+          `gave up after ${attempt} attempts: ${outcome.reason}`,
+        );
       }
       return {
         kind: 'change',
@@ -213,11 +223,11 @@ async function poll(service: Service, row: TransferRow, nowMs: number): Promise<
         note: 'paid out',
       };
     case 'failed':
-      return fail(row, SUBSTATE.networkError, outcome.errorText, outcome.errorCode, 'failed at the payout network');
+      return failureStep(row, SUBSTATE.networkError, outcome.errorText, outcome.errorCode, 'failed at the payout network');
   }
 }
 
-function fail(row: TransferRow, substate: number, errorText: string, errorCode: string, note: string): Step {
+function failureStep(row: TransferRow, substate: number, errorText: string, errorCode: string, note: string): Step {
   return {
     kind: 'change',
     change: {

@@ -1,13 +1,13 @@
-// Check transfer (spec s.4 op 2): validates everything execute will, returns
+// Check transfer (docs/interface-spec.md section 4 op 2): validates everything execute will, returns
 // the rate and the amount the receiver gets, and stores a quote that execute
 // of the same id honours for 15 minutes. No money moves; funds are not looked at.
-import { convertCents, formatCents, formatMinor } from '../../domain/money.ts';
+import { convertCents, formatMinor } from '../../domain/money.ts';
 import { QUOTE_LIFETIME_MS } from '../../domain/transfer-states.ts';
 import { fail } from '../../errors.ts';
 import { assertRateText } from '../../providers/fx.ts';
 import type { Service } from '../../service.ts';
-import { saveQuote, unlinkedChargeCents } from '../../store/transfers.ts';
-import { corridorsOf } from './corridors.ts';
+import { gatewayChargeFacts, saveQuote } from '../../store/transfers.ts';
+import { gatewayRefusal } from './gateway.ts';
 import { checkReceiver, type ReceiverStatus } from './receiver.ts';
 import { validateTransfer, type TransferRequestBody } from './validate.ts';
 
@@ -18,12 +18,13 @@ export interface CheckResult {
 }
 
 export async function checkTransfer(service: Service, merchantId: string, body: TransferRequestBody): Promise<CheckResult> {
-  const transfer = validateTransfer(body, corridorsOf(service));
+  const transfer = validateTransfer(body, service.corridors);
   const receiverStatus = await checkReceiver(service.providers, transfer.receiverPhone, transfer.amountCents);
   if (transfer.gatewayChargePk !== null) {
     const chargePk = transfer.gatewayChargePk;
-    const unlinkedCents = await service.db.read((tx) => unlinkedChargeCents(tx, chargePk, merchantId));
-    if (unlinkedCents === null || unlinkedCents < transfer.amountCents) fail('invalid_request', gatewayError(chargePk, transfer.amountCents));
+    const facts = await service.db.read((tx) => gatewayChargeFacts(tx, chargePk));
+    const refusal = gatewayRefusal(chargePk, facts, merchantId, transfer.amountCents);
+    if (refusal !== null) fail('invalid_request', refusal);
   }
   const corridor = transfer.corridor;
   const fxRate = assertRateText(await service.providers.fx.rate(corridor), corridor.currency);
@@ -40,8 +41,4 @@ export async function checkTransfer(service: Service, merchantId: string, body: 
     }),
   );
   return { fxRate, receivedAmount: formatMinor(receivedMinor, corridor.currencyMinorUnits), receiverStatus };
-}
-
-export function gatewayError(chargePk: number, amountCents: number): string {
-  return `attribute gatewayId ${chargePk} does not name an approved card payin of this merchant with ${formatCents(amountCents)} not yet linked`;
 }

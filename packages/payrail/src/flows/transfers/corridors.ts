@@ -1,14 +1,9 @@
-// The corridor table of this deployment, read once from the configured file.
-import { loadCorridors, type CorridorTable } from '../../domain/corridors.ts';
+// Corridor look-ups the flows share, on the table loaded at start.
 import type { Service } from '../../service.ts';
 
-export function corridorsOf(service: Pick<Service, 'config'>): CorridorTable {
-  return loadCorridors(service.config.corridorsFile);
-}
-
 /** Minor units of a stored transfer's currency: its corridor's, or the ISO default of 2 if the corridor is gone. */
-export function minorUnitsOf(service: Pick<Service, 'config'>, serviceId: string, currency: string): number {
-  const table = corridorsOf(service);
+export function minorUnitsOf(service: Pick<Service, 'corridors'>, serviceId: string, currency: string): number {
+  const table = service.corridors;
   const corridor = table.byService(serviceId) ?? table.corridors.find((c) => c.currency === currency);
   return corridor?.currencyMinorUnits ?? 2;
 }

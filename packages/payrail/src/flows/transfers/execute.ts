@@ -1,4 +1,4 @@
-// Execute transfer (spec s.4 op 3). Validation and the provider look-ups run
+// Execute transfer (docs/interface-spec.md section 4 op 3). Validation and the provider look-ups run
 // first, outside any transaction; then one atomic write creates the transfer
 // in state 0, links its payin when gatewayId names one, and moves the amount
 // from the merchant's available balance to in flight. The write is the hot
@@ -12,9 +12,8 @@ import { fail } from '../../errors.ts';
 import { assertRateText } from '../../providers/fx.ts';
 import type { Service } from '../../service.ts';
 import { post } from '../../store/ledger.ts';
-import { insertEvent, insertTransfer, linkCharge, readExecuteContext } from '../../store/transfers.ts';
-import { gatewayError } from './check.ts';
-import { corridorsOf } from './corridors.ts';
+import { gatewayChargeFacts, insertEvent, insertTransfer, linkCharge, readExecuteContext } from '../../store/transfers.ts';
+import { gatewayRaceRefusal, gatewayRefusal } from './gateway.ts';
 import { checkReceiver } from './receiver.ts';
 import { validateTransfer, type TransferRequestBody } from './validate.ts';
 
@@ -25,7 +24,7 @@ export interface ExecuteResult {
 }
 
 export async function executeTransfer(service: Service, merchantId: string, body: TransferRequestBody): Promise<ExecuteResult> {
-  const transfer = validateTransfer(body, corridorsOf(service));
+  const transfer = validateTransfer(body, service.corridors);
   const receiverStatus = await checkReceiver(service.providers, transfer.receiverPhone, transfer.amountCents);
   const context = await service.db.read((tx) => readExecuteContext(tx, merchantId, transfer.id));
   if (context === undefined) throw new Error(`merchant ${merchantId} of an authenticated key does not exist`);
@@ -71,8 +70,19 @@ export async function executeTransfer(service: Service, merchantId: string, body
     });
     if (pk === null) fail('duplicate_transfer', `id ${transfer.id} was already used for a transfer`);
     if (transfer.gatewayChargePk !== null) {
-      const linked = await linkCharge(tx, { transferPk: pk, chargePk: transfer.gatewayChargePk, merchantId, amountCents: transfer.amountCents, how: 'gateway', nowMs });
-      if (!linked) fail('invalid_request', gatewayError(transfer.gatewayChargePk, transfer.amountCents));
+      const linked = await linkCharge(tx, {
+        transferPk: pk,
+        chargePk: transfer.gatewayChargePk,
+        merchantId,
+        amountCents: transfer.amountCents,
+        how: 'gateway',
+        nowMs,
+      });
+      if (!linked) {
+        const chargePk = transfer.gatewayChargePk;
+        const refusal = gatewayRefusal(chargePk, await gatewayChargeFacts(tx, chargePk), merchantId, transfer.amountCents);
+        fail('invalid_request', refusal ?? gatewayRaceRefusal(chargePk));
+      }
     }
     const posted = await post(tx, {
       kind: 'transfer.execute',

@@ -1,11 +1,10 @@
-// KYC look-up (spec s.2.8): the receiver's verification status and the most
+// KYC look-up (docs/interface-spec.md section 2.8): the receiver's verification status and the most
 // they may receive per transfer. The path carries E.164 digits without the
 // plus; a plus is tolerated.
 import { formatCents } from '../../domain/money.ts';
 import { parsePhone } from '../../domain/phone.ts';
 import { fail } from '../../errors.ts';
 import type { Service } from '../../service.ts';
-import { corridorsOf } from './corridors.ts';
 
 export interface KycView {
   readonly kyc_verify: boolean;
@@ -20,7 +19,7 @@ export function parseAccount(service: Service, account: string): string {
   const phone = parsePhone(`+${digits}`, 'US');
   if (!phone.ok) fail('invalid_phone_number', `account ${phone.reason}`);
   // Only corridor countries have wallets on the payout network.
-  if (!corridorsOf(service).corridors.some((corridor) => corridor.country === phone.country)) {
+  if (!service.corridors.corridors.some((corridor) => corridor.country === phone.country)) {
     fail('account_not_found', `no receiver account for ${digits}: no corridor serves ${phone.country}`);
   }
   return phone.e164;

@@ -1,10 +1,12 @@
-// Operator actions on a waiting transfer (behaviour.md s.7): link it to a
+// Operator actions on a waiting transfer (docs/api-decisions.md section 7): link it to a
 // card payin by hand, or cancel it (state 80, money back to the merchant).
 // Only waiting transfers (state 0, substate 9) qualify: nothing of theirs has
 // reached the payout network, so neither action can race a payout.
 import { formatCents } from '../../domain/money.ts';
-import { FAILURE, STATE, SUBSTATE } from '../../domain/transfer-states.ts';
+import { parseReferenceNumber } from '../../domain/references.ts';
+import { FAILURE, isWaitingFor, STATE, SUBSTATE } from '../../domain/transfer-states.ts';
 import { fail } from '../../errors.ts';
+import { type AuditActor, SYSTEM_ACTOR, writeAudited } from '../audit.ts';
 import type { Db } from '../../store/db.ts';
 import type { Clock } from '../../domain/clock.ts';
 import { changeFrom, getTransfer, linkCharge, type TransferRow } from '../../store/transfers.ts';
@@ -26,7 +28,10 @@ export interface TransferSummary {
   readonly charge: number | null;
 }
 
-function summary(row: TransferRow, change: { state: number; substate: number; final: number; waiting_for: string | null; gateway_charge_pk: number | null }): TransferSummary {
+function summary(
+  row: TransferRow,
+  change: { state: number; substate: number; final: number; waiting_for: string | null; gateway_charge_pk: number | null },
+): TransferSummary {
   return {
     merchant_id: row.merchant_id,
     transfer_id: row.id,
@@ -43,32 +48,55 @@ function raced(row: TransferRow): never {
   fail('invalid_request', `transfer ${row.id} changed while this command ran; look at it again and retry`);
 }
 
-export async function linkTransfer(deps: OperatorDeps, input: { merchantId: string; transferId: string; chargeRef: string }): Promise<TransferSummary> {
-  if (!/^[1-9][0-9]{0,14}$/.test(input.chargeRef)) fail('invalid_request', 'charge must be the reference number (digits) of a card payin');
-  const chargePk = Number(input.chargeRef);
-  return deps.db.write(async (tx) => {
+export async function linkTransfer(
+  deps: OperatorDeps,
+  input: { merchantId: string; transferId: string; chargeRef: string },
+  by: AuditActor = SYSTEM_ACTOR,
+): Promise<TransferSummary> {
+  const chargePk = parseReferenceNumber(input.chargeRef);
+  if (chargePk === null) fail('invalid_request', 'charge must be the reference number (digits) of a card payin');
+  const event = { action: 'transfer.link', target: input.transferId, merchantId: input.merchantId, detail: `charge ${chargePk}` } as const;
+  return writeAudited(deps, by, event, async (tx) => {
     const row = await getTransfer(tx, input.merchantId, input.transferId);
     if (row === undefined) fail('transfer_not_found', `merchant ${input.merchantId} has no transfer ${input.transferId}`);
-    if (row.final !== 0 || row.substate !== SUBSTATE.waiting || row.waiting_for !== 'reconciliation') {
+    if (!isWaitingFor(row, 'reconciliation')) {
       fail('invalid_request', `transfer ${row.id} is not waiting for reconciliation (state ${row.state}, substate ${row.substate})`);
     }
     const nowMs = deps.clock.nowMs();
     const change = { ...changeFrom(row), substate: SUBSTATE.ready, waiting_for: null, next_run_at_ms: nowMs, gateway_charge_pk: chargePk };
     if (!(await transition(tx, row, change, `linked to card payin ${chargePk} by the operator`, nowMs))) raced(row);
-    const linked = await linkCharge(tx, { transferPk: row.pk, chargePk, merchantId: row.merchant_id, amountCents: Number(row.amount_cents), how: 'operator', nowMs });
+    const linked = await linkCharge(tx, {
+      transferPk: row.pk,
+      chargePk,
+      merchantId: row.merchant_id,
+      amountCents: Number(row.amount_cents),
+      how: 'operator',
+      nowMs,
+    });
     if (!linked) {
-      fail('invalid_request', `charge ${chargePk} is not an approved card payin of merchant ${row.merchant_id} with ${formatCents(Number(row.amount_cents))} not yet linked`);
+      fail(
+        'invalid_request',
+        `charge ${chargePk} is not an approved card payin of merchant ${row.merchant_id} with ${formatCents(Number(row.amount_cents))} not yet linked`,
+      );
     }
     return summary(row, change);
   });
 }
 
-export async function cancelTransfer(deps: OperatorDeps, input: { merchantId: string; transferId: string }): Promise<TransferSummary> {
-  return deps.db.write(async (tx) => {
+export async function cancelTransfer(
+  deps: OperatorDeps,
+  input: { merchantId: string; transferId: string },
+  by: AuditActor = SYSTEM_ACTOR,
+): Promise<TransferSummary> {
+  const event = { action: 'transfer.cancel', target: input.transferId, merchantId: input.merchantId } as const;
+  return writeAudited(deps, by, event, async (tx) => {
     const row = await getTransfer(tx, input.merchantId, input.transferId);
     if (row === undefined) fail('transfer_not_found', `merchant ${input.merchantId} has no transfer ${input.transferId}`);
     if (row.final !== 0 || row.state !== STATE.new || row.substate !== SUBSTATE.waiting) {
-      fail('invalid_request', `only a waiting transfer (state 0, substate 9) can be cancelled; transfer ${row.id} is state ${row.state}, substate ${row.substate}`);
+      fail(
+        'invalid_request',
+        `only a waiting transfer (state 0, substate 9) can be cancelled; transfer ${row.id} is state ${row.state}, substate ${row.substate}`,
+      );
     }
     const nowMs = deps.clock.nowMs();
     const change = {

@@ -19,7 +19,10 @@ export async function checkReceiver(providers: Providers, receiverPhone: string,
   if (!registered) {
     const limitCents = providers.kyc.invitedLimitCents;
     if (amountCents > limitCents) {
-      fail('kyc_not_verified', `receiver_phone is new to the network and can receive at most ${formatCents(limitCents)} per transfer once they accept the payment invitation`);
+      fail(
+        'kyc_not_verified',
+        `receiver_phone is new to the network and can receive at most ${formatCents(limitCents)} per transfer once they accept the payment invitation`,
+      );
     }
     return 'unregistered';
   }

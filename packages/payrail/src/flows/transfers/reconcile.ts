@@ -1,4 +1,4 @@
-// Automatic reconciliation (behaviour.md s.7): a transfer of a merchant whose
+// Automatic reconciliation (docs/api-decisions.md section 7): a transfer of a merchant whose
 // payouts must be linked to payins, sent without gatewayId, waits until an
 // approved charge of that merchant from the last 24 hours has room for it.
 // The oldest such charge is linked and the transfer proceeds.
@@ -29,7 +29,14 @@ async function reconcileOne(service: Service, row: TransferRow, sinceMs: number)
       if (chargePk === null) return false;
       const change = { ...changeFrom(row), substate: SUBSTATE.ready, waiting_for: null, next_run_at_ms: nowMs, gateway_charge_pk: chargePk };
       if (!(await transition(tx, row, change, `reconciled with card payin ${chargePk}`, nowMs))) return false;
-      const linked = await linkCharge(tx, { transferPk: row.pk, chargePk, merchantId: row.merchant_id, amountCents: Number(row.amount_cents), how: 'auto', nowMs });
+      const linked = await linkCharge(tx, {
+        transferPk: row.pk,
+        chargePk,
+        merchantId: row.merchant_id,
+        amountCents: Number(row.amount_cents),
+        how: 'auto',
+        nowMs,
+      });
       if (!linked) throw new ChargeTaken();
       return true;
     });

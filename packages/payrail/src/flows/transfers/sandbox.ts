@@ -1,40 +1,60 @@
 // Sandbox-only actions a receiver takes on the simulated network: accept a
-// payment invitation, complete KYC. Each is one write: the simulator's
-// receiver row and the transfers it releases change together. Production
-// (or a sandbox wired to real connectors) refuses them.
-import { STATE, SUBSTATE } from '../../domain/transfer-states.ts';
+// payment invitation, complete KYC. The connectors record the receiver's
+// side (a real network learns it on its own pages); this flow then lets
+// every transfer that waited for the receiver proceed, through the one
+// place that changes transfer states. Accepting again is harmless and
+// releases anything still waiting, so a retry completes an interrupted call.
+// Production, or connectors without these capabilities, refuse them.
+import { SUBSTATE } from '../../domain/transfer-states.ts';
 import { fail } from '../../errors.ts';
-import { acceptInvitation as recordAcceptance, completeKyc } from '../../providers/sandbox/receivers.ts';
 import type { Service } from '../../service.ts';
-import { insertEvent, releaseInvitationWaits } from '../../store/transfers.ts';
+import { changeFrom, invitationWaitsOf } from '../../store/transfers.ts';
 import { parseAccount } from './kyc.ts';
+import { transition } from './transitions.ts';
 
-export function sandboxNetworkEnabled(service: Service): boolean {
-  return service.config.environment === 'sandbox' && service.config.providers.payoutNetwork === 'sandbox';
-}
-
-export function sandboxKycEnabled(service: Service): boolean {
-  return service.config.environment === 'sandbox' && service.config.providers.kyc === 'sandbox';
-}
+/** Transfers released by one acceptance; a receiver with more waits accepts again. */
+const RELEASED_PER_CALL_MAX = 500;
 
 /** Registers the receiver (verified) and lets every transfer waiting for them proceed. Returns how many did. */
 export async function acceptInvitation(service: Service, account: string): Promise<{ released: number }> {
-  if (!sandboxNetworkEnabled(service)) fail('sandbox_only');
+  const network = service.providers.payoutNetwork;
+  if (service.config.environment !== 'sandbox' || network.acceptInvitation === undefined) fail('sandbox_only');
   const phone = parseAccount(service, account);
+  await network.acceptInvitation(phone);
   const nowMs = service.clock.nowMs();
   return service.db.write(async (tx) => {
-    await recordAcceptance(tx, phone, nowMs);
-    const released = await releaseInvitationWaits(tx, phone, nowMs);
-    for (const pk of released) await insertEvent(tx, pk, STATE.new, SUBSTATE.ready, 'invitation accepted', nowMs);
-    return { released: released.length };
+    let released = 0;
+    for (const row of await invitationWaitsOf(tx, phone, nowMs, RELEASED_PER_CALL_MAX)) {
+      const change = { ...changeFrom(row), substate: SUBSTATE.ready, waiting_for: null, invitation_expires_at_ms: null, next_run_at_ms: nowMs };
+      if (await transition(tx, row, change, 'invitation accepted', nowMs)) released += 1;
+    }
+    return { released };
   });
 }
 
 /** Completes the receiver's verification: kyc_verify true, money_limit 3000.00. */
 export async function verifyKyc(service: Service, account: string): Promise<void> {
-  if (!sandboxKycEnabled(service)) fail('sandbox_only');
+  const kyc = service.providers.kyc;
+  if (service.config.environment !== 'sandbox' || kyc.completeVerification === undefined) fail('sandbox_only');
   const phone = parseAccount(service, account);
-  const nowMs = service.clock.nowMs();
-  const outcome = await service.db.write((tx) => completeKyc(tx, phone, nowMs));
-  if (outcome === 'not_registered') fail('account_not_found', `no receiver account for ${phone.slice(1)}; the receiver must accept a payment invitation first`);
+  if ((await kyc.completeVerification(phone)) === 'not_registered') {
+    fail('account_not_found', `no receiver account for ${phone.slice(1)}; the receiver must accept a payment invitation first`);
+  }
+}
+
+export interface SandboxReceiverView {
+  readonly phone: string;
+  readonly registered: boolean;
+  readonly kycVerified: boolean;
+  readonly moneyLimitCents: number;
+}
+
+/** What the sandbox receiver pages show, read through the connectors like any look-up. */
+export async function sandboxReceiver(service: Service, account: string, page: 'kyc' | 'invitation'): Promise<SandboxReceiverView> {
+  const capable = page === 'kyc' ? service.providers.kyc.completeVerification !== undefined : service.providers.payoutNetwork.acceptInvitation !== undefined;
+  if (service.config.environment !== 'sandbox' || !capable) fail('sandbox_only');
+  const phone = parseAccount(service, account);
+  const status = await service.providers.kyc.lookup(phone);
+  if (status === null) return { phone, registered: false, kycVerified: false, moneyLimitCents: 0 };
+  return { phone, registered: true, kycVerified: status.verified, moneyLimitCents: status.moneyLimitCents };
 }

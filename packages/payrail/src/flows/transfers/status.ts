@@ -1,11 +1,11 @@
-// Transfer status (spec s.2.7). Another merchant's transfer reads exactly
-// like an unknown id: null here, the -2 shape on the wire.
+// Transfer status (docs/interface-spec.md section 2.7). Another merchant's transfer reads exactly
+// like an unknown id: null here, the -2 shape on the wire. The transfer list
+// shows each transfer through the same statusViewOf.
 import { STATE } from '../../domain/transfer-states.ts';
-import { sandboxInvitationUrl } from '../../providers/sandbox/links.ts';
+import { isTransferId } from '../../domain/references.ts';
 import type { Service } from '../../service.ts';
-import type { Tx } from '../../store/db.ts';
+import { readTransferStatus, type TransferStatusRow } from '../../store/transfers.ts';
 import type { Attribute } from './validate.ts';
-import { isTransferId } from './validate.ts';
 
 export interface StatusView {
   readonly id: string;
@@ -19,42 +19,30 @@ export interface StatusView {
   readonly sum_prov: string | null;
 }
 
-interface StatusRow {
-  state: number;
-  substate: number;
-  final: number;
-  code: number;
-  waiting_for: string | null;
-  receiver_phone: string;
-  provider_error_text: string | null;
-  provider_error_code: string | null;
-  trans: string | null;
-  sum_prov: string | null;
-}
-
-function readStatusRow(tx: Tx, merchantId: string, id: string): Promise<StatusRow | undefined> {
-  return tx.get<StatusRow>(
-    'SELECT state, substate, final, code, waiting_for, receiver_phone, provider_error_text, provider_error_code, trans, sum_prov FROM transfers WHERE merchant_id = ? AND id = ?',
-    [merchantId, id],
-  );
-}
-
 export async function transferStatus(service: Service, merchantId: string, id: string): Promise<StatusView | null> {
   // An id that is not digits was never accepted, so it cannot exist.
   if (!isTransferId(id)) return null;
-  const row = await service.db.read((tx) => readStatusRow(tx, merchantId, id));
+  const row = await service.db.read((tx) => readTransferStatus(tx, merchantId, id));
   if (row === undefined) return null;
+  return statusViewOf(service, id, row, new Date(service.clock.nowMs()).toISOString());
+}
+
+/** The status result of a transfer row, as GET /api/status/:id and the transfer list show it. */
+export function statusViewOf(service: Pick<Service, 'providers'>, id: string, row: TransferStatusRow, serverTime: string): StatusView {
   const attribute: Attribute[] = [];
   if (row.waiting_for !== null) {
     attribute.push({ name: 'waitingFor', value: row.waiting_for });
-    if (row.waiting_for === 'invitation' && service.config.providers.payoutNetwork === 'sandbox') {
-      attribute.push({ name: 'invitationUrl', value: sandboxInvitationUrl(service.config.publicUrl, row.receiver_phone) });
+    const invitationUrl = service.providers.payoutNetwork.invitationUrl;
+    if (row.waiting_for === 'invitation' && invitationUrl !== undefined) {
+      attribute.push({ name: 'invitationUrl', value: invitationUrl.call(service.providers.payoutNetwork, row.receiver_phone) });
     }
   }
   if (row.state === STATE.failed) {
     attribute.push({ name: 'provider-error-text', value: row.provider_error_text ?? '' });
     attribute.push({ name: 'provider-error-code', value: row.provider_error_code ?? '' });
   }
+  // docs/api-decisions.md section 12: the card payin paying for the transfer, however it was linked.
+  if (row.gateway_charge_pk !== null) attribute.push({ name: 'gatewayId', value: String(row.gateway_charge_pk) });
   return {
     id,
     state: row.state,
@@ -62,7 +50,7 @@ export async function transferStatus(service: Service, merchantId: string, id: s
     final: row.final,
     code: row.code,
     attribute,
-    server_time: new Date(service.clock.nowMs()).toISOString(),
+    server_time: serverTime,
     trans: row.trans,
     sum_prov: row.sum_prov,
   };

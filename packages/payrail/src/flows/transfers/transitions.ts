@@ -2,11 +2,11 @@
 // ledger posting a final state needs, the release of a failed transfer's
 // payin link, and the event row, all in the caller's transaction. Every
 // path that changes a transfer's state (worker, invitations, operator)
-// comes through here, so the ledger moves of behaviour.md s.7 are made in
+// comes through here, so the ledger moves of docs/api-decisions.md section 7 are made in
 // exactly one place.
 import { merchantAccount } from '../../domain/ledger.ts';
 import { STATE } from '../../domain/transfer-states.ts';
-import type { Tx } from '../../store/db.ts';
+import type { Txn } from '../../store/db.ts';
 import { post } from '../../store/ledger.ts';
 import { applyChange, insertEvent, unlinkCharge, type TransferChange, type TransferRow } from '../../store/transfers.ts';
 
@@ -15,7 +15,7 @@ import { applyChange, insertEvent, unlinkCharge, type TransferChange, type Trans
  * version it was read at (another worker, an operator or an invitation got
  * there first).
  */
-export async function transition(tx: Tx, row: TransferRow, change: TransferChange, note: string | null, nowMs: number): Promise<boolean> {
+export async function transition(tx: Txn, row: TransferRow, change: TransferChange, note: string | null, nowMs: number): Promise<boolean> {
   if (change.final === 1 && change.state !== STATE.succeeded && change.state !== STATE.failed) {
     throw new Error(`transfer ${row.pk}: final state must be 60 or 80, got ${change.state}`);
   }
@@ -30,7 +30,7 @@ export async function transition(tx: Tx, row: TransferRow, change: TransferChang
   return true;
 }
 
-async function postFinal(tx: Tx, row: TransferRow, kind: 'transfer.succeed' | 'transfer.fail', to: 'paid_out' | 'available', nowMs: number): Promise<void> {
+async function postFinal(tx: Txn, row: TransferRow, kind: 'transfer.succeed' | 'transfer.fail', to: 'paid_out' | 'available', nowMs: number): Promise<void> {
   const outcome = await post(tx, {
     kind,
     debitAccountId: merchantAccount(row.merchant_id, 'in_flight'),

@@ -5,6 +5,7 @@
 import type { Corridor, CorridorTable } from '../../domain/corridors.ts';
 import { formatCents, parseDollarString } from '../../domain/money.ts';
 import { parsePhone } from '../../domain/phone.ts';
+import { isTransferId, parseReferenceNumber, TRANSFER_ID_LENGTH_MAX } from '../../domain/references.ts';
 import { fail } from '../../errors.ts';
 
 export interface Attribute {
@@ -35,19 +36,11 @@ export interface ValidTransfer {
   readonly gatewayChargePk: number | null;
 }
 
-export const TRANSFER_ID_LENGTH_MAX = 40;
-const TRANSFER_ID_PATTERN = /^[0-9]{1,40}$/;
-/** Charge reference numbers are positive integers well inside 2^53. */
-const GATEWAY_ID_PATTERN = /^[1-9][0-9]{0,14}$/;
-/** National numbers of senders are read as US numbers (behaviour.md s.4). */
+/** National numbers of senders are read as US numbers (docs/api-decisions.md section 4). */
 const SENDER_DEFAULT_COUNTRY = 'US';
 
-export function isTransferId(text: string): boolean {
-  return TRANSFER_ID_PATTERN.test(text);
-}
-
 export function validateTransfer(body: TransferRequestBody, corridors: CorridorTable): ValidTransfer {
-  if (!TRANSFER_ID_PATTERN.test(body.id)) fail('invalid_request', `id must be 1 to ${TRANSFER_ID_LENGTH_MAX} digits`);
+  if (!isTransferId(body.id)) fail('invalid_request', `id must be 1 to ${TRANSFER_ID_LENGTH_MAX} digits`);
 
   const amount = parseDollarString(body.amount);
   if (!amount.ok) fail('invalid_amount', `amount ${amount.reason}`);
@@ -86,8 +79,8 @@ export function validateTransfer(body: TransferRequestBody, corridors: CorridorT
   let gatewayChargePk: number | null = null;
   const gatewayId = byName.get('gatewayId');
   if (gatewayId !== undefined) {
-    if (!GATEWAY_ID_PATTERN.test(gatewayId)) fail('invalid_request', 'attribute gatewayId must be the reference number (digits) of a card payin');
-    gatewayChargePk = Number(gatewayId);
+    gatewayChargePk = parseReferenceNumber(gatewayId);
+    if (gatewayChargePk === null) fail('invalid_request', 'attribute gatewayId must be the reference number (digits) of a card payin');
   }
 
   if (amount.cents < corridor.minAmountCents) {

@@ -3,8 +3,7 @@
 // the merchant's page (the parent frame) receives only the nonce, the card
 // brand, the last four digits and the expiry, by postMessage to the one
 // origin the form was opened for.
-(function () {
-  'use strict';
+(() => {
   var form = document.getElementById('card-form');
   var numberInput = document.getElementById('card-number');
   var expiryInput = document.getElementById('card-expiry');
@@ -26,8 +25,8 @@
   function luhnValid(digits) {
     var sum = 0;
     var double = false;
-    for (var i = digits.length - 1; i >= 0; i--) {
-      var value = digits.charCodeAt(i) - 48;
+    for (let i = digits.length - 1; i >= 0; i--) {
+      let value = digits.charCodeAt(i) - 48;
       if (double) {
         value *= 2;
         if (value > 9) value -= 9;
@@ -39,7 +38,7 @@
   }
 
   function showError(input, message) {
-    [numberInput, expiryInput, cvvInput].forEach(function (field) {
+    [numberInput, expiryInput, cvvInput].forEach((field) => {
       field.setAttribute('aria-invalid', field === input ? 'true' : 'false');
     });
     errorText.textContent = message;
@@ -70,12 +69,12 @@
     showError(null, '');
     return fetch('/api/v2/tokens', {
       method: 'POST',
-      headers: { Authorization: 'Bearer ' + token, 'Content-Type': 'application/json' },
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
       body: JSON.stringify(read.card),
       credentials: 'omit',
     })
-      .then(function (response) {
-        return response.json().then(function (body) {
+      .then((response) =>
+        response.json().then((body) => {
           if (response.ok) {
             form.reset();
             return {
@@ -90,16 +89,16 @@
               },
             };
           }
-          var error = body && body.error ? body.error : { code: 'error', message: 'The card could not be read.' };
+          var error = body?.error ? body.error : { code: 'error', message: 'The card could not be read.' };
           showError(error.code === 'invalid_card' ? numberInput : null, error.message);
           return { ok: false, error: { code: error.code, message: error.message } };
-        });
-      })
-      .catch(function () {
+        }),
+      )
+      .catch(() => {
         showError(null, 'Could not reach the payment service. Try again.');
         return { ok: false, error: { code: 'network_error', message: 'Could not reach the payment service.' } };
       })
-      .then(function (outcome) {
+      .then((outcome) => {
         busy = false;
         return outcome;
       });
@@ -109,25 +108,27 @@
     send({ type: 'result', id: id, ok: outcome.ok, result: outcome.result || null, error: outcome.error || null });
   }
 
-  window.addEventListener('message', function (event) {
+  window.addEventListener('message', (event) => {
     // Only the page this form was opened for may ask it to tokenize.
     if (event.origin !== parentOrigin || event.source !== window.parent) return;
     var data = event.data;
-    if (!data || data.payrail !== 1 || data.type !== 'tokenize') return;
-    tokenize().then(function (outcome) {
+    if (data?.payrail !== 1 || data.type !== 'tokenize') return;
+    tokenize().then((outcome) => {
       reply(data.id, outcome);
     });
   });
 
-  form.addEventListener('submit', function (event) {
+  form.addEventListener('submit', (event) => {
     event.preventDefault();
-    tokenize().then(function (outcome) {
+    tokenize().then((outcome) => {
       reply(null, outcome);
     });
   });
 
-  numberInput.addEventListener('input', function () {
-    var digits = digitsOf(numberInput.value).replace(/[^0-9]/g, '').slice(0, 19);
+  numberInput.addEventListener('input', () => {
+    var digits = digitsOf(numberInput.value)
+      .replace(/[^0-9]/g, '')
+      .slice(0, 19);
     var grouped = digits.replace(/(.{4})(?=.)/g, '$1 ');
     if (grouped !== numberInput.value) numberInput.value = grouped;
   });

@@ -11,37 +11,31 @@
 //
 // The card fields live in an iframe served by Payrail; messages are accepted
 // only from that iframe's window and Payrail's origin.
-(function () {
-  'use strict';
+(() => {
   var script = document.currentScript;
-  if (!script || !script.src) throw new Error('payrail.js must be loaded with a <script src> tag');
+  if (!script?.src) throw new Error('payrail.js must be loaded with a <script src> tag');
   var payrailOrigin = new URL(script.src).origin;
   var MOUNT_TIMEOUT_MS = 15000;
 
   function mountCardForm(target, options) {
     var container = typeof target === 'string' ? document.querySelector(target) : target;
-    if (!container) throw new Error('Payrail.mountCardForm: no element ' + target);
+    if (!container) throw new Error(`Payrail.mountCardForm: no element ${target}`);
     if (!options || typeof options.tokenizationToken !== 'string') throw new Error('Payrail.mountCardForm: options.tokenizationToken is required');
 
     var iframe = document.createElement('iframe');
-    iframe.src =
-      payrailOrigin +
-      '/hosted/card-form?token=' +
-      encodeURIComponent(options.tokenizationToken) +
-      '&origin=' +
-      encodeURIComponent(window.location.origin);
+    iframe.src = `${payrailOrigin}/hosted/card-form?token=${encodeURIComponent(options.tokenizationToken)}&origin=${encodeURIComponent(window.location.origin)}`;
     iframe.title = 'Card details';
     iframe.setAttribute('scrolling', 'no');
     iframe.style.border = '0';
     iframe.style.width = '100%';
-    iframe.style.height = (options.height || 170) + 'px';
+    iframe.style.height = `${options.height || 170}px`;
 
     var waiting = {};
     var nextId = 1;
     var markReady;
-    var ready = new Promise(function (resolve, reject) {
+    var ready = new Promise((resolve, reject) => {
       markReady = resolve;
-      setTimeout(function () {
+      setTimeout(() => {
         reject(new Error('the Payrail card form did not load'));
       }, MOUNT_TIMEOUT_MS);
     });
@@ -49,11 +43,11 @@
     function onMessage(event) {
       if (event.origin !== payrailOrigin || event.source !== iframe.contentWindow) return;
       var data = event.data;
-      if (!data || data.payrail !== 1) return;
+      if (data?.payrail !== 1) return;
       if (data.type === 'ready') {
         markReady();
       } else if (data.type === 'result') {
-        var outcome = { ok: data.ok === true, result: data.result, error: data.error };
+        const outcome = { ok: data.ok === true, result: data.result, error: data.error };
         if (data.id !== null && waiting[data.id]) {
           waiting[data.id](outcome);
           delete waiting[data.id];
@@ -67,16 +61,16 @@
     container.appendChild(iframe);
 
     return {
-      tokenize: function () {
-        return ready.then(function () {
-          return new Promise(function (resolve) {
-            var id = nextId++;
-            waiting[id] = resolve;
-            iframe.contentWindow.postMessage({ payrail: 1, type: 'tokenize', id: id }, payrailOrigin);
-          });
-        });
-      },
-      destroy: function () {
+      tokenize: () =>
+        ready.then(
+          () =>
+            new Promise((resolve) => {
+              var id = nextId++;
+              waiting[id] = resolve;
+              iframe.contentWindow.postMessage({ payrail: 1, type: 'tokenize', id: id }, payrailOrigin);
+            }),
+        ),
+      destroy: () => {
         window.removeEventListener('message', onMessage);
         iframe.remove();
       },

@@ -1,10 +1,9 @@
 // GET /api/agent_balance: the merchant's prepaid balance and overdraft in cents.
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { merchantAccount } from '../../domain/ledger.ts';
+import { merchantBalance } from '../../flows/merchants.ts';
 import type { Service } from '../../service.ts';
-import { getAccount } from '../../store/ledger.ts';
-import { transferAuth } from './transfer-auth.ts';
+import { transferAuth } from '../auth-hooks.ts';
 
 export const BalanceResponse = Type.Object({
   success: Type.Literal(true),
@@ -17,14 +16,9 @@ export const BalanceResponse = Type.Object({
 
 export function balanceRoutes(service: Service): FastifyPluginAsync {
   return async (app) => {
-    app.get(
-      '/api/agent_balance',
-      { schema: { response: { 200: BalanceResponse } }, preHandler: transferAuth(service) },
-      async (request) => {
-        const account = await service.db.read((tx) => getAccount(tx, merchantAccount(request.principal!.merchantId, 'available')));
-        if (account === undefined) throw new Error('merchant has no available account');
-        return { success: true as const, error: '' as const, balance: { balance: account.balance_cents, overdraft: 0 - (account.floor_cents ?? 0) } };
-      },
-    );
+    app.get('/api/agent_balance', { schema: { response: { 200: BalanceResponse } }, preHandler: transferAuth(service) }, async (request) => {
+      const { balanceCents, overdraftCents } = await merchantBalance(service, request.principal!.merchantId);
+      return { success: true as const, error: '' as const, balance: { balance: balanceCents, overdraft: overdraftCents } };
+    });
   };
 }

@@ -1,5 +1,6 @@
 // Liveness and readiness. /readyz proves the store answers a query.
 import type { FastifyPluginAsync } from 'fastify';
+import { readiness } from '../../flows/health.ts';
 import type { Service } from '../../service.ts';
 
 export function healthRoutes(service: Service): FastifyPluginAsync {
@@ -7,8 +8,7 @@ export function healthRoutes(service: Service): FastifyPluginAsync {
     app.get('/healthz', async () => ({ status: 'ok' }));
     app.get('/readyz', async (_request, reply) => {
       try {
-        await service.db.read((tx) => tx.get('SELECT 1 AS one'));
-        return { status: 'ready', environment: service.config.environment, store: service.db.dialect };
+        return { status: 'ready', ...(await readiness(service)) };
       } catch (error) {
         service.log.warn({ err: error }, 'store not ready');
         return reply.code(503).send({ status: 'unavailable' });

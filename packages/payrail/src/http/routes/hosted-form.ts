@@ -1,13 +1,17 @@
 // The hosted card form: a page for an iframe on a merchant's checkout page
 // (GET /hosted/card-form?token=<tokenization token>&origin=<merchant page
 // origin>), its script and style, and payrail.js, which merchants include to
-// mount the form and receive nonces. The form page may be framed only by the
-// origin it names (CSP frame-ancestors) and posts nonces only to it.
+// mount the form and receive nonces. The form is served only for a live
+// tokenization token whose source allows the page's origin
+// (flows/source-origins.ts), else a plain error page; it may be framed only
+// by that origin (CSP frame-ancestors) and posts nonces only to it.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { ENV_PREFIXES, parseKey } from '../../domain/credentials.ts';
+import { escapeHtml } from '../../domain/html-escape.ts';
+import { hostedFormAccess } from '../../flows/source-origins.ts';
 import type { Service } from '../../service.ts';
+import { verifyTokenizationToken } from '../auth-hooks.ts';
 
 const ASSET_DIR = path.join(import.meta.dirname, '..', 'hosted');
 const ASSET_CACHE_SECONDS = 300;
@@ -16,23 +20,10 @@ function readAsset(name: string): string {
   return fs.readFileSync(path.join(ASSET_DIR, name), 'utf8');
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
+/** Longest token text passed on to the credential check; tokens are far shorter. */
+const TOKEN_LENGTH_MAX = 200;
 
-/** The page origin a form is opened for: a bare http(s) origin, https only in production. */
-export function parsePageOrigin(text: unknown, production: boolean): string | null {
-  if (typeof text !== 'string' || text.length > 200) return null;
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return null;
-  }
-  if (url.origin !== text) return null;
-  if (url.protocol !== 'https:' && (production || url.protocol !== 'http:')) return null;
-  return url.origin;
-}
+export { parsePageOrigin } from '../../domain/page-origin.ts';
 
 function securityHeaders(reply: FastifyReply): void {
   reply.header('x-content-type-options', 'nosniff');
@@ -47,21 +38,19 @@ export function hostedFormRoutes(service: Service): FastifyPluginAsync {
       'card-form.css': { body: readAsset('card-form.css'), type: 'text/css; charset=utf-8' },
       'payrail.js': { body: readAsset('payrail.js'), type: 'text/javascript; charset=utf-8' },
     };
-    const production = service.config.environment === 'production';
-    const tokenPrefix = `${ENV_PREFIXES[service.config.environment]}_pt_`;
+    const deps = { db: service.db, clock: service.clock, environment: service.config.environment };
 
     app.get('/hosted/card-form', async (request, reply) => {
       const query = request.query as Record<string, unknown>;
-      const token = typeof query.token === 'string' ? query.token : '';
-      const parsed = parseKey(token);
-      const origin = parsePageOrigin(query.origin, production);
+      const token = typeof query.token === 'string' ? query.token.slice(0, TOKEN_LENGTH_MAX) : '';
+      const access = await hostedFormAccess(deps, { origin: query.origin, verifyToken: () => verifyTokenizationToken(service, request, token) });
       securityHeaders(reply);
       reply.header('cache-control', 'no-store');
-      if (parsed === null || parsed.kind !== 'tokenization_token' || !token.startsWith(tokenPrefix) || origin === null) {
-        const problem = origin === null ? 'origin must be the origin of the page that shows the form' : `token must be a ${service.config.environment} tokenization token`;
+      if (!access.ok) {
         reply.header('content-security-policy', "default-src 'none'");
-        return reply.code(400).type('text/plain; charset=utf-8').send(`Payrail card form: ${problem}.\n`);
+        return reply.code(access.status).type('text/plain; charset=utf-8').send(`Payrail card form: ${access.problem}.\n`);
       }
+      const { origin } = access;
       reply.header(
         'content-security-policy',
         `default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors ${origin}`,

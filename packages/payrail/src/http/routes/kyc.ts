@@ -3,14 +3,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { kycStatus } from '../../flows/transfers/kyc.ts';
 import type { Service } from '../../service.ts';
 import { AccountParams, KycResponse } from '../schemas/transfers.ts';
-import { transferAuth } from './transfer-auth.ts';
+import { transferAuth } from '../auth-hooks.ts';
 
 export function kycRoutes(service: Service): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get(
-      '/api/kyc/:account',
-      { schema: { params: AccountParams, response: { 200: KycResponse } }, onRequest: transferAuth(service) },
-      async (request) => ({ success: true as const, error: '' as const, ...(await kycStatus(service, request.params.account)) }),
-    );
+    app.get('/api/kyc/:account', { schema: { params: AccountParams, response: { 200: KycResponse } }, onRequest: transferAuth(service) }, async (request) => ({
+      success: true as const,
+      error: '' as const,
+      ...(await kycStatus(service, request.params.account)),
+    }));
   };
 }

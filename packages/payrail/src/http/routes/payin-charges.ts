@@ -9,11 +9,12 @@ import { createChargeFlow, type ChargeReply } from '../../flows/charge.ts';
 import type { Service } from '../../service.ts';
 import { keepRawJson, rawMemberText } from '../raw-json.ts';
 import { ChargeHeaders, ChargeRequest, ChargeResponse, ShapeC, TransactionParams } from '../schemas/payin.ts';
-import { basicAuth } from './transfer-auth.ts';
+import { basicAuth } from '../auth-hooks.ts';
 
 const REFUSALS = { 400: ShapeC, 401: ShapeC, 403: ShapeC, 404: ShapeC, 500: ShapeC };
 
 function send(reply: FastifyReply, result: ChargeReply): FastifyReply {
+  if (result.replayed === true) reply.header('idempotent-replayed', 'true');
   return reply.code(result.statusCode).type('application/json; charset=utf-8').send(result.json);
 }
 

@@ -9,7 +9,7 @@ import { Secret } from '../../domain/secret.ts';
 import { tokenizeCard } from '../../flows/tokenize.ts';
 import type { Service } from '../../service.ts';
 import { ShapeC, TokenRequest, TokenResponse } from '../schemas/payin.ts';
-import { tokenizationAuth } from './transfer-auth.ts';
+import { tokenizationAuth } from '../auth-hooks.ts';
 
 export const TOKENS_PATH = '/api/v2/tokens';
 const PREFLIGHT_MAX_AGE_S = 600;

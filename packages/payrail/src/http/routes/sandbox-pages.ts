@@ -2,11 +2,9 @@
 // receiver would see on their phone. Server-rendered, one button each, no
 // script, readable on a small screen. Sandbox only.
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { ApiError, isApiError } from '../../errors.ts';
-import { parseAccount } from '../../flows/transfers/kyc.ts';
-import { acceptInvitation, sandboxKycEnabled, sandboxNetworkEnabled, verifyKyc } from '../../flows/transfers/sandbox.ts';
 import { formatCents } from '../../domain/money.ts';
-import { readReceiver } from '../../providers/sandbox/receivers.ts';
+import { isApiError } from '../../errors.ts';
+import { acceptInvitation, sandboxReceiver, verifyKyc } from '../../flows/transfers/sandbox.ts';
 import type { Service } from '../../service.ts';
 import { html, type Html } from '../../web/html.ts';
 
@@ -32,7 +30,15 @@ function page(reply: FastifyReply, status: number, title: string, body: Html): F
 </head>
 <body><main><p class="tag">Sandbox: no real money moves</p>${body}</main></body>
 </html>`;
-  return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(document.text);
+  return (
+    reply
+      .code(status)
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      // Its own policy over the API's (src/http/security-headers.ts): the inline style, and the form posting back here.
+      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+      .send(document.text)
+  );
 }
 
 function errorPage(reply: FastifyReply, error: unknown): FastifyReply {
@@ -43,19 +49,25 @@ function errorPage(reply: FastifyReply, error: unknown): FastifyReply {
 export function sandboxPageRoutes(service: Service): FastifyPluginAsync {
   return async (app) => {
     // The buttons post empty forms; their bodies carry nothing to read.
-    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES }, (_request, _body, done) => done(null, {}));
+    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES }, (_request, _body, done) =>
+      done(null, {}),
+    );
     const hide = { hide: true };
 
     app.get<{ Params: { account: string } }>('/sandbox/kyc/:account', { schema: hide }, async (request, reply) => {
       try {
-        if (!sandboxKycEnabled(service)) return errorPage(reply, new ApiError('sandbox_only'));
-        const phone = parseAccount(service, request.params.account);
-        const receiver = await readReceiver(service.db, phone);
+        const receiver = await sandboxReceiver(service, request.params.account, 'kyc');
+        const phone = receiver.phone;
         if (!receiver.registered) {
           return page(reply, 404, 'Not on the network', html`<h1>Not on the network yet</h1><p>${phone} has no wallet. Accept a payment invitation first.</p>`);
         }
         if (receiver.kycVerified) {
-          return page(reply, 200, 'Verified', html`<h1 class="ok">Verified</h1><p>${phone} can receive up to ${formatCents(receiver.moneyLimitCents)} USD per transfer.</p>`);
+          return page(
+            reply,
+            200,
+            'Verified',
+            html`<h1 class="ok">Verified</h1><p>${phone} can receive up to ${formatCents(receiver.moneyLimitCents)} USD per transfer.</p>`,
+          );
         }
         return page(
           reply,
@@ -81,11 +93,15 @@ export function sandboxPageRoutes(service: Service): FastifyPluginAsync {
 
     app.get<{ Params: { account: string } }>('/sandbox/invitations/:account', { schema: hide }, async (request, reply) => {
       try {
-        if (!sandboxNetworkEnabled(service)) return errorPage(reply, new ApiError('sandbox_only'));
-        const phone = parseAccount(service, request.params.account);
-        const receiver = await readReceiver(service.db, phone);
+        const receiver = await sandboxReceiver(service, request.params.account, 'invitation');
+        const phone = receiver.phone;
         if (receiver.registered) {
-          return page(reply, 200, 'Already on the network', html`<h1 class="ok">You are on the network</h1><p>${phone} already has a wallet; payments reach it directly.</p>`);
+          return page(
+            reply,
+            200,
+            'Already on the network',
+            html`<h1 class="ok">You are on the network</h1><p>${phone} already has a wallet; payments reach it directly.</p>`,
+          );
         }
         return page(
           reply,
@@ -111,4 +127,3 @@ export function sandboxPageRoutes(service: Service): FastifyPluginAsync {
     });
   };
 }
-

@@ -1,5 +1,6 @@
-// Sandbox-only calls of the transfer API (behaviour.md s.6): a receiver
-// accepts a payment invitation, or completes KYC. API-KEY auth, no body,
+// Sandbox-only calls of the transfer API (docs/api-decisions.md section 6): a receiver
+// accepts a payment invitation, or completes KYC; and the merchant's open
+// settlement batch closes at once (section 10). API-KEY auth, no body,
 // `{"success":true,"error":""}`. Refused in production before anything else,
 // so there they read as calls that do not exist.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -7,7 +8,9 @@ import { fail } from '../../errors.ts';
 import { acceptInvitation, verifyKyc } from '../../flows/transfers/sandbox.ts';
 import type { Service } from '../../service.ts';
 import { AccountParams, SandboxActionResponse } from '../schemas/transfers.ts';
-import { transferAuth } from './transfer-auth.ts';
+import { SandboxBatchCloseResponse } from '../schemas/payin.ts';
+import { closeOpenBatches } from '../../flows/batches.ts';
+import { transferAuth } from '../auth-hooks.ts';
 
 export function sandboxRoutes(service: Service): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -26,5 +29,15 @@ export function sandboxRoutes(service: Service): FastifyPluginAsyncTypebox {
       await verifyKyc(service, request.params.account);
       return { success: true as const, error: '' as const };
     });
+
+    // docs/api-decisions.md section 10: close the merchant's open settlement batch at once, as the daily close would.
+    app.post(
+      '/sandbox/batches/close',
+      { schema: { summary: "Sandbox: close the merchant's open settlement batch now", response: { 200: SandboxBatchCloseResponse } }, onRequest },
+      async (request) => {
+        const batches = await closeOpenBatches(service, request.principal!.merchantId);
+        return { success: true as const, error: '' as const, batches };
+      },
+    );
   };
 }

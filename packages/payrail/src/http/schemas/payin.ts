@@ -1,4 +1,4 @@
-// Wire schemas of the card payin API (spec 2.1, 2.2; behaviour.md s.8).
+// Wire schemas of the card payin API (docs/interface-spec.md sections 2.1 and 2.2; docs/api-decisions.md section 8).
 // Requests are validated against them without coercion; the reply schemas
 // document the three shapes (the routes send replies as ready JSON text, so
 // a stored idempotent reply is byte-for-byte what the first caller got).
@@ -10,7 +10,7 @@ const text = (maxLength: number, minLength = 1) => Type.String({ minLength, maxL
 const optionalText = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
 const nullableText = () => Type.Union([Type.String(), Type.Null()]);
 
-/** A card expiry year has four digits (spec 2.1). */
+/** A card expiry year has four digits (docs/interface-spec.md section 2.1). */
 const ExpiryYear = Type.Integer({ minimum: 1000, maximum: 9999, description: 'Card expiry year, four digits' });
 const ExpiryMonth = Type.Integer({ minimum: 1, maximum: 12, description: 'Card expiry month, 1 to 12' });
 
@@ -69,6 +69,9 @@ export const ChargeRequest = Type.Object(
     expiry_year: ExpiryYear,
     billing_info: BillingInfo,
     transaction_details: Type.Optional(TransactionDetails),
+    capture: Type.Optional(
+      Type.Boolean({ description: 'false authorizes only: nothing is credited until POST /api/v2/transactions/capture; authorizations expire after 7 days' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -112,7 +115,7 @@ export const ShapeA = Type.Object({
   transaction: Type.Object({
     id: Type.Integer(),
     created_at: Type.String(),
-    status_details: Type.Object({ status: Type.String({ description: 'captured or pending' }) }),
+    status_details: Type.Object({ status: Type.String({ description: 'approved (authorized), captured, pending, settled, voided, expired' }) }),
     amount_details: Type.Object({
       amount: Type.Number(),
       subtotal: Type.Number(),
@@ -187,3 +190,76 @@ export const ShapeB = Type.Object({
 });
 
 export const ChargeResponse = Type.Union([ShapeA, ShapeB]);
+
+// The card transaction lifecycle (docs/api-decisions.md sections 10 and 14) --------
+
+/** Reference numbers are positive integers of at most 15 digits (domain/references.ts). */
+const ReferenceNumber = Type.Integer({ minimum: 1, maximum: 999_999_999_999_999, description: 'Reference number of the transaction acted on' });
+
+export const OperationRequest = Type.Object(
+  {
+    reference_number: ReferenceNumber,
+    amount: Type.Optional(Type.Number({ description: 'Dollars, at most 2 decimals; absent: the whole amount (capture: authorized, refund: refundable)' })),
+  },
+  { additionalProperties: false },
+);
+export type OperationRequest = Static<typeof OperationRequest>;
+
+/** Verify: the charge body without amount (and without capture). */
+export const VerifyRequest = Type.Object(
+  {
+    source: Type.String({ minLength: 1, maxLength: 100, description: 'Nonce from tokenization' }),
+    expiry_month: ExpiryMonth,
+    expiry_year: ExpiryYear,
+    billing_info: BillingInfo,
+    transaction_details: Type.Optional(TransactionDetails),
+  },
+  { additionalProperties: false },
+);
+export type VerifyRequest = Static<typeof VerifyRequest>;
+
+const queryText = (description: string) => Type.Optional(Type.String({ maxLength: 64, description }));
+
+export const TransactionListQuery = Type.Object(
+  {
+    status: queryText('approved, captured, pending, settled, voided, expired, declined or error'),
+    type: queryText('charge, refund or verify'),
+    date_from: queryText('Created on or after: YYYY-MM-DD (UTC) or an ISO 8601 timestamp'),
+    date_to: queryText('Created on or before: YYYY-MM-DD (UTC, the whole day) or an ISO 8601 timestamp'),
+    created_from: queryText('Created at or after this ISO 8601 timestamp'),
+    created_to: queryText('Created at or before this ISO 8601 timestamp'),
+    limit: queryText('1 to 100, default 10'),
+    offset: queryText('Transactions to skip, default 0'),
+  },
+  { additionalProperties: false },
+);
+
+export const PageQuery = Type.Object(
+  { limit: queryText('1 to 100, default 10'), offset: queryText('Items to skip, default 0') },
+  { additionalProperties: false },
+);
+
+export const TransactionList = Type.Array(ChargeResponse, { description: 'Newest first; each item as GET /api/v2/transactions/{id} shows it' });
+
+export const BatchParams = Type.Object({ id: Type.String({ description: 'The batch id' }) });
+
+export const Batch = Type.Object({
+  id: Type.Integer(),
+  status: Type.Union([Type.Literal('open'), Type.Literal('closed')]),
+  opened_at: Type.String(),
+  closed_at: Type.Union([Type.String(), Type.Null()]),
+  transaction_count: Type.Integer(),
+  sales_count: Type.Integer(),
+  sales_amount: Type.Number(),
+  refunds_count: Type.Integer(),
+  refunds_amount: Type.Number(),
+  net_amount: Type.Number({ description: 'sales_amount - refunds_amount' }),
+});
+
+export const BatchList = Type.Array(Batch, { description: 'Newest first' });
+
+export const SandboxBatchCloseResponse = Type.Object({
+  success: Type.Literal(true),
+  error: Type.Literal(''),
+  batches: Type.Array(Batch, { description: 'The batches closed (none when nothing was open)' }),
+});

@@ -1,8 +1,8 @@
 // Wire schemas of the transfer API, written once: they validate requests
 // (types only, no coercion), type the handlers, serialise responses, and
-// feed the OpenAPI document. Spec s.2.3 to 2.8 and s.7.1.
+// feed the OpenAPI document. docs/interface-spec.md sections 2.3 to 2.8 and 7.1.
 import { Type } from 'typebox';
-import { TRANSFER_ID_LENGTH_MAX } from '../../flows/transfers/validate.ts';
+import { TRANSFER_ID_LENGTH_MAX } from '../../domain/references.ts';
 
 export const Attribute = Type.Object(
   {
@@ -12,7 +12,7 @@ export const Attribute = Type.Object(
   { additionalProperties: false },
 );
 
-/** Body of check transfer and execute transfer (spec s.2.3). */
+/** Body of check transfer and execute transfer (docs/interface-spec.md section 2.3). */
 export const TransferRequest = Type.Object(
   {
     id: Type.String({ maxLength: TRANSFER_ID_LENGTH_MAX, description: 'Unique transfer id (digits only); the same id is used for check and execute' }),
@@ -32,13 +32,13 @@ const SuccessEnvelope = {
   error: Type.Literal(''),
 };
 
-/** Check transfer response (spec s.2.6): fx_rate, receivedAmount, receiverStatus. */
+/** Check transfer response (docs/interface-spec.md section 2.6): fx_rate, receivedAmount, receiverStatus. */
 export const CheckResponse = Type.Object({
   ...SuccessEnvelope,
   attribute: Type.Array(Attribute),
 });
 
-/** payment_response of execute (spec s.2.5): every field a string. */
+/** payment_response of execute (docs/interface-spec.md section 2.5): every field a string. */
 export const PaymentResponse = Type.Object({
   id: Type.String(),
   payment_id: Type.Union([Type.String(), Type.Null()]),
@@ -52,7 +52,7 @@ export const ExecuteResponse = Type.Object({
   payment_response: PaymentResponse,
 });
 
-/** Status result (spec s.2.7): state, substate, final and code are integers here. */
+/** Status result (docs/interface-spec.md section 2.7): state, substate, final and code are integers here. */
 export const StatusResult = Type.Object({
   id: Type.String(),
   state: Type.Integer(),
@@ -65,15 +65,12 @@ export const StatusResult = Type.Object({
   sum_prov: Type.Union([Type.String(), Type.Null()]),
 });
 
-/** A known transfer's status, or (spec s.2.7) the execute shape with state "-2" for an unknown id. */
-export const StatusResponse = Type.Union([
-  Type.Object({ ...SuccessEnvelope, status: Type.Object({ result: StatusResult }) }),
-  ExecuteResponse,
-]);
+/** A known transfer's status, or (docs/interface-spec.md section 2.7) the execute shape with state "-2" for an unknown id. */
+export const StatusResponse = Type.Union([Type.Object({ ...SuccessEnvelope, status: Type.Object({ result: StatusResult }) }), ExecuteResponse]);
 
 export const StatusParams = Type.Object({ id: Type.String({ description: 'Transfer id' }) });
 
-/** KYC result (spec s.2.8), at the top level beside the envelope. */
+/** KYC result (docs/interface-spec.md section 2.8), at the top level beside the envelope. */
 export const KycResponse = Type.Object({
   ...SuccessEnvelope,
   kyc_verify: Type.Boolean(),
@@ -85,3 +82,34 @@ export const AccountParams = Type.Object({ account: Type.String({ description: '
 
 /** The sandbox-only calls answer with the bare envelope. */
 export const SandboxActionResponse = Type.Object({ ...SuccessEnvelope });
+
+/** GET /api/transfers query (docs/api-decisions.md section 14). Query values are text: the flow reads their numbers and times. */
+export const TransferListQuery = Type.Object(
+  {
+    state: Type.Optional(Type.String({ enum: ['0', '40', '60', '80'], description: 'Only transfers in this state' })),
+    created_from: Type.Optional(Type.String({ maxLength: 35, description: 'Only transfers created at or after this ISO 8601 timestamp (with a zone)' })),
+    created_to: Type.Optional(Type.String({ maxLength: 35, description: 'Only transfers created at or before this ISO 8601 timestamp (with a zone)' })),
+    limit: Type.Optional(Type.String({ maxLength: 3, description: 'Transfers per page, an integer from 1 to 100 (default 10)' })),
+    starting_after: Type.Optional(
+      Type.String({ maxLength: TRANSFER_ID_LENGTH_MAX, description: 'The id of the last transfer of the previous page; this page starts after it' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** One transfer of the list: the status result plus what the merchant sent and when. */
+export const TransferListItem = Type.Object({
+  ...StatusResult.properties,
+  amount: Type.String({ description: 'Amount in US dollars as a decimal string' }),
+  receiver_phone: Type.String({ description: 'Receiver phone, E.164' }),
+  service: Type.String({ description: 'Corridor id' }),
+  receiver_country: Type.String(),
+  receiver_currency: Type.String(),
+  created_at: Type.String({ description: 'Creation time, ISO 8601 (UTC)' }),
+});
+
+export const TransferListResponse = Type.Object({
+  ...SuccessEnvelope,
+  transfers: Type.Array(TransferListItem, { description: 'Newest first' }),
+  has_more: Type.Boolean({ description: 'Another page follows: ask again with starting_after = the last id of this page' }),
+});

@@ -4,9 +4,9 @@
 // resubmission after a crash is harmless. Time moves in steps of
 // PAYRAIL_SANDBOX_DELAY_MS on the injected clock (0 makes it immediate).
 import type { Clock } from '../../domain/clock.ts';
-import type { Db } from '../../store/db.ts';
 import type { PayoutNetwork, PayoutPollRequest, PayoutSubmission, PollOutcome, SubmitOutcome } from '../payout-network.ts';
-import { readReceiver, scenarioOf } from './receivers.ts';
+import { sandboxInvitationUrl } from './links.ts';
+import { scenarioOf, type SandboxReceivers } from './receivers.ts';
 
 type Course = 'ok' | 'slow' | 'fail';
 
@@ -19,17 +19,18 @@ const REF_PATTERN = /^sbx\.(ok|slow|fail)\.([0-9]{1,16})\.([A-Za-z0-9_-]{1,100})
 
 export class SandboxPayoutNetwork implements PayoutNetwork {
   constructor(
-    private readonly db: Db,
+    private readonly receivers: SandboxReceivers,
     private readonly clock: Clock,
     private readonly stepMs: number,
+    private readonly publicUrl: string,
   ) {}
 
   async lookupReceiver(phoneE164: string): Promise<{ registered: boolean }> {
-    return { registered: (await readReceiver(this.db, phoneE164)).registered };
+    return { registered: (await this.receivers.read(phoneE164)).registered };
   }
 
   async submit(submission: PayoutSubmission): Promise<SubmitOutcome> {
-    const receiver = await readReceiver(this.db, submission.receiverPhone);
+    const receiver = await this.receivers.read(submission.receiverPhone);
     if (!receiver.registered) return { kind: 'receiver_unregistered' };
     const scenario = scenarioOf(submission.receiverPhone);
     if (scenario === 'flaky' && submission.attempt <= FLAKY_FAILURES) {
@@ -50,5 +51,13 @@ export class SandboxPayoutNetwork implements PayoutNetwork {
     if (nowMs < dueAtMs) return { kind: 'pending', retryAfterMs: dueAtMs - nowMs };
     if (course === 'fail') return { kind: 'failed', errorText: SANDBOX_REJECTION.text, errorCode: SANDBOX_REJECTION.code };
     return { kind: 'succeeded', transactionRef: `SBX-${submittedAtMs}-${match[3]}` };
+  }
+
+  invitationUrl(phoneE164: string): string {
+    return sandboxInvitationUrl(this.publicUrl, phoneE164);
+  }
+
+  acceptInvitation(phoneE164: string): Promise<'registered' | 'already_registered'> {
+    return this.receivers.acceptInvitation(phoneE164, this.clock.nowMs());
   }
 }

@@ -1,9 +1,10 @@
-// The sandbox receiver catalogue (behaviour.md s.6): the last four digits of
-// a receiver's number choose how the simulated network and KYC provider
-// treat it. Receivers whose state can change (KYC completed, invitation
-// accepted) keep that change in the sandbox_receivers table, so every
-// process on the same store sees it.
-import type { Db, Tx } from '../../store/db.ts';
+// The sandbox receiver catalogue (docs/api-decisions.md section 6): the last
+// four digits of a receiver's number choose how the simulated network and KYC
+// provider treat it. Receivers whose state can change (KYC completed,
+// invitation accepted) keep that change where every process of the
+// deployment sees it: a ReceiverStates port the service hands the simulators
+// (a real network keeps such state in its own systems; the simulators get no
+// database).
 
 export type Scenario = 'kyc_blocked' | 'kyc_limited' | 'unregistered' | 'network_error' | 'slow' | 'flaky' | 'normal';
 
@@ -20,6 +21,13 @@ export interface SandboxReceiver {
   readonly registered: boolean;
   readonly kycVerified: boolean;
   readonly moneyLimitCents: number;
+}
+
+/** Where the simulators keep receivers whose state changed (shared by every process on one store). */
+export interface ReceiverStates {
+  read(phoneE164: string): Promise<SandboxReceiver | null>;
+  /** Records the receiver as registered and verified with this limit. */
+  saveVerified(phoneE164: string, moneyLimitCents: number, nowMs: number): Promise<void>;
 }
 
 /** What a fully verified receiver may receive per transfer. */
@@ -45,54 +53,41 @@ function canChange(scenario: Scenario): boolean {
   return scenario === 'kyc_blocked' || scenario === 'kyc_limited' || scenario === 'unregistered';
 }
 
-interface ReceiverRow {
-  registered: number;
-  kyc_verified: number;
-  money_limit_cents: number;
+/** The catalogue plus the changes receivers made; shared by the sandbox network and KYC provider. */
+export class SandboxReceivers {
+  constructor(private readonly states: ReceiverStates) {}
+
+  /** Receivers that start verified never change, so the states are read only for the three that can. */
+  async read(phoneE164: string): Promise<SandboxReceiver> {
+    const scenario = scenarioOf(phoneE164);
+    if (!canChange(scenario)) return DEFAULTS[scenario];
+    return (await this.states.read(phoneE164)) ?? DEFAULTS[scenario];
+  }
+
+  /** Completing verification at kyc_url: a registered receiver becomes verified. */
+  async completeKyc(phoneE164: string, nowMs: number): Promise<'verified' | 'not_registered'> {
+    const current = await this.read(phoneE164);
+    if (!current.registered) return 'not_registered';
+    if (!current.kycVerified) await this.states.saveVerified(phoneE164, VERIFIED_LIMIT_CENTS, nowMs);
+    return 'verified';
+  }
+
+  /** Accepting a payment invitation registers the receiver as verified; for one already on the network it changes nothing. */
+  async acceptInvitation(phoneE164: string, nowMs: number): Promise<'registered' | 'already_registered'> {
+    const current = await this.read(phoneE164);
+    if (current.registered) return 'already_registered';
+    await this.states.saveVerified(phoneE164, VERIFIED_LIMIT_CENTS, nowMs);
+    return 'registered';
+  }
 }
 
-async function readRow(tx: Tx, phoneE164: string): Promise<SandboxReceiver | null> {
-  const row = await tx.get<ReceiverRow>('SELECT registered, kyc_verified, money_limit_cents FROM sandbox_receivers WHERE phone = ?', [phoneE164]);
-  return row === undefined ? null : { registered: row.registered === 1, kycVerified: row.kyc_verified === 1, moneyLimitCents: Number(row.money_limit_cents) };
-}
-
-/**
- * The receiver's current sandbox state. Receivers that start verified never
- * change, so the store is read only for the three that can.
- */
-export async function readReceiver(db: Db, phoneE164: string): Promise<SandboxReceiver> {
-  const scenario = scenarioOf(phoneE164);
-  if (!canChange(scenario)) return DEFAULTS[scenario];
-  return (await db.read((tx) => readRow(tx, phoneE164))) ?? DEFAULTS[scenario];
-}
-
-async function saveVerified(tx: Tx, phoneE164: string, nowMs: number): Promise<void> {
-  await tx.run(
-    `INSERT INTO sandbox_receivers (phone, registered, kyc_verified, money_limit_cents, updated_at_ms) VALUES (?, 1, 1, ?, ?)
-     ON CONFLICT (phone) DO UPDATE SET registered = 1, kyc_verified = 1, money_limit_cents = excluded.money_limit_cents, updated_at_ms = excluded.updated_at_ms`,
-    [phoneE164, VERIFIED_LIMIT_CENTS, nowMs],
-  );
-}
-
-/** Completing verification at kyc_url: a registered receiver becomes verified. */
-export async function completeKyc(tx: Tx, phoneE164: string, nowMs: number): Promise<'verified' | 'not_registered'> {
-  const scenario = scenarioOf(phoneE164);
-  if (!canChange(scenario)) return 'verified';
-  const current = (await readRow(tx, phoneE164)) ?? DEFAULTS[scenario];
-  if (!current.registered) return 'not_registered';
-  await saveVerified(tx, phoneE164, nowMs);
-  return 'verified';
-}
-
-/**
- * Accepting a payment invitation registers the receiver as verified. For a
- * receiver already on the network it changes nothing.
- */
-export async function acceptInvitation(tx: Tx, phoneE164: string, nowMs: number): Promise<'registered' | 'already_registered'> {
-  const scenario = scenarioOf(phoneE164);
-  if (!canChange(scenario)) return 'already_registered';
-  const current = (await readRow(tx, phoneE164)) ?? DEFAULTS[scenario];
-  if (current.registered) return 'already_registered';
-  await saveVerified(tx, phoneE164, nowMs);
-  return 'registered';
+/** Receiver states kept in this process only: for a simulator used without a shared store (tests, tools). */
+export function memoryReceiverStates(): ReceiverStates {
+  const states = new Map<string, SandboxReceiver>();
+  return {
+    read: async (phoneE164) => states.get(phoneE164) ?? null,
+    saveVerified: async (phoneE164, moneyLimitCents) => {
+      states.set(phoneE164, { registered: true, kycVerified: true, moneyLimitCents });
+    },
+  };
 }

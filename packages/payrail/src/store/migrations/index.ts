@@ -1,20 +1,23 @@
-// Ordered list of schema migrations. Each has one SQL file per dialect,
-// written by hand and kept in step: same tables, same constraints.
+// Ordered list of schema migrations. Each is one NNN_name.sql file written
+// once, in the neutral SQL that dialect.ts translates for SQLite and for
+// PostgreSQL. Versions are recorded in schema_migrations when applied, so a
+// migration is never edited once released: add the next one instead.
 import fs from 'node:fs';
 import path from 'node:path';
+
+export { translateMigration } from './dialect.ts';
 
 export interface Migration {
   readonly version: number;
   readonly name: string;
-  readonly sqlite: string;
-  readonly postgres: string;
+  /** The migration in neutral SQL; pass it through translateMigration before running it. */
+  readonly sql: string;
 }
 
-const names = ['001_init', '002_panel'];
+const names = ['001_init', '002_panel', '003_security', '004_audit_panel', '005_card_lifecycle', '007_worker_indexes'];
 
 export const MIGRATIONS: readonly Migration[] = names.map((name) => ({
   version: Number(name.slice(0, 3)),
   name,
-  sqlite: fs.readFileSync(path.join(import.meta.dirname, `${name}.sqlite.sql`), 'utf8'),
-  postgres: fs.readFileSync(path.join(import.meta.dirname, `${name}.postgres.sql`), 'utf8'),
+  sql: fs.readFileSync(path.join(import.meta.dirname, `${name}.sql`), 'utf8'),
 }));

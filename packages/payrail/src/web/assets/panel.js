@@ -1,7 +1,6 @@
 // Progressive enhancement for the Payrail panel. Every page works without
 // this script; with it, destructive forms ask for confirmation and one-time
 // secrets get a Copy button.
-'use strict';
 
 document.addEventListener('submit', (event) => {
   const form = event.target;

@@ -1,56 +1,72 @@
 // Sources and credentials of the signed-in merchant, through the merchant
 // administration flows. New secrets are rendered in the answer to the POST
-// that made them and never again; that answer is marked no-store.
+// that made them and never again; that answer is marked no-store. Creating
+// or rotating credentials needs a password check from the last 5 minutes
+// (account.ts). Each source also lists the page origins its hosted card form
+// may be shown on.
 import type { FastifyPluginAsync } from 'fastify';
-import { createSource, revokeSource, rotateSource, rotateTransferKey } from '../../flows/merchants.ts';
+import { createSource, issuingDeps, revokeSource, rotateSource, rotateTransferKey } from '../../flows/merchants.ts';
+import { merchantCredentials } from '../../flows/panel/merchant-views.ts';
+import { addOrigin, originsBySource, removeOrigin } from '../../flows/source-origins.ts';
 import type { Service } from '../../service.ts';
-import { context, formField, merchantOf, noticeFromQuery, pathParam, sendPage, userOf } from '../request.ts';
-import { credentialsBody, sourceSecretsBody, transferKeySecretBody, type SourceListRow } from '../views/credentials.ts';
+import { actorOf, context, formField, merchantOf, noticeFromQuery, pathParam, sendPage, userOf } from '../request.ts';
+import { requireRecentAuth } from './account.ts';
+import { credentialsBody, sourceSecretsBody, transferKeySecretBody } from '../views/credentials.ts';
 
-/** A merchant has a handful of sources; the page lists at most this many. */
-const SOURCES_LISTED_MAX = 200;
 const SOURCE_NAME_LENGTH_MAX = 100;
 
 export function credentialRoutes(service: Service): FastifyPluginAsync {
-  const deps = { db: service.db, environment: service.config.environment, clock: service.clock };
+  const deps = issuingDeps(service);
   return async (app) => {
     app.get('/credentials', async (request, reply) => {
-      const merchantId = merchantOf(request);
-      const { sources, transferKey } = await service.db.read(async (tx) => ({
-        sources: await tx.all<SourceListRow>(
-          `SELECT s.id, s.name, s.created_at_ms, s.revoked_at_ms,
-                  (SELECT c.id FROM credentials c WHERE c.source_id = s.id AND c.kind = 'source_key' AND c.revoked_at_ms IS NULL ORDER BY c.created_at_ms DESC LIMIT 1) AS key_id
-           FROM sources s WHERE s.merchant_id = ? ORDER BY s.created_at_ms, s.id LIMIT ?`,
-          [merchantId, SOURCES_LISTED_MAX],
-        ),
-        transferKey: await tx.get<{ id: string; created_at_ms: number }>(
-          "SELECT id, created_at_ms FROM credentials WHERE merchant_id = ? AND kind = 'transfer_key' AND revoked_at_ms IS NULL ORDER BY created_at_ms DESC LIMIT 1",
-          [merchantId],
-        ),
-      }));
-      const body = credentialsBody({ csrf: userOf(request).csrfToken, sources, transferKey: transferKey ?? null, notice: noticeFromQuery(request) });
+      const { sources, transferKey } = await merchantCredentials(service, merchantOf(request));
+      const origins = await originsBySource(service, merchantOf(request));
+      const body = credentialsBody({
+        csrf: userOf(request).csrfToken,
+        sources,
+        transferKey,
+        origins,
+        sandbox: service.config.environment === 'sandbox',
+        notice: noticeFromQuery(request),
+      });
       return sendPage(reply, context(service, request), 'Sources and credentials', body);
     });
 
     app.post('/credentials/sources', async (request, reply) => {
+      const ask = requireRecentAuth(service, request, reply, '/dashboard/credentials');
+      if (ask !== null) return ask;
       const name = formField(request, 'name').trim().slice(0, SOURCE_NAME_LENGTH_MAX) || 'Source';
-      const created = await createSource(deps, { merchantId: merchantOf(request), name });
+      const created = await createSource(deps, { merchantId: merchantOf(request), name }, actorOf(request));
       return sendPage(reply, context(service, request), 'New source credentials', sourceSecretsBody(created, 'created'));
     });
 
     app.post('/credentials/sources/:id/rotate', async (request, reply) => {
-      const rotated = await rotateSource(deps, { merchantId: merchantOf(request), sourceId: pathParam(request, 'id') });
+      const ask = requireRecentAuth(service, request, reply, '/dashboard/credentials');
+      if (ask !== null) return ask;
+      const rotated = await rotateSource(deps, { merchantId: merchantOf(request), sourceId: pathParam(request, 'id') }, actorOf(request));
       return sendPage(reply, context(service, request), 'New source credentials', sourceSecretsBody(rotated, 'rotated'));
     });
 
     app.post('/credentials/sources/:id/revoke', async (request, reply) => {
-      await revokeSource(deps, { merchantId: merchantOf(request), sourceId: pathParam(request, 'id') });
+      await revokeSource(deps, { merchantId: merchantOf(request), sourceId: pathParam(request, 'id') }, actorOf(request));
       return reply.redirect('/dashboard/credentials?notice=revoked', 303);
     });
 
     app.post('/credentials/transfer-key/rotate', async (request, reply) => {
-      const rotated = await rotateTransferKey(deps, { merchantId: merchantOf(request) });
+      const ask = requireRecentAuth(service, request, reply, '/dashboard/credentials');
+      if (ask !== null) return ask;
+      const rotated = await rotateTransferKey(deps, { merchantId: merchantOf(request) }, actorOf(request));
       return sendPage(reply, context(service, request), 'New transfer API key', transferKeySecretBody(rotated.transfer_api_key));
+    });
+
+    app.post('/credentials/sources/:id/origins', async (request, reply) => {
+      await addOrigin(deps, { merchantId: merchantOf(request), sourceId: pathParam(request, 'id'), origin: formField(request, 'origin') }, actorOf(request));
+      return reply.redirect('/dashboard/credentials?notice=origin_added', 303);
+    });
+
+    app.post('/credentials/sources/:id/origins/remove', async (request, reply) => {
+      await removeOrigin(deps, { merchantId: merchantOf(request), sourceId: pathParam(request, 'id'), origin: formField(request, 'origin') }, actorOf(request));
+      return reply.redirect('/dashboard/credentials?notice=origin_removed', 303);
     });
   };
 }

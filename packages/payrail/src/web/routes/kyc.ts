@@ -13,7 +13,9 @@ export function kycRoutes(service: Service): FastifyPluginAsync {
   return async (app) => {
     app.get('/kyc', async (request, reply) => {
       // People paste numbers with spaces, dashes or brackets; the API form is digits with an optional +.
-      const account = queryField(request, 'account').slice(0, ACCOUNT_TEXT_LENGTH_MAX).replace(/[\s().-]/g, '');
+      const account = queryField(request, 'account')
+        .slice(0, ACCOUNT_TEXT_LENGTH_MAX)
+        .replace(/[\s().-]/g, '');
       let outcome: KycOutcome = { kind: 'none' };
       let status = 200;
       if (account !== '') {

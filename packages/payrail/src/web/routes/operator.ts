@@ -2,20 +2,21 @@
 // once), fund, overdraft and the payouts-must-link flag, through the merchant
 // administration flows. Only operator users reach these routes.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { parseDollarString } from '../../domain/money.ts';
+import { parseDollarString, parseDollarStringOrZero } from '../../domain/money.ts';
 import { ApiError } from '../../errors.ts';
-import { createMerchant, fundMerchant, setOverdraft, setPayoutsMustLink, showMerchant } from '../../flows/merchants.ts';
+import { createMerchant, fundMerchant, issuingDeps, setOverdraft, setPayoutsMustLink, showMerchant } from '../../flows/merchants.ts';
 import { verifyLedger } from '../../flows/ledger-verify.ts';
+import { merchantList } from '../../flows/panel/operator-views.ts';
 import type { Service } from '../../service.ts';
-import { listMerchantsWithBalances } from '../operator-queries.ts';
-import { context, formField, noticeFromQuery, pathParam, queryField, sendPage, userOf } from '../request.ts';
+import { actorOf, context, formField, noticeFromQuery, pathParam, queryField, sendPage, userOf } from '../request.ts';
+import { requireRecentAuth } from './account.ts';
 import { notice } from '../views/components.ts';
 import { ledgerBody, merchantCreatedBody, merchantDetailBody, merchantListBody } from '../views/operator.ts';
 
 const MERCHANT_ID_PATTERN = /^mer_[0-9A-Za-z]{1,32}$/;
 
 export function operatorRoutes(service: Service): FastifyPluginAsync {
-  const deps = { db: service.db, environment: service.config.environment, clock: service.clock };
+  const deps = issuingDeps(service);
 
   /** Re-renders a merchant's page with the problem of a refused form, keeping what was typed. */
   async function refused(request: FastifyRequest, reply: FastifyReply, merchantId: string, message: string, values: { fund?: string; overdraft?: string }) {
@@ -33,13 +34,16 @@ export function operatorRoutes(service: Service): FastifyPluginAsync {
   return async (app) => {
     app.get('/operator/merchants', async (request, reply) => {
       const query = queryField(request, 'q').slice(0, 200);
-      const rows = await service.db.read((tx) => listMerchantsWithBalances(tx, query === '' ? null : query));
+      const rows = await merchantList(service, query === '' ? null : query);
       const body = merchantListBody({ csrf: userOf(request).csrfToken, rows, query, message: noticeFromQuery(request) });
       return sendPage(reply, context(service, request), 'Merchants', body);
     });
 
     app.post('/operator/merchants', async (request, reply) => {
-      const created = await createMerchant(deps, { name: formField(request, 'name') });
+      // A new merchant comes with credentials: the same fresh password check as creating them.
+      const ask = requireRecentAuth(service, request, reply, '/dashboard/operator/merchants');
+      if (ask !== null) return ask;
+      const created = await createMerchant(deps, { name: formField(request, 'name') }, actorOf(request));
       return sendPage(reply, context(service, request), 'Merchant created', merchantCreatedBody(created));
     });
 
@@ -54,17 +58,17 @@ export function operatorRoutes(service: Service): FastifyPluginAsync {
       const text = formField(request, 'amount').trim();
       const amount = parseDollarString(text);
       if (!amount.ok) return refused(request, reply, merchantId, `The amount ${amount.reason}, for example 250.00.`, { fund: text });
-      await fundMerchant(deps, { merchantId, amountCents: amount.cents });
+      await fundMerchant(deps, { merchantId, amountCents: amount.cents }, actorOf(request));
       return reply.redirect(`/dashboard/operator/merchants/${merchantId}?notice=funded`, 303);
     });
 
     app.post('/operator/merchants/:id/overdraft', async (request, reply) => {
       const merchantId = merchantIdOf(request);
       const text = formField(request, 'amount').trim();
-      const amount = /^0+(\.0{1,2})?$/.test(text) ? ({ ok: true, cents: 0 } as const) : parseDollarString(text);
+      const amount = parseDollarStringOrZero(text);
       if (!amount.ok) return refused(request, reply, merchantId, `The overdraft ${amount.reason}, or 0 for none.`, { overdraft: text });
       try {
-        await setOverdraft(deps, { merchantId, overdraftCents: amount.cents });
+        await setOverdraft(deps, { merchantId, overdraftCents: amount.cents }, actorOf(request));
       } catch (error) {
         if (error instanceof ApiError && error.error === 'invalid_amount') return refused(request, reply, merchantId, `${error.message}.`, { overdraft: text });
         throw error;
@@ -75,7 +79,7 @@ export function operatorRoutes(service: Service): FastifyPluginAsync {
     app.post('/operator/merchants/:id/link-required', async (request, reply) => {
       const merchantId = merchantIdOf(request);
       const on = formField(request, 'on') === '1';
-      await setPayoutsMustLink(deps, { merchantId, on });
+      await setPayoutsMustLink(deps, { merchantId, on }, actorOf(request));
       return reply.redirect(`/dashboard/operator/merchants/${merchantId}?notice=${on ? 'link_on' : 'link_off'}`, 303);
     });
 
@@ -83,6 +87,5 @@ export function operatorRoutes(service: Service): FastifyPluginAsync {
       const report = await verifyLedger(service.db);
       return sendPage(reply, context(service, request), 'Ledger verification', ledgerBody(report, service.clock.nowMs()));
     });
-
   };
 }

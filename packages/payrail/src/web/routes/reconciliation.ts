@@ -4,11 +4,11 @@
 // transaction and refuse a transfer that is no longer waiting.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { isApiError } from '../../errors.ts';
+import { reconciliationQueue } from '../../flows/panel/operator-views.ts';
 import { cancelTransfer, linkTransfer } from '../../flows/transfers/operator.ts';
 import type { Service } from '../../service.ts';
 import type { Html } from '../html.ts';
-import { reconciliationQueue } from '../operator-queries.ts';
-import { context, formField, noticeFromQuery, sendPage, userOf } from '../request.ts';
+import { actorOf, context, formField, noticeFromQuery, sendPage, userOf } from '../request.ts';
 import { notice } from '../views/components.ts';
 import { reconciliationBody } from '../views/operator.ts';
 
@@ -16,7 +16,7 @@ export function reconciliationRoutes(service: Service): FastifyPluginAsync {
   const deps = { db: service.db, clock: service.clock };
 
   async function showQueue(request: FastifyRequest, reply: FastifyReply, message: Html | null, status: number) {
-    const { transfers, candidates } = await service.db.read((tx) => reconciliationQueue(tx));
+    const { transfers, candidates } = await reconciliationQueue(service);
     const body = reconciliationBody({ csrf: userOf(request).csrfToken, transfers, candidates, message });
     return sendPage(reply, context(service, request), 'Reconciliation', body, status);
   }
@@ -37,12 +37,12 @@ export function reconciliationRoutes(service: Service): FastifyPluginAsync {
 
     app.post('/operator/reconciliation/link', async (request, reply) => {
       const input = { merchantId: formField(request, 'merchant'), transferId: formField(request, 'transfer'), chargeRef: formField(request, 'charge').trim() };
-      return act(request, reply, () => linkTransfer(deps, input), 'linked');
+      return act(request, reply, () => linkTransfer(deps, input, actorOf(request)), 'linked');
     });
 
     app.post('/operator/reconciliation/cancel', async (request, reply) => {
       const input = { merchantId: formField(request, 'merchant'), transferId: formField(request, 'transfer') };
-      return act(request, reply, () => cancelTransfer(deps, input), 'cancelled');
+      return act(request, reply, () => cancelTransfer(deps, input, actorOf(request)), 'cancelled');
     });
   };
 }

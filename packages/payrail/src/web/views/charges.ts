@@ -1,8 +1,13 @@
-// Charges: the filterable list and the detail page with linked transfers.
+// Charges: the filterable list and the detail page with linked transfers,
+// refunds and the lifecycle actions (capture, void, refund; each asks for
+// confirmation on a page of its own before anything happens).
 import { chargeTone, money, stateName, stateTone, timestamp } from '../format.ts';
 import { html, type Html } from '../html.ts';
-import { CHARGE_STATUSES, type ChargeListRow, type ChargeRow, type LinkedTransferRow } from '../queries.ts';
-import { badge, emptyState, facts, pager } from './components.ts';
+import { transactionStatusOf } from '../../domain/card-lifecycle.ts';
+import { formatCents } from '../../domain/money.ts';
+import { CHARGE_STATUSES, type ChargeDetail, type ChargeListItem, type ChargeRow, type ChargeTransferLink } from '../../flows/panel/merchant-views.ts';
+import type { PanelChargeAction } from '../../flows/panel/charge-actions.ts';
+import { badge, csrfField, emptyState, facts, notice, pager } from './components.ts';
 
 export interface ChargeFilterInput {
   readonly status: string;
@@ -30,17 +35,20 @@ function filterForm(input: ChargeFilterInput): Html {
   </form>`;
 }
 
-export function chargeListBody(input: ChargeFilterInput, rows: readonly ChargeListRow[], nextBefore: number | null, filtered: boolean): Html {
+export function chargeListBody(input: ChargeFilterInput, rows: readonly ChargeListItem[], nextBefore: number | null, filtered: boolean): Html {
   const table =
     rows.length === 0
-      ? emptyState(filtered ? 'No charges match these filters' : 'No charges yet', filtered ? 'Try another status or date range.' : 'Approved, pending and declined card charges will appear here.')
+      ? emptyState(
+          filtered ? 'No charges match these filters' : 'No charges yet',
+          filtered ? 'Try another status or date range.' : 'Card charges and their refunds will appear here.',
+        )
       : html`<div class="table-wrap"><table>
         <caption class="visually-hidden">Charges, newest first</caption>
         <thead><tr><th scope="col">Reference</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col">Card</th><th scope="col" class="num">Linked</th><th scope="col">Created</th></tr></thead>
         <tbody>${rows.map(
           (c) => html`<tr>
-            <th scope="row"><a href="/dashboard/charges/${c.pk}">${c.pk}</a></th>
-            <td>${badge(chargeTone(c.status), c.status)}</td>
+            <th scope="row"><a href="/dashboard/charges/${c.pk}">${c.pk}</a>${c.parent_pk === null ? '' : html` <span class="hint">refund of ${c.parent_pk}</span>`}</th>
+            <td>${statusBadge(c)}</td>
             <td class="num">${money(c.amount_cents)} ${c.currency}</td>
             <td>${c.card_type} ···· ${c.last4}</td>
             <td class="num">${money(c.linked_cents)}</td>
@@ -76,10 +84,21 @@ function orderNumber(requestJson: string): string {
   }
 }
 
-export function chargeDetailBody(charge: ChargeRow, transfers: readonly LinkedTransferRow[]): Html {
+/** The status the payin API shows for the transaction (docs/api-decisions.md section 10). */
+function statusBadge(c: Pick<ChargeListItem, 'status' | 'stage' | 'op'>): Html {
+  const status = transactionStatusOf(c);
+  return badge(chargeTone(status), status);
+}
+
+export function chargeDetailBody(
+  charge: ChargeDetail,
+  transfers: readonly ChargeTransferLink[],
+  lifecycle: { refunds: readonly ChargeRow[]; csrf: string; notice: Html | null } = { refunds: [], csrf: '', notice: null },
+): Html {
   const rows: Array<readonly [string, string | Html]> = [
-    ['Status', badge(chargeTone(charge.status), charge.status)],
+    ['Status', statusBadge(charge)],
     ['Amount', `${money(charge.amount_cents)} ${charge.currency}`],
+    ...lifecycleFacts(charge),
     ['Linked to transfers', `${money(charge.linked_cents)} ${charge.currency}`],
     ['Card', `${charge.card_type} ${charge.bin}······${charge.last4}, expires ${String(charge.expiry_month).padStart(2, '0')}/${charge.expiry_year}`],
     ['Authorization code', charge.auth_code ?? '—'],
@@ -101,8 +120,71 @@ export function chargeDetailBody(charge: ChargeRow, transfers: readonly LinkedTr
           (t) => html`<tr><th scope="row"><a href="/dashboard/transfers/${encodeURIComponent(t.id)}">${t.id}</a></th>
             <td>${badge(stateTone(t.state, -1), stateName(t.state, -1))}</td><td class="num">${money(t.amount_cents)}</td><td>${t.how}</td><td>${timestamp(t.created_at_ms)}</td></tr>`,
         )}</tbody></table></div>`;
-  return html`<p><a href="/dashboard/charges">← All charges</a></p>
+  return html`${lifecycle.notice}<p><a href="/dashboard/charges">← All charges</a></p>
   ${facts(rows)}
+  ${actionForms(charge, lifecycle.csrf)}
+  ${charge.kind === 'charge' ? refundList(lifecycle.refunds) : ''}
   <h2>Linked transfers</h2>
   ${linked}`;
+}
+
+function lifecycleFacts(charge: ChargeDetail): Array<readonly [string, string | Html]> {
+  if (charge.kind === 'refund') return [['Refund of', html`<a href="/dashboard/charges/${charge.parent_pk}">${charge.parent_pk}</a>`]];
+  const rows: Array<readonly [string, string | Html]> = [];
+  if (charge.captured_cents > 0) rows.push(['Captured', `${money(charge.captured_cents)} ${charge.currency}`]);
+  if (charge.refunded_cents > 0) rows.push(['Refunded', `${money(charge.refunded_cents)} ${charge.currency}`]);
+  if (charge.settled_at_ms !== null) rows.push(['Settled', timestamp(charge.settled_at_ms)]);
+  return rows;
+}
+
+/** What can be done with the charge now; each form leads to a confirmation page first. */
+function actionForms(charge: ChargeDetail, csrf: string): Html {
+  if (charge.kind !== 'charge' || charge.status !== 'approved' || charge.op !== null) return html``;
+  const form = (action: PanelChargeAction, label: string, amountCents: number | null) =>
+    html`<form method="post" action="/dashboard/charges/${charge.pk}/${action}" class="filters">
+      ${csrfField(csrf)}
+      ${amountCents === null ? '' : html`<div class="field"><label for="${action}-amount">Amount (USD)</label><input id="${action}-amount" name="amount" inputmode="decimal" value="${formatCents(amountCents)}" required maxlength="16"></div>`}
+      <button type="submit" class="button${action === 'capture' ? ' primary' : ' danger'}">${label}</button>
+    </form>`;
+  const refundable = charge.captured_cents - charge.refunded_cents - charge.linked_cents;
+  const forms: Html[] = [];
+  if (charge.stage === 'authorized') forms.push(form('capture', 'Capture…', charge.amount_cents), form('void', 'Void…', null));
+  if (charge.stage === 'captured' && charge.linked_cents === 0 && charge.void_refused === 0) forms.push(form('void', 'Void…', null));
+  if (charge.stage === 'settled' && refundable > 0) forms.push(form('refund', 'Refund…', refundable));
+  if (forms.length === 0) return html``;
+  return html`<section aria-labelledby="actions-title"><h2 id="actions-title">Actions</h2>${forms}</section>`;
+}
+
+function refundList(refunds: readonly ChargeRow[]): Html {
+  const table =
+    refunds.length === 0
+      ? emptyState('No refunds', 'Refunds of this charge appear here once it is settled and refunded.')
+      : html`<div class="table-wrap"><table>
+        <thead><tr><th scope="col">Refund</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col">Created</th></tr></thead>
+        <tbody>${refunds.map(
+          (r) => html`<tr><th scope="row"><a href="/dashboard/charges/${r.pk}">${r.pk}</a></th><td>${statusBadge(r)}</td>
+            <td class="num">${money(r.amount_cents)} ${r.currency}</td><td>${timestamp(r.created_at_ms)}</td></tr>`,
+        )}</tbody></table></div>`;
+  return html`<h2>Refunds</h2>${table}`;
+}
+
+const CONFIRM_TEXT: Readonly<Record<PanelChargeAction, string>> = {
+  capture: 'Capture {amount} of charge {ref}? The amount is credited to your balance.',
+  void: 'Void charge {ref}? The authorization is cancelled; a captured amount is taken back from your balance.',
+  refund: 'Refund {amount} of charge {ref} to the card? The amount is taken from your balance.',
+};
+
+/** The confirmation step of an action: nothing has happened yet. */
+export function confirmActionBody(input: { pk: number; action: PanelChargeAction; amount: string; currency: string; csrf: string }): Html {
+  const text = CONFIRM_TEXT[input.action]
+    .replace('{amount}', input.amount === '' ? 'the whole amount' : `${input.amount} ${input.currency}`)
+    .replace('{ref}', String(input.pk));
+  return html`${notice('info', text)}
+  <form method="post" action="/dashboard/charges/${input.pk}/${input.action}" class="filters">
+    ${csrfField(input.csrf)}
+    <input type="hidden" name="amount" value="${input.amount}">
+    <input type="hidden" name="confirm" value="yes">
+    <button type="submit" class="button primary">Yes, ${input.action}</button>
+    <a class="button subtle" href="/dashboard/charges/${input.pk}">Cancel</a>
+  </form>`;
 }

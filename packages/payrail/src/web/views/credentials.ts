@@ -3,23 +3,38 @@
 // secrets (only their hashes are kept, so this page is the only chance to
 // copy them).
 import type { SourceCredentials } from '../../flows/merchants.ts';
+import type { ActiveTransferKey, SourceListItem } from '../../flows/panel/merchant-views.ts';
 import { timestamp } from '../format.ts';
 import { html, type Html } from '../html.ts';
 import { badge, csrfField, emptyState, notice } from './components.ts';
 
-export interface SourceListRow {
-  readonly id: string;
-  readonly name: string;
-  readonly created_at_ms: number;
-  readonly revoked_at_ms: number | null;
-  /** Public id part of the active API key, for telling keys apart. */
-  readonly key_id: string | null;
+/** The page origins of an active source, each with a remove button, and the form to add one. */
+function originsCell(csrf: string, source: SourceListItem, origins: readonly string[], sandbox: boolean): Html {
+  if (source.revoked_at_ms !== null) return html`—`;
+  const none = sandbox ? 'none: pages on http://localhost and http://127.0.0.1 (sandbox)' : 'none: the card form is shown nowhere';
+  return html`<ul class="origins">${
+    origins.length === 0
+      ? html`<li class="muted">${none}</li>`
+      : origins.map(
+          (origin) => html`<li><code>${origin}</code>
+            <form method="post" action="/dashboard/credentials/sources/${source.id}/origins/remove" class="inline">
+              ${csrfField(csrf)}<input type="hidden" name="origin" value="${origin}"><button type="submit" class="button subtle">Remove<span class="visually-hidden"> ${origin}</span></button></form></li>`,
+        )
+  }</ul>
+  <form method="post" action="/dashboard/credentials/sources/${source.id}/origins" class="inline">
+    ${csrfField(csrf)}
+    <label for="origin-${source.id}" class="visually-hidden">Page origin for ${source.name}</label>
+    <input id="origin-${source.id}" name="origin" required maxlength="200" placeholder="https://shop.example">
+    <button type="submit" class="button">Add origin<span class="visually-hidden"> to ${source.name}</span></button>
+  </form>`;
 }
 
 export function credentialsBody(input: {
   csrf: string;
-  sources: readonly SourceListRow[];
-  transferKey: { id: string; created_at_ms: number } | null;
+  sources: readonly SourceListItem[];
+  transferKey: ActiveTransferKey | null;
+  origins: ReadonlyMap<string, readonly string[]>;
+  sandbox: boolean;
   notice: Html | null;
 }): Html {
   const { csrf } = input;
@@ -28,13 +43,14 @@ export function credentialsBody(input: {
       ? emptyState('No sources yet', 'Create a source to get an API key, PIN and tokenization token for the card payin API.')
       : html`<div class="table-wrap"><table>
         <caption class="visually-hidden">Payin sources</caption>
-        <thead><tr><th scope="col">Name</th><th scope="col">Source id</th><th scope="col">API key id</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+        <thead><tr><th scope="col">Name</th><th scope="col">Source id</th><th scope="col">API key id</th><th scope="col">Status</th><th scope="col">Card form origins</th><th scope="col">Created</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
         <tbody>${input.sources.map(
           (s) => html`<tr>
             <th scope="row">${s.name}</th>
             <td><code>${s.id}</code></td>
             <td>${s.key_id === null ? '—' : html`<code>${s.key_id}</code>`}</td>
             <td>${s.revoked_at_ms === null ? badge('ok', 'active') : badge('bad', 'revoked')}</td>
+            <td>${originsCell(csrf, s, input.origins.get(s.id) ?? [], input.sandbox)}</td>
             <td>${timestamp(s.created_at_ms)}</td>
             <td class="actions">${
               s.revoked_at_ms === null
@@ -49,7 +65,8 @@ export function credentialsBody(input: {
   return html`${input.notice}
   <section aria-labelledby="sources-title">
     <h2 id="sources-title">Payin sources</h2>
-    <p class="hint">Each source has an API key and a PIN for the charge API, and a public tokenization token for card tokenization in the browser.</p>
+    <p class="hint">Each source has an API key and a PIN for the charge API, and a public tokenization token for card tokenization in the browser.
+      The hosted card form of a source is shown only on pages at the origins it lists${input.sandbox ? ' (in the sandbox, a source that lists none allows http://localhost and http://127.0.0.1 on any port)' : ''}.</p>
     ${sourceRows}
     <form method="post" action="/dashboard/credentials/sources" class="filters">
       ${csrfField(csrf)}

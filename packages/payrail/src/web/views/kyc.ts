@@ -33,7 +33,10 @@ export function kycBody(outcome: KycOutcome): Html {
       ${facts([
         ['Verified', r.kyc_verify ? badge('ok', 'verified') : badge('wait', 'not verified')],
         ['Limit per transfer', `${r.money_limit} USD`],
-        ['Verification link', r.kyc_url === '' ? '—' : /^https?:\/\//.test(r.kyc_url) ? html`<a href="${r.kyc_url}" rel="noreferrer">${r.kyc_url}</a>` : r.kyc_url],
+        [
+          'Verification link',
+          r.kyc_url === '' ? '—' : /^https?:\/\//.test(r.kyc_url) ? html`<a href="${r.kyc_url}" rel="noreferrer">${r.kyc_url}</a>` : r.kyc_url,
+        ],
       ])}
       ${r.kyc_verify ? '' : html`<p class="hint">Send the verification link to the receiver; completing it raises the limit.</p>`}
     </section>`;

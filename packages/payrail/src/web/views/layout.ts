@@ -2,7 +2,7 @@
 // for the signed-in role, the sign-out form, and the main landmark.
 import type { Environment } from '../../config.ts';
 import { html, type Html } from '../html.ts';
-import type { SessionUser } from '../sessions.ts';
+import type { SessionUser } from '../../flows/panel/sessions.ts';
 
 export interface PageContext {
   readonly user: SessionUser | null;
@@ -22,12 +22,16 @@ const MERCHANT_NAV: readonly NavItem[] = [
   { href: '/dashboard/transfers', label: 'Transfers' },
   { href: '/dashboard/kyc', label: 'Receiver KYC' },
   { href: '/dashboard/credentials', label: 'Credentials' },
+  { href: '/dashboard/account/two-factor', label: 'Two-factor' },
 ];
 
 const OPERATOR_NAV: readonly NavItem[] = [
   { href: '/dashboard/operator/merchants', label: 'Merchants' },
   { href: '/dashboard/operator/reconciliation', label: 'Reconciliation' },
+  { href: '/dashboard/operator/batches', label: 'Batches' },
   { href: '/dashboard/operator/ledger', label: 'Ledger' },
+  { href: '/dashboard/operator/audit', label: 'Audit log' },
+  { href: '/dashboard/account/two-factor', label: 'Two-factor' },
 ];
 
 function nav(ctx: PageContext): Html {

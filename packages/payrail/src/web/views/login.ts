@@ -22,13 +22,18 @@ export function loginBody(input: { csrfToken: string; email: string; message: Ht
   return body;
 }
 
-export function loginMessage(outcome: 'invalid' | 'locked' | 'signed_out' | 'expired' | 'busy', lockedForMs = 0): Html {
+export function loginMessage(outcome: 'invalid' | 'wrong_code' | 'wrong_password' | 'locked' | 'signed_out' | 'expired' | 'busy', lockedForMs = 0): Html {
   switch (outcome) {
     case 'invalid':
       return notice('error', 'Wrong e-mail or password.');
+    case 'wrong_code':
+      return notice('error', 'Wrong or already used code. Type the code your app shows now, or a recovery code.');
+    case 'wrong_password':
+      return notice('error', 'Wrong password or code.');
     case 'locked': {
+      // Which lock (this address or this account) is not said: it would tell an outsider what to try next.
       const minutes = Math.max(1, Math.ceil(lockedForMs / 60_000));
-      return notice('error', `Too many failed sign-ins. This account is locked; try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`);
+      return notice('error', `Too many failed sign-ins. Sign-in is locked; try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`);
     }
     case 'busy':
       return notice('error', 'Too many sign-ins at once. Please try again in a moment.');

@@ -2,16 +2,19 @@
 // the reconciliation queue and the ledger verification report.
 import type { CreatedMerchant, MerchantSummary } from '../../flows/merchants.ts';
 import type { VerifyReport } from '../../flows/ledger-verify.ts';
+import type { MerchantListItem, ReconciliationCandidate, WaitingTransferItem } from '../../flows/panel/operator-views.ts';
 import { formatCents } from '../../domain/money.ts';
 import { money, timestamp } from '../format.ts';
 import { html, type Html } from '../html.ts';
-import type { CandidateChargeRow, MerchantListRow, WaitingTransferRow } from '../operator-queries.ts';
 import { badge, csrfField, emptyState, facts, notice } from './components.ts';
 
-export function merchantListBody(input: { csrf: string; rows: readonly MerchantListRow[]; query: string; message: Html | null }): Html {
+export function merchantListBody(input: { csrf: string; rows: readonly MerchantListItem[]; query: string; message: Html | null }): Html {
   const table =
     input.rows.length === 0
-      ? emptyState(input.query === '' ? 'No merchants yet' : 'No merchant matches', input.query === '' ? 'Create the first merchant below.' : 'Search by exact id or the start of the name.')
+      ? emptyState(
+          input.query === '' ? 'No merchants yet' : 'No merchant matches',
+          input.query === '' ? 'Create the first merchant below.' : 'Search by exact id or the start of the name.',
+        )
       : html`<div class="table-wrap"><table>
         <caption class="visually-hidden">Merchants, newest first</caption>
         <thead><tr><th scope="col">Name</th><th scope="col">Id</th><th scope="col" class="num">Balance</th><th scope="col" class="num">Overdraft</th><th scope="col" class="num">In flight</th><th scope="col">Payouts</th></tr></thead>
@@ -60,7 +63,12 @@ export function merchantCreatedBody(created: CreatedMerchant): Html {
   <p><a class="button" href="/dashboard/operator/merchants/${created.merchant_id}">Open the merchant</a></p>`;
 }
 
-export function merchantDetailBody(input: { csrf: string; summary: MerchantSummary; message: Html | null; values?: { fund?: string; overdraft?: string } }): Html {
+export function merchantDetailBody(input: {
+  csrf: string;
+  summary: MerchantSummary;
+  message: Html | null;
+  values?: { fund?: string; overdraft?: string };
+}): Html {
   const s = input.summary;
   const base = `/dashboard/operator/merchants/${s.merchant_id}`;
   return html`${input.message}
@@ -101,8 +109,8 @@ export function merchantDetailBody(input: { csrf: string; summary: MerchantSumma
 
 export function reconciliationBody(input: {
   csrf: string;
-  transfers: readonly WaitingTransferRow[];
-  candidates: readonly CandidateChargeRow[];
+  transfers: readonly WaitingTransferItem[];
+  candidates: readonly ReconciliationCandidate[];
   message: Html | null;
 }): Html {
   if (input.transfers.length === 0) {
@@ -139,7 +147,10 @@ export function reconciliationBody(input: {
 export function ledgerBody(report: VerifyReport, checkedAtMs: number): Html {
   return html`${
     report.ok
-      ? notice('success', html`<strong>Ledger OK.</strong> Every cached balance equals its postings, balances sum to zero, and the ledger agrees with transfers and charges.`)
+      ? notice(
+          'success',
+          html`<strong>Ledger OK.</strong> Every cached balance equals its postings, balances sum to zero, and the ledger agrees with transfers and charges.`,
+        )
       : notice('error', html`<strong>Ledger mismatch.</strong> ${report.problems.length} problem${report.problems.length === 1 ? '' : 's'} found.`)
   }
   ${facts([

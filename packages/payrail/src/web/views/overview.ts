@@ -3,7 +3,7 @@ import type { MerchantSummary } from '../../flows/merchants.ts';
 import { volumeChart } from '../chart.ts';
 import { money } from '../format.ts';
 import { html, type Html } from '../html.ts';
-import type { DailyVolume } from '../queries.ts';
+import { VOLUME_CHART_DAYS, type DailyVolume } from '../../flows/panel/merchant-views.ts';
 import { badge } from './components.ts';
 
 function tile(label: string, cents: number, hint: string): Html {
@@ -23,7 +23,7 @@ export function overviewBody(summary: MerchantSummary, days: readonly DailyVolum
     </div>
   </section>
   <section aria-labelledby="volume-title">
-    <h2 id="volume-title">Daily volume, last 30 days</h2>
+    <h2 id="volume-title">Daily volume, last ${VOLUME_CHART_DAYS} days</h2>
     ${volumeChart(days)}
   </section>`;
 }

@@ -1,9 +1,10 @@
 // Transfers: list by state, find by id, detail with state history and the
 // linked charge.
+import { isWaitingState } from '../../domain/transfer-states.ts';
 import { formatMinor } from '../../domain/money.ts';
 import { money, stateName, stateTone, timestamp } from '../format.ts';
 import { html, type Html } from '../html.ts';
-import type { TransferEventRow, TransferLinkRow, TransferListRow, TransferRow, TransferStateFilter } from '../queries.ts';
+import type { TransferChargeLink, TransferDetail, TransferEventItem, TransferListItem, TransferStateFilter } from '../../flows/panel/merchant-views.ts';
 import { badge, emptyState, facts, notice, pager } from './components.ts';
 
 const FILTER_LABELS: Record<TransferStateFilter, string> = {
@@ -26,13 +27,17 @@ export function findTransferForm(value: string): Html {
   </form>`;
 }
 
-export function transferListBody(state: TransferStateFilter, rows: readonly TransferListRow[], nextBefore: number | null, notFoundId: string | null): Html {
+export function transferListBody(state: TransferStateFilter, rows: readonly TransferListItem[], nextBefore: number | null, notFoundId: string | null): Html {
   const tabs = html`<nav class="tabs" aria-label="Filter by state"><ul>${(Object.keys(FILTER_LABELS) as TransferStateFilter[]).map(
-    (key) => html`<li><a href="/dashboard/transfers${key === 'all' ? '' : `?state=${key}`}"${key === state ? html` aria-current="true"` : ''}>${FILTER_LABELS[key]}</a></li>`,
+    (key) =>
+      html`<li><a href="/dashboard/transfers${key === 'all' ? '' : `?state=${key}`}"${key === state ? html` aria-current="true"` : ''}>${FILTER_LABELS[key]}</a></li>`,
   )}</ul></nav>`;
   const table =
     rows.length === 0
-      ? emptyState(state === 'all' ? 'No transfers yet' : 'No transfers in this state', state === 'all' ? 'Transfers executed with your transfer API key appear here.' : 'Choose another state above.')
+      ? emptyState(
+          state === 'all' ? 'No transfers yet' : 'No transfers in this state',
+          state === 'all' ? 'Transfers executed with your transfer API key appear here.' : 'Choose another state above.',
+        )
       : html`<div class="table-wrap"><table>
         <caption class="visually-hidden">Transfers, newest first</caption>
         <thead><tr><th scope="col">Id</th><th scope="col">State</th><th scope="col" class="num">Amount</th><th scope="col">Receiver</th><th scope="col">Corridor</th><th scope="col">Created</th></tr></thead>
@@ -67,9 +72,12 @@ function attributes(json: string): Array<{ name: string; value: string }> {
 }
 
 /** `minorUnits` is the ISO 4217 exponent of the receiver currency (KES 2, UGX 0). */
-export function transferDetailBody(transfer: TransferRow, events: readonly TransferEventRow[], link: TransferLinkRow | null, minorUnits: number): Html {
+export function transferDetailBody(transfer: TransferDetail, events: readonly TransferEventItem[], link: TransferChargeLink | null, minorUnits: number): Html {
   const rows: Array<readonly [string, string | Html]> = [
-    ['State', html`${stateBadge(transfer)} <span class="muted">state ${transfer.state}, substate ${transfer.substate}, ${transfer.final === 1 ? 'final' : 'may still change'}</span>`],
+    [
+      'State',
+      html`${stateBadge(transfer)} <span class="muted">state ${transfer.state}, substate ${transfer.substate}, ${transfer.final === 1 ? 'final' : 'may still change'}</span>`,
+    ],
     ['Amount', `${money(transfer.amount_cents)} USD`],
     ['Receiver gets', `${formatMinor(transfer.received_minor, minorUnits)} ${transfer.receiver_currency} at ${transfer.fx_rate}`],
     ['Receiver', transfer.receiver_phone],
@@ -93,9 +101,15 @@ export function transferDetailBody(transfer: TransferRow, events: readonly Trans
         )}</ol>`;
   const linked =
     link === null
-      ? emptyState('Not linked to a card payin', transfer.state === 0 && transfer.substate === 9 ? 'This transfer is waiting; it proceeds once it is linked.' : 'This transfer named no gatewayId.')
+      ? emptyState(
+          'Not linked to a card payin',
+          isWaitingState(transfer.state, transfer.substate) ? 'This transfer is waiting; it proceeds once it is linked.' : 'This transfer named no gatewayId.',
+        )
       : facts([
-          ['Charge', html`<a href="/dashboard/charges/${link.charge_pk}">${link.charge_pk}</a> ${badge(link.charge_status === 'approved' ? 'ok' : 'bad', link.charge_status)}`],
+          [
+            'Charge',
+            html`<a href="/dashboard/charges/${link.charge_pk}">${link.charge_pk}</a> ${badge(link.charge_status === 'approved' ? 'ok' : 'bad', link.charge_status)}`,
+          ],
           ['Charge amount', `${money(link.charge_amount_cents)} USD`],
           ['Amount linked', `${money(link.amount_cents)} USD`],
           ['Linked', `${link.how}, ${timestamp(link.created_at_ms)}`],

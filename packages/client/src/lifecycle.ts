@@ -1,0 +1,157 @@
+// The card transaction lifecycle of the payin API: capture, void, refund,
+// reversal, verify, the transaction list and settlement batches. The types
+// callers get back, the readers of the wire answers, and the request bodies;
+// the Payrail class (client.ts) only adds the HTTP calls.
+import { CLIENT_ERROR_CODES, PayrailError, inputError } from './errors.ts';
+import { amountCentsOf, centsOfWireDollars, formatCents } from './money.ts';
+import { readCharge } from './normalize.ts';
+import type { Charge } from './types.ts';
+
+/** transaction.status_details.status (and the list's status filter). */
+export type TransactionStatus = 'approved' | 'captured' | 'pending' | 'settled' | 'voided' | 'expired' | 'declined' | 'error';
+export type TransactionType = 'charge' | 'refund' | 'verify';
+
+/** A charge, refund or verification with its place in the lifecycle. */
+export interface Transaction extends Charge {
+  /**
+   * Where it is: `approved` (authorized only), `captured`, `settled`,
+   * `voided`, `expired`, `pending` (an answer is awaited), `declined` or
+   * `error` (a processor failure).
+   */
+  transaction_status: TransactionStatus;
+  type: TransactionType;
+  /** What the transaction moved: the captured amount of a capture, a refund's amount, 0 for a verify. */
+  moved_cents: number;
+  /** For a refund: the reference number of the transaction it refunds. */
+  refunded_reference: string | null;
+  /** The settlement batch it is in; null while in none. */
+  batch_id: number | null;
+  /** YYYY-MM-DD once settled. */
+  settled_date: string | null;
+}
+
+/** An optional amount for capture, refund and reversal: the whole amount when absent. */
+export type OptionalAmount = { amount?: string; amount_cents?: never } | { amount_cents?: number; amount?: never };
+
+export type OperationOptions = OptionalAmount & {
+  /** Makes retries safe across process restarts. Default: a fresh key per call, reused by its own retries. */
+  idempotency_key?: string;
+};
+
+export interface Batch {
+  id: number;
+  status: 'open' | 'closed';
+  opened_at: string;
+  closed_at: string | null;
+  transaction_count: number;
+  sales_count: number;
+  sales_amount_cents: number;
+  refunds_count: number;
+  refunds_amount_cents: number;
+  net_amount_cents: number;
+}
+
+export interface TransactionFilters {
+  status?: TransactionStatus;
+  type?: TransactionType;
+  /** YYYY-MM-DD (UTC) or an ISO 8601 timestamp. */
+  date_from?: string;
+  date_to?: string;
+  /** ISO 8601 timestamps. */
+  created_from?: string;
+  created_to?: string;
+  /** 1 to 100, default 10. */
+  limit?: number;
+  offset?: number;
+}
+
+const STATUSES: readonly TransactionStatus[] = ['approved', 'captured', 'pending', 'settled', 'voided', 'expired', 'declined', 'error'];
+const REFERENCE_PATTERN = /^[1-9][0-9]{0,14}$/;
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The reference number as the wire's integer; refused before sending when it is not one. */
+export function referenceNumber(reference: string | number): number {
+  const text = String(reference);
+  if (!REFERENCE_PATTERN.test(text)) throw inputError('invalid_request', `reference must be a transaction's reference number (digits), got "${text}"`);
+  return Number(text);
+}
+
+/** The body of capture, void, refund and reversal. */
+export function operationBody(reference: string | number, options: OptionalAmount): { reference_number: number; amount?: number } {
+  const hasAmount = options.amount !== undefined || options.amount_cents !== undefined;
+  const body: { reference_number: number; amount?: number } = { reference_number: referenceNumber(reference) };
+  // The JSON number is written from the exact decimal text ("12.5"), never computed.
+  if (hasAmount) body.amount = Number(formatCents(amountCentsOf(options)));
+  return body;
+}
+
+/** A transaction in shape A or B, with its lifecycle fields. */
+export function readTransaction(body: Json): Transaction {
+  const charge = readCharge(body);
+  const transaction = isObject(body.transaction) ? body.transaction : null;
+  if (transaction === null) {
+    // Shape B: a decline or failure (of a charge, refund or verify).
+    return {
+      ...charge,
+      transaction_status: charge.status === 'failed' ? 'error' : 'declined',
+      type: 'charge',
+      moved_cents: 0,
+      refunded_reference: null,
+      batch_id: null,
+      settled_date: null,
+    };
+  }
+  const details = isObject(transaction.transaction_details) ? transaction.transaction_details : {};
+  const status = isObject(transaction.status_details) ? transaction.status_details.status : undefined;
+  const amount = isObject(transaction.amount_details) ? centsOfWireDollars(transaction.amount_details.amount) : null;
+  const type = details.type === 'refund' || details.type === 'verify' ? details.type : 'charge';
+  const batch = typeof details.batch_id === 'number' && details.batch_id > 0 ? details.batch_id : null;
+  return {
+    ...charge,
+    transaction_status: STATUSES.includes(status as TransactionStatus) ? (status as TransactionStatus) : charge.status === 'pending' ? 'pending' : 'approved',
+    type,
+    moved_cents: amount ?? charge.amount_cents,
+    refunded_reference: typeof details.reference_number === 'string' && type === 'refund' ? details.reference_number : null,
+    batch_id: batch,
+    settled_date: typeof transaction.settled_date === 'string' ? transaction.settled_date : null,
+  };
+}
+
+/** A list answer (handed on by the transport as `{items}`) of transactions. */
+export function readTransactionList(body: Json): Transaction[] {
+  if (!Array.isArray(body.items)) throw new PayrailError(CLIENT_ERROR_CODES.unexpected_response, 200, 'expected a list of transactions');
+  return body.items.map((item) => readTransaction(isObject(item) ? item : {}));
+}
+
+function cents(value: unknown): number {
+  return centsOfWireDollars(value) ?? 0;
+}
+
+export function readBatch(body: Json): Batch {
+  return {
+    id: Number(body.id),
+    status: body.status === 'closed' ? 'closed' : 'open',
+    opened_at: String(body.opened_at),
+    closed_at: typeof body.closed_at === 'string' ? body.closed_at : null,
+    transaction_count: Number(body.transaction_count),
+    sales_count: Number(body.sales_count),
+    sales_amount_cents: cents(body.sales_amount),
+    refunds_count: Number(body.refunds_count),
+    refunds_amount_cents: cents(body.refunds_amount),
+    net_amount_cents: cents(body.net_amount),
+  };
+}
+
+export function readBatchList(body: Json): Batch[] {
+  return (Array.isArray(body.items) ? body.items : []).map((item) => readBatch(isObject(item) ? item : {}));
+}
+
+/** The query string of the transaction list; unknown filters are the server's to refuse. */
+export function payinQuery(filters: TransactionFilters): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(filters)) if (value !== undefined) query.set(name, String(value));
+  const text = query.toString();
+  return text === '' ? '' : `?${text}`;
+}

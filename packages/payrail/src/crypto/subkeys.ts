@@ -1,0 +1,22 @@
+// Keys derived from the one configured card-data key (PAYRAIL_CARD_KEY), one
+// per purpose, with HKDF-SHA256 (RFC 5869). A derived key opens nothing but
+// what it was derived for, and the operator keeps one secret instead of
+// several. The purposes are fixed strings here; changing one changes the key
+// (and makes what it protected unreadable), so they are never edited.
+import crypto from 'node:crypto';
+
+/** Every derived key is this long: AES-256 and HMAC-SHA256 keys alike. */
+export const SUBKEY_BYTES = 32;
+
+const PURPOSES = {
+  /** HMAC key of stored PIN hashes (docs/api-decisions.md section 13). */
+  pinHash: 'payrail:pin-hash:v1',
+  /** With a nonce's secret part as salt: the key of that nonce's card data. */
+  nonceCardData: 'payrail:nonce-card-data:v1',
+} as const;
+
+export type SubkeyPurpose = keyof typeof PURPOSES;
+
+export function deriveSubkey(masterKey: Buffer, purpose: SubkeyPurpose, salt: Buffer = Buffer.alloc(0)): Buffer {
+  return Buffer.from(crypto.hkdfSync('sha256', masterKey, salt, PURPOSES[purpose], SUBKEY_BYTES));
+}

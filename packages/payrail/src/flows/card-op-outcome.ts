@@ -1,0 +1,144 @@
+// Recording what the processor answered to a capture, void or refund, shared
+// by the request that asked and the worker that asks again after a crash or
+// timeout. One write transaction each: the guarded change (only the first
+// recorder wins, and then nothing else changes), its ledger posting, the
+// batch a captured transaction joins, and the reply its Idempotency-Key
+// keeps. Returns null when the answer had already been recorded.
+import { CHARGE_DECLINES, type ChargeDeclineCode } from '../domain/card-results.ts';
+import { merchantAccount, type PostingKind } from '../domain/ledger.ts';
+import { centsToDollarNumber } from '../domain/money.ts';
+import type { OperationResult } from '../providers/card-processor.ts';
+import type { Service } from '../service.ts';
+import { joinOpenBatch } from '../store/batches.ts';
+import { recordCaptured, recordOperationRefused, recordVoided } from '../store/charge-operations.ts';
+import { type ChargeRow, getCharge } from '../store/charges.ts';
+import type { Txn } from '../store/db.ts';
+import { completeKey } from '../store/idempotency.ts';
+import { post } from '../store/ledger.ts';
+import { recordRefundApproved, recordRefundRefused } from '../store/refunds.ts';
+import { renderCharge } from './charge-response.ts';
+
+type Deps = Pick<Service, 'db' | 'clock'>;
+
+/** Shape B of an operation the processor declined or failed: the transaction it acted on keeps its state. */
+export function renderOperationRefused(charge: ChargeRow, amountCents: number, result: OperationResult): Record<string, unknown> {
+  const code = declineOf(result);
+  return {
+    id: String(charge.pk),
+    status: result.outcome === 'failed' ? 'failed' : 'declined',
+    amount: centsToDollarNumber(amountCents),
+    currency: charge.currency,
+    error: { code, message: CHARGE_DECLINES[code] },
+    card: { last_four: charge.last4, card_type: charge.card_type },
+    created_at: new Date(charge.created_at_ms).toISOString(),
+  };
+}
+
+function declineOf(result: OperationResult): ChargeDeclineCode {
+  return result.decline ?? (result.outcome === 'failed' ? 'processor_error' : 'card_declined');
+}
+
+/**
+ * Moves money between the merchant's available balance and its card payins
+ * for transaction `charge`: to the merchant (a capture, a release) can never
+ * be refused (card_payins has no floor); from the merchant (a void or refund
+ * hold) is refused below the available balance's floor (minus the overdraft).
+ */
+export async function moveCardMoney(
+  tx: Txn,
+  charge: Pick<ChargeRow, 'pk' | 'merchant_id'>,
+  kind: PostingKind,
+  toMerchant: boolean,
+  amountCents: number,
+  nowMs: number,
+): Promise<'posted' | 'below_floor'> {
+  const available = merchantAccount(charge.merchant_id, 'available');
+  const cardPayins = merchantAccount(charge.merchant_id, 'card_payins');
+  return post(tx, {
+    kind,
+    debitAccountId: toMerchant ? cardPayins : available,
+    creditAccountId: toMerchant ? available : cardPayins,
+    amountCents,
+    merchantId: charge.merchant_id,
+    refId: String(charge.pk),
+    nowMs,
+  });
+}
+
+/** A movement to the merchant, which nothing can refuse. */
+async function postCard(tx: Txn, charge: ChargeRow, kind: PostingKind, toMerchant: true, amountCents: number, nowMs: number): Promise<void> {
+  const posted = await moveCardMoney(tx, charge, kind, toMerchant, amountCents, nowMs);
+  if (posted !== 'posted') throw new Error(`${kind} of ${charge.pk}: posting refused (${posted})`);
+}
+
+/** The reply of the transaction as recorded, stored in its Idempotency-Key when it has one still waiting. */
+async function replyFor(tx: Txn, charge: ChargeRow, key: { sourceId: string | null; idemKey: string | null }, refused: string | null): Promise<string> {
+  let json = refused;
+  if (json === null) {
+    const current = await getCharge(tx, charge.pk, charge.merchant_id);
+    if (current === undefined) throw new Error(`transaction ${charge.pk} vanished`);
+    json = JSON.stringify(renderCharge(current));
+  }
+  if (key.sourceId !== null && key.idemKey !== null) await completeKey(tx, key.sourceId, key.idemKey, 200, json);
+  return json;
+}
+
+/** `charge` as reserved (op 'capture', op_cents the amount to capture). */
+export async function recordCaptureAnswer(deps: Deps, charge: ChargeRow, result: OperationResult): Promise<string | null> {
+  const amountCents = charge.op_cents!;
+  return deps.db.write(async (tx) => {
+    const nowMs = deps.clock.nowMs();
+    const key = { sourceId: charge.op_source_id, idemKey: charge.op_idem_key };
+    if (result.outcome !== 'approved') {
+      if (!(await recordOperationRefused(tx, charge.pk, 'capture', nowMs))) return null;
+      return replyFor(tx, charge, key, JSON.stringify(renderOperationRefused(charge, amountCents, result)));
+    }
+    if (!(await recordCaptured(tx, charge.pk, amountCents, nowMs))) return null;
+    await joinOpenBatch(tx, charge.merchant_id, charge.pk, nowMs);
+    await postCard(tx, charge, 'charge.capture', true, amountCents, nowMs);
+    return replyFor(tx, charge, key, null);
+  });
+}
+
+/** `charge` as reserved (op 'void', op_cents what the void held: the captured amount, or 0 for an authorization). */
+export async function recordVoidAnswer(deps: Deps, charge: ChargeRow, result: OperationResult): Promise<string | null> {
+  const heldCents = charge.op_cents ?? 0;
+  return deps.db.write(async (tx) => {
+    const nowMs = deps.clock.nowMs();
+    const key = { sourceId: charge.op_source_id, idemKey: charge.op_idem_key };
+    if (result.outcome === 'approved') {
+      if (!(await recordVoided(tx, charge.pk, nowMs))) return null;
+      return replyFor(tx, charge, key, null);
+    }
+    if (!(await recordOperationRefused(tx, charge.pk, 'void', nowMs))) return null;
+    if (heldCents > 0) {
+      await postCard(tx, charge, 'charge.void_release', true, heldCents, nowMs);
+      // Captured again, so it settles with the open batch.
+      await joinOpenBatch(tx, charge.merchant_id, charge.pk, nowMs);
+    }
+    return replyFor(tx, charge, key, JSON.stringify(renderOperationRefused(charge, heldCents, result)));
+  });
+}
+
+/** `refund` is the pending refund row (its amount held from the merchant since its reservation). */
+export async function recordRefundAnswer(deps: Deps, refund: ChargeRow, result: OperationResult): Promise<string | null> {
+  if (result.processorRef === '') throw new Error('card processor answered a refund without a processor reference');
+  return deps.db.write(async (tx) => {
+    const nowMs = deps.clock.nowMs();
+    const key = { sourceId: refund.source_id, idemKey: refund.idem_key };
+    if (result.outcome === 'approved') {
+      if (!(await recordRefundApproved(tx, refund.pk, { authCode: result.authCode, processorRef: result.processorRef, nowMs }))) return null;
+      await joinOpenBatch(tx, refund.merchant_id, refund.pk, nowMs);
+      return replyFor(tx, refund, key, null);
+    }
+    const code = declineOf(result);
+    const refused = await recordRefundRefused(
+      tx,
+      { pk: refund.pk, parentPk: refund.parent_pk!, amountCents: refund.amount_cents },
+      { status: result.outcome, errorCode: code, errorMessage: CHARGE_DECLINES[code], processorRef: result.processorRef, nowMs },
+    );
+    if (!refused) return null;
+    await postCard(tx, refund, 'refund.release', true, refund.amount_cents, nowMs);
+    return replyFor(tx, refund, key, null);
+  });
+}

@@ -1,0 +1,70 @@
+// What every POST of the payin API does with an Idempotency-Key (docs/api-decisions.md
+// section 8), written once for charges, captures, voids, refunds and
+// verifies: same-key requests in this process share one run; across
+// processes the key's reservation in the store decides, and a request that
+// finds the key taken replays the stored reply, refuses another body, or
+// waits (bounded) while the first request may still be waiting for the
+// processor.
+import { fail } from '../errors.ts';
+import type { Service } from '../service.ts';
+import { getKey, IN_PROGRESS, OUTCOME_UNKNOWN } from '../store/idempotency.ts';
+
+/** A reply ready to send: HTTP status and the JSON text (stored as is for idempotent replays). */
+export interface Reply {
+  readonly statusCode: number;
+  readonly json: string;
+  /** The answer of an earlier request with the same Idempotency-Key (sent with `Idempotent-Replayed: true`). */
+  readonly replayed?: boolean;
+}
+
+const asReplay = (reply: Reply): Reply => ({ ...reply, replayed: true });
+
+/** How often a waiting retry looks at the key. */
+const IDEMPOTENCY_POLL_MS = 50;
+/** A key's request may take its processor deadline plus this margin for its two transactions. */
+export const IDEMPOTENCY_WAIT_MARGIN_MS = 5_000;
+/** Idempotency-Keys are 1 to 255 printable ASCII characters. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/** Same-key requests running in this process: a second one shares the first's reply (or is refused for another body). */
+export class RunningRequests {
+  private readonly running = new Map<string, { requestHash: string; reply: Promise<Reply> }>();
+
+  run(slot: string, requestHash: string, start: () => Promise<Reply>): Promise<Reply> {
+    const current = this.running.get(slot);
+    if (current !== undefined) {
+      if (current.requestHash !== requestHash) fail('idempotency_key_reused');
+      return current.reply.then(asReplay);
+    }
+    const reply = start().finally(() => this.running.delete(slot));
+    this.running.set(slot, { requestHash, reply });
+    return reply;
+  }
+}
+
+/**
+ * A same-key request was (or is being) made elsewhere: refuse another body;
+ * replay its reply; answer at once while its outcome is unknown (its request
+ * gave up on the processor, or died); wait only while its request may still
+ * be waiting for the processor (`waitMs` from the key's reservation, by the
+ * service clock, and bounded by a count of looks for a clock that stands
+ * still). Past that, `current` answers from the record's current state.
+ */
+export async function replayKey(
+  deps: Pick<Service, 'db' | 'clock'>,
+  sourceId: string,
+  idem: { key: string; requestHash: string },
+  waitMs: number,
+  current: (reservedAtMs: number) => Promise<Reply>,
+): Promise<Reply> {
+  const looksMax = Math.ceil(waitMs / IDEMPOTENCY_POLL_MS);
+  for (let looks = 1; ; looks++) {
+    const row = await deps.db.read((tx) => getKey(tx, sourceId, idem.key));
+    if (row === undefined) fail('internal_server_error', 'the request holding this Idempotency-Key could not be read; retry');
+    if (row.request_hash !== idem.requestHash) fail('idempotency_key_reused');
+    if (row.status_code === OUTCOME_UNKNOWN) return asReplay({ statusCode: 200, json: row.response_json });
+    if (row.status_code !== IN_PROGRESS) return asReplay({ statusCode: row.status_code, json: row.response_json });
+    if (deps.clock.nowMs() >= row.created_at_ms + waitMs || looks >= looksMax) return asReplay(await current(row.created_at_ms));
+    await new Promise((resolve) => setTimeout(resolve, IDEMPOTENCY_POLL_MS));
+  }
+}

@@ -1,0 +1,158 @@
+// Panel users: creation and administration (from the CLI), and the e-mail
+// rules sign-in shares. E-mail addresses are stored lower-cased so sign-in is
+// case-insensitive; passwords only as scrypt hashes, and a chosen password
+// must pass domain/password-policy.ts. Every change is in the audit trail.
+import type { AuditActor } from '../../domain/audit.ts';
+import { randomBase62 } from '../../domain/ids.ts';
+import { passwordProblem } from '../../domain/password-policy.ts';
+import { fail } from '../../errors.ts';
+import type { Txn } from '../../store/db.ts';
+import { getMerchant } from '../../store/merchants.ts';
+import { deleteLoginFailures } from '../../store/panel-login-failures.ts';
+import { deleteRecoveryCodes } from '../../store/panel-recovery-codes.ts';
+import { deleteSessionsOfUser } from '../../store/panel-sessions.ts';
+import {
+  getUserByEmail,
+  insertUser,
+  listUsers as listUserRows,
+  type PanelRole,
+  type PanelUserRow,
+  setPasswordHash,
+  setTotp,
+  setUserDisabled,
+  type UserListItem,
+} from '../../store/panel-users.ts';
+import { SYSTEM_ACTOR, writeAudited } from '../audit.ts';
+import type { PanelDeps } from './deps.ts';
+import { generatePassword, hashPassword } from './passwords.ts';
+
+export type { PanelRole, UserListItem };
+
+export const EMAIL_LENGTH_MAX = 254;
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
+const USERS_LISTED_MAX = 1000;
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export function looksLikeEmail(text: string): boolean {
+  return text.length <= EMAIL_LENGTH_MAX && EMAIL_PATTERN.test(text);
+}
+
+export interface CreatedUser {
+  readonly id: string;
+  readonly email: string;
+  readonly role: PanelRole;
+  readonly merchant_id: string | null;
+  /** Present only when Payrail generated the password: it is shown this once. */
+  readonly generated_password: string | null;
+}
+
+export async function createUser(
+  deps: PanelDeps,
+  input: { email: string; role: string; merchantId?: string | undefined; password?: string | undefined },
+  by: AuditActor = SYSTEM_ACTOR,
+): Promise<CreatedUser> {
+  const email = normalizeEmail(input.email);
+  if (!looksLikeEmail(email)) fail('invalid_request', 'email must be an e-mail address');
+  if (input.role !== 'operator' && input.role !== 'merchant') fail('invalid_request', 'role must be operator or merchant');
+  const role: PanelRole = input.role;
+  if (role === 'merchant' && (input.merchantId === undefined || input.merchantId === '')) fail('invalid_request', 'a merchant user needs --merchant <id>');
+  if (role === 'operator' && input.merchantId !== undefined) fail('invalid_request', 'an operator user belongs to no merchant; drop --merchant');
+  const password = input.password ?? generatePassword();
+  const problem = passwordProblem(password, email);
+  if (problem !== null) fail('invalid_request', problem);
+  // Hashing is slow on purpose; it happens before, not inside, the write transaction.
+  const passwordHash = await hashPassword(password);
+  const id = `usr_${randomBase62(16)}`;
+  const merchantId = role === 'merchant' ? input.merchantId! : null;
+  const event = { action: 'user.create', target: id, merchantId, detail: `${email} (${role})` } as const;
+  await writeAudited(deps, by, event, async (tx) => {
+    if (merchantId !== null && (await getMerchant(tx, merchantId)) === undefined) fail('not_found', `merchant ${merchantId} not found`);
+    if ((await getUserByEmail(tx, email)) !== undefined) fail('invalid_request', `a user with email ${email} already exists`);
+    await insertUser(tx, { id, email, role, merchant_id: merchantId, password_hash: passwordHash, created_at_ms: deps.clock.nowMs() });
+  });
+  return { id, email, role, merchant_id: merchantId, generated_password: input.password === undefined ? password : null };
+}
+
+export async function listUsers(deps: Pick<PanelDeps, 'db'>): Promise<UserListItem[]> {
+  return deps.db.read((tx) => listUserRows(tx, USERS_LISTED_MAX));
+}
+
+async function requireUser(tx: Txn, email: string): Promise<PanelUserRow> {
+  const user = await getUserByEmail(tx, email);
+  if (user === undefined) fail('not_found', `no user with email ${email}`);
+  return user;
+}
+
+export interface UserChange {
+  readonly id: string;
+  readonly email: string;
+  /** Sessions ended by the change. */
+  readonly sessions_ended: number;
+}
+
+/** Runs an administrative change of one user, audited, in one transaction. */
+async function changeUser(
+  deps: PanelDeps,
+  by: AuditActor,
+  emailText: string,
+  action: 'user.disable' | 'user.enable' | 'user.end_sessions' | 'user.reset_totp' | 'user.reset_password',
+  change: (tx: Txn, user: PanelUserRow, nowMs: number) => Promise<number>,
+): Promise<UserChange> {
+  const email = normalizeEmail(emailText);
+  const event = { action, target: email } as const;
+  return writeAudited(
+    deps,
+    by,
+    event,
+    async (tx) => {
+      const user = await requireUser(tx, email);
+      return { id: user.id, email: user.email, sessions_ended: await change(tx, user, deps.clock.nowMs()) };
+    },
+    (done) => ({ target: done.id, detail: done.email }),
+  );
+}
+
+/** Disables a user: its sessions end now and it cannot sign in until enabled again. */
+export function disableUser(deps: PanelDeps, email: string, by: AuditActor = SYSTEM_ACTOR): Promise<UserChange> {
+  return changeUser(deps, by, email, 'user.disable', async (tx, user, nowMs) => {
+    await setUserDisabled(tx, user.id, nowMs);
+    return deleteSessionsOfUser(tx, user.id);
+  });
+}
+
+/** Enables a user again and lifts a lock-out of its account. */
+export function enableUser(deps: PanelDeps, email: string, by: AuditActor = SYSTEM_ACTOR): Promise<UserChange> {
+  return changeUser(deps, by, email, 'user.enable', async (tx, user) => {
+    await setUserDisabled(tx, user.id, null);
+    await deleteLoginFailures(tx, 'account', user.email);
+    return 0;
+  });
+}
+
+export function endUserSessions(deps: PanelDeps, email: string, by: AuditActor = SYSTEM_ACTOR): Promise<UserChange> {
+  return changeUser(deps, by, email, 'user.end_sessions', (tx, user) => deleteSessionsOfUser(tx, user.id));
+}
+
+/** Removes a user's second factor (a lost phone and lost recovery codes); an operator must enrol again at the next sign-in. */
+export function resetUserTotp(deps: PanelDeps, email: string, by: AuditActor = SYSTEM_ACTOR): Promise<UserChange> {
+  return changeUser(deps, by, email, 'user.reset_totp', async (tx, user) => {
+    await setTotp(tx, user.id, null);
+    await deleteRecoveryCodes(tx, user.id);
+    return deleteSessionsOfUser(tx, user.id);
+  });
+}
+
+/** A new generated password, shown once; the user's sessions end and a lock-out of its account is lifted. */
+export async function resetUserPassword(deps: PanelDeps, email: string, by: AuditActor = SYSTEM_ACTOR): Promise<UserChange & { password: string }> {
+  const password = generatePassword();
+  const passwordHash = await hashPassword(password);
+  const done = await changeUser(deps, by, email, 'user.reset_password', async (tx, user) => {
+    await setPasswordHash(tx, user.id, passwordHash);
+    await deleteLoginFailures(tx, 'account', user.email);
+    return deleteSessionsOfUser(tx, user.id);
+  });
+  return { ...done, password };
+}

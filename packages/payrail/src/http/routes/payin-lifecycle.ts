@@ -1,0 +1,86 @@
+// The card transaction lifecycle on the payin API (docs/api-decisions.md
+// sections 10 and 14): POST /api/v2/transactions/capture, /void, /refund,
+// /reversal and /verify. Basic auth and the charge's envelopes: a processed
+// outcome answers 200 with shape A or B, a rejected request 400 (404
+// not_found) with shape C. Every POST honours an Idempotency-Key. Replies are
+// sent as the JSON text the flow produced, so a replay is exactly the first.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { cardCipherFor } from '../../crypto/card-key.ts';
+import { createCardLifecycleFlow, type Caller } from '../../flows/card-lifecycle.ts';
+import type { Reply } from '../../flows/idempotency-replay.ts';
+import { createVerifyFlow } from '../../flows/verify.ts';
+import type { Service } from '../../service.ts';
+import { basicAuth } from '../auth-hooks.ts';
+import { keepRawJson, rawMemberText } from '../raw-json.ts';
+import { ChargeHeaders, ChargeResponse, OperationRequest, ShapeC, VerifyRequest } from '../schemas/payin.ts';
+
+const REFUSALS = { 400: ShapeC, 401: ShapeC, 403: ShapeC, 404: ShapeC, 500: ShapeC };
+
+function send(reply: FastifyReply, result: Reply): FastifyReply {
+  if (result.replayed === true) reply.header('idempotent-replayed', 'true');
+  return reply.code(result.statusCode).type('application/json; charset=utf-8').send(result.json);
+}
+
+function callerOf(request: FastifyRequest): Caller {
+  const principal = request.principal!;
+  if (principal.sourceId === null) throw new Error('a source API key without a source');
+  return { merchantId: principal.merchantId, sourceId: principal.sourceId };
+}
+
+function idempotencyKeyOf(request: FastifyRequest): string | null {
+  const key = request.headers['idempotency-key'];
+  return typeof key === 'string' ? key : null;
+}
+
+const SUMMARIES = {
+  capture: 'Capture an authorization, in full or for less; credits the merchant',
+  void: 'Void an authorization or an unsettled capture (a capture gives its credit back)',
+  refund: 'Refund a settled transaction, in full or in part (a transaction of its own)',
+  reversal: 'Void when unsettled, refund when settled',
+} as const;
+
+export function payinLifecycleRoutes(service: Service): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    keepRawJson(app);
+    const deps = { db: service.db, clock: service.clock, log: service.log, processor: service.providers.cardProcessor };
+    const flow = createCardLifecycleFlow(deps);
+    const verifyFlow = createVerifyFlow({ ...deps, cipher: cardCipherFor(service.config) });
+    // Credentials are checked on request, before the body is validated.
+    const authenticate = basicAuth(service);
+    const schemaOf = (summary: string, body: typeof OperationRequest | typeof VerifyRequest) => ({
+      summary,
+      body,
+      headers: ChargeHeaders,
+      response: { 200: ChargeResponse, ...REFUSALS },
+    });
+
+    const operations = [
+      ['capture', flow.capture],
+      ['void', flow.voidCharge],
+      ['refund', flow.refund],
+      ['reversal', flow.reversal],
+    ] as const;
+    for (const [name, run] of operations) {
+      app.post(`/api/v2/transactions/${name}`, { schema: schemaOf(SUMMARIES[name], OperationRequest), onRequest: authenticate }, async (request, reply) => {
+        const body = request.body as OperationRequest;
+        const result = await run(callerOf(request), {
+          referenceNumber: body.reference_number,
+          amount: body.amount,
+          amountText: request.rawJson === undefined ? null : rawMemberText(request.rawJson, 'amount'),
+          idempotencyKey: idempotencyKeyOf(request),
+        });
+        return send(reply, result);
+      });
+    }
+
+    app.post(
+      '/api/v2/transactions/verify',
+      { schema: schemaOf('Check a card with a zero amount: AVS and CVV results, no money', VerifyRequest), onRequest: authenticate },
+      async (request, reply) => {
+        const result = await verifyFlow.verify(callerOf(request), { request: request.body as VerifyRequest, idempotencyKey: idempotencyKeyOf(request) });
+        return send(reply, result);
+      },
+    );
+  };
+}

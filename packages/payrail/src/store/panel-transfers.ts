@@ -1,0 +1,110 @@
+// Read-only projections of transfers for the control panel: the merchant's
+// list and detail pages (with state history and the linked charge), and the
+// operator's queue of transfers waiting for reconciliation. Columns come from
+// TransferRow (store/transfers.ts), the one row type of the table, plus the
+// columns only the panel shows. Every merchant read takes the merchant id and
+// filters on it; every list is bounded by `limit`.
+import type { Tx } from './db.ts';
+import { STATE, SUBSTATE } from '../domain/transfer-states.ts';
+import { type TransferRow, waitingForSql } from './transfers.ts';
+
+/** A transfer as a row of the merchant's list. */
+export type TransferListItem = Pick<
+  TransferRow,
+  'pk' | 'id' | 'receiver_phone' | 'amount_cents' | 'service' | 'receiver_currency' | 'state' | 'substate' | 'final' | 'waiting_for'
+> & { created_at_ms: number };
+
+const TRANSFER_LIST_COLUMNS = 'pk, id, receiver_phone, amount_cents, service, receiver_currency, state, substate, final, waiting_for, created_at_ms';
+
+export interface TransferListFilters {
+  /** One state, those waiting (state 0 substate 9), or null for all. */
+  readonly state: number | 'waiting' | null;
+  /** Keyset cursor: only transfers with a smaller pk. */
+  readonly beforePk: number | null;
+}
+
+/** Up to `limit` transfers of the merchant matching the filters, newest first. */
+export async function listTransferItems(tx: Tx, merchantId: string, filters: TransferListFilters, limit: number): Promise<TransferListItem[]> {
+  const where = ['merchant_id = ?'];
+  const params: Array<string | number> = [merchantId];
+  if (filters.state === 'waiting') where.push(`final = 0 AND state = ${STATE.new} AND substate = ${SUBSTATE.waiting}`);
+  else if (filters.state !== null) {
+    where.push('state = ?');
+    params.push(filters.state);
+  }
+  if (filters.beforePk !== null) {
+    where.push('pk < ?');
+    params.push(filters.beforePk);
+  }
+  params.push(limit);
+  return tx.all<TransferListItem>(`SELECT ${TRANSFER_LIST_COLUMNS} FROM transfers WHERE ${where.join(' AND ')} ORDER BY pk DESC LIMIT ?`, params);
+}
+
+/** A transfer as its detail page shows it: no worker or provider internals beyond the error. */
+export type TransferDetail = TransferListItem &
+  Pick<
+    TransferRow,
+    'sender_phone' | 'received_minor' | 'attributes_json' | 'code' | 'payment_id' | 'provider_error_text' | 'provider_error_code' | 'invitation_expires_at_ms'
+  > & {
+    receiver_country: string;
+    fx_rate: string;
+    updated_at_ms: number;
+  };
+
+export async function getTransferDetail(tx: Tx, merchantId: string, id: string): Promise<TransferDetail | undefined> {
+  return tx.get<TransferDetail>(
+    `SELECT ${TRANSFER_LIST_COLUMNS}, sender_phone, receiver_country, fx_rate, received_minor, attributes_json, code, payment_id,
+            provider_error_text, provider_error_code, invitation_expires_at_ms, updated_at_ms
+     FROM transfers WHERE merchant_id = ? AND id = ?`,
+    [merchantId, id],
+  );
+}
+
+export interface TransferEventItem {
+  state: number;
+  substate: number;
+  note: string | null;
+  at_ms: number;
+}
+
+/** A transfer's state history, oldest first. */
+export async function listTransferEvents(tx: Tx, transferPk: number, limit: number): Promise<TransferEventItem[]> {
+  return tx.all<TransferEventItem>('SELECT state, substate, note, at_ms FROM transfer_events WHERE transfer_pk = ? ORDER BY id LIMIT ?', [transferPk, limit]);
+}
+
+/** The card payin a transfer is linked to, with the linked share and the charge's own amount and status. */
+export interface TransferChargeLink {
+  charge_pk: number;
+  amount_cents: number;
+  how: string;
+  created_at_ms: number;
+  charge_amount_cents: number;
+  charge_status: string;
+  charge_created_at_ms: number;
+}
+
+/** The link of a transfer to a charge of the same merchant, if any. */
+export async function getTransferChargeLink(tx: Tx, merchantId: string, transferPk: number): Promise<TransferChargeLink | undefined> {
+  return tx.get<TransferChargeLink>(
+    `SELECT l.charge_pk, l.amount_cents, l.how, l.created_at_ms, c.amount_cents AS charge_amount_cents, c.status AS charge_status, c.created_at_ms AS charge_created_at_ms
+     FROM transfer_links l JOIN charges c ON c.pk = l.charge_pk WHERE l.transfer_pk = ? AND c.merchant_id = ?`,
+    [transferPk, merchantId],
+  );
+}
+
+/** A transfer in the operator's reconciliation queue, with its merchant's name. */
+export type WaitingTransferItem = Pick<TransferRow, 'pk' | 'id' | 'merchant_id' | 'receiver_phone' | 'amount_cents'> & {
+  merchant_name: string;
+  created_at_ms: number;
+};
+
+/** Up to `limit` transfers of any merchant in state 0 substate 9 waiting for reconciliation, oldest first. */
+export async function listTransfersWaitingForReconciliation(tx: Tx, limit: number): Promise<WaitingTransferItem[]> {
+  return tx.all<WaitingTransferItem>(
+    `SELECT t.pk, t.id, t.merchant_id, m.name AS merchant_name, t.receiver_phone, t.amount_cents, t.created_at_ms
+     FROM transfers t JOIN merchants m ON m.id = t.merchant_id
+     WHERE ${waitingForSql('reconciliation', 't')}
+     ORDER BY t.created_at_ms, t.pk LIMIT ?`,
+    [limit],
+  );
+}
