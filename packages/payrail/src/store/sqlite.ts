@@ -18,17 +18,40 @@
 // before SQLite opens it (SQLite gives its -wal and -shm files the
 // database's mode). Deleted content is overwritten (secure_delete), and
 // scrub() empties the write-ahead log, where old page images would survive.
+//
+// Checkpoints (copying the log back into the database) run on a thread of
+// their own once the process has written enough for them to matter (see
+// sqlite-checkpointer.ts); meanwhile the writer never sleeps on a lock: a
+// transaction that finds the store locked (a checkpoint finishing, another
+// process writing) is retried a moment later, with the event loop free.
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Db, SqlValue, Tx } from './db.ts';
 import { GroupCommitter, type BatchRunner } from './group-commit.ts';
 import { MIGRATIONS, translateMigration } from './migrations/index.ts';
+import { CHECKPOINT_DEFAULTS, Checkpointer } from './sqlite-checkpointer.ts';
 
 type Statement = Database.Statement<unknown[], unknown>;
 
 /** How long a connection waits for another process's write lock (the CLI, a worker). */
 const BUSY_TIMEOUT_MS = 10_000;
+/** The writer's first and longest pause between two tries at a locked store. */
+const BEGIN_RETRY_MS_MIN = 1;
+const BEGIN_RETRY_MS_MAX = 25;
+/**
+ * Log size past which checkpoints move to their own thread: about what
+ * SQLite's own automatic checkpoint lets grow (1,000 pages), so short-lived
+ * processes (the CLI, tests) never start a thread.
+ */
+const CHECKPOINT_THREAD_START_BYTES = 4 * 1024 * 1024;
+
+export interface SqliteOptions {
+  /** Log size past which checkpoints move to a thread (bytes), and the thread's settings. */
+  readonly checkpointThreadStartBytes?: number;
+  readonly checkpointIntervalMs?: number;
+  readonly checkpointRestartFrames?: number;
+}
 const STATEMENT_CACHE_MAX = 500;
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
@@ -109,8 +132,13 @@ export class SqliteDb implements Db, BatchRunner {
   /** The flush under way, and the one queued behind it for commits it may not cover. */
   private flushRunning: Promise<void> | null = null;
   private flushQueued: Promise<void> | null = null;
+  /** Started once the log grows past its threshold; null before (and if the thread died). */
+  private checkpointer: Checkpointer | null = null;
 
-  constructor(readonly file: string) {
+  constructor(
+    readonly file: string,
+    private readonly options: SqliteOptions = {},
+  ) {
     preparePrivateFiles(file);
     this.writer = new Database(file, { timeout: BUSY_TIMEOUT_MS });
     this.writer.pragma('journal_mode = WAL');
@@ -118,6 +146,8 @@ export class SqliteDb implements Db, BatchRunner {
     this.writer.pragma('foreign_keys = ON');
     // Deleted and overwritten content is zeroed, not left in free space.
     this.writer.pragma('secure_delete = ON');
+    // From here on the writer never waits inside SQLite (that would stop the event loop): see begin().
+    this.writer.pragma('busy_timeout = 0');
     this.reader = new Database(file, { timeout: BUSY_TIMEOUT_MS });
     this.reader.pragma('query_only = ON');
     this.writeTx = new SqliteTx(this.writer);
@@ -161,7 +191,50 @@ export class SqliteDb implements Db, BatchRunner {
   private flushWal(): Promise<void> {
     this.walFd ??= fs.openSync(`${this.file}-wal`, 'r');
     const fd = this.walFd;
+    if (this.checkpointer === null && !this.closed && fs.fstatSync(fd).size >= (this.options.checkpointThreadStartBytes ?? CHECKPOINT_THREAD_START_BYTES)) {
+      this.startCheckpointer();
+    }
     return new Promise((resolve, reject) => fs.fdatasync(fd, (error) => (error === null ? resolve() : reject(error))));
+  }
+
+  private startCheckpointer(): void {
+    const checkpointer = new Checkpointer(
+      {
+        file: this.file,
+        intervalMs: this.options.checkpointIntervalMs ?? CHECKPOINT_DEFAULTS.intervalMs,
+        restartFrames: this.options.checkpointRestartFrames ?? CHECKPOINT_DEFAULTS.restartFrames,
+      },
+      () => undefined,
+      () => {
+        // The thread is gone (it never is on purpose before close): SQLite's own checkpoints take over again.
+        if (this.checkpointer === checkpointer) this.checkpointer = null;
+        if (!this.closed) this.writer.pragma('wal_autocheckpoint = 1000');
+      },
+    );
+    this.checkpointer = checkpointer;
+    this.writer.pragma('wal_autocheckpoint = 0');
+  }
+
+  /** True when the checkpoint thread runs (for tests). */
+  get checkpointsOffThread(): boolean {
+    return this.checkpointer !== null;
+  }
+
+  /**
+   * BEGIN IMMEDIATE, waiting without blocking the event loop while another
+   * connection holds the write lock (a finishing checkpoint, the CLI, a test).
+   */
+  private async begin(): Promise<void> {
+    const deadlineMs = Date.now() + BUSY_TIMEOUT_MS;
+    for (let pauseMs = BEGIN_RETRY_MS_MIN; ; pauseMs = Math.min(pauseMs * 2, BEGIN_RETRY_MS_MAX)) {
+      try {
+        this.writeTx.exec('BEGIN IMMEDIATE');
+        return;
+      } catch (error) {
+        if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() >= deadlineMs) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
   }
 
   async readSnapshot<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
@@ -180,7 +253,7 @@ export class SqliteDb implements Db, BatchRunner {
   async run(ops: ReadonlyArray<(tx: Tx) => Promise<unknown>>) {
     const tx = this.writeTx;
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
-    tx.exec('BEGIN IMMEDIATE');
+    await this.begin();
     try {
       for (const op of ops) {
         tx.exec('SAVEPOINT op');
@@ -204,7 +277,7 @@ export class SqliteDb implements Db, BatchRunner {
 
   async migrate(): Promise<number> {
     const tx = this.writeTx;
-    tx.exec('BEGIN IMMEDIATE');
+    await this.begin();
     try {
       tx.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at_ms INTEGER NOT NULL)');
       const done = new Set((await tx.all<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version));
@@ -225,6 +298,8 @@ export class SqliteDb implements Db, BatchRunner {
 
   async scrub(): Promise<boolean> {
     if (this.closed) return false;
+    // With the checkpoint thread running, it does the work, off this thread.
+    if (this.checkpointer !== null) return this.checkpointer.truncate();
     // A connection of its own that never waits: the writer's busy handler
     // would block this thread while a reader here or a writer elsewhere is
     // busy. Busy now means "not this time"; the caller tries again later.
@@ -242,6 +317,8 @@ export class SqliteDb implements Db, BatchRunner {
     this.closed = true;
     // Let queued operations finish: they were accepted and must get an answer.
     while (this.committer.pending > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await this.checkpointer?.close();
+    this.checkpointer = null;
     this.reader.close();
     this.writer.close();
     if (this.walFd !== null) fs.closeSync(this.walFd);
