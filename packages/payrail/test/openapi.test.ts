@@ -71,17 +71,40 @@ for (const kind of STORE_KINDS) {
       }
     });
 
-    it('documents every error status in the envelope of its API', () => {
+    it('documents the errors every operation shares in the envelope of its API, and its own codes only', () => {
       for (const [path, operations] of Object.entries(document.paths)) {
         if (!path.startsWith('/api/')) continue;
         for (const [method, operation] of Object.entries(operations)) {
-          for (const status of ['400', '401', '403', '404', '500']) {
+          for (const status of ['400', '401', '403', '429', '500', '503']) {
             const schema = operation.responses[status]?.content?.['application/json']?.schema;
             assert.ok(schema !== undefined, `${method} ${path} does not document ${status}`);
             const properties = schema.properties as Record<string, unknown>;
             if (path.startsWith('/api/v2/')) assert.deepEqual(Object.keys(properties), ['error'], `${method} ${path} ${status}`);
             else assert.deepEqual(Object.keys(properties).sort(), ['error', 'success'], `${method} ${path} ${status}`);
           }
+        }
+      }
+      // Each operation lists its own refusals, not the whole catalogue's.
+      const codesOf = (method: string, path: string, status: string) => {
+        const schema = document.paths[path]![method]!.responses[status]?.content?.['application/json']?.schema as
+          | { properties: { error: { properties: { code: { enum: string[] } } } } }
+          | undefined;
+        return schema?.properties.error.properties.code.enum ?? [];
+      };
+      assert.ok(codesOf('post', '/api/transfer', '400').includes('insufficient_funds'));
+      assert.ok(!codesOf('post', '/api/transfer', '400').includes('invalid_nonce'), 'execute transfer never answers invalid_nonce');
+      assert.deepEqual(codesOf('get', '/api/agent_balance', '404'), []);
+      assert.deepEqual(codesOf('get', '/api/v2/transactions/{id}', '404'), ['not_found']);
+    });
+
+    it('gives every operation an operationId of its own and a summary', () => {
+      const seen = new Set<string>();
+      for (const [path, operations] of Object.entries(document.paths)) {
+        for (const [method, operation] of Object.entries(operations) as Array<[string, Operation & { operationId?: string; summary?: string }]>) {
+          assert.ok(operation.operationId, `${method} ${path} has no operationId`);
+          assert.ok(!seen.has(operation.operationId), `operationId ${operation.operationId} is used twice`);
+          seen.add(operation.operationId);
+          assert.ok(operation.summary, `${method} ${path} has no summary`);
         }
       }
     });

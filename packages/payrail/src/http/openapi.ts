@@ -11,7 +11,7 @@ import path from 'node:path';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifySchema } from 'fastify';
-import { ERRORS } from '../errors.ts';
+import { ERRORS, type ErrorName } from '../errors.ts';
 import type { Service } from '../service.ts';
 import { apiFamily, type ApiFamily } from './errors.ts';
 
@@ -25,9 +25,21 @@ function isDocumented(url: string): boolean {
   return url.startsWith('/api/') || url.startsWith('/sandbox/') || url === '/healthz' || url === '/readyz';
 }
 
-function codesByStatus(): Map<number, string[]> {
+/**
+ * Errors any operation of an API can answer, whatever it does: credentials
+ * (401, 403 for a credential of another kind), a malformed request or body,
+ * the request rate limits, a server error, a server shutting down.
+ */
+const SHARED_ERRORS: Readonly<Record<'transfer' | 'payin', readonly ErrorName[]>> = {
+  transfer: ['invalid_request', 'authentication_error', 'wrong_credential_kind', 'rate_limited', 'internal_server_error', 'shutting_down'],
+  payin: ['invalid_request', 'authentication_error', 'permission_denied', 'rate_limited', 'internal_server_error', 'shutting_down'],
+};
+
+/** The catalogue codes of `errors`, grouped by HTTP status. */
+function codesByStatus(errors: readonly ErrorName[]): Map<number, string[]> {
   const byStatus = new Map<number, string[]>();
-  for (const entry of Object.values(ERRORS)) {
+  for (const name of errors) {
+    const entry = ERRORS[name];
     const codes = byStatus.get(entry.status) ?? [];
     if (!codes.includes(entry.code)) codes.push(entry.code);
     byStatus.set(entry.status, codes);
@@ -35,29 +47,38 @@ function codesByStatus(): Map<number, string[]> {
   return byStatus;
 }
 
-const ERROR_CODES_BY_STATUS = codesByStatus();
+const STATUS_MEANINGS: Readonly<Record<number, string>> = {
+  400: 'The request is refused: the message names the field',
+  401: 'Missing or invalid credentials',
+  403: 'This credential may not call this operation',
+  404: 'Not found',
+  429: 'Too many requests: retry after the Retry-After header',
+  500: 'Server error: retry (with the same Idempotency-Key where the operation takes one)',
+  503: 'The server is shutting down: retry',
+};
 
-/** The error body of each API family, restricted to the catalogue's codes for that status. */
-function errorSchema(family: ApiFamily, status: number): Record<string, unknown> {
+/** The error body of each API family, restricted to this operation's codes for that status. */
+function errorSchema(family: ApiFamily, status: number, codes: readonly string[]): Record<string, unknown> {
   const error = {
     type: 'object',
     required: ['code', 'message'],
     additionalProperties: false,
     properties: {
-      code: { type: 'string', enum: ERROR_CODES_BY_STATUS.get(status) ?? [] },
+      code: { type: 'string', enum: codes },
       message: { type: 'string', description: 'What is wrong, naming the field' },
     },
   };
+  const meaning = STATUS_MEANINGS[status] ?? 'Refused';
   if (family === 'transfer') {
     return {
-      description: 'Failure envelope: success is the string "false"',
+      description: `${meaning}. Failure envelope: success is the string "false"`,
       type: 'object',
       required: ['success', 'error'],
       additionalProperties: false,
       properties: { success: { type: 'string', const: 'false' }, error },
     };
   }
-  return { description: 'Rejected request (shape C)', type: 'object', required: ['error'], additionalProperties: false, properties: { error } };
+  return { description: `${meaning} (shape C)`, type: 'object', required: ['error'], additionalProperties: false, properties: { error } };
 }
 
 function securityOf(url: string): Array<Record<string, string[]>> | undefined {
@@ -97,44 +118,38 @@ const OPERATIONS_RESPONSES: Readonly<Record<string, Record<string, unknown>>> = 
   },
 };
 
-/** One-line summaries of the operations, from the specification's endpoint table. */
-const SUMMARIES: Readonly<Record<string, string>> = {
-  'POST /api/v2/tokens': 'Tokenize a card into a single-use nonce',
-  'POST /api/v2/transactions/charge': 'Charge a card by nonce',
-  'GET /api/v2/transactions/:id': 'Read a charge by its reference number',
-  'POST /api/checkTransfer': 'Validate a transfer and quote the rate (no money moves)',
-  'POST /api/transfer': 'Execute a transfer',
-  'GET /api/status/:id': 'Read a transfer status',
-  'GET /api/kyc/:account': "Read a receiver's verification and per-transfer limit",
-  'GET /api/agent_balance': 'Read the merchant balance',
-  'POST /sandbox/invitations/:account/accept': 'Sandbox: the receiver accepts a payment invitation',
-  'POST /sandbox/kyc/:account/verify': 'Sandbox: the receiver completes verification',
-  'GET /healthz': 'Liveness',
-  'GET /readyz': 'Readiness: the store answers',
+/**
+ * What a route's schema says for the document besides validation: its
+ * operationId and summary, and `errors`, the catalogue errors it answers
+ * beyond those every operation of its API shares (SHARED_ERRORS). A route
+ * that lists none is documented with every error of the catalogue.
+ */
+export type RouteSchema = FastifySchema & {
+  hide?: boolean;
+  tags?: string[];
+  operationId?: string;
+  summary?: string;
+  security?: unknown;
+  errors?: readonly ErrorName[];
+  response?: Record<string, unknown>;
 };
 
-type RouteSchema = FastifySchema & { hide?: boolean; tags?: string[]; summary?: string; security?: unknown; response?: Record<string, unknown> };
-
-/** Adds what every operation of a family shares: tag, credential and the catalogue's error replies. */
+/** Adds what every operation of a family shares: tag, credential and its error replies. */
 export function documentRoute(url: string, method: string | string[], schema: RouteSchema | undefined): RouteSchema {
-  const base: RouteSchema = schema ?? {};
+  const { errors, ...base }: RouteSchema = schema ?? {};
   if (!isDocumented(url) || method === 'OPTIONS' || method === 'HEAD') return { ...base, hide: true };
   const family = apiFamily(url);
   const response: Record<string, unknown> = { ...(OPERATIONS_RESPONSES[url] ?? {}), ...(base.response ?? {}) };
   if (family !== 'other') {
-    for (const status of ERROR_CODES_BY_STATUS.keys()) {
-      // A route may not ask for credentials (then no 401/403 can happen), but
-      // documenting them is harmless; the route's own declarations win.
-      if (response[String(status)] === undefined) response[String(status)] = errorSchema(family, status);
-    }
+    const own = errors ?? (Object.keys(ERRORS) as ErrorName[]);
+    for (const [status, codes] of codesByStatus([...SHARED_ERRORS[family], ...own])) response[String(status)] = errorSchema(family, status, codes);
   }
   const security = base.security ?? securityOf(url);
-  const summary = base.summary ?? SUMMARIES[`${String(method)} ${url}`];
   return {
     ...base,
     tags: base.tags ?? [tagOf(url)],
-    ...(summary === undefined ? {} : { summary }),
-    ...(security === undefined ? {} : { security }),
+    // The operations routes take no credential: said explicitly, not left to a default.
+    security: security ?? [],
     response,
   };
 }
@@ -151,6 +166,7 @@ export async function registerOpenApi(app: FastifyInstance, service: Service): P
       info: {
         title: 'Payrail',
         version: PACKAGE_VERSION,
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
         description: [
           'Card payin (`/api/v2/...`) and phone money transfer (`/api/...`) APIs.',
           '',

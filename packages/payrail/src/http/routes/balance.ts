@@ -16,9 +16,16 @@ export const BalanceResponse = Type.Object({
 
 export function balanceRoutes(service: Service): FastifyPluginAsync {
   return async (app) => {
-    app.get('/api/agent_balance', { schema: { response: { 200: BalanceResponse } }, preHandler: transferAuth(service) }, async (request) => {
-      const { balanceCents, overdraftCents } = await merchantBalance(service, request.principal!.merchantId);
-      return { success: true as const, error: '' as const, balance: { balance: balanceCents, overdraft: overdraftCents } };
-    });
+    app.get(
+      '/api/agent_balance',
+      {
+        schema: { operationId: 'getBalance', summary: 'Read the merchant balance', errors: [], response: { 200: BalanceResponse } },
+        preHandler: transferAuth(service),
+      },
+      async (request) => {
+        const { balanceCents, overdraftCents } = await merchantBalance(service, request.principal!.merchantId);
+        return { success: true as const, error: '' as const, balance: { balance: balanceCents, overdraft: overdraftCents } };
+      },
+    );
   };
 }

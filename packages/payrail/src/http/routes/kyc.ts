@@ -7,10 +7,23 @@ import { transferAuth } from '../auth-hooks.ts';
 
 export function kycRoutes(service: Service): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get('/api/kyc/:account', { schema: { params: AccountParams, response: { 200: KycResponse } }, onRequest: transferAuth(service) }, async (request) => ({
-      success: true as const,
-      error: '' as const,
-      ...(await kycStatus(service, request.params.account)),
-    }));
+    app.get(
+      '/api/kyc/:account',
+      {
+        schema: {
+          operationId: 'getReceiverKyc',
+          summary: "Read a receiver's verification and per-transfer limit",
+          errors: ['invalid_phone_number', 'account_not_found'],
+          params: AccountParams,
+          response: { 200: KycResponse },
+        },
+        onRequest: transferAuth(service),
+      },
+      async (request) => ({
+        success: true as const,
+        error: '' as const,
+        ...(await kycStatus(service, request.params.account)),
+      }),
+    );
   };
 }

@@ -34,7 +34,17 @@ export function payinChargeRoutes(service: Service): FastifyPluginAsyncTypebox {
 
     app.post(
       '/api/v2/transactions/charge',
-      { schema: { body: ChargeRequest, headers: ChargeHeaders, response: { 200: ChargeResponse, ...REFUSALS } }, onRequest: authenticate },
+      {
+        schema: {
+          operationId: 'chargeCard',
+          summary: 'Charge a card by nonce',
+          errors: ['invalid_nonce', 'invalid_card', 'invalid_amount', 'idempotency_key_reused', 'not_found'],
+          body: ChargeRequest,
+          headers: ChargeHeaders,
+          response: { 200: ChargeResponse, ...REFUSALS },
+        },
+        onRequest: authenticate,
+      },
       async (request, reply) => {
         const principal = request.principal!;
         if (principal.sourceId === null) throw new Error('a source API key without a source');
@@ -53,7 +63,16 @@ export function payinChargeRoutes(service: Service): FastifyPluginAsyncTypebox {
 
     app.get(
       '/api/v2/transactions/:id',
-      { schema: { params: TransactionParams, response: { 200: ChargeResponse, ...REFUSALS } }, onRequest: authenticate },
+      {
+        schema: {
+          operationId: 'getTransaction',
+          summary: 'Read a card transaction by its reference number',
+          errors: ['not_found'],
+          params: TransactionParams,
+          response: { 200: ChargeResponse, ...REFUSALS },
+        },
+        onRequest: authenticate,
+      },
       async (request, reply) => send(reply, await flow.read(request.principal!.merchantId, request.params.id)),
     );
   };

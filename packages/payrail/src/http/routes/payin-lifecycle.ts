@@ -10,6 +10,7 @@ import { cardCipherFor } from '../../crypto/card-key.ts';
 import { createCardLifecycleFlow, type Caller } from '../../flows/card-lifecycle.ts';
 import type { Reply } from '../../flows/idempotency-replay.ts';
 import { createVerifyFlow } from '../../flows/verify.ts';
+import type { ErrorName } from '../../errors.ts';
 import type { Service } from '../../service.ts';
 import { basicAuth } from '../auth-hooks.ts';
 import { keepRawJson, rawMemberText } from '../raw-json.ts';
@@ -33,12 +34,34 @@ function idempotencyKeyOf(request: FastifyRequest): string | null {
   return typeof key === 'string' ? key : null;
 }
 
-const SUMMARIES = {
-  capture: 'Capture an authorization, in full or for less; credits the merchant',
-  void: 'Void an authorization or an unsettled capture (a capture gives its credit back)',
-  refund: 'Refund a settled transaction, in full or in part (a transaction of its own)',
-  reversal: 'Void when unsettled, refund when settled',
-} as const;
+/** How each operation is documented: its operationId, summary and the errors of its own. */
+const DOCS = {
+  capture: {
+    operationId: 'captureTransaction',
+    summary: 'Capture an authorization, in full or for less; credits the merchant',
+    errors: ['not_found', 'invalid_amount', 'idempotency_key_reused'],
+  },
+  void: {
+    operationId: 'voidTransaction',
+    summary: 'Void an authorization or an unsettled capture (a capture gives its credit back)',
+    errors: ['not_found', 'insufficient_funds', 'idempotency_key_reused'],
+  },
+  refund: {
+    operationId: 'refundTransaction',
+    summary: 'Refund a settled transaction, in full or in part (a transaction of its own)',
+    errors: ['not_found', 'invalid_amount', 'insufficient_funds', 'idempotency_key_reused'],
+  },
+  reversal: {
+    operationId: 'reverseTransaction',
+    summary: 'Void when unsettled, refund when settled',
+    errors: ['not_found', 'invalid_amount', 'insufficient_funds', 'idempotency_key_reused'],
+  },
+  verify: {
+    operationId: 'verifyCard',
+    summary: 'Check a card with a zero amount: AVS and CVV results, no money',
+    errors: ['invalid_nonce', 'invalid_card', 'idempotency_key_reused'],
+  },
+} as const satisfies Record<string, { operationId: string; summary: string; errors: readonly ErrorName[] }>;
 
 export function payinLifecycleRoutes(service: Service): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -48,8 +71,8 @@ export function payinLifecycleRoutes(service: Service): FastifyPluginAsyncTypebo
     const verifyFlow = createVerifyFlow({ ...deps, cipher: cardCipherFor(service.config) });
     // Credentials are checked on request, before the body is validated.
     const authenticate = basicAuth(service);
-    const schemaOf = (summary: string, body: typeof OperationRequest | typeof VerifyRequest) => ({
-      summary,
+    const schemaOf = (docs: (typeof DOCS)[keyof typeof DOCS], body: typeof OperationRequest | typeof VerifyRequest) => ({
+      ...docs,
       body,
       headers: ChargeHeaders,
       response: { 200: ChargeResponse, ...REFUSALS },
@@ -62,7 +85,7 @@ export function payinLifecycleRoutes(service: Service): FastifyPluginAsyncTypebo
       ['reversal', flow.reversal],
     ] as const;
     for (const [name, run] of operations) {
-      app.post(`/api/v2/transactions/${name}`, { schema: schemaOf(SUMMARIES[name], OperationRequest), onRequest: authenticate }, async (request, reply) => {
+      app.post(`/api/v2/transactions/${name}`, { schema: schemaOf(DOCS[name], OperationRequest), onRequest: authenticate }, async (request, reply) => {
         const body = request.body as OperationRequest;
         const result = await run(callerOf(request), {
           referenceNumber: body.reference_number,
@@ -74,13 +97,9 @@ export function payinLifecycleRoutes(service: Service): FastifyPluginAsyncTypebo
       });
     }
 
-    app.post(
-      '/api/v2/transactions/verify',
-      { schema: schemaOf('Check a card with a zero amount: AVS and CVV results, no money', VerifyRequest), onRequest: authenticate },
-      async (request, reply) => {
-        const result = await verifyFlow.verify(callerOf(request), { request: request.body as VerifyRequest, idempotencyKey: idempotencyKeyOf(request) });
-        return send(reply, result);
-      },
-    );
+    app.post('/api/v2/transactions/verify', { schema: schemaOf(DOCS.verify, VerifyRequest), onRequest: authenticate }, async (request, reply) => {
+      const result = await verifyFlow.verify(callerOf(request), { request: request.body as VerifyRequest, idempotencyKey: idempotencyKeyOf(request) });
+      return send(reply, result);
+    });
   };
 }

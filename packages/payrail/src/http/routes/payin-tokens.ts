@@ -35,7 +35,13 @@ export function payinTokenRoutes(service: Service): FastifyPluginAsyncTypebox {
     app.post(
       TOKENS_PATH,
       {
-        schema: { body: TokenRequest, response: { 200: TokenResponse, 400: ShapeC, 401: ShapeC, 403: ShapeC } },
+        schema: {
+          operationId: 'createCardToken',
+          summary: 'Tokenize a card into a single-use nonce',
+          errors: ['invalid_card'],
+          body: TokenRequest,
+          response: { 200: TokenResponse, 400: ShapeC, 401: ShapeC, 403: ShapeC },
+        },
         // CORS headers first, so a browser can read refusals too; then the
         // credential, before the body is even validated.
         onRequest: [async (_request, reply) => allowAnyOrigin(reply), authenticate],

@@ -34,7 +34,9 @@ export function payinTransactionRoutes(service: Service): FastifyPluginAsyncType
       '/api/v2/transactions',
       {
         schema: {
+          operationId: 'listTransactions',
           summary: "List the merchant's card transactions, newest first",
+          errors: [],
           querystring: TransactionListQuery,
           response: { 200: TransactionList, ...REFUSALS },
         },
@@ -46,7 +48,13 @@ export function payinTransactionRoutes(service: Service): FastifyPluginAsyncType
     app.get(
       '/api/v2/batches',
       {
-        schema: { summary: "List the merchant's settlement batches, newest first", querystring: PageQuery, response: { 200: BatchList, ...REFUSALS } },
+        schema: {
+          operationId: 'listBatches',
+          summary: "List the merchant's settlement batches, newest first",
+          errors: [],
+          querystring: PageQuery,
+          response: { 200: BatchList, ...REFUSALS },
+        },
         onRequest: authenticate,
       },
       async (request) => batchList(service, request.principal!.merchantId, parseListQuery(request.query).page),
@@ -54,7 +62,16 @@ export function payinTransactionRoutes(service: Service): FastifyPluginAsyncType
 
     app.get(
       '/api/v2/batches/:id',
-      { schema: { summary: 'Read a settlement batch', params: BatchParams, response: { 200: Batch, ...REFUSALS } }, onRequest: authenticate },
+      {
+        schema: {
+          operationId: 'getBatch',
+          summary: 'Read a settlement batch',
+          errors: ['not_found'],
+          params: BatchParams,
+          response: { 200: Batch, ...REFUSALS },
+        },
+        onRequest: authenticate,
+      },
       async (request) => batchOf(service, request.principal!.merchantId, batchIdOf(request.params.id)),
     );
 
@@ -62,7 +79,9 @@ export function payinTransactionRoutes(service: Service): FastifyPluginAsyncType
       '/api/v2/batches/:id/transactions',
       {
         schema: {
+          operationId: 'listBatchTransactions',
           summary: 'List the transactions of a settlement batch, newest first',
+          errors: ['not_found'],
           params: BatchParams,
           querystring: PageQuery,
           response: { 200: TransactionList, ...REFUSALS },

@@ -18,22 +18,44 @@ export function sandboxRoutes(service: Service): FastifyPluginAsyncTypebox {
       if (service.config.environment !== 'sandbox') fail('sandbox_only');
     };
     const onRequest = [sandboxOnly, transferAuth(service)];
-    const schema = { params: AccountParams, response: { 200: SandboxActionResponse } };
-
-    app.post('/sandbox/invitations/:account/accept', { schema, onRequest }, async (request) => {
-      await acceptInvitation(service, request.params.account);
-      return { success: true as const, error: '' as const };
+    const schemaOf = (operationId: string, summary: string) => ({
+      operationId,
+      summary,
+      errors: ['sandbox_only', 'invalid_phone_number', 'account_not_found'] as const,
+      params: AccountParams,
+      response: { 200: SandboxActionResponse },
     });
 
-    app.post('/sandbox/kyc/:account/verify', { schema, onRequest }, async (request) => {
-      await verifyKyc(service, request.params.account);
-      return { success: true as const, error: '' as const };
-    });
+    app.post(
+      '/sandbox/invitations/:account/accept',
+      { schema: schemaOf('sandboxAcceptInvitation', 'Sandbox: the receiver accepts a payment invitation'), onRequest },
+      async (request) => {
+        await acceptInvitation(service, request.params.account);
+        return { success: true as const, error: '' as const };
+      },
+    );
+
+    app.post(
+      '/sandbox/kyc/:account/verify',
+      { schema: schemaOf('sandboxCompleteKyc', 'Sandbox: the receiver completes verification'), onRequest },
+      async (request) => {
+        await verifyKyc(service, request.params.account);
+        return { success: true as const, error: '' as const };
+      },
+    );
 
     // docs/api-decisions.md section 10: close the merchant's open settlement batch at once, as the daily close would.
     app.post(
       '/sandbox/batches/close',
-      { schema: { summary: "Sandbox: close the merchant's open settlement batch now", response: { 200: SandboxBatchCloseResponse } }, onRequest },
+      {
+        schema: {
+          operationId: 'sandboxCloseBatch',
+          summary: "Sandbox: close the merchant's open settlement batch now",
+          errors: ['sandbox_only'],
+          response: { 200: SandboxBatchCloseResponse },
+        },
+        onRequest,
+      },
       async (request) => {
         const batches = await closeOpenBatches(service, request.principal!.merchantId);
         return { success: true as const, error: '' as const, batches };
