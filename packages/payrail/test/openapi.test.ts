@@ -146,8 +146,11 @@ for (const kind of STORE_KINDS) {
       try {
         const merchant = await strict.newMerchant({ fundCents: 1 });
         // A document claiming the balance is a string: the real reply must now be refused.
-        const altered = structuredClone(document) as unknown as Document;
-        const schema = altered.paths['/api/agent_balance']!.get!.responses['200']!.content!['application/json']!.schema!;
+        const altered = structuredClone(document) as unknown as Document & { components: { schemas: Record<string, { properties: unknown }> } };
+        assert.deepEqual(altered.paths['/api/agent_balance']!.get!.responses['200']!.content!['application/json']!.schema, {
+          $ref: '#/components/schemas/BalanceResponse',
+        });
+        const schema = altered.components.schemas.BalanceResponse!;
         (schema.properties as Record<string, { properties: Record<string, unknown> }>).balance!.properties.balance = { type: 'string' };
         validateInjectedResponses(strict.app, altered);
         await assert.rejects(

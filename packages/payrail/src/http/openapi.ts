@@ -14,6 +14,7 @@ import type { FastifyInstance, FastifySchema } from 'fastify';
 import { ERRORS, type ErrorName } from '../errors.ts';
 import type { Service } from '../service.ts';
 import { apiFamily, type ApiFamily } from './errors.ts';
+import { withNamedSchemas } from './openapi-components.ts';
 
 export const OPENAPI_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';
@@ -195,6 +196,7 @@ export async function registerOpenApi(app: FastifyInstance, service: Service): P
       },
     },
     transform: ({ schema, url, route }) => ({ schema: documentRoute(url, route.method, schema as RouteSchema) as never, url }),
+    transformObject: (document) => withNamedSchemas('openapiObject' in document ? document.openapiObject : document.swaggerObject) as never,
   });
 
   if (service.config.docs) {

@@ -9,6 +9,7 @@ import addFormats from 'ajv-formats';
 import type { App } from '../../src/http/app.ts';
 
 export interface OpenApiDocument {
+  components?: { schemas?: Record<string, unknown> };
   paths?: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> }>>;
 }
 
@@ -90,8 +91,14 @@ export class ResponseValidator {
   }
 
   private validatorFor(key: string, schema: unknown): ValidateFunction | null {
-    if (!this.compiled.has(key)) this.compiled.set(key, typeof schema === 'object' && schema !== null ? this.ajv.compile(schema) : null);
+    if (!this.compiled.has(key)) this.compiled.set(key, typeof schema === 'object' && schema !== null ? this.ajv.compile(this.withComponents(schema)) : null);
     return this.compiled.get(key)!;
+  }
+
+  /** The schema with the document's named schemas as its own $defs, its references pointing there. */
+  private withComponents(schema: object): object {
+    const toDefs = (value: unknown): unknown => JSON.parse(JSON.stringify(value).replaceAll('"#/components/schemas/', '"#/$defs/'));
+    return { ...(toDefs(schema) as object), $defs: toDefs(this.document.components?.schemas ?? {}) };
   }
 }
 

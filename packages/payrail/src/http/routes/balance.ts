@@ -5,14 +5,17 @@ import { merchantBalance } from '../../flows/merchants.ts';
 import type { Service } from '../../service.ts';
 import { transferAuth } from '../auth-hooks.ts';
 
-export const BalanceResponse = Type.Object({
-  success: Type.Literal(true),
-  error: Type.Literal(''),
-  balance: Type.Object({
-    balance: Type.Integer({ description: 'Balance in cents' }),
-    overdraft: Type.Integer({ description: 'Overdraft limit in cents; available funds = balance + overdraft' }),
-  }),
-});
+export const BalanceResponse = Type.Object(
+  {
+    success: Type.Literal(true),
+    error: Type.Literal(''),
+    balance: Type.Object({
+      balance: Type.Integer({ description: 'Balance in cents' }),
+      overdraft: Type.Integer({ description: 'Overdraft limit in cents; available funds = balance + overdraft' }),
+    }),
+  },
+  { title: 'BalanceResponse' },
+);
 
 export function balanceRoutes(service: Service): FastifyPluginAsync {
   return async (app) => {

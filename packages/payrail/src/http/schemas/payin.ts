@@ -21,16 +21,19 @@ export const TokenRequest = Type.Object(
     expiry_year: ExpiryYear,
     cvv2: Type.String({ minLength: 1, maxLength: 8, description: 'Security code: 3 digits, 4 for American Express' }),
   },
-  { additionalProperties: false },
+  { title: 'CardTokenRequest', additionalProperties: false },
 );
 export type TokenRequest = Static<typeof TokenRequest>;
 
-export const TokenResponse = Type.Object({
-  nonce: Type.String({ description: 'Single-use token for one charge, valid 15 minutes; starts with nonce-' }),
-  expires_at: Type.String({ description: 'ISO 8601 time after which the nonce is refused' }),
-  card_type: Type.String(),
-  last_4: Type.String(),
-});
+export const TokenResponse = Type.Object(
+  {
+    nonce: Type.String({ description: 'Single-use token for one charge, valid 15 minutes; starts with nonce-' }),
+    expires_at: Type.String({ description: 'ISO 8601 time after which the nonce is refused' }),
+    card_type: Type.String(),
+    last_4: Type.String(),
+  },
+  { title: 'CardToken' },
+);
 
 export const BillingInfo = Type.Object(
   {
@@ -44,7 +47,7 @@ export const BillingInfo = Type.Object(
     country: text(64),
     phone: optionalText(32),
   },
-  { additionalProperties: false },
+  { title: 'BillingInfo', additionalProperties: false },
 );
 
 export const TransactionDetails = Type.Object(
@@ -58,7 +61,7 @@ export const TransactionDetails = Type.Object(
     po_number: optionalText(255),
     order_number: optionalText(255),
   },
-  { additionalProperties: false },
+  { title: 'TransactionDetails', additionalProperties: false },
 );
 
 export const ChargeRequest = Type.Object(
@@ -73,7 +76,7 @@ export const ChargeRequest = Type.Object(
       Type.Boolean({ description: 'false authorizes only: nothing is credited until POST /api/v2/transactions/capture; authorizations expire after 7 days' }),
     ),
   },
-  { additionalProperties: false },
+  { title: 'ChargeRequest', additionalProperties: false },
 );
 export type ChargeRequest = Static<typeof ChargeRequest>;
 
@@ -84,7 +87,7 @@ export const ChargeHeaders = Type.Object({
 export const TransactionParams = Type.Object({ id: Type.String({ description: 'The reference number' }) });
 
 /** Shape C: a rejected request. */
-export const ShapeC = Type.Object({ error: Type.Object({ code: Type.String(), message: Type.String() }) });
+export const ShapeC = Type.Object({ error: Type.Object({ code: Type.String(), message: Type.String() }) }, { title: 'PayinError' });
 
 const NullableAddress = Type.Object({
   first_name: nullableText(),
@@ -99,97 +102,103 @@ const NullableAddress = Type.Object({
 });
 
 /** Shape A: an approved (or pending) charge. */
-export const ShapeA = Type.Object({
-  status: Type.String({ description: 'Approved or Pending' }),
-  status_code: Type.String({ description: 'A (approved) or P (pending)' }),
-  reference_number: Type.Integer({ description: 'Equal to transaction.id; what a transfer names in gatewayId' }),
-  auth_code: Type.String(),
-  auth_amount: Type.Number(),
-  card_type: Type.String(),
-  last_4: Type.String(),
-  avs_result: Type.String(),
-  avs_result_code: Type.String(),
-  cvv2_result: Type.String(),
-  cvv2_result_code: Type.String(),
-  version: Type.String(),
-  transaction: Type.Object({
-    id: Type.Integer(),
-    created_at: Type.String(),
-    status_details: Type.Object({ status: Type.String({ description: 'approved (authorized), captured, pending, settled, voided, expired' }) }),
-    amount_details: Type.Object({
-      amount: Type.Number(),
-      subtotal: Type.Number(),
-      tax: Type.Number(),
-      tax_percent: Type.Number(),
-      shipping: Type.Number(),
-      discount: Type.Number(),
-      tip: Type.Number(),
-      surcharge: Type.Number(),
-      original_requested_amount: Type.Number(),
-      original_authorized_amount: Type.Number(),
+export const ShapeA = Type.Object(
+  {
+    status: Type.String({ description: 'Approved or Pending' }),
+    status_code: Type.String({ description: 'A (approved) or P (pending)' }),
+    reference_number: Type.Integer({ description: 'Equal to transaction.id; what a transfer names in gatewayId' }),
+    auth_code: Type.String(),
+    auth_amount: Type.Number(),
+    card_type: Type.String(),
+    last_4: Type.String(),
+    avs_result: Type.String(),
+    avs_result_code: Type.String(),
+    cvv2_result: Type.String(),
+    cvv2_result_code: Type.String(),
+    version: Type.String(),
+    transaction: Type.Object({
+      id: Type.Integer(),
+      created_at: Type.String(),
+      status_details: Type.Object({ status: Type.String({ description: 'approved (authorized), captured, pending, settled, voided, expired' }) }),
+      amount_details: Type.Object({
+        amount: Type.Number(),
+        subtotal: Type.Number(),
+        tax: Type.Number(),
+        tax_percent: Type.Number(),
+        shipping: Type.Number(),
+        discount: Type.Number(),
+        tip: Type.Number(),
+        surcharge: Type.Number(),
+        original_requested_amount: Type.Number(),
+        original_authorized_amount: Type.Number(),
+      }),
+      card_details: Type.Object({
+        card_type: Type.String(),
+        last4: Type.String(),
+        bin: Type.String(),
+        auth_code: Type.String(),
+        avs_result: Type.String(),
+        avs_result_code: Type.String(),
+        avs_street: Type.String(),
+        avs_zip: Type.String(),
+        cvv_result: Type.String(),
+        cvv_result_code: Type.String(),
+        cavv_result: Type.String(),
+        cavv_result_code: nullableText(),
+        expiry_month: Type.Integer(),
+        expiry_year: Type.Integer(),
+        bin_details: Type.Object({ type: Type.String() }),
+        name: nullableText(),
+      }),
+      billing_info: Type.Object({
+        first_name: Type.String(),
+        last_name: Type.String(),
+        street: Type.String(),
+        street2: Type.String(),
+        city: Type.String(),
+        state: Type.String(),
+        zip: Type.String(),
+        country: Type.String(),
+        phone: Type.String(),
+      }),
+      shipping_info: NullableAddress,
+      transaction_details: Type.Object({
+        type: Type.String(),
+        source: Type.String(),
+        batch_id: Type.Integer(),
+        description: nullableText(),
+        order_number: nullableText(),
+        invoice_number: nullableText(),
+        po_number: nullableText(),
+        reference_number: nullableText(),
+        clerk: nullableText(),
+        terminal: nullableText(),
+        client_ip: nullableText(),
+        schedule_id: nullableText(),
+      }),
+      customer: Type.Object({ customer_id: nullableText(), identifier: nullableText(), email: nullableText(), fax: nullableText() }),
+      custom_fields: Type.Object({}),
+      settled_date: nullableText(),
     }),
-    card_details: Type.Object({
-      card_type: Type.String(),
-      last4: Type.String(),
-      bin: Type.String(),
-      auth_code: Type.String(),
-      avs_result: Type.String(),
-      avs_result_code: Type.String(),
-      avs_street: Type.String(),
-      avs_zip: Type.String(),
-      cvv_result: Type.String(),
-      cvv_result_code: Type.String(),
-      cavv_result: Type.String(),
-      cavv_result_code: nullableText(),
-      expiry_month: Type.Integer(),
-      expiry_year: Type.Integer(),
-      bin_details: Type.Object({ type: Type.String() }),
-      name: nullableText(),
-    }),
-    billing_info: Type.Object({
-      first_name: Type.String(),
-      last_name: Type.String(),
-      street: Type.String(),
-      street2: Type.String(),
-      city: Type.String(),
-      state: Type.String(),
-      zip: Type.String(),
-      country: Type.String(),
-      phone: Type.String(),
-    }),
-    shipping_info: NullableAddress,
-    transaction_details: Type.Object({
-      type: Type.String(),
-      source: Type.String(),
-      batch_id: Type.Integer(),
-      description: nullableText(),
-      order_number: nullableText(),
-      invoice_number: nullableText(),
-      po_number: nullableText(),
-      reference_number: nullableText(),
-      clerk: nullableText(),
-      terminal: nullableText(),
-      client_ip: nullableText(),
-      schedule_id: nullableText(),
-    }),
-    customer: Type.Object({ customer_id: nullableText(), identifier: nullableText(), email: nullableText(), fax: nullableText() }),
-    custom_fields: Type.Object({}),
-    settled_date: nullableText(),
-  }),
-});
+  },
+  { title: 'Transaction' },
+);
 
 /** Shape B: a declined or failed charge. */
-export const ShapeB = Type.Object({
-  id: Type.String({ description: 'The reference number as a string of digits' }),
-  status: Type.String({ description: 'declined or failed' }),
-  amount: Type.Number(),
-  currency: Type.String(),
-  error: Type.Object({ code: Type.String(), message: Type.String() }),
-  card: Type.Object({ last_four: Type.String(), card_type: Type.String() }),
-  created_at: Type.String(),
-});
+export const ShapeB = Type.Object(
+  {
+    id: Type.String({ description: 'The reference number as a string of digits' }),
+    status: Type.String({ description: 'declined or failed' }),
+    amount: Type.Number(),
+    currency: Type.String(),
+    error: Type.Object({ code: Type.String(), message: Type.String() }),
+    card: Type.Object({ last_four: Type.String(), card_type: Type.String() }),
+    created_at: Type.String(),
+  },
+  { title: 'DeclinedTransaction' },
+);
 
-export const ChargeResponse = Type.Union([ShapeA, ShapeB]);
+export const ChargeResponse = Type.Union([ShapeA, ShapeB], { title: 'TransactionResult' });
 
 // The card transaction lifecycle (docs/api-decisions.md sections 10 and 14) --------
 
@@ -201,7 +210,7 @@ export const OperationRequest = Type.Object(
     reference_number: ReferenceNumber,
     amount: Type.Optional(Type.Number({ description: 'Dollars, at most 2 decimals; absent: the whole amount (capture: authorized, refund: refundable)' })),
   },
-  { additionalProperties: false },
+  { title: 'TransactionOperationRequest', additionalProperties: false },
 );
 export type OperationRequest = Static<typeof OperationRequest>;
 
@@ -214,7 +223,7 @@ export const VerifyRequest = Type.Object(
     billing_info: BillingInfo,
     transaction_details: Type.Optional(TransactionDetails),
   },
-  { additionalProperties: false },
+  { title: 'VerifyRequest', additionalProperties: false },
 );
 export type VerifyRequest = Static<typeof VerifyRequest>;
 
@@ -243,23 +252,29 @@ export const TransactionList = Type.Array(ChargeResponse, { description: 'Newest
 
 export const BatchParams = Type.Object({ id: Type.String({ description: 'The batch id' }) });
 
-export const Batch = Type.Object({
-  id: Type.Integer(),
-  status: Type.Union([Type.Literal('open'), Type.Literal('closed')]),
-  opened_at: Type.String(),
-  closed_at: Type.Union([Type.String(), Type.Null()]),
-  transaction_count: Type.Integer(),
-  sales_count: Type.Integer(),
-  sales_amount: Type.Number(),
-  refunds_count: Type.Integer(),
-  refunds_amount: Type.Number(),
-  net_amount: Type.Number({ description: 'sales_amount - refunds_amount' }),
-});
+export const Batch = Type.Object(
+  {
+    id: Type.Integer(),
+    status: Type.Union([Type.Literal('open'), Type.Literal('closed')]),
+    opened_at: Type.String(),
+    closed_at: Type.Union([Type.String(), Type.Null()]),
+    transaction_count: Type.Integer(),
+    sales_count: Type.Integer(),
+    sales_amount: Type.Number(),
+    refunds_count: Type.Integer(),
+    refunds_amount: Type.Number(),
+    net_amount: Type.Number({ description: 'sales_amount - refunds_amount' }),
+  },
+  { title: 'Batch' },
+);
 
 export const BatchList = Type.Array(Batch, { description: 'Newest first' });
 
-export const SandboxBatchCloseResponse = Type.Object({
-  success: Type.Literal(true),
-  error: Type.Literal(''),
-  batches: Type.Array(Batch, { description: 'The batches closed (none when nothing was open)' }),
-});
+export const SandboxBatchCloseResponse = Type.Object(
+  {
+    success: Type.Literal(true),
+    error: Type.Literal(''),
+    batches: Type.Array(Batch, { description: 'The batches closed (none when nothing was open)' }),
+  },
+  { title: 'SandboxBatchCloseResponse' },
+);

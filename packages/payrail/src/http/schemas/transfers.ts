@@ -9,7 +9,7 @@ export const Attribute = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 64 }),
     value: Type.String({ maxLength: 256 }),
   },
-  { additionalProperties: false },
+  { title: 'TransferAttribute', additionalProperties: false },
 );
 
 /** Body of check transfer and execute transfer (docs/interface-spec.md section 2.3). */
@@ -24,7 +24,7 @@ export const TransferRequest = Type.Object(
     receiver_currency: Type.String({ maxLength: 3, description: 'ISO 4217 currency of the receiver' }),
     attribute: Type.Array(Attribute, { maxItems: 32, description: 'Corridor-specific attributes; gatewayId links a card payin' }),
   },
-  { additionalProperties: false },
+  { title: 'TransferRequest', additionalProperties: false },
 );
 
 const SuccessEnvelope = {
@@ -33,55 +33,72 @@ const SuccessEnvelope = {
 };
 
 /** Check transfer response (docs/interface-spec.md section 2.6): fx_rate, receivedAmount, receiverStatus. */
-export const CheckResponse = Type.Object({
-  ...SuccessEnvelope,
-  attribute: Type.Array(Attribute),
-});
+export const CheckResponse = Type.Object(
+  {
+    ...SuccessEnvelope,
+    attribute: Type.Array(Attribute),
+  },
+  { title: 'CheckTransferResponse' },
+);
 
 /** payment_response of execute (docs/interface-spec.md section 2.5): every field a string. */
-export const PaymentResponse = Type.Object({
-  id: Type.String(),
-  payment_id: Type.Union([Type.String(), Type.Null()]),
-  state: Type.String(),
-  substate: Type.String(),
-  code: Type.String(),
-});
+export const PaymentResponse = Type.Object(
+  {
+    id: Type.String(),
+    payment_id: Type.Union([Type.String(), Type.Null()]),
+    state: Type.String(),
+    substate: Type.String(),
+    code: Type.String(),
+  },
+  { title: 'PaymentResponse' },
+);
 
-export const ExecuteResponse = Type.Object({
-  ...SuccessEnvelope,
-  payment_response: PaymentResponse,
-});
+export const ExecuteResponse = Type.Object(
+  {
+    ...SuccessEnvelope,
+    payment_response: PaymentResponse,
+  },
+  { title: 'ExecuteTransferResponse' },
+);
 
 /** Status result (docs/interface-spec.md section 2.7): state, substate, final and code are integers here. */
-export const StatusResult = Type.Object({
-  id: Type.String(),
-  state: Type.Integer(),
-  substate: Type.Integer(),
-  final: Type.Integer({ minimum: 0, maximum: 1 }),
-  code: Type.Integer(),
-  attribute: Type.Array(Attribute),
-  server_time: Type.Union([Type.String(), Type.Null()]),
-  trans: Type.Union([Type.String(), Type.Null()]),
-  sum_prov: Type.Union([Type.String(), Type.Null()]),
-});
+export const StatusResult = Type.Object(
+  {
+    id: Type.String(),
+    state: Type.Integer(),
+    substate: Type.Integer(),
+    final: Type.Integer({ minimum: 0, maximum: 1 }),
+    code: Type.Integer(),
+    attribute: Type.Array(Attribute),
+    server_time: Type.Union([Type.String(), Type.Null()]),
+    trans: Type.Union([Type.String(), Type.Null()]),
+    sum_prov: Type.Union([Type.String(), Type.Null()]),
+  },
+  { title: 'TransferStatus' },
+);
 
 /** A known transfer's status, or (docs/interface-spec.md section 2.7) the execute shape with state "-2" for an unknown id. */
-export const StatusResponse = Type.Union([Type.Object({ ...SuccessEnvelope, status: Type.Object({ result: StatusResult }) }), ExecuteResponse]);
+export const StatusResponse = Type.Union([Type.Object({ ...SuccessEnvelope, status: Type.Object({ result: StatusResult }) }), ExecuteResponse], {
+  title: 'TransferStatusResponse',
+});
 
 export const StatusParams = Type.Object({ id: Type.String({ description: 'Transfer id' }) });
 
 /** KYC result (docs/interface-spec.md section 2.8), at the top level beside the envelope. */
-export const KycResponse = Type.Object({
-  ...SuccessEnvelope,
-  kyc_verify: Type.Boolean(),
-  money_limit: Type.String({ description: 'Most the receiver may receive per transfer, in dollars; "0" means nothing' }),
-  kyc_url: Type.String({ description: 'Where the receiver completes verification; "" when verified' }),
-});
+export const KycResponse = Type.Object(
+  {
+    ...SuccessEnvelope,
+    kyc_verify: Type.Boolean(),
+    money_limit: Type.String({ description: 'Most the receiver may receive per transfer, in dollars; "0" means nothing' }),
+    kyc_url: Type.String({ description: 'Where the receiver completes verification; "" when verified' }),
+  },
+  { title: 'ReceiverKycResponse' },
+);
 
 export const AccountParams = Type.Object({ account: Type.String({ description: 'Receiver phone in E.164 digits without +' }) });
 
 /** The sandbox-only calls answer with the bare envelope. */
-export const SandboxActionResponse = Type.Object({ ...SuccessEnvelope });
+export const SandboxActionResponse = Type.Object({ ...SuccessEnvelope }, { title: 'SandboxActionResponse' });
 
 /** GET /api/transfers query (docs/api-decisions.md section 14). Query values are text: the flow reads their numbers and times. */
 export const TransferListQuery = Type.Object(
@@ -98,18 +115,24 @@ export const TransferListQuery = Type.Object(
 );
 
 /** One transfer of the list: the status result plus what the merchant sent and when. */
-export const TransferListItem = Type.Object({
-  ...StatusResult.properties,
-  amount: Type.String({ description: 'Amount in US dollars as a decimal string' }),
-  receiver_phone: Type.String({ description: 'Receiver phone, E.164' }),
-  service: Type.String({ description: 'Corridor id' }),
-  receiver_country: Type.String(),
-  receiver_currency: Type.String(),
-  created_at: Type.String({ description: 'Creation time, ISO 8601 (UTC)' }),
-});
+export const TransferListItem = Type.Object(
+  {
+    ...StatusResult.properties,
+    amount: Type.String({ description: 'Amount in US dollars as a decimal string' }),
+    receiver_phone: Type.String({ description: 'Receiver phone, E.164' }),
+    service: Type.String({ description: 'Corridor id' }),
+    receiver_country: Type.String(),
+    receiver_currency: Type.String(),
+    created_at: Type.String({ description: 'Creation time, ISO 8601 (UTC)' }),
+  },
+  { title: 'TransferListItem' },
+);
 
-export const TransferListResponse = Type.Object({
-  ...SuccessEnvelope,
-  transfers: Type.Array(TransferListItem, { description: 'Newest first' }),
-  has_more: Type.Boolean({ description: 'Another page follows: ask again with starting_after = the last id of this page' }),
-});
+export const TransferListResponse = Type.Object(
+  {
+    ...SuccessEnvelope,
+    transfers: Type.Array(TransferListItem, { description: 'Newest first' }),
+    has_more: Type.Boolean({ description: 'Another page follows: ask again with starting_after = the last id of this page' }),
+  },
+  { title: 'TransferListResponse' },
+);
