@@ -44,7 +44,7 @@ const DOCS = {
   void: {
     operationId: 'voidTransaction',
     summary: 'Void an authorization or an unsettled capture (a capture gives its credit back)',
-    errors: ['not_found', 'insufficient_funds', 'idempotency_key_reused'],
+    errors: ['not_found', 'invalid_amount', 'insufficient_funds', 'idempotency_key_reused'],
   },
   refund: {
     operationId: 'refundTransaction',
