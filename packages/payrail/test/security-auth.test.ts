@@ -63,7 +63,8 @@ for (const kind of STORE_KINDS) {
         {},
         { 'api-key': 'nope' },
         { 'api-key': issueKey('sandbox', 'transfer_key').key },
-        { 'api-key': `${merchant.transfer_api_key.slice(0, -1)}x` },
+        // The last character changed (to one it is not), so the secret is wrong whatever the key was.
+        { 'api-key': `${merchant.transfer_api_key.slice(0, -1)}${merchant.transfer_api_key.endsWith('x') ? 'y' : 'x'}` },
       ];
       const transferBodies = new Set<string>();
       for (const headers of transferFailures) {
