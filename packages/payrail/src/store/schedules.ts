@@ -96,23 +96,22 @@ export interface ScheduleUpdate {
 }
 
 export async function updateSchedule(tx: Tx, merchantId: string, pk: number, fields: ScheduleUpdate, nowMs: number): Promise<ScheduleRow | undefined> {
-  const sets: string[] = [];
-  const params: Array<string | number> = [];
+  const sets = new Map<string, string | number>();
   for (const [name, value] of Object.entries(fields) as Array<[keyof ScheduleUpdate, string | number | undefined]>) {
-    if (value === undefined) continue;
-    sets.push(`${name} = ?`);
-    params.push(value);
-    if (name === 'next_run_date') {
-      sets.push('cycle_date = ?', 'retries = 0');
-      params.push(value);
-    }
+    if (value !== undefined) sets.set(name, value);
   }
-  if (fields.active === 1) sets.push("status = CASE WHEN status = 'active' THEN status ELSE 'active' END", 'retries = 0');
-  sets.push('updated_at_ms = ?');
-  params.push(nowMs);
+  if (fields.next_run_date !== undefined) {
+    sets.set('cycle_date', fields.next_run_date);
+    sets.set('retries', 0);
+  }
+  if (fields.active === 1) {
+    sets.set('status', 'active');
+    sets.set('retries', 0);
+  }
+  sets.set('updated_at_ms', nowMs);
   const row = await tx.get<ScheduleRow>(
-    `UPDATE recurring_schedules SET ${sets.join(', ')} WHERE pk = ? AND merchant_id = ? AND ${LIVE} RETURNING ${COLUMNS}`,
-    [...params, pk, merchantId],
+    `UPDATE recurring_schedules SET ${[...sets.keys()].map((name) => `${name} = ?`).join(', ')} WHERE pk = ? AND merchant_id = ? AND ${LIVE} RETURNING ${COLUMNS}`,
+    [...sets.values(), pk, merchantId],
   );
   return row === undefined ? undefined : rowOf(row);
 }
@@ -165,10 +164,6 @@ export async function insertScheduleRun(tx: Tx, schedulePk: number, runDate: str
   return result.changes === 1;
 }
 
-export async function scheduleRunExists(tx: Tx, schedulePk: number, runDate: string): Promise<boolean> {
-  return (await tx.get('SELECT 1 AS one FROM schedule_runs WHERE schedule_pk = ? AND run_date = ?', [schedulePk, runDate])) !== undefined;
-}
-
 export interface FinishedRun {
   schedule_pk: number;
   run_date: string;
@@ -192,18 +187,33 @@ export async function markRunApplied(tx: Tx, schedulePk: number, runDate: string
   return result.changes === 1;
 }
 
-/** The schedule as a run's outcome leaves it; applies only while its next run is still `runDate` (an edit since wins). */
+/** The schedule as a run's outcome leaves it; applies only while it is as the change was computed from (an edit since wins). */
 export async function applyRunOutcome(
   tx: Tx,
   schedulePk: number,
   runDate: string,
   change: { next_run_date: string; cycle_date: string; num_left: number; retries: number; active: number; status: ScheduleStatus },
+  expected: { cycle_date: string; num_left: number; retries: number },
   nowMs: number,
 ): Promise<boolean> {
+  // Guarded by the state the change was computed from, so an edit made meanwhile wins over it.
   const result = await tx.run(
     `UPDATE recurring_schedules SET next_run_date = ?, cycle_date = ?, num_left = ?, retries = ?, active = ?, status = ?, lease_until_ms = 0, updated_at_ms = ?
-     WHERE pk = ? AND next_run_date = ?`,
-    [change.next_run_date, change.cycle_date, change.num_left, change.retries, change.active, change.status, nowMs, schedulePk, runDate],
+     WHERE pk = ? AND next_run_date = ? AND cycle_date = ? AND num_left = ? AND retries = ?`,
+    [
+      change.next_run_date,
+      change.cycle_date,
+      change.num_left,
+      change.retries,
+      change.active,
+      change.status,
+      nowMs,
+      schedulePk,
+      runDate,
+      expected.cycle_date,
+      expected.num_left,
+      expected.retries,
+    ],
   );
   return result.changes === 1;
 }
@@ -221,4 +231,21 @@ export async function listScheduleRuns(tx: Tx, schedulePk: number, limit: number
     [schedulePk, limit],
   );
   return rows.map((row) => ({ ...row, charge_pk: Number(row.charge_pk), applied: Number(row.applied), created_at_ms: Number(row.created_at_ms) }));
+}
+
+/** A schedule by id whoever's it is, deleted ones included (for applying a run's outcome). */
+export async function getScheduleForRun(tx: Tx, pk: number): Promise<(ScheduleRow & { deleted: boolean }) | undefined> {
+  const row = await tx.get<ScheduleRow & { deleted_at_ms: number | null }>(`SELECT ${COLUMNS}, deleted_at_ms FROM recurring_schedules WHERE pk = ?`, [pk]);
+  if (row === undefined) return undefined;
+  const { deleted_at_ms, ...rest } = row;
+  return { ...rowOf(rest), deleted: deleted_at_ms !== null };
+}
+
+/** The run of a date, if any. */
+export async function getScheduleRun(tx: Tx, schedulePk: number, runDate: string): Promise<{ charge_pk: number; applied: number } | undefined> {
+  const row = await tx.get<{ charge_pk: number; applied: number }>('SELECT charge_pk, applied FROM schedule_runs WHERE schedule_pk = ? AND run_date = ?', [
+    schedulePk,
+    runDate,
+  ]);
+  return row === undefined ? undefined : { charge_pk: Number(row.charge_pk), applied: Number(row.applied) };
 }
