@@ -72,17 +72,19 @@ export interface ChargeRequest {
   /** Required with a nonce; with a `pm-` or `ref-` source taken from the stored card when absent (docs/api-decisions.md section 15). */
   readonly expiry_month?: number | undefined;
   readonly expiry_year?: number | undefined;
-  readonly billing_info?: {
-    readonly first_name: string;
-    readonly last_name: string;
-    readonly street: string;
-    readonly street2?: Text;
-    readonly city: string;
-    readonly state: string;
-    readonly zip: string;
-    readonly country: string;
-    readonly phone?: Text;
-  } | undefined;
+  readonly billing_info?:
+    | {
+        readonly first_name: string;
+        readonly last_name: string;
+        readonly street: string;
+        readonly street2?: Text;
+        readonly city: string;
+        readonly state: string;
+        readonly zip: string;
+        readonly country: string;
+        readonly phone?: Text;
+      }
+    | undefined;
   readonly transaction_details?:
     | {
         readonly description?: Text;

@@ -77,6 +77,11 @@ export async function updateCustomer(tx: Tx, merchantId: string, pk: number, fie
 
 /** Marks the customer deleted; false when it is not the merchant's or already deleted. */
 export async function deleteCustomer(tx: Tx, merchantId: string, pk: number, nowMs: number): Promise<boolean> {
-  const result = await tx.run(`UPDATE customers SET deleted_at_ms = ?, updated_at_ms = ? WHERE pk = ? AND merchant_id = ? AND ${LIVE}`, [nowMs, nowMs, pk, merchantId]);
+  const result = await tx.run(`UPDATE customers SET deleted_at_ms = ?, updated_at_ms = ? WHERE pk = ? AND merchant_id = ? AND ${LIVE}`, [
+    nowMs,
+    nowMs,
+    pk,
+    merchantId,
+  ]);
   return result.changes === 1;
 }

@@ -57,11 +57,7 @@ export interface NewPaymentMethod {
  * existing method's id as `duplicateOf` and inserts nothing (one statement,
  * the unique fingerprint index decides between concurrent saves).
  */
-export async function insertPaymentMethod(
-  tx: Tx,
-  method: NewPaymentMethod,
-  nowMs: number,
-): Promise<{ created: PaymentMethodRow } | { duplicateOf: number }> {
+export async function insertPaymentMethod(tx: Tx, method: NewPaymentMethod, nowMs: number): Promise<{ created: PaymentMethodRow } | { duplicateOf: number }> {
   const row = await tx.get<PaymentMethodRow>(
     `INSERT INTO payment_methods (merchant_id, customer_pk, source_id, card_number_enc, fingerprint, card_type, last4, bin, expiry_month, expiry_year, name, created_at_ms, updated_at_ms)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (customer_pk, fingerprint) DO NOTHING RETURNING ${COLUMNS}`,
@@ -82,7 +78,10 @@ export async function insertPaymentMethod(
     ],
   );
   if (row !== undefined) return { created: rowOf(row) };
-  const existing = await tx.get<{ pk: number }>('SELECT pk FROM payment_methods WHERE customer_pk = ? AND fingerprint = ?', [method.customer_pk, method.fingerprint]);
+  const existing = await tx.get<{ pk: number }>('SELECT pk FROM payment_methods WHERE customer_pk = ? AND fingerprint = ?', [
+    method.customer_pk,
+    method.fingerprint,
+  ]);
   if (existing === undefined) throw new Error('payment method insert conflicted with no row');
   return { duplicateOf: Number(existing.pk) };
 }

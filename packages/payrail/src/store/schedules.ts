@@ -129,11 +129,10 @@ export async function deleteSchedule(tx: Tx, merchantId: string, pk: number, now
 /** Stops every schedule of a customer or of a payment method being deleted. */
 export async function stopSchedulesOf(tx: Tx, merchantId: string, of: { customerPk: number } | { methodPk: number }, nowMs: number): Promise<number> {
   const [column, value] = 'customerPk' in of ? ['customer_pk', of.customerPk] : ['payment_method_pk', of.methodPk];
-  const result = await tx.run(`UPDATE recurring_schedules SET active = 0, updated_at_ms = ? WHERE ${column} = ? AND merchant_id = ? AND active = 1 AND ${LIVE}`, [
-    nowMs,
-    value,
-    merchantId,
-  ]);
+  const result = await tx.run(
+    `UPDATE recurring_schedules SET active = 0, updated_at_ms = ? WHERE ${column} = ? AND merchant_id = ? AND active = 1 AND ${LIVE}`,
+    [nowMs, value, merchantId],
+  );
   return result.changes;
 }
 
