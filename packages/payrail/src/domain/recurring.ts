@@ -52,12 +52,17 @@ export function addDays(date: string, days: number): string {
   return runDateOf(ms + days * DAY_MS);
 }
 
+/** The day of the month of a run date: what monthly steps keep. */
+export function anchorDayOf(date: string): number {
+  return Number(date.slice(8, 10));
+}
+
 /**
- * The date one period after `date`. Months keep the day of the month and
- * fall back to the month's last day when it has no such day (Jan 31 monthly
- * -> Feb 28), counted from `date` itself.
+ * The date one period after `date`. Month steps land on `anchorDay` (the day
+ * of the month the schedule was set to), or on the month's last day when it
+ * has no such day: Jan 31 monthly runs Feb 28, then Mar 31.
  */
-export function nextPeriodDate(date: string, frequency: Frequency): string {
+export function nextPeriodDate(date: string, frequency: Frequency, anchorDay = anchorDayOf(date)): string {
   const step = STEPS[frequency];
   if ('days' in step) return addDays(date, step.days);
   const ms = parseRunDate(date);
@@ -67,13 +72,14 @@ export function nextPeriodDate(date: string, frequency: Frequency): string {
   const year = Math.floor(monthIndex / 12);
   const month = monthIndex % 12;
   const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
-  return runDateOf(Date.UTC(year, month, Math.min(d.getUTCDate(), lastDay)));
+  return runDateOf(Date.UTC(year, month, Math.min(anchorDay, lastDay)));
 }
 
 /** What a schedule is before a run's outcome is applied. */
 export interface ScheduleState {
   readonly frequency: Frequency;
   readonly cycleDate: string;
+  readonly anchorDay: number;
   readonly numLeft: number;
   readonly retries: number;
   readonly active: boolean;
@@ -100,7 +106,7 @@ export interface ScheduleChange {
  */
 export function afterRun(state: ScheduleState, runDate: string, approved: boolean): ScheduleChange {
   if (approved) {
-    const nextCycle = nextPeriodDate(state.cycleDate, state.frequency);
+    const nextCycle = nextPeriodDate(state.cycleDate, state.frequency, state.anchorDay);
     if (state.numLeft === 1) {
       return { nextRunDate: nextCycle, cycleDate: nextCycle, numLeft: 0, retries: 0, active: false, status: 'finished', event: 'schedule.finished' };
     }

@@ -208,6 +208,7 @@ export interface SaveCardInput {
   readonly source: string;
   readonly expiry_month: number;
   readonly expiry_year: number;
+  readonly last4?: string | undefined;
   readonly name?: string | undefined;
 }
 
@@ -220,6 +221,8 @@ export async function saveCard(deps: CustomerDeps, owner: Owner, customerId: str
     const nowMs = deps.clock.nowMs();
     if ((await getCustomer(tx, owner.merchantId, customerPk)) === undefined) fail('not_found', `customer ${customerPk} not found`);
     const nonce = await takeNonce(tx, { sourceId: owner.sourceId, nonce: input.source, expiryMonth: input.expiry_month, expiryYear: input.expiry_year }, nowMs);
+    // Shop plugins send the last 4 digits they showed; another card's is a mistake worth refusing.
+    if (input.last4 !== undefined && input.last4 !== nonce.last4) fail('invalid_card', 'last4 does not match the card of the nonce');
     // The security code is not opened, let alone kept; takeNonce erased it from the nonce's row.
     const number = deps.cipher.openForNonce(nonce.card_number_enc, 'card_number', owner.sourceId, input.source);
     const saved = await insertPaymentMethod(

@@ -180,6 +180,7 @@ async function applyRun(tx: Txn, run: FinishedRun, nowMs: number): Promise<boole
     {
       frequency: schedule.frequency,
       cycleDate: schedule.cycle_date,
+      anchorDay: schedule.anchor_day,
       numLeft: schedule.num_left,
       retries: schedule.retries,
       active: schedule.active === 1,

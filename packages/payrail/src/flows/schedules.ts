@@ -44,6 +44,7 @@ export interface ScheduleView {
   id: number;
   customer_id: number;
   title: string;
+  receipt_email: string | null;
   amount: number;
   frequency: Frequency;
   next_run_date: string;
@@ -59,6 +60,7 @@ export function renderSchedule(row: ScheduleRow): ScheduleView {
     id: row.pk,
     customer_id: row.customer_pk,
     title: row.title,
+    receipt_email: row.receipt_email,
     amount: centsToDollarNumber(row.amount_cents),
     frequency: row.frequency,
     next_run_date: row.next_run_date,
@@ -72,6 +74,7 @@ export function renderSchedule(row: ScheduleRow): ScheduleView {
 
 export interface ScheduleInput {
   readonly title?: string | undefined;
+  readonly receipt_email?: string | undefined;
   readonly amount?: number | undefined;
   readonly frequency?: string | undefined;
   readonly next_run_date?: string | undefined;
@@ -106,6 +109,7 @@ function checkFields(input: ScheduleInput, amountText: string | null, nowMs: num
   }
   return {
     title: input.title,
+    receipt_email: input.receipt_email,
     amount_cents: input.amount === undefined ? undefined : amountCentsOf(input.amount, amountText),
     frequency: input.frequency as Frequency | undefined,
     next_run_date: input.next_run_date === undefined ? undefined : checkNextRunDate(input.next_run_date, nowMs),
@@ -140,6 +144,7 @@ export async function createSchedule(
         customer_pk: customerPk,
         payment_method_pk: input.payment_method_id,
         title: input.title,
+        receipt_email: input.receipt_email ?? null,
         amount_cents: fields.amount_cents!,
         frequency: fields.frequency!,
         next_run_date: fields.next_run_date!,

@@ -4,7 +4,7 @@
 // each run date is recorded by inserting its (schedule, run date) row in the
 // transaction that reserves the run's charge: the primary key refuses a
 // second one, whatever the leases did (a lapsed lease, a crashed worker).
-import type { Frequency, ScheduleStatus } from '../domain/recurring.ts';
+import { anchorDayOf, type Frequency, type ScheduleStatus } from '../domain/recurring.ts';
 import type { Tx } from './db.ts';
 
 export interface ScheduleRow {
@@ -13,10 +13,12 @@ export interface ScheduleRow {
   customer_pk: number;
   payment_method_pk: number;
   title: string;
+  receipt_email: string | null;
   amount_cents: number;
   frequency: Frequency;
   next_run_date: string;
   cycle_date: string;
+  anchor_day: number;
   num_left: number;
   active: number;
   status: ScheduleStatus;
@@ -25,7 +27,7 @@ export interface ScheduleRow {
 }
 
 const COLUMNS =
-  'pk, merchant_id, customer_pk, payment_method_pk, title, amount_cents, frequency, next_run_date, cycle_date, num_left, active, status, retries, created_at_ms';
+  'pk, merchant_id, customer_pk, payment_method_pk, title, receipt_email, amount_cents, frequency, next_run_date, cycle_date, anchor_day, num_left, active, status, retries, created_at_ms';
 const LIVE = 'deleted_at_ms IS NULL';
 
 function rowOf(row: ScheduleRow): ScheduleRow {
@@ -38,28 +40,31 @@ function rowOf(row: ScheduleRow): ScheduleRow {
     num_left: Number(row.num_left),
     active: Number(row.active),
     retries: Number(row.retries),
+    anchor_day: Number(row.anchor_day),
     created_at_ms: Number(row.created_at_ms),
   };
 }
 
 export type NewSchedule = Pick<
   ScheduleRow,
-  'merchant_id' | 'customer_pk' | 'payment_method_pk' | 'title' | 'amount_cents' | 'frequency' | 'next_run_date' | 'num_left' | 'active'
+  'merchant_id' | 'customer_pk' | 'payment_method_pk' | 'title' | 'receipt_email' | 'amount_cents' | 'frequency' | 'next_run_date' | 'num_left' | 'active'
 >;
 
 export async function insertSchedule(tx: Tx, schedule: NewSchedule, nowMs: number): Promise<ScheduleRow> {
   const row = await tx.get<ScheduleRow>(
-    `INSERT INTO recurring_schedules (merchant_id, customer_pk, payment_method_pk, title, amount_cents, frequency, next_run_date, cycle_date, num_left, active, status, created_at_ms, updated_at_ms)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?) RETURNING ${COLUMNS}`,
+    `INSERT INTO recurring_schedules (merchant_id, customer_pk, payment_method_pk, title, receipt_email, amount_cents, frequency, next_run_date, cycle_date, anchor_day, num_left, active, status, created_at_ms, updated_at_ms)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?) RETURNING ${COLUMNS}`,
     [
       schedule.merchant_id,
       schedule.customer_pk,
       schedule.payment_method_pk,
       schedule.title,
+      schedule.receipt_email,
       schedule.amount_cents,
       schedule.frequency,
       schedule.next_run_date,
       schedule.next_run_date,
+      anchorDayOf(schedule.next_run_date),
       schedule.num_left,
       schedule.active,
       nowMs,
@@ -85,6 +90,7 @@ export async function listCustomerSchedules(tx: Tx, merchantId: string, customer
 
 export interface ScheduleUpdate {
   title?: string;
+  receipt_email?: string;
   amount_cents?: number;
   frequency?: Frequency;
   /** A new next run date also starts a new cycle there. */
@@ -102,6 +108,7 @@ export async function updateSchedule(tx: Tx, merchantId: string, pk: number, fie
   }
   if (fields.next_run_date !== undefined) {
     sets.set('cycle_date', fields.next_run_date);
+    sets.set('anchor_day', anchorDayOf(fields.next_run_date));
     sets.set('retries', 0);
   }
   if (fields.active === 1) {

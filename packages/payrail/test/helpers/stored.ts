@@ -22,7 +22,11 @@ export async function callOk(t: TestApp, merchant: CreatedMerchant, method: 'GET
   return response.body === '' ? undefined : response.json();
 }
 
-export async function newCustomer(t: TestApp, merchant: CreatedMerchant, fields: Record<string, unknown> = {}): Promise<{ id: number } & Record<string, unknown>> {
+export async function newCustomer(
+  t: TestApp,
+  merchant: CreatedMerchant,
+  fields: Record<string, unknown> = {},
+): Promise<{ id: number } & Record<string, unknown>> {
   return callOk(t, merchant, 'POST', '/api/v2/customers', { identifier: 'Ada Lovelace', first_name: 'Ada', last_name: 'Lovelace', ...fields });
 }
 

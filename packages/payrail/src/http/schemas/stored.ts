@@ -72,6 +72,9 @@ export const PaymentMethodCreate = Type.Object(
     source: Type.String({ minLength: 1, maxLength: 100, description: 'A nonce from tokenization (consumed); the security code is never kept' }),
     expiry_month: ExpiryMonth,
     expiry_year: ExpiryYear,
+    last4: Type.Optional(
+      Type.String({ pattern: '^[0-9]{4}$', description: "The card's last 4 digits, as the shop saw them; checked against the nonce's card" }),
+    ),
     name: optionalText(100, 'Name on the card, or a label'),
   },
   { additionalProperties: false },
@@ -110,6 +113,7 @@ const NumLeft = Type.Integer({ minimum: 0, maximum: 10_000, description: 'Runs l
 export const ScheduleCreate = Type.Object(
   {
     title: Type.String({ minLength: 1, maxLength: 255 }),
+    receipt_email: optionalText(255, 'Where the customer is sent a receipt of each run (kept with the schedule)'),
     amount: Amount,
     frequency: Frequency,
     next_run_date: RunDate,
@@ -124,6 +128,7 @@ export type ScheduleCreate = Static<typeof ScheduleCreate>;
 export const ScheduleUpdate = Type.Object(
   {
     title: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    receipt_email: optionalText(255),
     amount: Type.Optional(Amount),
     frequency: Type.Optional(Frequency),
     next_run_date: Type.Optional(RunDate),
@@ -139,6 +144,7 @@ export const Schedule = Type.Object({
   id: Type.Integer(),
   customer_id: Type.Integer(),
   title: Type.String(),
+  receipt_email: nullableText(),
   amount: Type.Number(),
   frequency: Frequency,
   next_run_date: Type.String(),

@@ -48,17 +48,21 @@ CREATE INDEX payment_methods_customer ON payment_methods (customer_pk, pk) WHERE
 
 -- Recurring schedules. `next_run_date` (YYYY-MM-DD, UTC) is the next date to
 -- charge; `cycle_date` the period date being paid (a declined run retries on
--- the following days, the next period counts from the cycle date).
+-- the following days, the next period counts from the cycle date);
+-- `anchor_day` the day of the month the schedule was set to, so a schedule
+-- of the 31st runs on each month's last day without drifting to the 28th.
 CREATE TABLE recurring_schedules (
   pk IDENTITY_PK,
   merchant_id TEXT NOT NULL REFERENCES merchants(id),
   customer_pk BIGINT NOT NULL REFERENCES customers(pk),
   payment_method_pk BIGINT NOT NULL REFERENCES payment_methods(pk),
   title TEXT NOT NULL,
+  receipt_email TEXT,
   amount_cents BIGINT NOT NULL CHECK (amount_cents > 0),
   frequency TEXT NOT NULL CHECK (frequency IN ('daily', 'weekly', 'biweekly', 'monthly', 'bimonthly', 'quarterly', 'biannually', 'annually')),
   next_run_date TEXT NOT NULL,
   cycle_date TEXT NOT NULL,
+  anchor_day BIGINT NOT NULL CHECK (anchor_day BETWEEN 1 AND 31),
   num_left BIGINT NOT NULL CHECK (num_left >= 0),
   active BIGINT NOT NULL CHECK (active IN (0, 1)),
   status TEXT NOT NULL CHECK (status IN ('active', 'declined', 'failed', 'finished')),
