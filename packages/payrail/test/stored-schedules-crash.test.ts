@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { verifyLedger } from '../src/flows/ledger-verify.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { availableCents } from './helpers/lifecycle.ts';
-import { callOk, newCustomer, saveCardFor } from './helpers/stored.ts';
+import { callOk, type Json, newCustomer, saveCardFor } from './helpers/stored.ts';
 
 const CHILD = path.join(import.meta.dirname, 'helpers', 'schedule-worker-child.ts');
 const SCHEDULES = 12;
@@ -124,7 +124,7 @@ describe('recurring schedules: exactly once per run date across workers and a SI
     assert.ok(killedMidRun > 0, 'a worker was killed in the middle of a run');
 
     for (const id of scheduleIds) {
-      const transactions = (await callOk(t, merchant, 'GET', `/api/v2/recurring-schedules/${id}/transactions?limit=100`)) as Array<Record<string, any>>;
+      const transactions = (await callOk(t, merchant, 'GET', `/api/v2/recurring-schedules/${id}/transactions?limit=100`)) as Json[];
       assert.equal(transactions.length, RUN_DATES.length, `schedule ${id}: one charge per date`);
       assert.ok(transactions.every((tx) => tx.status === 'Approved'));
       const schedule = await callOk(t, merchant, 'GET', `/api/v2/recurring-schedules/${id}`);

@@ -10,7 +10,7 @@ import { verifyLedger } from '../src/flows/ledger-verify.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { availableCents } from './helpers/lifecycle.ts';
 import { shapeC } from './helpers/payin.ts';
-import { call, callOk, dayOf, newCustomer, runScheduleNow, saveCardFor } from './helpers/stored.ts';
+import { call, callOk, dayOf, type Json, newCustomer, runScheduleNow, saveCardFor } from './helpers/stored.ts';
 import { STORE_KINDS } from './helpers/stores.ts';
 
 const DAY_MS = 86_400_000;
@@ -37,7 +37,7 @@ async function scheduleFor(t: TestApp, merchant: CreatedMerchant, card = '411111
 }
 
 async function transactionsOf(t: TestApp, merchant: CreatedMerchant, scheduleId: number) {
-  return (await callOk(t, merchant, 'GET', `/api/v2/recurring-schedules/${scheduleId}/transactions?limit=100`)) as Array<Record<string, any>>;
+  return (await callOk(t, merchant, 'GET', `/api/v2/recurring-schedules/${scheduleId}/transactions?limit=100`)) as Json[];
 }
 
 for (const kind of STORE_KINDS) {

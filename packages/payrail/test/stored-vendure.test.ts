@@ -13,6 +13,7 @@ import { verifyLedger } from '../src/flows/ledger-verify.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { availableCents } from './helpers/lifecycle.ts';
 import { basicOf, nonceFor } from './helpers/payin.ts';
+import type { Json } from './helpers/stored.ts';
 import { STORE_KINDS } from './helpers/stores.ts';
 
 /** What the plugin's client does with an answer: 404 reads as "none", any other 4xx/5xx throws. */
@@ -22,7 +23,7 @@ class ShopClient {
     private readonly merchant: CreatedMerchant,
   ) {}
 
-  async request(method: 'GET' | 'POST', path: string, data?: unknown): Promise<any> {
+  async request(method: 'GET' | 'POST', path: string, data?: unknown): Promise<Json> {
     const response = await this.t.app.inject({
       method,
       url: `/api/v2/${path}`,
@@ -35,7 +36,7 @@ class ShopClient {
     return response.json();
   }
 
-  async getOrCreateCustomer(email: string): Promise<any> {
+  async getOrCreateCustomer(email: string): Promise<Json> {
     const customers = await this.request('GET', `customers?active=true&customer_number=${email}`);
     assert.ok(Array.isArray(customers));
     if (customers.length > 1) throw new Error('more than one customer');
@@ -43,21 +44,21 @@ class ShopClient {
     return this.request('POST', 'customers', { identifier: email, customer_number: email, email, active: true });
   }
 
-  async getOrCreatePaymentMethod(customerId: number, input: { source: string; expiry_month: number; expiry_year: number; last4: string }): Promise<any> {
-    const methods: any[] = (await this.request('GET', `customers/${customerId}/payment-methods`)) ?? [];
+  async getOrCreatePaymentMethod(customerId: number, input: { source: string; expiry_month: number; expiry_year: number; last4: string }): Promise<Json> {
+    const methods: Json[] = (await this.request('GET', `customers/${customerId}/payment-methods`)) ?? [];
     const same = methods.find(
       (m) => m.payment_method_type === 'card' && m.last4 === input.last4 && m.expiry_month === input.expiry_month && m.expiry_year === input.expiry_year,
     );
     return same ?? this.request('POST', `customers/${customerId}/payment-methods`, input);
   }
 
-  async createCharge(paymentMethodId: number, amountInCents: number): Promise<any> {
+  async createCharge(paymentMethodId: number, amountInCents: number): Promise<Json> {
     const result = await this.request('POST', 'transactions/charge', { source: `pm-${paymentMethodId}`, amount: amountInCents / 100 });
     if (result.status === 'Error' || result.status === 'Declined') throw new Error(`charge failed: ${result.error_message}`);
     return result;
   }
 
-  async createRecurringSchedule(customerId: number, input: Record<string, unknown> & { next_run_date: Date }): Promise<any> {
+  async createRecurringSchedule(customerId: number, input: Record<string, unknown> & { next_run_date: Date }): Promise<Json> {
     return this.request('POST', `customers/${customerId}/recurring-schedules`, { ...input, next_run_date: input.next_run_date.toISOString().split('T')[0] });
   }
 }

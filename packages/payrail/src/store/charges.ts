@@ -325,3 +325,17 @@ export async function listChargesOf(
   ]);
   return rows.map((row) => chargeRowOf(row));
 }
+
+export async function hasExpiredReferenceCards(tx: Tx, createdBeforeMs: number): Promise<boolean> {
+  return (await tx.get('SELECT 1 AS one FROM charges WHERE ref_card_enc IS NOT NULL AND created_at_ms < ? LIMIT 1', [createdBeforeMs])) !== undefined;
+}
+
+/** Erases at most `limit` reference cards of charges made before `createdBeforeMs`; their `ref-` charges are refused from then on. */
+export async function eraseExpiredReferenceCards(tx: Tx, createdBeforeMs: number, limit: number): Promise<number> {
+  const result = await tx.run(
+    `UPDATE charges SET ref_card_enc = NULL WHERE pk IN (
+       SELECT pk FROM charges WHERE ref_card_enc IS NOT NULL AND created_at_ms < ? ORDER BY created_at_ms LIMIT ?)`,
+    [createdBeforeMs, limit],
+  );
+  return result.changes;
+}

@@ -55,3 +55,6 @@ export async function runScheduleNow(t: TestApp, merchant: CreatedMerchant, sche
 export function dayOf(t: TestApp, days = 0): string {
   return new Date(t.clock.nowMs() + days * 86_400_000).toISOString().slice(0, 10);
 }
+
+/** A parsed JSON answer, read as loosely as a shop plugin reads it. */
+export type Json = ReturnType<typeof JSON.parse>;

@@ -12,7 +12,7 @@ CREATE TABLE customers (
   first_name TEXT,
   last_name TEXT,
   phone TEXT,
-  active BIGINT NOT NULL DEFAULT 1 CHECK (active IN (0, 1)),
+  active BIGINT NOT NULL DEFAULT 1 CHECK (active >= 0 AND active <= 1),
   created_at_ms BIGINT NOT NULL,
   updated_at_ms BIGINT NOT NULL,
   -- Deleted customers stay for their transactions' sake and read as absent.
@@ -62,9 +62,9 @@ CREATE TABLE recurring_schedules (
   frequency TEXT NOT NULL CHECK (frequency IN ('daily', 'weekly', 'biweekly', 'monthly', 'bimonthly', 'quarterly', 'biannually', 'annually')),
   next_run_date TEXT NOT NULL,
   cycle_date TEXT NOT NULL,
-  anchor_day BIGINT NOT NULL CHECK (anchor_day BETWEEN 1 AND 31),
+  anchor_day BIGINT NOT NULL CHECK (anchor_day >= 1 AND anchor_day <= 31),
   num_left BIGINT NOT NULL CHECK (num_left >= 0),
-  active BIGINT NOT NULL CHECK (active IN (0, 1)),
+  active BIGINT NOT NULL CHECK (active >= 0 AND active <= 1),
   status TEXT NOT NULL CHECK (status IN ('active', 'declined', 'failed', 'finished')),
   retries BIGINT NOT NULL DEFAULT 0,
   -- A worker claimed the schedule's due run until then (a crashed worker's claim lapses).
@@ -99,3 +99,5 @@ ALTER TABLE charges ADD COLUMN schedule_pk BIGINT REFERENCES recurring_schedules
 ALTER TABLE charges ADD COLUMN ref_card_enc BYTES;
 CREATE INDEX charges_customer ON charges (customer_pk, pk) WHERE customer_pk IS NOT NULL;
 CREATE INDEX charges_schedule ON charges (schedule_pk, pk) WHERE schedule_pk IS NOT NULL;
+-- The worker erases reference cards past their retention (flows/payin-cleanup.ts) without scanning every charge.
+CREATE INDEX charges_reference_cards ON charges (created_at_ms) WHERE ref_card_enc IS NOT NULL;
