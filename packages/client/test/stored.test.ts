@@ -170,18 +170,19 @@ describe('stored cards and schedules against a real server', () => {
     const method = await payrail.paymentMethods.save(customer.id, { source: nonce, expiry_month: 12, expiry_year: 2035 });
     const charge = await payrail.charge({ source: method.source, amount: '5.00' });
     assert.equal(charge.status, 'approved');
-    const today = new Date().toISOString().slice(0, 10);
+    // Tomorrow: the server's own worker leaves it alone until then, so the sandbox run is the one that charges it.
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
     const schedule = await payrail.schedules.create(customer.id, {
       title: 'Monthly box',
       amount: '9.99',
       frequency: 'monthly',
-      next_run_date: today,
+      next_run_date: tomorrow,
       payment_method_id: method.id,
     });
     const run = await payrail.sandbox.runSchedule(schedule.id);
     assert.equal(run.charged, true);
     assert.equal(run.transaction.status, 'approved');
-    assert.notEqual(run.schedule.next_run_date, today);
+    assert.notEqual(run.schedule.next_run_date, tomorrow);
     const runs = await payrail.schedules.transactions(schedule.id);
     assert.deepEqual(
       runs.map((t) => t.reference_number),
