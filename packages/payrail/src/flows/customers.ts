@@ -10,10 +10,9 @@ import { checkExpiry } from '../domain/cards.ts';
 import type { Clock } from '../domain/clock.ts';
 import { isoTime } from '../domain/iso-time.ts';
 import { NONCE_PATTERN } from '../domain/nonce.ts';
-import { parseStoredId } from '../domain/payment-source.ts';
 import { fail, failWith } from '../errors.ts';
 import type { Service } from '../service.ts';
-import { listChargesOf } from '../store/charges.ts';
+import { listChargesOf, type ChargeRow } from '../store/charges.ts';
 import { deleteCustomer, getCustomer, insertCustomer, listCustomers, updateCustomer, type CustomerFields, type CustomerRow } from '../store/customers.ts';
 import {
   deleteCustomerPaymentMethods,
@@ -24,48 +23,17 @@ import {
   updatePaymentMethod,
   type PaymentMethodRow,
 } from '../store/payment-methods.ts';
-import { stopSchedulesOf } from '../store/schedules.ts';
+import { listCustomerSchedules, stopSchedulesOf } from '../store/schedules.ts';
+import { renderSchedule, type ScheduleView } from './schedules.ts';
+import { transactionStatusOf } from '../domain/card-lifecycle.ts';
 import { renderCharge } from './charge-response.ts';
 import { takeNonce } from './nonce-use.ts';
+import { idOf, pageOf, type Owner, type PageQuery } from './stored-common.ts';
 
 export interface CustomerDeps {
   readonly db: Service['db'];
   readonly clock: Clock;
   readonly cipher: CardCipher;
-}
-
-export interface Owner {
-  readonly merchantId: string;
-  readonly sourceId: string;
-}
-
-export const STORED_LIST_LIMIT_DEFAULT = 10;
-export const STORED_LIST_LIMIT_MAX = 100;
-export const STORED_LIST_OFFSET_MAX = 100_000;
-
-export interface PageQuery {
-  readonly limit?: string | undefined;
-  readonly offset?: string | undefined;
-}
-
-function integer(name: string, text: string | undefined, fallback: number, min: number, max: number): number {
-  if (text === undefined) return fallback;
-  if (!/^[0-9]{1,9}$/.test(text) || Number(text) < min || Number(text) > max) fail('invalid_request', `${name} must be an integer from ${min} to ${max}`);
-  return Number(text);
-}
-
-export function pageOf(query: PageQuery): { limit: number; offset: number } {
-  return {
-    limit: integer('limit', query.limit, STORED_LIST_LIMIT_DEFAULT, 1, STORED_LIST_LIMIT_MAX),
-    offset: integer('offset', query.offset, 0, 0, STORED_LIST_OFFSET_MAX),
-  };
-}
-
-/** A path id: not one, or not the merchant's, is not_found alike. */
-export function idOf(what: string, text: string): number {
-  const pk = parseStoredId(text);
-  if (pk === null) fail('not_found', `${what} ${text.slice(0, 40)} not found`);
-  return pk;
 }
 
 export interface CustomerView {
@@ -160,7 +128,7 @@ export interface CustomerListQuery extends PageQuery {
   readonly customer_number?: string | undefined;
 }
 
-export async function listCustomerViews(deps: Pick<CustomerDeps, 'db'>, owner: Owner, query: CustomerListQuery): Promise<CustomerView[]> {
+export async function listCustomerViews(deps: Pick<CustomerDeps, 'db'>, owner: Pick<Owner, 'merchantId'>, query: CustomerListQuery): Promise<CustomerView[]> {
   if (query.active !== undefined && query.active !== 'true' && query.active !== 'false') fail('invalid_request', 'active must be true or false');
   const filters = { active: query.active === undefined ? null : query.active === 'true', customerNumber: query.customer_number ?? null };
   const page = pageOf(query);
@@ -168,7 +136,7 @@ export async function listCustomerViews(deps: Pick<CustomerDeps, 'db'>, owner: O
   return rows.map(renderCustomer);
 }
 
-export async function readCustomer(deps: Pick<CustomerDeps, 'db'>, owner: Owner, id: string): Promise<CustomerView> {
+export async function readCustomer(deps: Pick<CustomerDeps, 'db'>, owner: Pick<Owner, 'merchantId'>, id: string): Promise<CustomerView> {
   const pk = idOf('customer', id);
   const row = await deps.db.read((tx) => getCustomer(tx, owner.merchantId, pk));
   if (row === undefined) fail('not_found', `customer ${pk} not found`);
@@ -194,7 +162,12 @@ export async function removeCustomer(deps: CustomerDeps, owner: Owner, id: strin
 }
 
 /** The customer's transactions, newest first, each as GET /api/v2/transactions/:id shows it (JSON array text). */
-export async function customerTransactionsJson(deps: Pick<CustomerDeps, 'db'>, owner: Owner, id: string, query: PageQuery): Promise<string> {
+export async function customerTransactionsJson(
+  deps: Pick<CustomerDeps, 'db'>,
+  owner: Pick<Owner, 'merchantId'>,
+  id: string,
+  query: PageQuery,
+): Promise<string> {
   const pk = idOf('customer', id);
   const page = pageOf(query);
   const rows = await deps.db.read(async (tx) => {
@@ -253,7 +226,12 @@ export async function saveCard(deps: CustomerDeps, owner: Owner, customerId: str
   return renderPaymentMethod(row);
 }
 
-export async function listCustomerMethods(deps: Pick<CustomerDeps, 'db'>, owner: Owner, customerId: string, query: PageQuery): Promise<PaymentMethodView[]> {
+export async function listCustomerMethods(
+  deps: Pick<CustomerDeps, 'db'>,
+  owner: Pick<Owner, 'merchantId'>,
+  customerId: string,
+  query: PageQuery,
+): Promise<PaymentMethodView[]> {
   const customerPk = idOf('customer', customerId);
   const page = pageOf(query);
   const rows = await deps.db.read(async (tx) => {
@@ -296,5 +274,54 @@ export async function removePaymentMethod(deps: CustomerDeps, owner: Owner, id: 
     const nowMs = deps.clock.nowMs();
     if (!(await deletePaymentMethod(tx, owner.merchantId, pk, nowMs))) fail('not_found', `payment method ${pk} not found`);
     await stopSchedulesOf(tx, owner.merchantId, { methodPk: pk }, nowMs);
+  });
+}
+
+/** What the panel shows of a customer: its saved cards, schedules and latest transactions. */
+export interface CustomerPanelView {
+  readonly customer: CustomerView;
+  readonly methods: PaymentMethodView[];
+  readonly schedules: ScheduleView[];
+  readonly transactions: TransactionSummary[];
+}
+
+/** A transaction as a panel list shows it. */
+export interface TransactionSummary {
+  readonly reference_number: number;
+  readonly status: string;
+  readonly amount_cents: number;
+  readonly card: string;
+  readonly schedule_id: number | null;
+  readonly created_at_ms: number;
+}
+
+export function summaryOf(row: ChargeRow): TransactionSummary {
+  return {
+    reference_number: row.pk,
+    status: transactionStatusOf(row),
+    amount_cents: row.amount_cents,
+    card: `${row.card_type} ···· ${row.last4}`,
+    schedule_id: row.schedule_pk,
+    created_at_ms: row.created_at_ms,
+  };
+}
+
+/** Saved cards, schedules and transactions shown on a customer's panel page, at most. */
+export const CUSTOMER_PAGE_ITEMS_MAX = 100;
+/** The latest transactions a customer's panel page shows. */
+export const CUSTOMER_TRANSACTIONS_SHOWN = 20;
+
+export async function customerPanelView(deps: Pick<CustomerDeps, 'db'>, merchantId: string, id: string): Promise<CustomerPanelView> {
+  const pk = idOf('customer', id);
+  const page = { limit: CUSTOMER_PAGE_ITEMS_MAX, offset: 0 };
+  return deps.db.read(async (tx) => {
+    const customer = await getCustomer(tx, merchantId, pk);
+    if (customer === undefined) fail('not_found', `customer ${pk} not found`);
+    return {
+      customer: renderCustomer(customer),
+      methods: (await listPaymentMethods(tx, merchantId, pk, page)).map(renderPaymentMethod),
+      schedules: (await listCustomerSchedules(tx, merchantId, pk, page)).map(renderSchedule),
+      transactions: (await listChargesOf(tx, merchantId, { customerPk: pk }, { limit: CUSTOMER_TRANSACTIONS_SHOWN, offset: 0 })).map(summaryOf),
+    };
   });
 }

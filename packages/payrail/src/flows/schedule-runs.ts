@@ -44,7 +44,7 @@ import type { ChargeCard } from './card-source.ts';
 import { errorSummary, reserveChargeIn } from './charge.ts';
 import { recordChargeOutcome } from './charge-outcome.ts';
 import { renderCharge } from './charge-response.ts';
-import { idOf } from './customers.ts';
+import { idOf } from './stored-common.ts';
 import { renderSchedule, type ScheduleView } from './schedules.ts';
 
 /** Schedules claimed per worker step; their processor calls run concurrently. */

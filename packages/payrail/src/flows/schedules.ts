@@ -26,7 +26,7 @@ import {
 } from '../store/schedules.ts';
 import { CHARGE_AMOUNT_CENTS_MAX, CHARGE_AMOUNT_CENTS_MIN } from './charge.ts';
 import { renderCharge } from './charge-response.ts';
-import { idOf, pageOf, type Owner, type PageQuery } from './customers.ts';
+import { idOf, pageOf, type Owner, type PageQuery } from './stored-common.ts';
 
 export interface ScheduleDeps {
   readonly db: Service['db'];
@@ -119,7 +119,7 @@ function checkFields(input: ScheduleInput, amountText: string | null, nowMs: num
 }
 
 /** The method must be the merchant's (else not_found) and this customer's (else 400 naming the field). */
-async function checkMethod(tx: Txn, owner: Owner, customerPk: number, methodPk: number): Promise<void> {
+async function checkMethod(tx: Txn, owner: Pick<Owner, 'merchantId'>, customerPk: number, methodPk: number): Promise<void> {
   const method = await getPaymentMethod(tx, owner.merchantId, methodPk);
   if (method === undefined) fail('not_found', `payment method ${methodPk} not found`);
   if (method.customer_pk !== customerPk) fail('invalid_request', `payment_method_id ${methodPk} is not a payment method of customer ${customerPk}`);
@@ -157,14 +157,19 @@ export async function createSchedule(
   return renderSchedule(row);
 }
 
-export async function readSchedule(deps: Pick<ScheduleDeps, 'db'>, owner: Owner, id: string): Promise<ScheduleView> {
+export async function readSchedule(deps: Pick<ScheduleDeps, 'db'>, owner: Pick<Owner, 'merchantId'>, id: string): Promise<ScheduleView> {
   const pk = idOf('recurring schedule', id);
   const row = await deps.db.read((tx) => getSchedule(tx, owner.merchantId, pk));
   if (row === undefined) fail('not_found', `recurring schedule ${pk} not found`);
   return renderSchedule(row);
 }
 
-export async function listSchedulesOfCustomer(deps: Pick<ScheduleDeps, 'db'>, owner: Owner, customerId: string, query: PageQuery): Promise<ScheduleView[]> {
+export async function listSchedulesOfCustomer(
+  deps: Pick<ScheduleDeps, 'db'>,
+  owner: Pick<Owner, 'merchantId'>,
+  customerId: string,
+  query: PageQuery,
+): Promise<ScheduleView[]> {
   const customerPk = idOf('customer', customerId);
   const page = pageOf(query);
   const rows = await deps.db.read(async (tx) => {
@@ -174,7 +179,13 @@ export async function listSchedulesOfCustomer(deps: Pick<ScheduleDeps, 'db'>, ow
   return rows.map(renderSchedule);
 }
 
-export async function changeSchedule(deps: ScheduleDeps, owner: Owner, id: string, input: ScheduleInput, amountText: string | null): Promise<ScheduleView> {
+export async function changeSchedule(
+  deps: ScheduleDeps,
+  owner: Pick<Owner, 'merchantId'>,
+  id: string,
+  input: ScheduleInput,
+  amountText: string | null,
+): Promise<ScheduleView> {
   const pk = idOf('recurring schedule', id);
   const fields = checkFields(input, amountText, deps.clock.nowMs());
   const row = await deps.db.write(async (tx) => {
@@ -211,16 +222,35 @@ export async function scheduleTransactionsJson(deps: Pick<ScheduleDeps, 'db'>, o
 export interface ScheduleRunView {
   run_date: string;
   reference_number: number;
+  /** The run's charge as the processor answered: approved, pending, declined or failed. */
+  charge_status: string;
+  amount_cents: number;
+  /** Whether the schedule has moved on after this run. */
   applied: boolean;
-  created_at: string;
+  created_at_ms: number;
 }
 
 /** A schedule's run history, newest first (the panel shows it). */
-export async function scheduleRunHistory(deps: Pick<ScheduleDeps, 'db'>, merchantId: string, id: string): Promise<ScheduleRunView[]> {
+export async function scheduleRunHistory(
+  deps: Pick<ScheduleDeps, 'db'>,
+  merchantId: string,
+  id: string,
+): Promise<{ schedule: ScheduleView; runs: ScheduleRunView[] }> {
   const pk = idOf('recurring schedule', id);
-  const rows = await deps.db.read(async (tx) => {
-    if ((await getSchedule(tx, merchantId, pk)) === undefined) fail('not_found', `recurring schedule ${pk} not found`);
-    return listScheduleRuns(tx, pk, SCHEDULE_RUNS_SHOWN_MAX);
+  return deps.db.read(async (tx) => {
+    const schedule = await getSchedule(tx, merchantId, pk);
+    if (schedule === undefined) fail('not_found', `recurring schedule ${pk} not found`);
+    const runs = await listScheduleRuns(tx, pk, SCHEDULE_RUNS_SHOWN_MAX);
+    return {
+      schedule: renderSchedule(schedule),
+      runs: runs.map((row) => ({
+        run_date: row.run_date,
+        reference_number: row.charge_pk,
+        charge_status: row.charge_status,
+        amount_cents: row.amount_cents,
+        applied: row.applied === 1,
+        created_at_ms: row.created_at_ms,
+      })),
+    };
   });
-  return rows.map((row) => ({ run_date: row.run_date, reference_number: row.charge_pk, applied: row.applied === 1, created_at: isoTime(row.created_at_ms) }));
 }

@@ -227,16 +227,26 @@ export async function applyRunOutcome(
 export interface RunHistoryRow {
   run_date: string;
   charge_pk: number;
+  charge_status: string;
+  amount_cents: number;
   applied: number;
   created_at_ms: number;
 }
 
+/** A schedule's runs, newest date first, with their charge's answer. */
 export async function listScheduleRuns(tx: Tx, schedulePk: number, limit: number): Promise<RunHistoryRow[]> {
   const rows = await tx.all<RunHistoryRow>(
-    'SELECT run_date, charge_pk, applied, created_at_ms FROM schedule_runs WHERE schedule_pk = ? ORDER BY run_date DESC LIMIT ?',
+    `SELECT r.run_date, r.charge_pk, c.status AS charge_status, c.amount_cents, r.applied, r.created_at_ms
+     FROM schedule_runs r JOIN charges c ON c.pk = r.charge_pk WHERE r.schedule_pk = ? ORDER BY r.run_date DESC LIMIT ?`,
     [schedulePk, limit],
   );
-  return rows.map((row) => ({ ...row, charge_pk: Number(row.charge_pk), applied: Number(row.applied), created_at_ms: Number(row.created_at_ms) }));
+  return rows.map((row) => ({
+    ...row,
+    charge_pk: Number(row.charge_pk),
+    amount_cents: Number(row.amount_cents),
+    applied: Number(row.applied),
+    created_at_ms: Number(row.created_at_ms),
+  }));
 }
 
 /** A schedule by id whoever's it is, deleted ones included (for applying a run's outcome). */

@@ -18,8 +18,8 @@ import {
   removeCustomer,
   removePaymentMethod,
   saveCard,
-  type Owner,
 } from '../../flows/customers.ts';
+import type { Owner } from '../../flows/stored-common.ts';
 import type { Service } from '../../service.ts';
 import { basicAuth } from '../auth-hooks.ts';
 import { PageQuery, ShapeC, TransactionList } from '../schemas/payin.ts';
