@@ -15,6 +15,7 @@ import type { Service } from '../service.ts';
 import { listChargesOf, type ChargeRow } from '../store/charges.ts';
 import { deleteCustomer, getCustomer, insertCustomer, listCustomers, updateCustomer, type CustomerFields, type CustomerRow } from '../store/customers.ts';
 import {
+  countPaymentMethods,
   deleteCustomerPaymentMethods,
   deletePaymentMethod,
   getPaymentMethod,
@@ -185,6 +186,12 @@ export interface SaveCardInput {
   readonly name?: string | undefined;
 }
 
+/**
+ * Saved cards per customer, at most. A bound, not an exact invariant: two
+ * saves racing past the count may both land (the panel and lists show 100).
+ */
+export const PAYMENT_METHODS_PER_CUSTOMER_MAX = 50;
+
 export async function saveCard(deps: CustomerDeps, owner: Owner, customerId: string, input: SaveCardInput): Promise<PaymentMethodView> {
   const customerPk = idOf('customer', customerId);
   if (!NONCE_PATTERN.test(input.source)) fail('invalid_nonce', 'source is not a nonce from tokenization');
@@ -193,6 +200,9 @@ export async function saveCard(deps: CustomerDeps, owner: Owner, customerId: str
   const row = await deps.db.write(async (tx) => {
     const nowMs = deps.clock.nowMs();
     if ((await getCustomer(tx, owner.merchantId, customerPk)) === undefined) fail('not_found', `customer ${customerPk} not found`);
+    if ((await countPaymentMethods(tx, customerPk)) >= PAYMENT_METHODS_PER_CUSTOMER_MAX) {
+      fail('invalid_request', `a customer may have at most ${PAYMENT_METHODS_PER_CUSTOMER_MAX} saved cards; delete one first`);
+    }
     const nonce = await takeNonce(tx, { sourceId: owner.sourceId, nonce: input.source, expiryMonth: input.expiry_month, expiryYear: input.expiry_year }, nowMs);
     // Shop plugins send the last 4 digits they showed; another card's is a mistake worth refusing.
     if (input.last4 !== undefined && input.last4 !== nonce.last4) fail('invalid_card', 'last4 does not match the card of the nonce');

@@ -80,11 +80,16 @@ export async function runDueSchedules(deps: ScheduleRunDeps, limit = SCHEDULE_BA
 }
 
 /** Step 2: the run's charge and its (schedule, date) row, in one transaction. Exported for the crash tests, which stop after it. */
-export async function reserveRun(deps: ScheduleRunDeps, schedule: ScheduleRow, runDate: string): Promise<Reserved> {
+export async function reserveRun(deps: ScheduleRunDeps, claimed: ScheduleRow, runDate: string): Promise<Reserved> {
+  let schedule = claimed;
   try {
     return await deps.db.write(async (tx): Promise<Reserved> => {
       const nowMs = deps.clock.nowMs();
       if ((await getScheduleRun(tx, schedule.pk, runDate)) !== undefined) return { kind: 'taken' };
+      // As the schedule is now: paused, deleted or moved to another date since it was claimed, it is not run.
+      const current = await getScheduleForRun(tx, schedule.pk);
+      if (current === undefined || current.deleted || current.active !== 1 || current.next_run_date !== runDate) return { kind: 'taken' };
+      schedule = current;
       const method = await getPaymentMethod(tx, schedule.merchant_id, schedule.payment_method_pk);
       if (method === undefined) return { kind: 'no-method' };
       const { charge, card } = await reserveChargeIn(

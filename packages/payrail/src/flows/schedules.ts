@@ -15,6 +15,7 @@ import { getCustomer } from '../store/customers.ts';
 import type { Txn } from '../store/db.ts';
 import { getPaymentMethod } from '../store/payment-methods.ts';
 import {
+  countSchedules,
   deleteSchedule,
   getSchedule,
   insertSchedule,
@@ -37,6 +38,8 @@ export interface ScheduleDeps {
 export const SCHEDULE_TITLE_LENGTH_MAX = 255;
 /** The most runs a schedule may be told to make (0 = unlimited). */
 export const SCHEDULE_NUM_LEFT_MAX = 10_000;
+/** Live schedules per customer, at most (a bound: racing creates may pass it by a few). */
+export const SCHEDULES_PER_CUSTOMER_MAX = 50;
 /** Runs shown in a schedule's history in the panel. */
 export const SCHEDULE_RUNS_SHOWN_MAX = 50;
 
@@ -137,6 +140,9 @@ export async function createSchedule(
   const row = await deps.db.write(async (tx) => {
     if ((await getCustomer(tx, owner.merchantId, customerPk)) === undefined) fail('not_found', `customer ${customerPk} not found`);
     await checkMethod(tx, owner, customerPk, input.payment_method_id);
+    if ((await countSchedules(tx, customerPk)) >= SCHEDULES_PER_CUSTOMER_MAX) {
+      fail('invalid_request', `a customer may have at most ${SCHEDULES_PER_CUSTOMER_MAX} recurring schedules; delete one first`);
+    }
     return insertSchedule(
       tx,
       {

@@ -140,3 +140,9 @@ export async function deleteCustomerPaymentMethods(tx: Tx, merchantId: string, c
   );
   return result.changes;
 }
+
+/** Live methods of a customer (to bound how many one customer may have). */
+export async function countPaymentMethods(tx: Tx, customerPk: number): Promise<number> {
+  const row = await tx.get<{ n: number }>(`SELECT COUNT(*) AS n FROM payment_methods WHERE customer_pk = ? AND ${LIVE}`, [customerPk]);
+  return Number(row?.n ?? 0);
+}

@@ -265,3 +265,9 @@ export async function getScheduleRun(tx: Tx, schedulePk: number, runDate: string
   ]);
   return row === undefined ? undefined : { charge_pk: Number(row.charge_pk), applied: Number(row.applied) };
 }
+
+/** Live schedules of a customer (to bound how many one customer may have). */
+export async function countSchedules(tx: Tx, customerPk: number): Promise<number> {
+  const row = await tx.get<{ n: number }>(`SELECT COUNT(*) AS n FROM recurring_schedules WHERE customer_pk = ? AND ${LIVE}`, [customerPk]);
+  return Number(row?.n ?? 0);
+}
