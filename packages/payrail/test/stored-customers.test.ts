@@ -4,12 +4,29 @@
 // and every refusal changing nothing; the ledger verifies after each.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { PAYMENT_METHODS_PER_CUSTOMER_MAX } from '../src/flows/customers.ts';
 import { verifyLedger } from '../src/flows/ledger-verify.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { availableCents, closeSandboxBatch, operateOk } from './helpers/lifecycle.ts';
 import { basicOf, chargeBody, EXPIRY_MONTH, EXPIRY_YEAR, nonceFor, postCharge, shapeC } from './helpers/payin.ts';
 import { call, callOk, newCustomer, saveCardFor } from './helpers/stored.ts';
 import { STORE_KINDS } from './helpers/stores.ts';
+
+/** The n-th Visa test number of 16 digits that passes Luhn. */
+function visaNumber(n: number): string {
+  const body = `4000${String(n).padStart(11, '0')}`;
+  for (let check = 0; check <= 9; check++) {
+    const digits = `${body}${check}`;
+    let sum = 0;
+    for (let i = 0; i < digits.length; i++) {
+      let d = Number(digits[digits.length - 1 - i]);
+      if (i % 2 === 1) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
+      sum += d;
+    }
+    if (sum % 10 === 0) return digits;
+  }
+  throw new Error('unreachable');
+}
 
 async function ledgerClean(t: TestApp): Promise<void> {
   assert.deepEqual((await verifyLedger(t.service.db)).problems, []);
@@ -168,6 +185,7 @@ for (const kind of STORE_KINDS) {
         [`/api/v2/customers/${theirs.id}/payment-methods`, body, 404, 'not_found'],
         [`/api/v2/customers/${customer.id}/payment-methods`, { ...body, source: 'nonce-abc' }, 400, 'invalid_nonce'],
         [`/api/v2/customers/${customer.id}/payment-methods`, { ...body, expiry_year: EXPIRY_YEAR + 1 }, 400, 'invalid_card'],
+        [`/api/v2/customers/${customer.id}/payment-methods`, { ...body, last4: '4242' }, 400, 'invalid_card'],
         [`/api/v2/customers/${customer.id}/payment-methods`, { ...body, cvv2: '123' }, 400, 'invalid_request'],
         [`/api/v2/customers/${customer.id}/payment-methods`, { source: nonce }, 400, 'invalid_request'],
       ];
@@ -292,6 +310,30 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual([bare.statusCode, bare.json()], [400, shapeC('invalid_request', 'expiry_month is required')]);
       assert.equal(await availableCents(t, merchant.merchant_id), 0);
       await ledgerClean(t);
+    });
+
+    it(`a customer keeps at most ${PAYMENT_METHODS_PER_CUSTOMER_MAX} saved cards`, async () => {
+      const merchant = await t.newMerchant();
+      const customer = await newCustomer(t, merchant);
+      for (let i = 0; i < PAYMENT_METHODS_PER_CUSTOMER_MAX; i++) await saveCardFor(t, merchant, customer.id, visaNumber(1000 + i));
+      const nonce = await nonceFor(t.app, merchant, visaNumber(999));
+      const refused = await call(t, merchant, 'POST', `/api/v2/customers/${customer.id}/payment-methods`, {
+        source: nonce,
+        expiry_month: EXPIRY_MONTH,
+        expiry_year: EXPIRY_YEAR,
+      });
+      assert.deepEqual(
+        [refused.statusCode, refused.json()],
+        [400, shapeC('invalid_request', `a customer may have at most ${PAYMENT_METHODS_PER_CUSTOMER_MAX} saved cards; delete one first`)],
+      );
+      const methods = await callOk(t, merchant, 'GET', `/api/v2/customers/${customer.id}/payment-methods?limit=100`);
+      assert.equal(methods.length, PAYMENT_METHODS_PER_CUSTOMER_MAX);
+      await callOk(t, merchant, 'DELETE', `/api/v2/payment-methods/${methods[0].id}`, undefined, 204);
+      await callOk(t, merchant, 'POST', `/api/v2/customers/${customer.id}/payment-methods`, {
+        source: nonce,
+        expiry_month: EXPIRY_MONTH,
+        expiry_year: EXPIRY_YEAR,
+      });
     });
 
     it('deleting a customer erases its saved cards: they can no longer be read or charged', async () => {
