@@ -35,6 +35,7 @@ import {
   getSchedule,
   getScheduleForRun,
   getScheduleRun,
+  hasDueSchedules,
   insertScheduleRun,
   markRunApplied,
   type FinishedRun,
@@ -74,7 +75,10 @@ type Reserved = { kind: 'reserved'; charge: ChargeRow; card: ChargeCard } | { ki
 /** One worker step: charges a bounded batch of due schedules and applies finished runs; returns how much it did. */
 export async function runDueSchedules(deps: ScheduleRunDeps, limit = SCHEDULE_BATCH_MAX): Promise<number> {
   const nowMs = deps.clock.nowMs();
-  const claimed = await deps.db.write((tx) => claimDueSchedules(tx, runDateOf(nowMs), nowMs, nowMs + CLAIM_LEASE_MS, limit));
+  const today = runDateOf(nowMs);
+  // Look first (a read): an idle round writes nothing.
+  const due = await deps.db.read((tx) => hasDueSchedules(tx, today, nowMs));
+  const claimed = due ? await deps.db.write((tx) => claimDueSchedules(tx, today, nowMs, nowMs + CLAIM_LEASE_MS, limit)) : [];
   await Promise.all(claimed.map((schedule) => runOnce(deps, schedule, schedule.next_run_date)));
   return claimed.length + (await applyFinishedRuns(deps));
 }

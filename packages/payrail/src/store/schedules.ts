@@ -143,6 +143,14 @@ export async function stopSchedulesOf(tx: Tx, merchantId: string, of: { customer
   return result.changes;
 }
 
+const DUE_SQL = `active = 1 AND ${LIVE} AND next_run_date <= ? AND lease_until_ms <= ?
+    AND NOT EXISTS (SELECT 1 FROM schedule_runs r WHERE r.schedule_pk = recurring_schedules.pk AND r.run_date = recurring_schedules.next_run_date)`;
+
+/** Whether any schedule is due (a read, so an idle worker round writes nothing). */
+export async function hasDueSchedules(tx: Tx, today: string, nowMs: number): Promise<boolean> {
+  return (await tx.get(`SELECT 1 AS one FROM recurring_schedules WHERE ${DUE_SQL} LIMIT 1`, [today, nowMs])) !== undefined;
+}
+
 /**
  * Leases at most `limit` schedules whose next run date has come (`today`,
  * UTC) and whose run of that date is not recorded yet, to one worker until
@@ -150,8 +158,7 @@ export async function stopSchedulesOf(tx: Tx, merchantId: string, of: { customer
  * to one (the WHERE is re-checked on a row another claim just changed).
  */
 export async function claimDueSchedules(tx: Tx, today: string, nowMs: number, leaseUntilMs: number, limit: number): Promise<ScheduleRow[]> {
-  const due = `active = 1 AND ${LIVE} AND next_run_date <= ? AND lease_until_ms <= ?
-    AND NOT EXISTS (SELECT 1 FROM schedule_runs r WHERE r.schedule_pk = recurring_schedules.pk AND r.run_date = recurring_schedules.next_run_date)`;
+  const due = DUE_SQL;
   const rows = await tx.all<ScheduleRow>(
     `UPDATE recurring_schedules SET lease_until_ms = ?
      WHERE ${due} AND pk IN (SELECT pk FROM recurring_schedules WHERE ${due} ORDER BY next_run_date, pk LIMIT ?)
