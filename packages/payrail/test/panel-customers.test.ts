@@ -96,6 +96,10 @@ for (const kind of STORE_KINDS) {
       const transactions = rowsOf(page.body, 'Latest transactions');
       assert.equal(transactions.length, 1);
       assert.deepEqual(transactions[0]!.slice(1, 5), ['captured', '9.99 USD', 'Visa ···· 1111', String(scheduleId)]);
+      // The charge's own page links back to its customer and schedule.
+      const charge = await panel.get(`/dashboard/charges/${transactions[0]![0]}`);
+      assert.match(charge.body, new RegExp(`<dt>Customer</dt><dd><a href="/dashboard/customers/${customerId}">`));
+      assert.match(charge.body, new RegExp(`<dt>Recurring schedule</dt><dd><a href="/dashboard/schedules/${scheduleId}">`));
     });
 
     it('shows a schedule with its run history, pauses and resumes it', async () => {
