@@ -1,8 +1,10 @@
 // The charge operation (docs/interface-spec.md section 4 op 1, docs/api-decisions.md section 8). Two write
 // transactions with the processor call between them, never inside one:
 //
-//   1. reserve the Idempotency-Key (if any), consume the nonce (erasing its
-//      security code) and insert the charge as `pending`, awaiting an answer;
+//   1. reserve the Idempotency-Key (if any), take the card of the source
+//      (consume a nonce, erasing its security code; or read a saved card,
+//      `pm-`, or an earlier charge's, `ref-`: card-source.ts, docs/api-decisions.md
+//      section 15) and insert the charge as `pending`, awaiting an answer;
 //   2. call the processor (outside any transaction);
 //   3. record the answer: status, the ledger credit of an approval, and the
 //      Idempotency-Key's reply, in one transaction.
