@@ -303,3 +303,26 @@ for (const kind of STORE_KINDS) {
     });
   });
 }
+
+for (const kind of STORE_KINDS) {
+  describe(`recurring schedules: a card that can no longer be charged (${kind})`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await createTestApp(kind);
+    });
+    after(() => t.close());
+
+    it('a schedule whose saved card has expired by its run date fails and stops, charging nothing', async () => {
+      t.clock.set(START_MS);
+      const merchant = await t.newMerchant();
+      // The card expires at the end of 12/2035; the schedule's first run is after that.
+      const { schedule } = await scheduleFor(t, merchant, '4111111111111111', { next_run_date: '2036-01-15' });
+      t.clock.set(Date.UTC(2036, 0, 15, 12));
+      await t.worker.drain();
+      const current = await callOk(t, merchant, 'GET', `/api/v2/recurring-schedules/${schedule.id}`);
+      assert.deepEqual([current.status, current.active, current.next_run_date], ['failed', false, '2036-01-15']);
+      assert.equal((await transactionsOf(t, merchant, schedule.id)).length, 0);
+      await ledgerClean(t);
+    });
+  });
+}

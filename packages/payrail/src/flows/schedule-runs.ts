@@ -166,8 +166,9 @@ async function stopSchedule(deps: ScheduleRunDeps, schedule: ScheduleRow, runDat
       schedule,
       deps.clock.nowMs(),
     );
-    // event: schedule.failed
-    return stopped;
+    if (stopped) {
+      // event: schedule.failed
+    }
   });
 }
 
