@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { startSandbox } from './local-sandbox.mjs';
 
-const EXAMPLES = ['charge-and-send.mjs', 'authorize-capture-refund.mjs', 'kyc-limited-receiver.mjs', 'new-receiver-invitation.mjs'];
+const EXAMPLES = ['charge-and-send.mjs', 'authorize-capture-refund.mjs', 'saved-card-schedule.mjs', 'kyc-limited-receiver.mjs', 'new-receiver-invitation.mjs'];
 /** One example taking longer than this has failed. */
 const EXAMPLE_TIMEOUT_MS = 120_000;
 

@@ -51,6 +51,23 @@ import {
   type Transaction,
   type TransactionFilters,
 } from './lifecycle.ts';
+import {
+  type Customer,
+  type CustomerFilters,
+  type CustomerInput,
+  defined,
+  listOf,
+  type PaymentMethod,
+  readCustomer,
+  readPaymentMethod,
+  readSchedule,
+  type SaveCardInput,
+  type Schedule,
+  type ScheduleChanges,
+  type ScheduleInput,
+  scheduleBody,
+  storedId,
+} from './stored.ts';
 
 /** Polling follows the specification's guidance: near 1 s, growing x1.5, capped at 10 s. */
 export const POLL_FIRST_INTERVAL_MS = 1000;
@@ -273,7 +290,97 @@ export class Payrail {
     /** Closes the merchant's open settlement batch now (as the daily close would): its transactions become settled. */
     closeBatch: async (): Promise<Batch[]> =>
       this.transfer('POST', '/sandbox/batches/close', (body) => readBatchList({ items: Array.isArray(body.batches) ? body.batches : [] })),
+    /**
+     * Runs a recurring schedule's next run now, as if its date had come (a
+     * date is charged at most once: `charged` is false when it had been run).
+     */
+    runSchedule: async (id: number | string): Promise<{ charged: boolean; schedule: Schedule; transaction: Transaction }> =>
+      this.transfer('POST', `/sandbox/schedules/${storedId(id, 'schedule id')}/run`, (body) => ({
+        charged: body.charged === true,
+        schedule: readSchedule(isRecord(body.schedule) ? body.schedule : {}),
+        transaction: readTransaction(isRecord(body.transaction) ? body.transaction : {}),
+      })),
   };
+
+  // ---- Stored customers, saved cards, recurring schedules (docs/api-decisions.md section 15) ----
+
+  /**
+   * Stored customers. Creating sends once (no retry: a lost answer could
+   * otherwise create the customer twice; look it up by customer_number).
+   */
+  readonly customers = {
+    create: async (input: CustomerInput): Promise<Customer> => this.stored('POST', '/api/v2/customers', readCustomer, defined(input)),
+    /** The merchant's customers, oldest first; `customer_number` finds yours. */
+    list: async (filters: CustomerFilters = {}): Promise<Customer[]> => this.stored('GET', `/api/v2/customers${payinQuery(filters)}`, listOf(readCustomer)),
+    get: async (id: number | string): Promise<Customer> => this.stored('GET', `/api/v2/customers/${storedId(id, 'customer id')}`, readCustomer),
+    update: async (id: number | string, changes: Partial<CustomerInput>): Promise<Customer> =>
+      this.stored('PATCH', `/api/v2/customers/${storedId(id, 'customer id')}`, readCustomer, defined(changes)),
+    /** Deletes the customer: its saved cards are erased and its schedules stop. */
+    delete: async (id: number | string): Promise<void> => {
+      await this.stored('DELETE', `/api/v2/customers/${storedId(id, 'customer id')}`, ignoreBody);
+    },
+    /** The customer's transactions, newest first. */
+    transactions: async (id: number | string, page: { limit?: number; offset?: number } = {}): Promise<Transaction[]> =>
+      this.stored('GET', `/api/v2/customers/${storedId(id, 'customer id')}/transactions${payinQuery(page)}`, readTransactionList),
+  };
+
+  /**
+   * Saved cards. save() uses up a nonce; the same card saved twice for one
+   * customer throws `duplicate_payment_method` (409) with the existing
+   * method's id in `error.details.id`. Charge a saved card with
+   * `charge({ source: method.source, amount })`.
+   */
+  readonly paymentMethods = {
+    save: async (customerId: number | string, input: SaveCardInput): Promise<PaymentMethod> =>
+      this.stored('POST', `/api/v2/customers/${storedId(customerId, 'customer id')}/payment-methods`, readPaymentMethod, defined(input)),
+    list: async (customerId: number | string, page: { limit?: number; offset?: number } = {}): Promise<PaymentMethod[]> =>
+      this.stored('GET', `/api/v2/customers/${storedId(customerId, 'customer id')}/payment-methods${payinQuery(page)}`, listOf(readPaymentMethod)),
+    get: async (id: number | string): Promise<PaymentMethod> =>
+      this.stored('GET', `/api/v2/payment-methods/${storedId(id, 'payment method id')}`, readPaymentMethod),
+    /** Renames the card or changes its expiry (month and year together). */
+    update: async (id: number | string, changes: { name?: string; expiry_month?: number; expiry_year?: number }): Promise<PaymentMethod> =>
+      this.stored('PATCH', `/api/v2/payment-methods/${storedId(id, 'payment method id')}`, readPaymentMethod, defined(changes)),
+    /** Deletes the card (its card data is erased); schedules charging it stop. */
+    delete: async (id: number | string): Promise<void> => {
+      await this.stored('DELETE', `/api/v2/payment-methods/${storedId(id, 'payment method id')}`, ignoreBody);
+    },
+  };
+
+  /** Recurring schedules: the worker charges each due schedule once per run date (UTC). */
+  readonly schedules = {
+    create: async (customerId: number | string, input: ScheduleInput): Promise<Schedule> =>
+      this.stored('POST', `/api/v2/customers/${storedId(customerId, 'customer id')}/recurring-schedules`, readSchedule, scheduleBody(input)),
+    list: async (customerId: number | string, page: { limit?: number; offset?: number } = {}): Promise<Schedule[]> =>
+      this.stored('GET', `/api/v2/customers/${storedId(customerId, 'customer id')}/recurring-schedules${payinQuery(page)}`, listOf(readSchedule)),
+    get: async (id: number | string): Promise<Schedule> => this.stored('GET', `/api/v2/recurring-schedules/${storedId(id, 'schedule id')}`, readSchedule),
+    /** Changes the amount, frequency, next run date, card, runs left or title. */
+    update: async (id: number | string, changes: ScheduleChanges): Promise<Schedule> =>
+      this.stored('PATCH', `/api/v2/recurring-schedules/${storedId(id, 'schedule id')}`, readSchedule, scheduleBody(changes)),
+    pause: async (id: number | string): Promise<Schedule> =>
+      this.stored('PATCH', `/api/v2/recurring-schedules/${storedId(id, 'schedule id')}`, readSchedule, { active: false }),
+    resume: async (id: number | string): Promise<Schedule> =>
+      this.stored('PATCH', `/api/v2/recurring-schedules/${storedId(id, 'schedule id')}`, readSchedule, { active: true }),
+    delete: async (id: number | string): Promise<void> => {
+      await this.stored('DELETE', `/api/v2/recurring-schedules/${storedId(id, 'schedule id')}`, ignoreBody);
+    },
+    /** The schedule's charges, newest first (each has the schedule's id in transaction_details.schedule_id). */
+    transactions: async (id: number | string, page: { limit?: number; offset?: number } = {}): Promise<Transaction[]> =>
+      this.stored('GET', `/api/v2/recurring-schedules/${storedId(id, 'schedule id')}/transactions${payinQuery(page)}`, readTransactionList),
+  };
+
+  /**
+   * One call of the stored-customer endpoints with Basic auth. Reads and
+   * changes that are the same however often they are sent (GET, PATCH,
+   * DELETE) are retried when safe; a POST that creates is sent once.
+   */
+  private async stored<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, read: (body: Record<string, unknown>) => T, body?: unknown): Promise<T> {
+    const call = this.payinCall(method, path, { authorization: this.basicAuthorization() }, body);
+    if (method === 'POST') {
+      const answer = await this.transport.once(call);
+      return readAnswer(answer, read);
+    }
+    return this.ask(call, read);
+  }
 
   /**
    * The merchant's transfers (GET /api/transfers), newest first, one page
@@ -323,9 +430,10 @@ export class Payrail {
       // The JSON number is written from the exact decimal text ("12.5"), never computed.
       amount: Number(formatCents(cents)),
       source: input.source,
-      expiry_month: input.expiry_month,
-      expiry_year: input.expiry_year,
-      billing_info: input.billing_info,
+      // A saved card (`pm-`) or an earlier transaction's (`ref-`) brings its own expiry and billing address.
+      ...(input.expiry_month === undefined ? {} : { expiry_month: input.expiry_month }),
+      ...(input.expiry_year === undefined ? {} : { expiry_year: input.expiry_year }),
+      ...(input.billing_info === undefined ? {} : { billing_info: input.billing_info }),
       ...(input.transaction_details === undefined ? {} : { transaction_details: input.transaction_details }),
       ...(capture ? {} : { capture: false }),
     };
@@ -473,7 +581,7 @@ export class Payrail {
     return readAnswer(await this.transport.retrying((attempt) => this.transport.once(call, attempt)), read);
   }
 
-  private payinCall(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: unknown): Call {
+  private payinCall(method: Call['method'], path: string, headers: Record<string, string>, body?: unknown): Call {
     return { api: 'payin', method, url: `${this.payinBase}${path}`, headers, ...(body === undefined ? {} : { body }) };
   }
 
@@ -511,6 +619,10 @@ function readAnswer<T>(answer: Answer, read: (body: Record<string, unknown>) => 
 
 /** The sandbox calls answer the bare envelope: nothing to read. */
 function ignoreBody(): void {}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 function missing(what: string, purpose: string): PayrailError {
   return new PayrailError(CLIENT_ERROR_CODES.missing_credentials, 0, `${what} must be set in the Payrail options to ${purpose}`);

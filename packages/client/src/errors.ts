@@ -28,13 +28,24 @@ export class PayrailError extends Error {
   readonly requestId: string | null;
   /** The transfer this error is about: set on every error send() raises (send makes an id when none is given). */
   readonly transferId: string | null;
+  /**
+   * What the answer said beside the error: a duplicate_payment_method (409)
+   * carries the `id` of the payment method that has the card already.
+   */
+  readonly details: Readonly<Record<string, unknown>>;
 
-  constructor(code: string, status: number, message: string, options?: { cause?: unknown; requestId?: string | null; transferId?: string | null }) {
+  constructor(
+    code: string,
+    status: number,
+    message: string,
+    options?: { cause?: unknown; requestId?: string | null; transferId?: string | null; details?: Record<string, unknown> },
+  ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.status = status;
     this.requestId = options?.requestId ?? null;
     this.transferId = options?.transferId ?? null;
+    this.details = options?.details ?? {};
   }
 
   /**

@@ -7,3 +7,4 @@ export type { FetchLike, ResponseLike, Sleep } from './transport.ts';
 export type * from './types.ts';
 export type * from './wire.ts';
 export type * from './lifecycle.ts';
+export type * from './stored.ts';

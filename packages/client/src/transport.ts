@@ -49,7 +49,7 @@ export const MAX_RETRIES_LIMIT = 10;
 
 export interface Call {
   readonly api: 'transfer' | 'payin';
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   readonly url: string;
   readonly headers: Record<string, string>;
   readonly body?: unknown;
@@ -177,18 +177,20 @@ export function readTransferAnswer(status: number, text: string, requestId: stri
 
 /** Card payin API: 200 carries shape A or B; anything else is shape C `{error: {code, message}}`. */
 export function readPayinAnswer(status: number, text: string, requestId: string | null = null): Record<string, unknown> {
+  // A deletion answers 204 with no body.
+  if (status === 204) return {};
   const body = parseJson(text);
   // A list (GET /api/v2/transactions, /api/v2/batches) is a JSON array, handed on as {items}.
   if (status >= 200 && status < 300 && Array.isArray(body)) return { items: body };
   if (!isObject(body)) throw unexpected(status, text, requestId);
   if (status >= 200 && status < 300) return body;
-  const error = body.error;
+  const { error, ...details } = body;
   if (isObject(error) && typeof error.code === 'string') {
-    return throwWire(error.code, status, typeof error.message === 'string' ? error.message : error.code, requestId);
+    return throwWire(error.code, status, typeof error.message === 'string' ? error.message : error.code, requestId, details);
   }
   throw unexpected(status, text, requestId);
 }
 
-function throwWire(code: string, status: number, message: string, requestId: string | null): never {
-  throw new PayrailError(code, status, message, { requestId });
+function throwWire(code: string, status: number, message: string, requestId: string | null, details: Record<string, unknown> = {}): never {
+  throw new PayrailError(code, status, message, { requestId, details });
 }

@@ -197,11 +197,16 @@ export type SendResult =
 
 /** A card charge request. */
 export type ChargeInput = {
-  /** The single-use nonce from tokenization. */
+  /**
+   * The single-use nonce from tokenization, a saved card's `pm-<id>`
+   * (PaymentMethod.source) or `ref-<reference number>` (the card of an
+   * earlier approved charge).
+   */
   source: string;
-  expiry_month: number;
-  expiry_year: number;
-  billing_info: BillingInfo;
+  /** Required with a nonce; a saved card or an earlier transaction brings its own. */
+  expiry_month?: number;
+  expiry_year?: number;
+  billing_info?: BillingInfo;
   transaction_details?: TransactionDetails;
   /**
    * Makes retries of this charge safe across process restarts (e.g. your

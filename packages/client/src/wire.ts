@@ -125,10 +125,12 @@ export interface TransactionDetails {
 export interface ChargeRequestWire {
   /** Dollars as a JSON number with at most 2 decimals. */
   amount: number;
+  /** A nonce, `pm-<payment method id>` or `ref-<reference number>`. */
   source: string;
-  expiry_month: number;
-  expiry_year: number;
-  billing_info: BillingInfo;
+  /** Required with a nonce; a saved card or an earlier transaction brings its own. */
+  expiry_month?: number;
+  expiry_year?: number;
+  billing_info?: BillingInfo;
   transaction_details?: TransactionDetails;
   /** false authorizes only; capture it later with capture(). */
   capture?: boolean;

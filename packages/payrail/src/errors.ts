@@ -35,6 +35,8 @@ export const ERRORS = {
   // Card payin API (shape C)
   invalid_nonce: { code: 'invalid_nonce', status: 400, message: 'Token invalid or expired' },
   invalid_card: { code: 'invalid_card', status: 400, message: 'Card number or details invalid' },
+  // docs/api-decisions.md section 15: the card is already saved for the customer; the reply names that method's id.
+  duplicate_payment_method: { code: 'duplicate_payment_method', status: 409, message: 'This card is already saved for this customer' },
   idempotency_key_reused: {
     code: 'idempotency_key_reused',
     status: 400,
@@ -52,6 +54,8 @@ export class ApiError extends Error {
   constructor(
     readonly error: ErrorName,
     message?: string,
+    /** Members the reply carries beside `error` (the existing method's `id` of a duplicate_payment_method). */
+    readonly fields?: Readonly<Record<string, string | number>>,
   ) {
     const entry = ERRORS[error];
     super(message ?? entry.message);
@@ -62,6 +66,11 @@ export class ApiError extends Error {
 
 export function fail(error: ErrorName, message?: string): never {
   throw new ApiError(error, message);
+}
+
+/** fail() whose reply carries `fields` beside the error (payin API). */
+export function failWith(error: ErrorName, message: string, fields: Readonly<Record<string, string | number>>): never {
+  throw new ApiError(error, message, fields);
 }
 
 export function isApiError(value: unknown): value is ApiError {

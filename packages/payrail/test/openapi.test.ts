@@ -31,7 +31,26 @@ const SPEC_OPERATIONS = [
   ['get', '/api/v2/batches/{id}', 'sourceBasic'],
   ['get', '/api/v2/batches/{id}/transactions', 'sourceBasic'],
   ['post', '/sandbox/batches/close', 'transferApiKey'],
+  // Stored customers, saved cards and recurring schedules (docs/api-decisions.md section 15).
+  ['post', '/api/v2/customers', 'sourceBasic'],
+  ['get', '/api/v2/customers', 'sourceBasic'],
+  ['get', '/api/v2/customers/{id}', 'sourceBasic'],
+  ['patch', '/api/v2/customers/{id}', 'sourceBasic'],
+  ['get', '/api/v2/customers/{id}/transactions', 'sourceBasic'],
+  ['post', '/api/v2/customers/{id}/payment-methods', 'sourceBasic'],
+  ['get', '/api/v2/customers/{id}/payment-methods', 'sourceBasic'],
+  ['get', '/api/v2/payment-methods/{id}', 'sourceBasic'],
+  ['patch', '/api/v2/payment-methods/{id}', 'sourceBasic'],
+  ['post', '/api/v2/customers/{id}/recurring-schedules', 'sourceBasic'],
+  ['get', '/api/v2/customers/{id}/recurring-schedules', 'sourceBasic'],
+  ['get', '/api/v2/recurring-schedules/{id}', 'sourceBasic'],
+  ['patch', '/api/v2/recurring-schedules/{id}', 'sourceBasic'],
+  ['get', '/api/v2/recurring-schedules/{id}/transactions', 'sourceBasic'],
+  ['post', '/sandbox/schedules/{id}/run', 'transferApiKey'],
 ] as const;
+
+/** Deletions answer 204 with no body (docs/api-decisions.md section 15). */
+const DELETIONS = ['/api/v2/customers/{id}', '/api/v2/payment-methods/{id}', '/api/v2/recurring-schedules/{id}'] as const;
 
 interface Operation {
   security?: Array<Record<string, string[]>>;
@@ -69,6 +88,18 @@ for (const kind of STORE_KINDS) {
         assert.deepEqual(operation.security, [{ [scheme]: [] }], `${method} ${path}`);
         assert.ok(operation.responses['200']?.content?.['application/json']?.schema !== undefined, `${method} ${path} has no 200 schema`);
       }
+    });
+
+    it('documents deletions as 204 without a body, and a duplicate card as 409 naming the existing id', () => {
+      for (const path of DELETIONS) {
+        const operation = document.paths[path]?.delete;
+        assert.ok(operation !== undefined, `DELETE ${path} is missing`);
+        assert.deepEqual(operation.security, [{ sourceBasic: [] }]);
+        assert.ok(operation.responses['204'] !== undefined, `DELETE ${path} documents no 204`);
+        assert.equal(operation.responses['204']?.content, undefined);
+      }
+      const duplicate = document.paths['/api/v2/customers/{id}/payment-methods']!.post!.responses['409']?.content?.['application/json']?.schema;
+      assert.deepEqual(Object.keys((duplicate?.properties as Record<string, unknown>) ?? {}), ['error', 'id']);
     });
 
     it('documents the errors every operation shares in the envelope of its API, and its own codes only', () => {

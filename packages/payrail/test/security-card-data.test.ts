@@ -16,6 +16,7 @@ import { CardCipher } from '../src/crypto/card-cipher.ts';
 import { loadCardKey } from '../src/crypto/card-key.ts';
 import { Secret } from '../src/domain/secret.ts';
 import { scrubErasedCardData } from '../src/flows/card-data-scrub.ts';
+import { REFERENCE_CARD_RETENTION_MS } from '../src/flows/payin-cleanup.ts';
 import type { CreatedMerchant } from '../src/flows/merchants.ts';
 import { SQLITE_FILE_NAME } from '../src/store/open.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
@@ -133,8 +134,14 @@ for (const kind of STORE_KINDS) {
       // (On SQLite the write-ahead log still holds the approved charge's copy too, erased since.)
       assert.ok(openableWithCardKey(await rawStore(t), key, merchant.source.id).includes(PENDING.number), 'the search works on the real store');
 
-      // ...and erases it once final; the worker then scrubs the store.
+      // ...and erases it once final. An approved charge keeps its card sealed
+      // for `ref-` charges (docs/api-decisions.md section 15), and nothing else,
+      // until its retention ends; the worker then erases it and scrubs the store.
       t.clock.advance(60_000);
+      await t.worker.drain();
+      assert.deepEqual(openableWithCardKey(await rawStore(t), key, merchant.source.id).sort(), [AMEX.number, PENDING.number].sort());
+      assert.deepEqual(inTheClear(await rawStore(t)), []);
+      t.clock.advance(REFERENCE_CARD_RETENTION_MS);
       await t.worker.drain();
       const raw = await rawStore(t);
       assert.ok(raw.length > 0);
@@ -145,6 +152,39 @@ for (const kind of STORE_KINDS) {
         assert.equal(await scrubErasedCardData(t.service), true);
         assert.equal(fs.statSync(`${path.join(t.store.dataDir, SQLITE_FILE_NAME)}-wal`).size, 0);
       }
+    });
+
+    it('a saved card is kept sealed, never its security code; deleting the method leaves nothing to open', async () => {
+      const saved = { number: '5105105105105100', cvv: '417' };
+      const customer = await t.app.inject({
+        method: 'POST',
+        url: '/api/v2/customers',
+        headers: { authorization: basicOf(merchant), 'content-type': 'application/json' },
+        payload: JSON.stringify({ identifier: 'Card holder' }),
+      });
+      const customerId = customer.json().id as number;
+      const nonce = await tokenize(t, merchant, saved);
+      const method = await t.app.inject({
+        method: 'POST',
+        url: `/api/v2/customers/${customerId}/payment-methods`,
+        headers: { authorization: basicOf(merchant), 'content-type': 'application/json' },
+        payload: JSON.stringify({ source: nonce, expiry_month: 12, expiry_year: 2035 }),
+      });
+      assert.equal(method.statusCode, 200, method.body);
+      const stored = await rawStore(t);
+      assert.ok(openableWithCardKey(stored, key, merchant.source.id).includes(saved.number), 'the saved card is there, sealed');
+      assert.ok(!stored.toString('latin1').includes(saved.number), 'never in the clear');
+      const deleted = await t.app.inject({
+        method: 'DELETE',
+        url: `/api/v2/payment-methods/${method.json().id}`,
+        headers: { authorization: basicOf(merchant) },
+      });
+      assert.equal(deleted.statusCode, 204);
+      if (kind === 'sqlite') assert.equal(await scrubErasedCardData(t.service), true);
+      const raw = await rawStore(t);
+      assert.ok(!openableWithCardKey(raw, key, merchant.source.id).includes(saved.number));
+      assert.ok(!raw.toString('latin1').includes(saved.number));
+      assert.ok(!new RegExp(`(^|[^0-9A-Za-z])${saved.cvv}([^0-9A-Za-z]|$)`).test(raw.toString('latin1')));
     });
   });
 }

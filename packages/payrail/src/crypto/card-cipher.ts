@@ -60,6 +60,19 @@ export class CardCipher {
     return openWith(this.#nonceKey(nonce), NONCE_FORMAT_VERSION, sealed, field, sourceId);
   }
 
+  /**
+   * A keyed hash of a card number within one merchant: equal for the same
+   * card, and useless without the card-data key (no table of hashed card
+   * numbers can be built). Finds the same card saved twice (docs/api-decisions.md section 15).
+   */
+  fingerprint(number: Secret<string>, merchantId: string): string {
+    return crypto.createHmac('sha256', this.#fingerprintKey).update(`${merchantId}\n${number.reveal()}`).digest('hex');
+  }
+
+  get #fingerprintKey(): Buffer {
+    return deriveSubkey(this.#key, 'cardFingerprint');
+  }
+
   #nonceKey(nonce: string): Buffer {
     return deriveSubkey(this.#key, 'nonceCardData', Buffer.from(nonce, 'utf8'));
   }

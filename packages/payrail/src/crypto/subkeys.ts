@@ -13,6 +13,8 @@ const PURPOSES = {
   pinHash: 'payrail:pin-hash:v1',
   /** With a nonce's secret part as salt: the key of that nonce's card data. */
   nonceCardData: 'payrail:nonce-card-data:v1',
+  /** HMAC key of saved cards' fingerprints, which find the same card saved twice (docs/api-decisions.md section 15). */
+  cardFingerprint: 'payrail:card-fingerprint:v1',
 } as const;
 
 export type SubkeyPurpose = keyof typeof PURPOSES;

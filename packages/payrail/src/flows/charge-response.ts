@@ -65,6 +65,9 @@ export type ChargeView = Pick<
   | 'captured_cents'
   | 'batch_id'
   | 'settled_at_ms'
+  // Stored customers and schedules (docs/api-decisions.md section 15).
+  | 'customer_pk'
+  | 'schedule_pk'
 >;
 
 /** The funding type we report in card_details.bin_details.type: no BIN table says otherwise. */
@@ -161,9 +164,9 @@ function renderShapeA(charge: ChargeView, funded: readonly FundedTransferRow[]):
         clerk: details.clerk,
         terminal: details.terminal,
         client_ip: details.client_ip,
-        schedule_id: null,
+        schedule_id: charge.schedule_pk === null ? null : String(charge.schedule_pk),
       },
-      customer: { customer_id: null, identifier: null, email: null, fax: null },
+      customer: { customer_id: charge.customer_pk === null ? null : String(charge.customer_pk), identifier: null, email: null, fax: null },
       custom_fields: fundingCustomFields(funded),
       settled_date: charge.settled_at_ms === null ? null : utcDate(charge.settled_at_ms),
     },

@@ -1,8 +1,10 @@
 // The charge operation (docs/interface-spec.md section 4 op 1, docs/api-decisions.md section 8). Two write
 // transactions with the processor call between them, never inside one:
 //
-//   1. reserve the Idempotency-Key (if any), consume the nonce (erasing its
-//      security code) and insert the charge as `pending`, awaiting an answer;
+//   1. reserve the Idempotency-Key (if any), take the card of the source
+//      (consume a nonce, erasing its security code; or read a saved card,
+//      `pm-`, or an earlier charge's, `ref-`: card-source.ts, docs/api-decisions.md
+//      section 15) and insert the charge as `pending`, awaiting an answer;
 //   2. call the processor (outside any transaction);
 //   3. record the answer: status, the ledger credit of an approval, and the
 //      Idempotency-Key's reply, in one transaction.
@@ -25,7 +27,7 @@ import type { CardCipher } from '../crypto/card-cipher.ts';
 import type { Clock } from '../domain/clock.ts';
 import { checkExpiry, type CardType } from '../domain/cards.ts';
 import { parseDollarNumber, parseDollarString } from '../domain/money.ts';
-import { NONCE_PATTERN } from '../domain/nonce.ts';
+import { parsePaymentSource, type PaymentSource } from '../domain/payment-source.ts';
 import { fail } from '../errors.ts';
 import {
   authorizeWithDeadline,
@@ -37,8 +39,8 @@ import {
 import type { Service } from '../service.ts';
 import { getCharge, getChargeHoldingKey, insertPendingCharge, NEW_CHARGE_LIFECYCLE, type ChargeRow } from '../store/charges.ts';
 import { markKeyOutcomeUnknown, reserveKey } from '../store/idempotency.ts';
-import type { NonceRow } from '../store/nonces.ts';
-import { takeNonce } from './nonce-use.ts';
+import type { Txn } from '../store/db.ts';
+import { takeCardSource, type ChargeCard } from './card-source.ts';
 import { getTransaction } from '../store/transactions.ts';
 import { fundedTransfers } from '../store/transfers.ts';
 import { recordChargeOutcome } from './charge-outcome.ts';
@@ -69,19 +71,22 @@ export interface ChargeRequest {
   readonly source: string;
   /** false authorizes only (docs/api-decisions.md section 10); absent or true captures at once. */
   readonly capture?: boolean | undefined;
-  readonly expiry_month: number;
-  readonly expiry_year: number;
-  readonly billing_info: {
-    readonly first_name: string;
-    readonly last_name: string;
-    readonly street: string;
-    readonly street2?: Text;
-    readonly city: string;
-    readonly state: string;
-    readonly zip: string;
-    readonly country: string;
-    readonly phone?: Text;
-  };
+  /** Required with a nonce; with a `pm-` or `ref-` source taken from the stored card when absent (docs/api-decisions.md section 15). */
+  readonly expiry_month?: number | undefined;
+  readonly expiry_year?: number | undefined;
+  readonly billing_info?:
+    | {
+        readonly first_name: string;
+        readonly last_name: string;
+        readonly street: string;
+        readonly street2?: Text;
+        readonly city: string;
+        readonly state: string;
+        readonly zip: string;
+        readonly country: string;
+        readonly phone?: Text;
+      }
+    | undefined;
   readonly transaction_details?:
     | {
         readonly description?: Text;
@@ -167,13 +172,34 @@ function validate(input: ChargeInput, nowMs: number): number {
   if (!parsed.ok) fail('invalid_amount', `amount ${parsed.reason}`);
   if (parsed.cents < CHARGE_AMOUNT_CENTS_MIN) fail('invalid_amount', 'amount must be at least 0.50');
   if (parsed.cents > CHARGE_AMOUNT_CENTS_MAX) fail('invalid_amount', 'amount must be at most 100000.00');
-  const expiryProblem = checkExpiry(input.request.expiry_month, input.request.expiry_year, nowMs);
-  if (expiryProblem !== null) fail('invalid_card', expiryProblem);
+  const request = input.request;
+  const source = parsePaymentSource(request.source);
+  if (source === null) {
+    if (/^(pm|ref)-/.test(request.source)) fail('not_found', `source ${request.source.slice(0, 40)} names no payment method or reference`);
+    fail('invalid_nonce', 'source is not a nonce from tokenization');
+  }
+  if (source.kind === 'nonce') {
+    // Only a stored card knows its own expiry and billing (docs/api-decisions.md section 15).
+    for (const field of ['expiry_month', 'expiry_year', 'billing_info'] as const) {
+      if (request[field] === undefined) fail('invalid_request', `${field} is required`);
+    }
+  }
+  if ((request.expiry_month === undefined) !== (request.expiry_year === undefined)) fail('invalid_request', 'expiry_month and expiry_year go together');
+  if (request.expiry_month !== undefined && request.expiry_year !== undefined) {
+    const expiryProblem = checkExpiry(request.expiry_month, request.expiry_year, nowMs);
+    if (expiryProblem !== null) fail('invalid_card', expiryProblem);
+  }
   if (input.idempotencyKey !== null && !IDEMPOTENCY_KEY_PATTERN.test(input.idempotencyKey)) {
     fail('invalid_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters');
   }
-  if (!NONCE_PATTERN.test(input.request.source)) fail('invalid_nonce', 'source is not a nonce from tokenization');
   return parsed.cents;
+}
+
+/** The source of a request validate() accepted. */
+function sourceOf(request: ChargeRequest): PaymentSource {
+  const source = parsePaymentSource(request.source);
+  if (source === null) throw new Error('charge source was not validated');
+  return source;
 }
 
 /** What an Idempotency-Key remembers of its request body (exported for tests that reserve a charge themselves). */
@@ -182,8 +208,9 @@ export function hashChargeRequest(request: ChargeRequest): string {
 }
 
 /** What a charge keeps of its request; verify (verify.ts) keeps the same. */
-export function storedRequest(request: Omit<ChargeRequest, 'amount'>): StoredChargeRequest {
-  const billing = request.billing_info;
+export function storedRequest(request: Omit<ChargeRequest, 'amount'>, billingOfCard?: StoredChargeRequest['billing_info']): StoredChargeRequest {
+  const billing = request.billing_info ?? billingOfCard;
+  if (billing === undefined) throw new Error('a charge request without billing_info and no stored card to take it from');
   const details = request.transaction_details ?? {};
   return {
     billing_info: {
@@ -209,7 +236,7 @@ export function storedRequest(request: Omit<ChargeRequest, 'amount'>): StoredCha
   };
 }
 
-type Reservation = { kind: 'taken' } | { kind: 'reserved'; charge: ChargeRow; nonce: NonceRow };
+type Reservation = { kind: 'taken' } | { kind: 'reserved'; charge: ChargeRow; card: ChargeCard };
 
 async function chargeOnce(
   deps: ChargeDeps,
@@ -220,7 +247,7 @@ async function chargeOnce(
 ): Promise<ChargeReply> {
   const reservation = await reserveCharge(deps, payer, request, amountCents, idem);
   if (reservation.kind === 'taken') return asReplay(await replayStoredReply(deps, payer, idem!));
-  const { charge, nonce } = reservation;
+  const { charge, card } = reservation;
 
   let result: AuthorizationResult;
   try {
@@ -229,14 +256,13 @@ async function chargeOnce(
       amountCents,
       currency: 'USD',
       card: {
-        // The nonce's card data opens only with the nonce itself (src/crypto/card-cipher.ts).
-        number: deps.cipher.openForNonce(nonce.card_number_enc, 'card_number', payer.sourceId, request.source),
-        cvv: nonce.cvv_enc === null ? null : deps.cipher.openForNonce(nonce.cvv_enc, 'cvv', payer.sourceId, request.source),
-        expiryMonth: request.expiry_month,
-        expiryYear: request.expiry_year,
+        number: card.number,
+        cvv: card.cvv,
+        expiryMonth: card.expiryMonth,
+        expiryYear: card.expiryYear,
         cardType: charge.card_type as CardType,
       },
-      billing: { street: request.billing_info.street, zip: request.billing_info.zip, country: request.billing_info.country },
+      billing: { street: card.billing.street, zip: card.billing.zip, country: card.billing.country },
     });
   } catch (error) {
     // The outcome is unknown (no answer by the deadline, or the connector
@@ -283,7 +309,6 @@ export async function reserveCharge(
   amountCents: number,
   idem: { key: string; requestHash: string } | null,
 ): Promise<Reservation> {
-  const requestJson = JSON.stringify(storedRequest(request));
   return deps.db.write(async (tx): Promise<Reservation> => {
     const nowMs = deps.clock.nowMs();
     if (idem !== null) {
@@ -296,60 +321,80 @@ export async function reserveCharge(
       });
       if (!reserved) return { kind: 'taken' };
     }
-    const nonce = await takeNonce(
-      tx,
-      { sourceId: payer.sourceId, nonce: request.source, expiryMonth: request.expiry_month, expiryYear: request.expiry_year },
-      nowMs,
-    );
-    const pk = await insertPendingCharge(tx, {
-      merchant_id: payer.merchantId,
-      source_id: payer.sourceId,
-      amount_cents: amountCents,
-      card_type: nonce.card_type,
-      last4: nonce.last4,
-      bin: nonce.bin,
-      expiry_month: request.expiry_month,
-      expiry_year: request.expiry_year,
-      // The charge's own copy, for recovery should this request die before the
-      // processor answers: sealed under the card-data key (the nonce is not
-      // kept) and erased once the charge is final.
-      card_number_enc: deps.cipher.seal(
-        deps.cipher.openForNonce(nonce.card_number_enc, 'card_number', payer.sourceId, request.source),
-        'card_number',
-        payer.sourceId,
-      ),
-      request_json: requestJson,
-      idem_key: idem?.key ?? null,
-      recover_at_ms: nowMs + CHARGE_RECOVERY_AFTER_MS,
-      created_at_ms: nowMs,
-      auto_capture: request.capture === false ? 0 : 1,
-    });
-    const charge: ChargeRow = {
-      pk,
-      merchant_id: payer.merchantId,
-      source_id: payer.sourceId,
-      status: 'pending',
-      amount_cents: amountCents,
-      currency: 'USD',
-      card_type: nonce.card_type,
-      last4: nonce.last4,
-      bin: nonce.bin,
-      expiry_month: request.expiry_month,
-      expiry_year: request.expiry_year,
-      auth_code: null,
-      avs_result_code: null,
-      cvv_result_code: null,
-      error_code: null,
-      error_message: null,
-      processor_ref: null,
-      request_json: requestJson,
-      idem_key: idem?.key ?? null,
-      created_at_ms: nowMs,
-      ...NEW_CHARGE_LIFECYCLE,
-      auto_capture: request.capture === false ? 0 : 1,
-    };
-    return { kind: 'reserved', charge, nonce };
+    return { kind: 'reserved', ...(await reserveChargeIn(tx, deps, payer, request, amountCents, { idemKey: idem?.key ?? null, schedulePk: null, nowMs })) };
   });
+}
+
+/**
+ * Takes the card of the request's source and inserts the charge as pending,
+ * inside the caller's transaction (a schedule's run reserves its charge in
+ * the transaction that records the run: flows/schedule-runs.ts).
+ */
+export async function reserveChargeIn(
+  tx: Txn,
+  deps: Pick<ChargeDeps, 'cipher'>,
+  payer: Payer,
+  request: ChargeRequest,
+  amountCents: number,
+  options: { idemKey: string | null; schedulePk: number | null; nowMs: number },
+): Promise<{ charge: ChargeRow; card: ChargeCard }> {
+  const { nowMs, idemKey } = options;
+  const card = await takeCardSource(
+    tx,
+    deps.cipher,
+    payer,
+    { source: sourceOf(request), sourceText: request.source, expiryMonth: request.expiry_month, expiryYear: request.expiry_year, billing: billingOf(request) },
+    nowMs,
+  );
+  const requestJson = JSON.stringify(storedRequest(request, card.billing));
+  const row = {
+    merchant_id: payer.merchantId,
+    source_id: payer.sourceId,
+    amount_cents: amountCents,
+    card_type: card.cardType,
+    last4: card.last4,
+    bin: card.bin,
+    expiry_month: card.expiryMonth,
+    expiry_year: card.expiryYear,
+    request_json: requestJson,
+    idem_key: idemKey,
+    created_at_ms: nowMs,
+    auto_capture: request.capture === false ? 0 : 1,
+    customer_pk: card.customerPk,
+    payment_method_pk: card.methodPk,
+    schedule_pk: options.schedulePk,
+  } as const;
+  const pk = await insertPendingCharge(tx, {
+    ...row,
+    // The charge's own copy, for recovery should this request die before the
+    // processor answers: sealed under the card-data key and erased once the
+    // charge is final.
+    card_number_enc: deps.cipher.seal(card.number, 'card_number', payer.sourceId),
+    recover_at_ms: nowMs + CHARGE_RECOVERY_AFTER_MS,
+    // A nonce's card is kept (sealed) for later `ref-` charges while the
+    // charge stays approved; a saved card is reached through its method,
+    // so deleting the method leaves no copy behind (docs/api-decisions.md section 15).
+    ref_card_enc: card.keepForReference ? deps.cipher.seal(card.number, 'card_number', payer.sourceId) : null,
+  });
+  const charge: ChargeRow = {
+    ...NEW_CHARGE_LIFECYCLE,
+    ...row,
+    pk,
+    status: 'pending',
+    currency: 'USD',
+    auth_code: null,
+    avs_result_code: null,
+    cvv_result_code: null,
+    error_code: null,
+    error_message: null,
+    processor_ref: null,
+  };
+  return { charge, card };
+}
+
+/** The billing address as stored (optional fields as ""), when the request has one. */
+function billingOf(request: ChargeRequest): StoredChargeRequest['billing_info'] | undefined {
+  return request.billing_info === undefined ? undefined : storedRequest(request).billing_info;
 }
 
 /**

@@ -36,7 +36,11 @@ export interface VerifyDeps {
 }
 
 /** The charge body without amount (and without capture). */
-export type VerifyRequest = Omit<ChargeRequest, 'amount' | 'capture'>;
+export type VerifyRequest = Omit<ChargeRequest, 'amount' | 'capture' | 'expiry_month' | 'expiry_year' | 'billing_info'> & {
+  readonly expiry_month: number;
+  readonly expiry_year: number;
+  readonly billing_info: NonNullable<ChargeRequest['billing_info']>;
+};
 
 type Idem = { key: string; requestHash: string } | null;
 type Step = { kind: 'taken' } | { kind: 'reserved'; row: TransactionRow; number: Secret<string>; cvv: Secret<string> | null };

@@ -15,6 +15,7 @@ import { registerSecurityHeaders } from './security-headers.ts';
 import { healthRoutes } from './routes/health.ts';
 import { balanceRoutes } from './routes/balance.ts';
 import { hostedFormRoutes } from './routes/hosted-form.ts';
+import { customerRoutes } from './routes/customers.ts';
 import { payinChargeRoutes } from './routes/payin-charges.ts';
 import { payinLifecycleRoutes } from './routes/payin-lifecycle.ts';
 import { payinTransactionRoutes } from './routes/payin-transactions.ts';
@@ -22,6 +23,7 @@ import { payinTokenRoutes } from './routes/payin-tokens.ts';
 import { kycRoutes } from './routes/kyc.ts';
 import { sandboxPageRoutes } from './routes/sandbox-pages.ts';
 import { sandboxRoutes } from './routes/sandbox.ts';
+import { scheduleRoutes } from './routes/schedules.ts';
 import { transferRoutes } from './routes/transfers.ts';
 import { panelRoutes } from '../web/panel.ts';
 
@@ -97,6 +99,8 @@ export async function buildApp(service: Service, options: AppOptions = {}): Prom
   await app.register(payinChargeRoutes(service));
   await app.register(payinLifecycleRoutes(service));
   await app.register(payinTransactionRoutes(service));
+  await app.register(customerRoutes(service));
+  await app.register(scheduleRoutes(service));
   await app.register(hostedFormRoutes(service));
   await app.register(panelRoutes(service), { prefix: '/dashboard' });
   return app as unknown as App;

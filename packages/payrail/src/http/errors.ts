@@ -18,7 +18,7 @@ export function apiFamily(url: string): ApiFamily {
 
 export function renderError(family: ApiFamily, error: ApiError): unknown {
   if (family === 'transfer') return { success: 'false', error: { message: error.message, code: error.code } };
-  return { error: { code: error.code, message: error.message } };
+  return { error: { code: error.code, message: error.message }, ...error.fields };
 }
 
 /** Field names whose validation failures are amount errors, not generic ones. */

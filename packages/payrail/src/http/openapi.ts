@@ -48,6 +48,9 @@ function codesByStatus(errors: readonly ErrorName[]): Map<number, string[]> {
   return byStatus;
 }
 
+/** The title of the payin API's generic refusal schema (shape C, http/schemas/payin.ts). */
+const GENERIC_REFUSAL_TITLE = 'PayinError';
+
 const STATUS_MEANINGS: Readonly<Record<number, string>> = {
   400: 'The request is refused: the message names the field',
   401: 'Missing or invalid credentials',
@@ -143,7 +146,12 @@ export function documentRoute(url: string, method: string | string[], schema: Ro
   const response: Record<string, unknown> = { ...(OPERATIONS_RESPONSES[url] ?? {}), ...(base.response ?? {}) };
   if (family !== 'other') {
     const own = errors ?? (Object.keys(ERRORS) as ErrorName[]);
-    for (const [status, codes] of codesByStatus([...SHARED_ERRORS[family], ...own])) response[String(status)] = errorSchema(family, status, codes);
+    for (const [status, codes] of codesByStatus([...SHARED_ERRORS[family], ...own])) {
+      // A refusal with a body of its own (a duplicate card's 409 names the saved one) keeps its schema;
+      // the generic refusal shape gives way to this operation's own codes.
+      const declared = response[String(status)] as { title?: string } | undefined;
+      if (declared === undefined || declared.title === GENERIC_REFUSAL_TITLE) response[String(status)] = errorSchema(family, status, codes);
+    }
   }
   const security = base.security ?? securityOf(url);
   return {
@@ -178,12 +186,16 @@ export async function registerOpenApi(app: FastifyInstance, service: Service): P
           'Card payin API: HTTP Basic with a source API key and its PIN. Approved and pending charges answer shape A, declined and failed',
           'ones shape B (both HTTP 200), rejected requests shape C `{"error": {"code", "message"}}`. Send an `Idempotency-Key` to retry safely.',
           'Cards are tokenized with the public tokenization token (Bearer) into a single-use nonce that lives 15 minutes.',
+          '',
+          'Stored customers keep saved cards (payment methods, saved from a nonce) and recurring schedules. A charge `source` may be a nonce,',
+          '`pm-<payment method id>` or `ref-<reference number>` (the card of an earlier approved charge); with the last two, expiry and billing',
+          'are optional. The worker charges each due schedule once per run date (UTC).',
         ].join('\n'),
       },
       servers: [{ url: service.config.publicUrl }],
       tags: [
         { name: 'Transfers', description: 'Money transfer to phone numbers' },
-        { name: 'Card payin', description: 'Card tokenization and charges' },
+        { name: 'Card payin', description: 'Card tokenization, charges, stored customers, saved cards and recurring schedules' },
         { name: 'Sandbox', description: 'Calls that exist in the sandbox only' },
         { name: 'Operations', description: 'Liveness and readiness' },
       ],

@@ -50,12 +50,17 @@ export interface ChargeRow {
   op_source_id: string | null;
   op_idem_key: string | null;
   void_refused: number;
+  // Stored customers (migration 009, docs/api-decisions.md section 15): what the charge was made for.
+  customer_pk: number | null;
+  payment_method_pk: number | null;
+  schedule_pk: number | null;
 }
 
 /** Every column of ChargeRow, for the reads that return whole rows. */
 export const CHARGE_COLUMNS =
   'pk, merchant_id, source_id, status, amount_cents, currency, card_type, last4, bin, expiry_month, expiry_year, auth_code, avs_result_code, cvv_result_code, error_code, error_message, processor_ref, request_json, idem_key, created_at_ms, ' +
-  'kind, parent_pk, auto_capture, stage, captured_cents, voided_cents, refunded_cents, linked_cents, batch_id, settled_at_ms, op, op_cents, op_source_id, op_idem_key, void_refused';
+  'kind, parent_pk, auto_capture, stage, captured_cents, voided_cents, refunded_cents, linked_cents, batch_id, settled_at_ms, op, op_cents, op_source_id, op_idem_key, void_refused, ' +
+  'customer_pk, payment_method_pk, schedule_pk';
 const COLUMNS = CHARGE_COLUMNS;
 
 /**
@@ -91,6 +96,9 @@ export const NEW_CHARGE_LIFECYCLE = {
   op_source_id: null,
   op_idem_key: null,
   void_refused: 0,
+  customer_pk: null,
+  payment_method_pk: null,
+  schedule_pk: null,
 } as const satisfies Partial<ChargeRow>;
 
 /** BIGINT columns arrive as numbers from both drivers; this keeps JavaScript arithmetic on them exact. */
@@ -105,6 +113,9 @@ export function chargeRowOf<T extends ChargeRow>(row: T): T {
     linked_cents: Number(row.linked_cents),
     parent_pk: row.parent_pk === null ? null : Number(row.parent_pk),
     batch_id: row.batch_id === null ? null : Number(row.batch_id),
+    customer_pk: row.customer_pk === null ? null : Number(row.customer_pk),
+    payment_method_pk: row.payment_method_pk === null ? null : Number(row.payment_method_pk),
+    schedule_pk: row.schedule_pk === null ? null : Number(row.schedule_pk),
   };
 }
 
@@ -125,13 +136,19 @@ export interface NewCharge {
   created_at_ms: number;
   /** 0 authorizes only (`capture: false`); absent means 1. */
   auto_capture?: 0 | 1;
+  /** The stored customer, saved card and schedule the charge is for (docs/api-decisions.md section 15). */
+  customer_pk?: number | null;
+  payment_method_pk?: number | null;
+  schedule_pk?: number | null;
+  /** A nonce's card number kept for later `ref-` charges; erased if the charge is not approved. */
+  ref_card_enc?: Buffer | null;
 }
 
 /** Inserts a charge awaiting the processor's answer; returns its reference number. */
 export async function insertPendingCharge(tx: Tx, charge: NewCharge): Promise<number> {
   const row = await tx.get<{ pk: number }>(
-    `INSERT INTO charges (merchant_id, source_id, status, amount_cents, currency, card_type, last4, bin, expiry_month, expiry_year, card_number_enc, request_json, idem_key, next_run_at_ms, created_at_ms, updated_at_ms, auto_capture)
-     VALUES (?, ?, 'pending', ?, 'USD', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING pk`,
+    `INSERT INTO charges (merchant_id, source_id, status, amount_cents, currency, card_type, last4, bin, expiry_month, expiry_year, card_number_enc, request_json, idem_key, next_run_at_ms, created_at_ms, updated_at_ms, auto_capture, customer_pk, payment_method_pk, schedule_pk, ref_card_enc)
+     VALUES (?, ?, 'pending', ?, 'USD', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING pk`,
     [
       charge.merchant_id,
       charge.source_id,
@@ -148,6 +165,10 @@ export async function insertPendingCharge(tx: Tx, charge: NewCharge): Promise<nu
       charge.created_at_ms,
       charge.created_at_ms,
       charge.auto_capture ?? 1,
+      charge.customer_pk ?? null,
+      charge.payment_method_pk ?? null,
+      charge.schedule_pk ?? null,
+      charge.ref_card_enc ?? null,
     ],
   );
   if (row === undefined) throw new Error('INSERT INTO charges returned no pk');
@@ -179,13 +200,15 @@ export async function recordOutcome(tx: Tx, pk: number, awaiting: 'answer' | 're
   // A final charge never goes to the processor again, so its sealed card
   // number is erased with the outcome; a pending one keeps it for recovery.
   const erase = outcome.status === 'pending' ? '' : ', card_number_enc = ?';
+  // The copy kept for `ref-` charges outlives only an approval (docs/api-decisions.md section 15).
+  const eraseRef = outcome.status === 'declined' || outcome.status === 'failed' ? ', ref_card_enc = NULL' : '';
   // An approval is captured at once (and credited) unless it authorizes only.
   const approved =
     outcome.status === 'approved'
       ? ", stage = CASE WHEN auto_capture = 1 THEN 'captured' ELSE 'authorized' END, captured_cents = CASE WHEN auto_capture = 1 THEN amount_cents ELSE 0 END"
       : '';
   const result = await tx.run(
-    `UPDATE charges SET status = ?, auth_code = ?, avs_result_code = ?, cvv_result_code = ?, error_code = ?, error_message = ?, processor_ref = ?, next_run_at_ms = ?, updated_at_ms = ?${erase}${approved}
+    `UPDATE charges SET status = ?, auth_code = ?, avs_result_code = ?, cvv_result_code = ?, error_code = ?, error_message = ?, processor_ref = ?, next_run_at_ms = ?, updated_at_ms = ?${erase}${eraseRef}${approved}
      WHERE pk = ? AND kind = 'charge' AND status = 'pending' AND processor_ref IS ${awaiting === 'answer' ? 'NULL' : 'NOT NULL'}`,
     [
       outcome.status,
@@ -252,4 +275,67 @@ export async function claimDueOfKind<T extends ChargeRow>(
 /** Sets when to look at a pending charge again (a processor that is still reviewing, or unreachable). */
 export async function rescheduleCharge(tx: Tx, pk: number, nextRunAtMs: number): Promise<void> {
   await tx.run("UPDATE charges SET next_run_at_ms = ? WHERE pk = ? AND status = 'pending'", [nextRunAtMs, pk]);
+}
+
+/** The card of an earlier approved charge of the merchant, for a `ref-` charge: its own kept copy, or its saved payment method. */
+export interface ReferenceCard {
+  pk: number;
+  source_id: string;
+  card_type: string;
+  last4: string;
+  bin: string;
+  expiry_month: number;
+  expiry_year: number;
+  request_json: string;
+  customer_pk: number | null;
+  payment_method_pk: number | null;
+  ref_card_enc: Buffer | null;
+}
+
+export async function getReferenceCard(tx: Tx, pk: number, merchantId: string): Promise<ReferenceCard | undefined> {
+  const row = await tx.get<ReferenceCard>(
+    `SELECT pk, source_id, card_type, last4, bin, expiry_month, expiry_year, request_json, customer_pk, payment_method_pk, ref_card_enc
+     FROM charges WHERE pk = ? AND merchant_id = ? AND kind = 'charge' AND status = 'approved'`,
+    [pk, merchantId],
+  );
+  if (row === undefined) return undefined;
+  return {
+    ...row,
+    pk: Number(row.pk),
+    expiry_month: Number(row.expiry_month),
+    expiry_year: Number(row.expiry_year),
+    customer_pk: row.customer_pk === null ? null : Number(row.customer_pk),
+    payment_method_pk: row.payment_method_pk === null ? null : Number(row.payment_method_pk),
+  };
+}
+
+/** The merchant's charges made for a customer or by a schedule, newest first. */
+export async function listChargesOf(
+  tx: Tx,
+  merchantId: string,
+  of: { customerPk: number } | { schedulePk: number },
+  page: { limit: number; offset: number },
+): Promise<ChargeRow[]> {
+  const [column, value] = 'customerPk' in of ? ['customer_pk', of.customerPk] : ['schedule_pk', of.schedulePk];
+  const rows = await tx.all<ChargeRow>(`SELECT ${COLUMNS} FROM charges WHERE ${column} = ? AND merchant_id = ? ORDER BY pk DESC LIMIT ? OFFSET ?`, [
+    value,
+    merchantId,
+    page.limit,
+    page.offset,
+  ]);
+  return rows.map((row) => chargeRowOf(row));
+}
+
+export async function hasExpiredReferenceCards(tx: Tx, createdBeforeMs: number): Promise<boolean> {
+  return (await tx.get('SELECT 1 AS one FROM charges WHERE ref_card_enc IS NOT NULL AND created_at_ms < ? LIMIT 1', [createdBeforeMs])) !== undefined;
+}
+
+/** Erases at most `limit` reference cards of charges made before `createdBeforeMs`; their `ref-` charges are refused from then on. */
+export async function eraseExpiredReferenceCards(tx: Tx, createdBeforeMs: number, limit: number): Promise<number> {
+  const result = await tx.run(
+    `UPDATE charges SET ref_card_enc = NULL WHERE pk IN (
+       SELECT pk FROM charges WHERE ref_card_enc IS NOT NULL AND created_at_ms < ? ORDER BY created_at_ms LIMIT ?)`,
+    [createdBeforeMs, limit],
+  );
+  return result.changes;
 }

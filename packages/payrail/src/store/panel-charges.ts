@@ -93,6 +93,8 @@ export type ChargeDetail = ChargeListItem &
     | 'request_json'
     | 'settled_at_ms'
     | 'void_refused'
+    | 'customer_pk'
+    | 'schedule_pk'
   > & {
     updated_at_ms: number;
   };
@@ -100,11 +102,18 @@ export type ChargeDetail = ChargeListItem &
 export async function getChargeDetail(tx: Tx, merchantId: string, pk: number): Promise<ChargeDetail | undefined> {
   const row = await tx.get<ChargeDetail>(
     `SELECT ${LIST_COLUMNS}, source_id, bin, expiry_month, expiry_year,
-            auth_code, avs_result_code, cvv_result_code, error_code, error_message, request_json, updated_at_ms, settled_at_ms, void_refused
+            auth_code, avs_result_code, cvv_result_code, error_code, error_message, request_json, updated_at_ms, settled_at_ms, void_refused,
+            customer_pk, schedule_pk
      FROM charges WHERE pk = ? AND merchant_id = ?`,
     [pk, merchantId],
   );
-  return row === undefined ? undefined : listItemOf(row);
+  if (row === undefined) return undefined;
+  const item = listItemOf(row);
+  return {
+    ...item,
+    customer_pk: item.customer_pk === null ? null : Number(item.customer_pk),
+    schedule_pk: item.schedule_pk === null ? null : Number(item.schedule_pk),
+  };
 }
 
 /** A transfer linked to a charge, with the share of the charge it holds. */

@@ -16,7 +16,8 @@ export type TransactionRow = Omit<ChargeRow, 'kind'> & { kind: TransactionType }
 const VERIFICATION_AS_TRANSACTION = `SELECT pk, merchant_id, source_id, status, 0 AS amount_cents, 'USD' AS currency, card_type, last4, bin, expiry_month, expiry_year,
     NULL AS auth_code, avs_result_code, cvv_result_code, error_code, error_message, processor_ref, request_json, idem_key, created_at_ms,
     'verify' AS kind, NULL AS parent_pk, 0 AS auto_capture, NULL AS stage, 0 AS captured_cents, 0 AS voided_cents, 0 AS refunded_cents, 0 AS linked_cents,
-    NULL AS batch_id, NULL AS settled_at_ms, NULL AS op, NULL AS op_cents, NULL AS op_source_id, NULL AS op_idem_key, 0 AS void_refused
+    NULL AS batch_id, NULL AS settled_at_ms, NULL AS op, NULL AS op_cents, NULL AS op_source_id, NULL AS op_idem_key, 0 AS void_refused,
+    NULL AS customer_pk, NULL AS payment_method_pk, NULL AS schedule_pk
   FROM verifications`;
 
 /** The SQL condition for `status` on the charges (or transactions) table aliased `alias`. */

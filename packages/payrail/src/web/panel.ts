@@ -20,6 +20,7 @@ import { authRoutes, logoutRoute } from './routes/auth.ts';
 import { batchRoutes } from './routes/batches.ts';
 import { chargeActionRoutes } from './routes/charge-actions.ts';
 import { credentialRoutes } from './routes/credentials.ts';
+import { customerPanelRoutes } from './routes/customers.ts';
 import { kycRoutes } from './routes/kyc.ts';
 import { merchantRoutes } from './routes/merchant.ts';
 import { operatorRoutes } from './routes/operator.ts';
@@ -84,6 +85,7 @@ export function panelRoutes(service: Service): FastifyPluginAsync {
         await merchant.register(credentialRoutes(service));
         await merchant.register(chargeActionRoutes(service));
         await merchant.register(kycRoutes(service));
+        await merchant.register(customerPanelRoutes(service));
       });
       await signedIn.register(async (operator) => {
         operator.addHook('preHandler', roleHook(service, 'operator'));

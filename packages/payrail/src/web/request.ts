@@ -121,6 +121,8 @@ const NOTICES: Record<string, string> = {
   origin_added: 'Origin added. Pages there may now show the card form of this source.',
   origin_removed: 'Origin removed.',
   totp_removed: 'Two-factor sign-in is off for your account.',
+  schedule_paused: 'Schedule paused. It charges nothing until it is resumed.',
+  schedule_resumed: 'Schedule resumed. Its next run date is charged when it comes (at once if it has passed).',
 };
 
 export function noticeFromQuery(request: FastifyRequest): Html | null {

@@ -8,6 +8,7 @@ import { closeDueBatches } from '../flows/batches.ts';
 import { resolveDueOperations } from '../flows/card-op-recovery.ts';
 import { prunePayinData } from '../flows/payin-cleanup.ts';
 import { resolveDueVerifications, verifyRecoveryDepsOf } from '../flows/verify.ts';
+import { runDueSchedules } from '../flows/schedule-runs.ts';
 import type { Service } from '../service.ts';
 import type { Job } from './worker.ts';
 
@@ -30,4 +31,10 @@ export function cardLifecycleJobs(service: Service): Job[] {
     { name: 'authorizations.expire', runOnce: () => expireDueAuthorizations(service) },
     { name: 'batches.close-daily', runOnce: () => closeDueBatches(batchDeps) },
   ];
+}
+
+/** Recurring schedules (docs/api-decisions.md section 15): due runs charged once per date, finished runs applied. */
+export function recurringSchedulesJob(service: Service): Job {
+  const deps = recoveryDepsOf(service);
+  return { name: 'schedules.run-due', runOnce: () => runDueSchedules(deps) };
 }

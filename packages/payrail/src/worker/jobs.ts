@@ -1,6 +1,6 @@
 // The worker's jobs, in the order they run each round.
 import type { Service } from '../service.ts';
-import { cardLifecycleJobs, payinCleanupJob, pendingChargesJob } from './charge-jobs.ts';
+import { cardLifecycleJobs, payinCleanupJob, pendingChargesJob, recurringSchedulesJob } from './charge-jobs.ts';
 import { abuseCountersPruneJob, cardDataScrubJob } from './security-jobs.ts';
 import { createTransferJobs } from './transfer-jobs.ts';
 import type { Job } from './worker.ts';
@@ -8,6 +8,7 @@ import type { Job } from './worker.ts';
 export function createJobs(service: Service): Job[] {
   return [
     pendingChargesJob(service),
+    recurringSchedulesJob(service),
     ...cardLifecycleJobs(service),
     payinCleanupJob(service),
     abuseCountersPruneJob(service),

@@ -67,10 +67,14 @@ export const TransactionDetails = Type.Object(
 export const ChargeRequest = Type.Object(
   {
     amount: Type.Number({ description: 'Amount in dollars, at most 2 decimals, 0.50 to 100000.00' }),
-    source: Type.String({ minLength: 1, maxLength: 100, description: 'Nonce from tokenization' }),
-    expiry_month: ExpiryMonth,
-    expiry_year: ExpiryYear,
-    billing_info: BillingInfo,
+    source: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'Nonce from tokenization, pm-<payment method id> (a saved card) or ref-<reference number> (the card of an earlier approved charge)',
+    }),
+    expiry_month: Type.Optional({ ...ExpiryMonth, description: 'Card expiry month, 1 to 12; required with a nonce, else taken from the stored card' }),
+    expiry_year: Type.Optional({ ...ExpiryYear, description: 'Card expiry year; required with a nonce, else taken from the stored card' }),
+    billing_info: Type.Optional(BillingInfo),
     transaction_details: Type.Optional(TransactionDetails),
     capture: Type.Optional(
       Type.Boolean({ description: 'false authorizes only: nothing is credited until POST /api/v2/transactions/capture; authorizations expire after 7 days' }),

@@ -111,6 +111,9 @@ export function chargeDetailBody(
     ['Updated', timestamp(charge.updated_at_ms)],
   ];
   if (charge.error_code !== null) rows.splice(1, 0, ['Error', `${charge.error_code}: ${charge.error_message ?? ''}`]);
+  // Made for a stored customer, by a saved card or a schedule (docs/api-decisions.md section 15).
+  if (charge.customer_pk !== null) rows.push(['Customer', html`<a href="/dashboard/customers/${charge.customer_pk}">${charge.customer_pk}</a>`]);
+  if (charge.schedule_pk !== null) rows.push(['Recurring schedule', html`<a href="/dashboard/schedules/${charge.schedule_pk}">${charge.schedule_pk}</a>`]);
   const linked =
     transfers.length === 0
       ? emptyState('No linked transfers', 'Transfers naming this charge in gatewayId, or reconciled with it, appear here.')

@@ -20,6 +20,7 @@ const MERCHANT_NAV: readonly NavItem[] = [
   { href: '/dashboard/overview', label: 'Overview' },
   { href: '/dashboard/charges', label: 'Charges' },
   { href: '/dashboard/transfers', label: 'Transfers' },
+  { href: '/dashboard/customers', label: 'Customers' },
   { href: '/dashboard/kyc', label: 'Receiver KYC' },
   { href: '/dashboard/credentials', label: 'Credentials' },
   { href: '/dashboard/account/two-factor', label: 'Two-factor' },

@@ -1,0 +1,177 @@
+// Stored customers, saved cards and recurring schedules of the payin API
+// (docs/api-decisions.md section 15): the types callers get back, the
+// readers of the wire answers and the request bodies; the Payrail class
+// (client.ts) adds the HTTP calls.
+import { inputError } from './errors.ts';
+import { amountCentsOf, centsOfWireDollars, formatCents, type AmountInput } from './money.ts';
+
+type Json = Record<string, unknown>;
+
+export interface Customer {
+  id: number;
+  identifier: string;
+  customer_number: string | null;
+  email: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  phone: string | null;
+  active: boolean;
+  created_at: string;
+}
+
+export interface CustomerInput {
+  /** Your name for the customer (required on create). */
+  identifier: string;
+  /** Your own key for the customer: list({ customer_number }) finds it. */
+  customer_number?: string;
+  email?: string;
+  first_name?: string;
+  last_name?: string;
+  phone?: string;
+  /** Default true. */
+  active?: boolean;
+}
+
+export interface CustomerFilters {
+  active?: boolean;
+  customer_number?: string;
+  /** 1 to 100, default 10. */
+  limit?: number;
+  offset?: number;
+}
+
+export interface PaymentMethod {
+  id: number;
+  customer_id: number;
+  payment_method_type: 'card';
+  card_type: string;
+  last4: string;
+  expiry_month: number;
+  expiry_year: number;
+  name: string | null;
+  created_at: string;
+  /** What a charge sends as its source to use this card: `pm-<id>`. */
+  source: string;
+}
+
+export interface SaveCardInput {
+  /** A nonce from tokenize() or the hosted card form; it is used up. */
+  source: string;
+  expiry_month: number;
+  expiry_year: number;
+  name?: string;
+}
+
+export type Frequency = 'daily' | 'weekly' | 'biweekly' | 'monthly' | 'bimonthly' | 'quarterly' | 'biannually' | 'annually';
+export type ScheduleStatus = 'active' | 'declined' | 'failed' | 'finished';
+
+export interface Schedule {
+  id: number;
+  customer_id: number;
+  title: string;
+  receipt_email: string | null;
+  amount_cents: number;
+  frequency: Frequency;
+  /** YYYY-MM-DD (UTC). */
+  next_run_date: string;
+  /** Runs left; 0 = unlimited. */
+  num_left: number;
+  payment_method_id: number;
+  active: boolean;
+  /** declined: the last run was declined and is retried on each of the next 3 days; failed: stopped after that. */
+  status: ScheduleStatus;
+  created_at: string;
+}
+
+export type ScheduleInput = {
+  title: string;
+  frequency: Frequency;
+  /** YYYY-MM-DD (UTC), today or later. */
+  next_run_date: string;
+  payment_method_id: number;
+  /** 0 (default) = unlimited. */
+  num_left?: number;
+  active?: boolean;
+  receipt_email?: string;
+} & AmountInput;
+
+export type ScheduleChanges = Partial<Omit<ScheduleInput, 'amount' | 'amount_cents'>> &
+  ({ amount?: string; amount_cents?: never } | { amount_cents?: number; amount?: never });
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const nullableText = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+/** An id of a customer, payment method or schedule; refused before sending when it is not one. */
+export function storedId(id: number | string, what: string): number {
+  const text = String(id);
+  if (!/^[1-9][0-9]{0,14}$/.test(text)) throw inputError('invalid_request', `${what} must be an id (digits), got "${text}"`);
+  return Number(text);
+}
+
+export function readCustomer(body: Json): Customer {
+  return {
+    id: Number(body.id),
+    identifier: String(body.identifier),
+    customer_number: nullableText(body.customer_number),
+    email: nullableText(body.email),
+    first_name: nullableText(body.first_name),
+    last_name: nullableText(body.last_name),
+    phone: nullableText(body.phone),
+    active: body.active === true,
+    created_at: String(body.created_at),
+  };
+}
+
+export function readPaymentMethod(body: Json): PaymentMethod {
+  const id = Number(body.id);
+  return {
+    id,
+    customer_id: Number(body.customer_id),
+    payment_method_type: 'card',
+    card_type: String(body.card_type),
+    last4: String(body.last4),
+    expiry_month: Number(body.expiry_month),
+    expiry_year: Number(body.expiry_year),
+    name: nullableText(body.name),
+    created_at: String(body.created_at),
+    source: `pm-${id}`,
+  };
+}
+
+export function readSchedule(body: Json): Schedule {
+  return {
+    id: Number(body.id),
+    customer_id: Number(body.customer_id),
+    title: String(body.title),
+    receipt_email: nullableText(body.receipt_email),
+    amount_cents: centsOfWireDollars(body.amount) ?? 0,
+    frequency: body.frequency as Frequency,
+    next_run_date: String(body.next_run_date),
+    num_left: Number(body.num_left),
+    payment_method_id: Number(body.payment_method_id),
+    active: body.active === true,
+    status: body.status as ScheduleStatus,
+    created_at: String(body.created_at),
+  };
+}
+
+/** A list answer (handed on by the transport as `{items}`) read item by item. */
+export function listOf<T>(read: (body: Json) => T): (body: Json) => T[] {
+  return (body) => (Array.isArray(body.items) ? body.items : []).map((item) => read(isObject(item) ? item : {}));
+}
+
+/** A schedule's body: the amount as the wire's dollars, written from the exact decimal text. */
+export function scheduleBody(input: Partial<ScheduleInput> & { amount?: string; amount_cents?: number }): Json {
+  const { amount, amount_cents, ...rest } = input;
+  const body: Json = {};
+  for (const [name, value] of Object.entries(rest)) if (value !== undefined) body[name] = value;
+  if (amount !== undefined || amount_cents !== undefined) body.amount = Number(formatCents(amountCentsOf({ amount, amount_cents })));
+  return body;
+}
+
+/** Leaves out what is undefined, so a PATCH sends only what changes. */
+export function defined(input: object): Json {
+  const body: Json = {};
+  for (const [name, value] of Object.entries(input)) if (value !== undefined) body[name] = value;
+  return body;
+}

@@ -1,0 +1,148 @@
+// Saved cards of stored customers (docs/api-decisions.md section 15). The
+// card number is kept sealed (src/crypto/card-cipher.ts); deleting a method
+// erases the sealed number and the fingerprint in the same statement that
+// marks it deleted, so nothing is left to open. Reads name the merchant.
+import type { Tx } from './db.ts';
+
+export interface PaymentMethodRow {
+  pk: number;
+  merchant_id: string;
+  customer_pk: number;
+  source_id: string;
+  card_type: string;
+  last4: string;
+  bin: string;
+  expiry_month: number;
+  expiry_year: number;
+  name: string | null;
+  created_at_ms: number;
+}
+
+export interface SealedPaymentMethod extends PaymentMethodRow {
+  card_number_enc: Buffer;
+}
+
+const COLUMNS = 'pk, merchant_id, customer_pk, source_id, card_type, last4, bin, expiry_month, expiry_year, name, created_at_ms';
+const LIVE = 'deleted_at_ms IS NULL';
+/** What a deleted method keeps in place of its sealed card number. */
+const ERASED = Buffer.alloc(0);
+
+function rowOf<T extends PaymentMethodRow>(row: T): T {
+  return {
+    ...row,
+    pk: Number(row.pk),
+    customer_pk: Number(row.customer_pk),
+    expiry_month: Number(row.expiry_month),
+    expiry_year: Number(row.expiry_year),
+    created_at_ms: Number(row.created_at_ms),
+  };
+}
+
+export interface NewPaymentMethod {
+  merchant_id: string;
+  customer_pk: number;
+  source_id: string;
+  card_number_enc: Buffer;
+  fingerprint: string;
+  card_type: string;
+  last4: string;
+  bin: string;
+  expiry_month: number;
+  expiry_year: number;
+  name: string | null;
+}
+
+/**
+ * Saves the card, unless the customer has it already: then returns the
+ * existing method's id as `duplicateOf` and inserts nothing (one statement,
+ * the unique fingerprint index decides between concurrent saves).
+ */
+export async function insertPaymentMethod(tx: Tx, method: NewPaymentMethod, nowMs: number): Promise<{ created: PaymentMethodRow } | { duplicateOf: number }> {
+  const row = await tx.get<PaymentMethodRow>(
+    `INSERT INTO payment_methods (merchant_id, customer_pk, source_id, card_number_enc, fingerprint, card_type, last4, bin, expiry_month, expiry_year, name, created_at_ms, updated_at_ms)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (customer_pk, fingerprint) DO NOTHING RETURNING ${COLUMNS}`,
+    [
+      method.merchant_id,
+      method.customer_pk,
+      method.source_id,
+      method.card_number_enc,
+      method.fingerprint,
+      method.card_type,
+      method.last4,
+      method.bin,
+      method.expiry_month,
+      method.expiry_year,
+      method.name,
+      nowMs,
+      nowMs,
+    ],
+  );
+  if (row !== undefined) return { created: rowOf(row) };
+  const existing = await tx.get<{ pk: number }>('SELECT pk FROM payment_methods WHERE customer_pk = ? AND fingerprint = ?', [
+    method.customer_pk,
+    method.fingerprint,
+  ]);
+  if (existing === undefined) throw new Error('payment method insert conflicted with no row');
+  return { duplicateOf: Number(existing.pk) };
+}
+
+export async function getPaymentMethod(tx: Tx, merchantId: string, pk: number): Promise<PaymentMethodRow | undefined> {
+  const row = await tx.get<PaymentMethodRow>(`SELECT ${COLUMNS} FROM payment_methods WHERE pk = ? AND merchant_id = ? AND ${LIVE}`, [pk, merchantId]);
+  return row === undefined ? undefined : rowOf(row);
+}
+
+/** A live method with its sealed card number, for a charge. */
+export async function getSealedPaymentMethod(tx: Tx, merchantId: string, pk: number): Promise<SealedPaymentMethod | undefined> {
+  const row = await tx.get<SealedPaymentMethod>(`SELECT ${COLUMNS}, card_number_enc FROM payment_methods WHERE pk = ? AND merchant_id = ? AND ${LIVE}`, [
+    pk,
+    merchantId,
+  ]);
+  return row === undefined ? undefined : rowOf(row);
+}
+
+export async function listPaymentMethods(tx: Tx, merchantId: string, customerPk: number, page: { limit: number; offset: number }): Promise<PaymentMethodRow[]> {
+  const rows = await tx.all<PaymentMethodRow>(
+    `SELECT ${COLUMNS} FROM payment_methods WHERE customer_pk = ? AND merchant_id = ? AND ${LIVE} ORDER BY pk LIMIT ? OFFSET ?`,
+    [customerPk, merchantId, page.limit, page.offset],
+  );
+  return rows.map(rowOf);
+}
+
+export async function updatePaymentMethod(
+  tx: Tx,
+  merchantId: string,
+  pk: number,
+  fields: { name?: string | null; expiry_month?: number; expiry_year?: number },
+  nowMs: number,
+): Promise<PaymentMethodRow | undefined> {
+  const names = (Object.keys(fields) as Array<keyof typeof fields>).filter((name) => fields[name] !== undefined);
+  const row = await tx.get<PaymentMethodRow>(
+    `UPDATE payment_methods SET ${[...names.map((name) => `${name} = ?`), 'updated_at_ms = ?'].join(', ')} WHERE pk = ? AND merchant_id = ? AND ${LIVE} RETURNING ${COLUMNS}`,
+    [...names.map((name) => fields[name] as string | number | null), nowMs, pk, merchantId],
+  );
+  return row === undefined ? undefined : rowOf(row);
+}
+
+/** Deletes the method: erases its sealed number and fingerprint. False when it is not the merchant's (or gone already). */
+export async function deletePaymentMethod(tx: Tx, merchantId: string, pk: number, nowMs: number): Promise<boolean> {
+  const result = await tx.run(
+    `UPDATE payment_methods SET card_number_enc = ?, fingerprint = NULL, deleted_at_ms = ?, updated_at_ms = ? WHERE pk = ? AND merchant_id = ? AND ${LIVE}`,
+    [ERASED, nowMs, nowMs, pk, merchantId],
+  );
+  return result.changes === 1;
+}
+
+/** Deletes every method of a deleted customer, as deletePaymentMethod does. */
+export async function deleteCustomerPaymentMethods(tx: Tx, merchantId: string, customerPk: number, nowMs: number): Promise<number> {
+  const result = await tx.run(
+    `UPDATE payment_methods SET card_number_enc = ?, fingerprint = NULL, deleted_at_ms = ?, updated_at_ms = ? WHERE customer_pk = ? AND merchant_id = ? AND ${LIVE}`,
+    [ERASED, nowMs, nowMs, customerPk, merchantId],
+  );
+  return result.changes;
+}
+
+/** Live methods of a customer (to bound how many one customer may have). */
+export async function countPaymentMethods(tx: Tx, customerPk: number): Promise<number> {
+  const row = await tx.get<{ n: number }>(`SELECT COUNT(*) AS n FROM payment_methods WHERE customer_pk = ? AND ${LIVE}`, [customerPk]);
+  return Number(row?.n ?? 0);
+}
