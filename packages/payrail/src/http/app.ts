@@ -24,6 +24,7 @@ import { sandboxPageRoutes } from './routes/sandbox-pages.ts';
 import { sandboxRoutes } from './routes/sandbox.ts';
 import { transferRoutes } from './routes/transfers.ts';
 import { panelRoutes } from '../web/panel.ts';
+import { signupPages } from '../web/signup-pages.ts';
 
 export type App = FastifyInstance;
 
@@ -99,5 +100,7 @@ export async function buildApp(service: Service, options: AppOptions = {}): Prom
   await app.register(payinTransactionRoutes(service));
   await app.register(hostedFormRoutes(service));
   await app.register(panelRoutes(service), { prefix: '/dashboard' });
+  // Self-service sign-up exists in the sandbox only; production merchants are onboarded by the operator.
+  if (service.config.environment === 'sandbox') await app.register(signupPages(service));
   return app as unknown as App;
 }

@@ -68,10 +68,14 @@ export async function claimDueMail(db: Db, nowMs: number, leaseUntilMs: number, 
   return rows.map(numeric).sort((a, b) => a.id - b.id);
 }
 
-/** Records a sent mail, if the sender's lease still holds. */
+/**
+ * Records a sent mail, if the sender's lease still holds. Its body is cleared:
+ * it may hold a live one-time link, which the store should not keep once the
+ * mail is on its way.
+ */
 export async function markMailSent(tx: Tx, id: number, leaseUntilMs: number, nowMs: number): Promise<boolean> {
   const done = await tx.run(
-    "UPDATE mail_outbox SET status = 'sent', sent_at_ms = ?, attempts = attempts + 1, lease_until_ms = 0, last_error = NULL WHERE id = ? AND status = 'pending' AND lease_until_ms = ?",
+    "UPDATE mail_outbox SET status = 'sent', sent_at_ms = ?, attempts = attempts + 1, lease_until_ms = 0, last_error = NULL, text_body = '', html_body = '' WHERE id = ? AND status = 'pending' AND lease_until_ms = ?",
     [nowMs, id, leaseUntilMs],
   );
   return done.changes === 1;

@@ -56,15 +56,19 @@ export async function confirmSignupRow(tx: Tx, id: string, nowMs: number): Promi
   return done.changes === 1;
 }
 
-/** Approves (with the merchant made for it) or rejects a confirmed request; false when it is not confirmed (any more). */
-export async function decideSignupRow(tx: Tx, id: string, decision: { approved: boolean; merchantId: string | null }, nowMs: number): Promise<boolean> {
-  const done = await tx.run("UPDATE signup_requests SET status = ?, decided_at_ms = ?, merchant_id = ? WHERE id = ? AND status = 'confirmed'", [
-    decision.approved ? 'approved' : 'rejected',
+/** Approves or rejects a confirmed request; false when it is not confirmed (any more). */
+export async function decideSignupRow(tx: Tx, id: string, approved: boolean, nowMs: number): Promise<boolean> {
+  const done = await tx.run("UPDATE signup_requests SET status = ?, decided_at_ms = ? WHERE id = ? AND status = 'confirmed'", [
+    approved ? 'approved' : 'rejected',
     nowMs,
-    decision.merchantId,
     id,
   ]);
   return done.changes === 1;
+}
+
+/** Records the merchant made for an approved request. */
+export async function setSignupMerchant(tx: Tx, id: string, merchantId: string): Promise<void> {
+  await tx.run("UPDATE signup_requests SET merchant_id = ? WHERE id = ? AND status = 'approved'", [merchantId, id]);
 }
 
 /** Requests of one status (or all), newest first. */

@@ -25,7 +25,7 @@ export function authRoutes(service: Service, names: CookieNames): FastifyPluginA
     app.get('/login', async (request, reply) => {
       if ((await findSession(service, request.cookies[names.session])) !== null) return reply.redirect('/dashboard', 303);
       const m = queryField(request, 'm');
-      const message = m === 'signed_out' ? loginMessage('signed_out') : m === 'expired' ? loginMessage('expired') : null;
+      const message = m === 'signed_out' || m === 'expired' || m === 'password_set' ? loginMessage(m) : null;
       return renderLogin(request, reply, '', message, 200);
     });
 

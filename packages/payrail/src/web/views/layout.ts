@@ -27,10 +27,12 @@ const MERCHANT_NAV: readonly NavItem[] = [
 
 const OPERATOR_NAV: readonly NavItem[] = [
   { href: '/dashboard/operator/merchants', label: 'Merchants' },
+  { href: '/dashboard/operator/signups', label: 'Sign-ups' },
   { href: '/dashboard/operator/reconciliation', label: 'Reconciliation' },
   { href: '/dashboard/operator/batches', label: 'Batches' },
   { href: '/dashboard/operator/ledger', label: 'Ledger' },
   { href: '/dashboard/operator/audit', label: 'Audit log' },
+  { href: '/dashboard/operator/mail', label: 'Mail' },
   { href: '/dashboard/account/two-factor', label: 'Two-factor' },
 ];
 
