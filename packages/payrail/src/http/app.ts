@@ -101,6 +101,6 @@ export async function buildApp(service: Service, options: AppOptions = {}): Prom
   await app.register(hostedFormRoutes(service));
   await app.register(panelRoutes(service), { prefix: '/dashboard' });
   // Self-service sign-up exists in the sandbox only; production merchants are onboarded by the operator.
-  if (service.config.environment === 'sandbox') await app.register(signupPages(service));
+  if (service.config.environment === 'sandbox') await app.register(signupPages(service), { prefix: '/signup' });
   return app as unknown as App;
 }

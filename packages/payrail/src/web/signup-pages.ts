@@ -28,9 +28,9 @@ export function signupPages(service: Service): FastifyPluginAsync {
   return async (app) => {
     await registerPageBasics(app, service);
 
-    app.get('/signup', async (request, reply) => renderForm(request, reply, EMPTY, {}, 200));
+    app.get('', async (request, reply) => renderForm(request, reply, EMPTY, {}, 200));
 
-    app.post('/signup', async (request, reply) => {
+    app.post('', async (request, reply) => {
       const form: SignupForm = {
         name: formField(request, 'name'),
         company: formField(request, 'company'),
@@ -47,11 +47,11 @@ export function signupPages(service: Service): FastifyPluginAsync {
       return sendPage(reply, context(service, request), 'Check your inbox', signupSentBody());
     });
 
-    app.get('/signup/confirm/:token', async (request, reply) => {
+    app.get('/confirm/:token', async (request, reply) => {
       return sendPage(reply, context(service, request), 'Confirm your address', confirmAskBody(pathParam(request, 'token')));
     });
 
-    app.post('/signup/confirm/:token', async (request, reply) => {
+    app.post('/confirm/:token', async (request, reply) => {
       const outcome = await confirmSignup(service, pathParam(request, 'token'), request.ip);
       if (!outcome.ok)
         return sendPage(reply, context(service, request), 'Link not usable', linkProblemBody(outcome.problem, BACK), LINK_PROBLEM_STATUS[outcome.problem]);
