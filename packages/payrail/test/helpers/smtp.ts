@@ -25,8 +25,10 @@ function decodeQuotedPrintable(raw: string): string {
   return Buffer.from(latin1, 'latin1').toString('utf8');
 }
 
-export async function startSmtp(): Promise<TestSmtp> {
+/** `refuseOnceTo`: the first mail to this address is refused with 451 (try again later), to test retries. */
+export async function startSmtp(options: { refuseOnceTo?: string } = {}): Promise<TestSmtp> {
   const mails: ReceivedMail[] = [];
+  let toRefuse = options.refuseOnceTo ?? null;
   const waiters = new Set<() => void>();
   const server = new SMTPServer({
     authOptional: true,
@@ -36,6 +38,12 @@ export async function startSmtp(): Promise<TestSmtp> {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
+        if (toRefuse !== null && session.envelope.rcptTo.some((r) => r.address === toRefuse)) {
+          toRefuse = null;
+          const refusal = Object.assign(new Error('try again later'), { responseCode: 451 });
+          callback(refusal);
+          return;
+        }
         const raw = Buffer.concat(chunks).toString('latin1');
         const messageId = /^Message-ID:\s*(.+)$/im.exec(raw)?.[1]?.trim() ?? '';
         mails.push({ to: session.envelope.rcptTo.map((r) => r.address), text: decodeQuotedPrintable(raw), messageId });
