@@ -166,5 +166,43 @@ for (const kind of STORE_KINDS) {
       assert.equal(smtp.mails.filter((m) => m.to.includes('nobody@example.com')).length, 0);
       await page.close();
     });
+
+    it('lets the merchant admin invite a viewer by e-mail; the viewer reads but cannot create keys (403)', async () => {
+      const viewer = `viewer-${kind}@example.com`;
+      const admin = await browser.newPage({ viewport: VIEWPORT });
+      await signIn(admin, server.url, email, NEW_PASSWORD);
+      await admin.getByRole('link', { name: 'Team' }).click();
+      await admin.getByLabel('E-mail').fill(viewer);
+      await admin.getByLabel('Role').selectOption('viewer');
+      await admin.getByRole('button', { name: 'Send invitation' }).click();
+      await admin.getByText('Invitation sent.').waitFor();
+      await admin.close();
+
+      const invitation = await smtp.waitFor((m) => m.to.includes(viewer) && m.text.includes('/dashboard/invitation/'));
+      const link = linkIn(invitation, `${server.url}/dashboard/invitation/`);
+      const page = await browser.newPage({ viewport: VIEWPORT });
+      await page.goto(link);
+      await page.getByText('viewer: read only').waitFor();
+      await page.getByLabel('New password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Accept and set password' }).click();
+      await page.getByText('Your password is set. Sign in with it.').waitFor();
+      await signIn(page, server.url, viewer, PASSWORD);
+      await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+      // A viewer sees no team page link, and reads the credentials page...
+      assert.equal(await page.getByRole('link', { name: 'Team' }).count(), 0);
+      await page.getByRole('link', { name: 'Credentials' }).click();
+      await page.getByLabel('New source name').fill('Not allowed');
+      // ...but creating a source is refused, whatever the page offers.
+      const [answer] = await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/dashboard/credentials/sources') && r.request().method() === 'POST'),
+        page.getByRole('button', { name: 'Create source' }).click(),
+      ]);
+      assert.equal(answer.status(), 403);
+      await page.getByText('Your role (viewer) does not allow this.').waitFor();
+      assert.equal((await page.goto(`${server.url}/dashboard/team`))?.status(), 403);
+      // The invitation works once.
+      assert.equal((await page.goto(link))?.status(), 410);
+      await page.close();
+    });
   });
 }

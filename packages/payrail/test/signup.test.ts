@@ -12,13 +12,13 @@ import { approveSignup, listSignups, submitSignup } from '../src/flows/onboardin
 import { smtpTransport } from '../src/providers/mail-transport.ts';
 import { claimDueMail } from '../src/store/mail-outbox.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
-import { decodeEntities, PanelClient } from './helpers/panel.ts';
+import { PanelClient } from './helpers/panel.ts';
 import { linkIn, startSmtp } from './helpers/smtp.ts';
 import { STORE_KINDS } from './helpers/stores.ts';
 
 const PUBLIC_URL = 'http://payrail.test';
 
-function form(overrides: Record<string, string> = {}): Record<string, string> {
+function form(overrides: Partial<Record<'name' | 'company' | 'email' | 'corridors', string>> = {}) {
   return { name: 'Ada Lovelace', company: 'Harbor Coffee', email: 'ada@example.com', corridors: 'US to Kenya', ...overrides };
 }
 

@@ -39,6 +39,7 @@ export const AUDIT_ACTIONS = [
   'user.end_sessions',
   'user.reset_totp',
   'user.password_reset_request',
+  'user.invite',
   'user.password_reset',
   // Operator actions
   'merchant.create',

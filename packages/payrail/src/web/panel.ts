@@ -7,6 +7,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { findSession, sameToken } from '../flows/panel/sessions.ts';
 import type { PanelRole } from '../flows/panel/users.ts';
+import { merchantRoleMay } from '../domain/panel-permissions.ts';
 import type { Service } from '../service.ts';
 import { assetRoutes } from './assets.ts';
 import { context, cookieNames, sendPage, type CookieNames } from './request.ts';
@@ -18,6 +19,7 @@ import { batchRoutes } from './routes/batches.ts';
 import { chargeActionRoutes } from './routes/charge-actions.ts';
 import { credentialRoutes } from './routes/credentials.ts';
 import { kycRoutes } from './routes/kyc.ts';
+import { teamRoutes } from './routes/team.ts';
 import { merchantRoutes } from './routes/merchant.ts';
 import { operatorRoutes } from './routes/operator.ts';
 import { onboardingRoutes } from './routes/operator-onboarding.ts';
@@ -42,10 +44,12 @@ export function panelRoutes(service: Service): FastifyPluginAsync {
       });
       await signedIn.register(async (merchant) => {
         merchant.addHook('preHandler', roleHook(service, 'merchant'));
+        merchant.addHook('preHandler', merchantRoleHook(service));
         await merchant.register(merchantRoutes(service));
         await merchant.register(credentialRoutes(service));
         await merchant.register(chargeActionRoutes(service));
         await merchant.register(kycRoutes(service));
+        await merchant.register(teamRoutes(service));
       });
       await signedIn.register(async (operator) => {
         operator.addHook('preHandler', roleHook(service, 'operator'));
@@ -101,6 +105,16 @@ function roleHook(service: Service, role: PanelRole) {
     if (request.panelUser?.role === role) return undefined;
     const message =
       role === 'operator' ? 'This page is for the operator only.' : 'This page is for merchant users; operators manage merchants from the Merchants page.';
+    return sendPage(reply, context(service, request), 'Not allowed', errorBody(message, true), 403);
+  };
+}
+
+/** Merchant users act within their role (domain/panel-permissions.ts): a viewer reads, a developer also manages keys. */
+function merchantRoleHook(service: Service) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const role = request.panelUser?.merchantRole ?? 'viewer';
+    if (merchantRoleMay(role, request.method, request.url.split('?')[0]!)) return undefined;
+    const message = `Your role (${role}) does not allow this. Ask an admin of your merchant.`;
     return sendPage(reply, context(service, request), 'Not allowed', errorBody(message, true), 403);
   };
 }

@@ -121,6 +121,7 @@ const NOTICES: Record<string, string> = {
   origin_added: 'Origin added. Pages there may now show the card form of this source.',
   origin_removed: 'Origin removed.',
   totp_removed: 'Two-factor sign-in is off for your account.',
+  invited: 'Invitation sent. The link in it works once, for 7 days.',
   signup_approved: 'Request approved: the merchant is made and its developer gets a one-time link to the credentials.',
   signup_rejected: 'Request rejected; its author is told by mail.',
 };

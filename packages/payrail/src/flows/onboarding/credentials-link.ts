@@ -52,7 +52,15 @@ export async function revealCredentials(deps: OnboardingDeps, token: string, add
     const issued = await issueStarterCredentials(tx, issuer, merchantId, await bareSourceOf(tx, merchantId), nowMs);
     let passwordToken: string | null = null;
     if ((await getUserByEmail(tx, email)) === undefined) {
-      await insertUser(tx, { id: userId, email, role: 'merchant', merchant_id: merchantId, password_hash: passwordHash, created_at_ms: nowMs });
+      await insertUser(tx, {
+        id: userId,
+        email,
+        role: 'merchant',
+        merchant_id: merchantId,
+        merchant_role: 'admin',
+        password_hash: passwordHash,
+        created_at_ms: nowMs,
+      });
       passwordToken = await issueLink(tx, { purpose: 'password_reset', subject: userId, email }, nowMs);
     }
     const actor = { kind: 'anonymous', id: null, label: email, address } as const;

@@ -58,3 +58,9 @@ CREATE TABLE signup_requests (
 CREATE INDEX signup_requests_status ON signup_requests (status, created_at_ms);
 -- At most one open request per address, even with two submissions at once.
 CREATE UNIQUE INDEX signup_requests_open_email ON signup_requests (email) WHERE status IN ('unconfirmed', 'confirmed');
+
+-- What a merchant user may do in the panel: admin (everything, including the
+-- team), developer (keys and webhooks), viewer (read only). Operators have
+-- none. Existing merchant users keep doing everything.
+ALTER TABLE panel_users ADD COLUMN merchant_role TEXT CHECK (merchant_role IN ('admin', 'developer', 'viewer'));
+UPDATE panel_users SET merchant_role = 'admin' WHERE role = 'merchant';

@@ -6,12 +6,15 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { credentialsLinkState, revealCredentials } from '../../flows/onboarding/credentials-link.ts';
 import { completePasswordReset, passwordLinkState, requestPasswordReset } from '../../flows/panel/password-reset.ts';
 import { newToken, sameToken } from '../../flows/panel/sessions.ts';
+import { acceptInvitation, invitationState } from '../../flows/panel/team.ts';
 import type { Service } from '../../service.ts';
 import type { Html } from '../html.ts';
 import { context, type CookieNames, cookieOptions, formField, pathParam, sendPage } from '../request.ts';
 import { notice } from '../views/components.ts';
 import { LINK_PROBLEM_STATUS, linkProblemBody } from '../views/link-problem.ts';
 import { forgotBody, forgotSentBody, resetBody } from '../views/password.ts';
+import { errorBody } from '../views/errors.ts';
+import { invitationBody } from '../views/team.ts';
 import { welcomeAskBody, welcomeSecretsBody } from '../views/welcome.ts';
 
 const TO_SIGN_IN = { href: '/dashboard/login', label: 'Sign in' };
@@ -39,6 +42,39 @@ export function linkRoutes(service: Service, names: CookieNames): FastifyPluginA
       if (!outcome.ok)
         return sendPage(reply, pageCtx(request), 'Link not usable', linkProblemBody(outcome.problem, TO_SIGN_IN), LINK_PROBLEM_STATUS[outcome.problem]);
       return sendPage(reply, pageCtx(request), 'Your credentials', welcomeSecretsBody(outcome.revealed));
+    });
+
+    app.get('/invitation/:token', async (request, reply) => {
+      const token = pathParam(request, 'token');
+      const state = await invitationState(service, token);
+      if (!state.ok)
+        return sendPage(reply, pageCtx(request), 'Link not usable', linkProblemBody(state.problem, TO_SIGN_IN), LINK_PROBLEM_STATUS[state.problem]);
+      return sendPage(reply, pageCtx(request), 'Join the team', invitationBody({ token, email: state.email, role: state.role, message: null }));
+    });
+
+    app.post('/invitation/:token', async (request, reply) => {
+      const token = pathParam(request, 'token');
+      const outcome = await acceptInvitation(service, token, formField(request, 'password'), request.ip);
+      if (outcome.ok) return reply.redirect('/dashboard/login?m=password_set', 303);
+      if ('problem' in outcome)
+        return sendPage(reply, pageCtx(request), 'Link not usable', linkProblemBody(outcome.problem, TO_SIGN_IN), LINK_PROBLEM_STATUS[outcome.problem]);
+      if ('taken' in outcome)
+        return sendPage(
+          reply,
+          pageCtx(request),
+          'Join the team',
+          errorBody('This address already has a panel account: sign in with it. Nothing was changed.', false),
+          409,
+        );
+      const state = await invitationState(service, token);
+      const again = state.ok ? state : { email: '', role: '' };
+      return sendPage(
+        reply,
+        pageCtx(request),
+        'Join the team',
+        invitationBody({ token, email: again.email, role: again.role, message: notice('error', outcome.weak) }),
+        400,
+      );
     });
 
     app.get('/password/forgot', async (request, reply) => renderForgot(request, reply, null, 200));

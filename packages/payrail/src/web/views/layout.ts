@@ -22,6 +22,7 @@ const MERCHANT_NAV: readonly NavItem[] = [
   { href: '/dashboard/transfers', label: 'Transfers' },
   { href: '/dashboard/kyc', label: 'Receiver KYC' },
   { href: '/dashboard/credentials', label: 'Credentials' },
+  { href: '/dashboard/team', label: 'Team' },
   { href: '/dashboard/account/two-factor', label: 'Two-factor' },
 ];
 
@@ -38,7 +39,9 @@ const OPERATOR_NAV: readonly NavItem[] = [
 
 function nav(ctx: PageContext): Html {
   if (ctx.user === null) return html``;
-  const items = ctx.user.role === 'operator' ? OPERATOR_NAV : MERCHANT_NAV;
+  // The team page is for merchant admins only (domain/panel-permissions.ts); others do not see its link.
+  const items =
+    ctx.user.role === 'operator' ? OPERATOR_NAV : MERCHANT_NAV.filter((item) => item.href !== '/dashboard/team' || ctx.user?.merchantRole === 'admin');
   return html`<nav class="nav" aria-label="Main">
     <ul>
       ${items.map((item) => {
