@@ -5,7 +5,9 @@
 // retries, leases).
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { loadConfig } from '../src/config.ts';
 import { ManualClock } from '../src/domain/clock.ts';
+import { createUser } from '../src/flows/panel/users.ts';
 import { MailSender, MAIL_LEASE_MS } from '../src/flows/mail/sender.ts';
 import { mailList } from '../src/flows/mail/outbox.ts';
 import { approveSignup, listSignups, submitSignup } from '../src/flows/onboarding/signup.ts';
@@ -124,6 +126,46 @@ for (const kind of STORE_KINDS) {
       assert.equal(expired.status, 410);
       assert.match(expired.body, /expired/);
       assert.equal((await listSignups(t.service, 'unconfirmed')).filter((r) => r.email === lateEmail).length, 1);
+    });
+
+    it('lets the operator approve a confirmed request from the panel; the one-time credentials link then works once', async () => {
+      const email = 'queue@example.com';
+      await signup(new PanelClient(t.app), form({ email, company: 'Queue <em>Co</em>' }));
+      const confirm = linkIn({ to: [email], text: (await mailsTo(email))[0]!.text_body, messageId: '' }, `${PUBLIC_URL}/signup/confirm/`);
+      assert.equal((await new PanelClient(t.app).post(confirm.slice(PUBLIC_URL.length), {}, { csrf: false })).status, 200);
+      await createUser({ db: t.service.db, clock }, { email: 'ops@example.com', role: 'operator', password: 'correct horse battery staple' });
+      const operator = new PanelClient(t.app);
+      await operator.signIn('ops@example.com', 'correct horse battery staple');
+      const queue = await operator.get('/dashboard/operator/signups');
+      assert.ok(queue.body.includes('Queue &lt;em&gt;Co&lt;/em&gt;'));
+      assert.ok(!queue.body.includes('<em>Co</em>'));
+      const request = (await listSignups(t.service, 'confirmed')).find((r) => r.email === email)!;
+      const approved = await operator.post(`/dashboard/operator/signups/${request.id}/approve`);
+      assert.equal(approved.location, '/dashboard/operator/signups?notice=signup_approved');
+      // Approving twice is refused, and makes no second merchant or mail.
+      assert.equal((await operator.post(`/dashboard/operator/signups/${request.id}/approve`)).status, 400);
+      const mails = await mailsTo(email);
+      assert.equal(mails.length, 2);
+      assert.ok(!/sbx_/.test(mails[0]!.text_body));
+      const welcome = linkIn({ to: [email], text: mails[0]!.text_body, messageId: '' }, `${PUBLIC_URL}/dashboard/welcome/`).slice(PUBLIC_URL.length);
+      const developer = new PanelClient(t.app);
+      assert.match((await developer.get(welcome)).body, /Show my credentials/);
+      const shown = await developer.post(welcome, {}, { csrf: false });
+      assert.equal(shown.status, 200);
+      assert.match(shown.body, /value="sbx_/);
+      const again = await developer.post(welcome, {}, { csrf: false });
+      assert.equal(again.status, 410);
+      assert.ok(!again.body.includes('sbx_'));
+    });
+
+    it('refuses a bad SMTP URL or sender at start, naming the variable and not echoing the URL', () => {
+      assert.throws(
+        () => loadConfig({ PAYRAIL_SMTP_URL: 'http://user:s3cret@mail.example.com', PAYRAIL_MAIL_FROM: 'bad\r\nBcc: x@example.com' }),
+        (error: Error) =>
+          /PAYRAIL_SMTP_URL must be an smtp/.test(error.message) && /PAYRAIL_MAIL_FROM must be/.test(error.message) && !error.message.includes('s3cret'),
+      );
+      assert.equal(loadConfig({ PAYRAIL_SMTP_URL: 'smtps://u:p@mail.example.com:465' }).smtpUrl, 'smtps://u:p@mail.example.com:465');
+      assert.equal(loadConfig({}).signupAutoApprove, true);
     });
 
     it('writes no mail for a change that is refused and rolled back', async () => {
