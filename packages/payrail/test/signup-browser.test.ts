@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, startServer, type RunningServer } from './helpers/browser.ts';
+import { launchChromium, screenshotPath, startServer, type RunningServer } from './helpers/browser.ts';
 import { runCliJson } from './helpers/cli.ts';
 import { linkIn, startSmtp, type TestSmtp } from './helpers/smtp.ts';
 import { createStore, STORE_KINDS, type TestStore } from './helpers/stores.ts';
@@ -51,6 +51,10 @@ for (const kind of STORE_KINDS) {
     let server: RunningServer;
     let browser: Browser;
     const email = `dev-${kind}@example.com`;
+    // Screenshots come from one store's run; the pages are the same on both.
+    const shoot = async (page: Page, name: string) => {
+      if (kind === 'sqlite') await page.screenshot({ path: screenshotPath(name), fullPage: true });
+    };
 
     before(async () => {
       store = await createStore(kind);
@@ -76,6 +80,7 @@ for (const kind of STORE_KINDS) {
       await page.getByLabel('Intended corridors').fill('US to Kenya');
       await page.getByRole('button', { name: 'Request sandbox access' }).click();
       await page.getByText('Enter a valid e-mail address').waitFor();
+      await shoot(page, 'signup-invalid-address');
       assert.equal(await page.getByLabel('Your name').inputValue(), '<b>Ada</b>');
       await page.getByLabel('E-mail').fill(email);
       await page.getByRole('button', { name: 'Request sandbox access' }).click();
@@ -117,6 +122,7 @@ for (const kind of STORE_KINDS) {
       await page.getByRole('button', { name: 'Show my credentials' }).click();
       await page.getByRole('heading', { level: 1, name: 'Your credentials' }).waitFor();
       const transferKey = await page.getByLabel('Transfer API key').inputValue();
+      await shoot(page, 'signup-credentials-once');
       assert.match(transferKey, /^sbx_/);
       assert.match(await page.getByLabel('PIN').inputValue(), /^[0-9]{8}$/);
 
@@ -176,6 +182,7 @@ for (const kind of STORE_KINDS) {
       await admin.getByLabel('Role').selectOption('viewer');
       await admin.getByRole('button', { name: 'Send invitation' }).click();
       await admin.getByText('Invitation sent.').waitFor();
+      await shoot(admin, 'merchant-team');
       await admin.close();
 
       const invitation = await smtp.waitFor((m) => m.to.includes(viewer) && m.text.includes('/dashboard/invitation/'));

@@ -9,7 +9,7 @@ import { loadConfig } from '../src/config.ts';
 import { ManualClock } from '../src/domain/clock.ts';
 import { createUser } from '../src/flows/panel/users.ts';
 import { MailSender, MAIL_LEASE_MS } from '../src/flows/mail/sender.ts';
-import { mailList } from '../src/flows/mail/outbox.ts';
+import { mailList, queueMail } from '../src/flows/mail/outbox.ts';
 import { approveSignup, listSignups, submitSignup } from '../src/flows/onboarding/signup.ts';
 import { smtpTransport } from '../src/providers/mail-transport.ts';
 import { claimDueMail } from '../src/store/mail-outbox.ts';
@@ -205,6 +205,37 @@ for (const kind of STORE_KINDS) {
         sender.close();
       } finally {
         await smtp.close();
+      }
+    });
+  });
+
+  describe(`mail outbox with two senders at once (${kind})`, () => {
+    it('sends every mail exactly once when two workers drain the outbox together', async () => {
+      const t = await createTestApp(kind, { validateResponses: false });
+      const smtp = await startSmtp();
+      try {
+        const count = 25;
+        await t.service.db.write(async (tx) => {
+          for (let i = 0; i < count; i++) {
+            await queueMail(tx, 'test', `many${i}@example.com`, { subject: `Mail ${i}`, text: `body ${i}`, html: `<p>body ${i}</p>` }, t.clock.nowMs());
+          }
+        });
+        const senders = [0, 1].map(() => new MailSender(t.service, smtpTransport(smtp.url, 'payrail@payrail.test'), 'payrail@payrail.test'));
+        await Promise.all(
+          senders.map(async (sender) => {
+            while ((await sender.runOnce()) > 0);
+          }),
+        );
+        for (const sender of senders) sender.close();
+        const received = smtp.mails.map((m) => m.to.join(',')).sort();
+        assert.equal(received.length, count);
+        assert.equal(new Set(received).size, count);
+        assert.equal(new Set(smtp.mails.map((m) => m.messageId)).size, count);
+        const listed = await mailList(t.service, { to: null }, 100);
+        assert.deepEqual(new Set(listed.map((m) => m.status)), new Set(['sent']));
+      } finally {
+        await smtp.close();
+        await t.close();
       }
     });
   });
