@@ -18,7 +18,13 @@ export function authRoutes(service: Service, names: CookieNames): FastifyPluginA
   function renderLogin(request: FastifyRequest, reply: FastifyReply, email: string, message: Html | null, status: number): FastifyReply {
     const csrfToken = newToken();
     void reply.setCookie(names.login, csrfToken, cookieOptions(names));
-    return sendPage(reply, { ...context(service, request), user: null }, 'Sign in', loginBody({ csrfToken, email, message }), status);
+    return sendPage(
+      reply,
+      { ...context(service, request), user: null },
+      'Sign in',
+      loginBody({ csrfToken, email, message, sandbox: service.config.environment === 'sandbox' }),
+      status,
+    );
   }
 
   return async (app) => {

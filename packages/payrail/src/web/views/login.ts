@@ -2,7 +2,7 @@
 import { html, type Html } from '../html.ts';
 import { notice } from './components.ts';
 
-export function loginBody(input: { csrfToken: string; email: string; message: Html | null }): Html {
+export function loginBody(input: { csrfToken: string; email: string; message: Html | null; sandbox: boolean }): Html {
   const body = html`<div class="narrow card">
   ${input.message}
   <form method="post" action="/dashboard/login" class="stack">
@@ -18,6 +18,7 @@ export function loginBody(input: { csrfToken: string; email: string; message: Ht
     <button type="submit" class="button primary">Sign in</button>
   </form>
   <p><a href="/dashboard/password/forgot">Forgot your password?</a></p>
+  ${input.sandbox ? html`<p>No account yet? <a href="/signup">Get sandbox access</a>.</p>` : ''}
   <p class="hint">Accounts are created by the operator, or by a one-time link in a mail from Payrail.</p>
 </div>`;
   return body;
