@@ -91,6 +91,14 @@ for (const kind of STORE_KINDS) {
       assert.equal((await mailsTo(email)).length, 3);
     });
 
+    it('refuses a post without the form token (cross-site), making nothing', async () => {
+      const client = new PanelClient(t.app);
+      const answer = await client.post('/signup', form({ email: 'csrf@example.com' }), { csrf: false });
+      assert.equal(answer.status, 403);
+      assert.match(answer.body, /did not come from this site/);
+      assert.deepEqual(await mailsTo('csrf@example.com'), []);
+    });
+
     it('answers 429 to a flood of sign-ups from one client address', async () => {
       const client = new PanelClient(t.app);
       const statuses: number[] = [];

@@ -19,10 +19,11 @@ const BACK = { href: '/signup', label: 'Back to sign-up' };
 export function signupPages(service: Service): FastifyPluginAsync {
   const names = cookieNames(service.config);
 
-  function renderForm(request: FastifyRequest, reply: FastifyReply, form: SignupForm, problems: SignupProblems, status: number) {
+  function renderForm(request: FastifyRequest, reply: FastifyReply, form: SignupForm, problems: SignupProblems, status: number, message?: string) {
     const csrfToken = newToken();
     void reply.setCookie(names.login, csrfToken, cookieOptions(names));
-    return sendPage(reply, context(service, request), 'Sandbox access', signupFormBody({ csrfToken, form, problems }), status);
+    const body = signupFormBody({ csrfToken, form, problems, ...(message === undefined ? {} : { message }) });
+    return sendPage(reply, context(service, request), 'Sandbox access', body, status);
   }
 
   return async (app) => {
@@ -39,7 +40,7 @@ export function signupPages(service: Service): FastifyPluginAsync {
       };
       const expected = request.cookies[names.login] ?? '';
       if (expected === '' || !sameToken(formField(request, '_csrf'), expected)) {
-        return renderForm(request, reply, form, { name: 'The form expired. Send it again.' }, 403);
+        return renderForm(request, reply, form, {}, 403, 'This form has expired or did not come from this site. Send it again.');
       }
       const outcome = await submitSignup(service, form, request.ip);
       if (!outcome.ok) return renderForm(request, reply, outcome.form, outcome.problems, 400);

@@ -12,10 +12,11 @@ function field(id: keyof SignupForm, label: string, value: string, problem: stri
   </div>`;
 }
 
-export function signupFormBody(input: { csrfToken: string; form: SignupForm; problems: SignupProblems }): Html {
+export function signupFormBody(input: { csrfToken: string; form: SignupForm; problems: SignupProblems; message?: string }): Html {
   const p = input.problems;
   const count = Object.keys(p).length;
   return html`<div class="narrow card">
+  ${input.message === undefined ? '' : notice('error', input.message)}
   ${count === 0 ? '' : notice('error', `Please correct ${count === 1 ? 'the field' : `the ${count} fields`} below.`)}
   <p>Get sandbox API credentials by e-mail. We send a link to confirm your address; once your request is approved, a second mail brings a one-time link to your credentials.</p>
   <form method="post" action="/signup" class="stack" novalidate>
