@@ -55,6 +55,12 @@ export interface Config {
    * proxy. Empty: the socket's peer is the client.
    */
   readonly trustedProxies: readonly string[];
+  /** smtp:// or smtps:// URL of the mail server (PAYRAIL_SMTP_URL); null keeps mail in the outbox, shown in the panel and by `payrail mail list`. */
+  readonly smtpUrl: string | null;
+  /** Sender of Payrail's mail (PAYRAIL_MAIL_FROM). */
+  readonly mailFrom: string;
+  /** Whether a confirmed sandbox sign-up is approved without an operator (PAYRAIL_SIGNUP_AUTO_APPROVE; on by default in the sandbox). */
+  readonly signupAutoApprove: boolean;
 }
 
 export class ConfigError extends Error {
@@ -155,6 +161,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       problems.push(`PAYRAIL_TRUSTED_PROXIES must list IP addresses or CIDR ranges, got "${entry.slice(0, 60)}"`);
   }
 
+  const smtpUrl = text('PAYRAIL_SMTP_URL');
+  if (smtpUrl !== null && !/^smtps?:\/\/[^\s/]+/.test(smtpUrl)) {
+    problems.push(
+      'PAYRAIL_SMTP_URL must be an smtp:// or smtps:// URL, like smtps://user:password@mail.example.com:465 (leave it unset to keep mail in the outbox)',
+    );
+  }
+  const mailFrom = text('PAYRAIL_MAIL_FROM') ?? 'Payrail <payrail@localhost>';
+  if (!/^[^\r\n<>]{0,100}<[^\s<>@]+@[^\s<>@]+>$|^[^\s<>@]+@[^\s<>@]+$/.test(mailFrom)) {
+    problems.push(`PAYRAIL_MAIL_FROM must be an address, like payrail@example.com or "Payrail <payrail@example.com>", got "${mailFrom.slice(0, 80)}"`);
+  }
+  const signupAutoApprove = oneOf('PAYRAIL_SIGNUP_AUTO_APPROVE', environment === 'sandbox' ? '1' : '0', ['0', '1']) === '1';
+
   const config: Config = {
     port,
     host,
@@ -183,6 +201,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authFailuresPerAddress: integer('PAYRAIL_AUTH_FAILURES_PER_ADDRESS', ADDRESS_FAILURES_MAX_DEFAULT, 1, 1_000_000),
     docs: oneOf('PAYRAIL_DOCS', environment === 'sandbox' ? '1' : '0', ['0', '1']) === '1',
     trustedProxies,
+    smtpUrl,
+    mailFrom,
+    signupAutoApprove,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -20,6 +20,7 @@ import { createJobs } from '../worker/jobs.ts';
 import { Worker } from '../worker/worker.ts';
 import { describeFailure, failureJson, failureText, inStore, StoreCommandError } from './failure.ts';
 import { cliActor } from './actor.ts';
+import { registerOnboardingCommands } from './onboarding-commands.ts';
 import { registerAuditCommand, registerOriginsCommand, registerUserAdminCommands } from './security-commands.ts';
 
 /** A command line that cannot be carried out as written. */
@@ -298,6 +299,7 @@ export function buildProgram(): Command {
   registerUserAdminCommands(user, securityHelpers);
   registerOriginsCommand(source, securityHelpers);
   registerAuditCommand(program, securityHelpers);
+  registerOnboardingCommands(program, merchant, securityHelpers);
 
   const transfer = program.command('transfer').description('operator actions on transfers waiting for reconciliation');
   const transferText = (t: transferOps.TransferSummary) =>

@@ -38,6 +38,9 @@ export const AUDIT_ACTIONS = [
   'user.reset_password',
   'user.end_sessions',
   'user.reset_totp',
+  'user.password_reset_request',
+  'user.invite',
+  'user.password_reset',
   // Operator actions
   'merchant.create',
   'merchant.fund',
@@ -45,6 +48,13 @@ export const AUDIT_ACTIONS = [
   'merchant.link_required',
   'transfer.link',
   'transfer.cancel',
+  // Self-service sign-up and onboarding by e-mail
+  'signup.request',
+  'signup.confirm',
+  'signup.approve',
+  'signup.reject',
+  'merchant.onboard',
+  'credentials.reveal',
   // Credentials
   'source.create',
   'source.rotate',

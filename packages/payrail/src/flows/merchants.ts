@@ -59,11 +59,28 @@ export interface CreatedMerchant {
 
 export const MERCHANT_NAME_LENGTH_MAX = 200;
 
-export async function createMerchant(deps: IssuingDeps, input: { name: string }, by: AuditActor = SYSTEM_ACTOR): Promise<CreatedMerchant> {
-  const name = input.name.trim();
+/** A merchant's name, trimmed; refused when empty or too long. */
+export function merchantNameOf(text: string): string {
+  const name = text.trim();
   if (name.length === 0 || name.length > MERCHANT_NAME_LENGTH_MAX) {
     fail('invalid_request', `name must be 1 to ${MERCHANT_NAME_LENGTH_MAX} characters`);
   }
+  return name;
+}
+
+/** A new merchant's row and ledger accounts, in a transaction the caller holds; returns its id. */
+export async function insertMerchantWithAccounts(tx: Txn, name: string, nowMs: number): Promise<string> {
+  const merchantId = newMerchantId();
+  await merchants.insertMerchant(tx, { id: merchantId, name, payouts_must_link: 0, created_at_ms: nowMs });
+  for (const kind of MERCHANT_ACCOUNT_KINDS) {
+    // Only the available balance has a floor (minus the overdraft, 0 at first).
+    await createAccount(tx, { id: merchantAccount(merchantId, kind), merchantId, kind, floorCents: kind === 'available' ? 0 : null, nowMs });
+  }
+  return merchantId;
+}
+
+export async function createMerchant(deps: IssuingDeps, input: { name: string }, by: AuditActor = SYSTEM_ACTOR): Promise<CreatedMerchant> {
+  const name = merchantNameOf(input.name);
   const event = { action: 'merchant.create', target: null, detail: `name ${name}` } as const;
   const describe = (created: CreatedMerchant) => ({ target: created.merchant_id, merchantId: created.merchant_id });
   return writeAudited(
@@ -72,18 +89,53 @@ export async function createMerchant(deps: IssuingDeps, input: { name: string },
     event,
     async (tx) => {
       const nowMs = deps.clock.nowMs();
-      const merchantId = newMerchantId();
-      await merchants.insertMerchant(tx, { id: merchantId, name, payouts_must_link: 0, created_at_ms: nowMs });
-      for (const kind of MERCHANT_ACCOUNT_KINDS) {
-        // Only the available balance has a floor (minus the overdraft, 0 at first).
-        await createAccount(tx, { id: merchantAccount(merchantId, kind), merchantId, kind, floorCents: kind === 'available' ? 0 : null, nowMs });
-      }
-      const transferKey = await issueTransferKey(tx, deps.environment, merchantId, nowMs);
-      const source = await issueSource(tx, deps, merchantId, 'Default source', nowMs);
-      return { merchant_id: merchantId, transfer_api_key: transferKey, source };
+      const merchantId = await insertMerchantWithAccounts(tx, name, nowMs);
+      return { merchant_id: merchantId, ...(await issueStarterCredentials(tx, deps, merchantId, null, nowMs)) };
     },
     describe,
   );
+}
+
+/**
+ * A merchant's first transfer API key and source credentials, in a
+ * transaction the caller holds. With `sourceId` the credentials go to that
+ * existing source (made earlier without any, for a one-time credentials
+ * link); without, a "Default source" is made.
+ */
+export async function issueStarterCredentials(
+  tx: Txn,
+  issuer: Issuer,
+  merchantId: string,
+  sourceId: string | null,
+  nowMs: number,
+): Promise<{ transfer_api_key: string; source: SourceCredentials }> {
+  const transferKey = await issueTransferKey(tx, issuer.environment, merchantId, nowMs);
+  const source =
+    sourceId === null
+      ? await issueSource(tx, issuer, merchantId, 'Default source', nowMs)
+      : await issueSourceCredentials(tx, issuer, merchantId, sourceId, nowMs);
+  return { transfer_api_key: transferKey, source };
+}
+
+/** A source with no credentials yet (they are issued when its one-time credentials link is used). */
+export async function insertBareSource(tx: Txn, merchantId: string, name: string, nowMs: number): Promise<string> {
+  const sourceId = newSourceId();
+  await merchants.insertSource(tx, { id: sourceId, merchant_id: merchantId, name, created_at_ms: nowMs });
+  return sourceId;
+}
+
+/** A posting from the operator's funding account to a merchant, in a transaction the caller holds. */
+export async function fundInTx(tx: Txn, merchantId: string, amountCents: number, nowMs: number): Promise<void> {
+  await createAccount(tx, { id: OPERATOR_FUNDING_ACCOUNT, merchantId: null, kind: 'operator_funding', floorCents: null, nowMs });
+  await post(tx, {
+    kind: 'merchant.fund',
+    debitAccountId: OPERATOR_FUNDING_ACCOUNT,
+    creditAccountId: merchantAccount(merchantId, 'available'),
+    amountCents,
+    merchantId,
+    refId: `fund_${randomBase62(16)}`,
+    nowMs,
+  });
 }
 
 /** The owner of a credential and when it is issued; a transfer key has no source. */
@@ -160,19 +212,9 @@ export async function fundMerchant(
   by: AuditActor = SYSTEM_ACTOR,
 ): Promise<MerchantSummary> {
   const detail = `amount ${formatCents(input.amountCents)} USD`;
-  return changeMerchant(deps, by, input.merchantId, { action: 'merchant.fund', detail }, async (tx) => {
-    const nowMs = deps.clock.nowMs();
-    await createAccount(tx, { id: OPERATOR_FUNDING_ACCOUNT, merchantId: null, kind: 'operator_funding', floorCents: null, nowMs });
-    await post(tx, {
-      kind: 'merchant.fund',
-      debitAccountId: OPERATOR_FUNDING_ACCOUNT,
-      creditAccountId: merchantAccount(input.merchantId, 'available'),
-      amountCents: input.amountCents,
-      merchantId: input.merchantId,
-      refId: `fund_${randomBase62(16)}`,
-      nowMs,
-    });
-  });
+  return changeMerchant(deps, by, input.merchantId, { action: 'merchant.fund', detail }, (tx) =>
+    fundInTx(tx, input.merchantId, input.amountCents, deps.clock.nowMs()),
+  );
 }
 
 export async function setOverdraft(

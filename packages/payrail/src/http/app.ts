@@ -26,6 +26,7 @@ import { sandboxRoutes } from './routes/sandbox.ts';
 import { scheduleRoutes } from './routes/schedules.ts';
 import { transferRoutes } from './routes/transfers.ts';
 import { panelRoutes } from '../web/panel.ts';
+import { signupPages } from '../web/signup-pages.ts';
 
 export type App = FastifyInstance;
 
@@ -103,5 +104,7 @@ export async function buildApp(service: Service, options: AppOptions = {}): Prom
   await app.register(scheduleRoutes(service));
   await app.register(hostedFormRoutes(service));
   await app.register(panelRoutes(service), { prefix: '/dashboard' });
+  // Self-service sign-up exists in the sandbox only; production merchants are onboarded by the operator.
+  if (service.config.environment === 'sandbox') await app.register(signupPages(service), { prefix: '/signup' });
   return app as unknown as App;
 }

@@ -2,7 +2,7 @@
 // session token is stored, so a copy of the database cannot sign anyone in;
 // callers pass that hash, never the token.
 import type { Tx } from './db.ts';
-import type { PanelRole } from './panel-users.ts';
+import type { MerchantRole, PanelRole } from './panel-users.ts';
 
 /** A session joined with its user: what every signed-in request needs, in one read. */
 export interface SessionUserRow {
@@ -14,6 +14,7 @@ export interface SessionUserRow {
   email: string;
   role: PanelRole;
   merchant_id: string | null;
+  merchant_role: MerchantRole | null;
   disabled_at_ms: number | null;
   totp_enrolled_at_ms: number | null;
 }
@@ -21,7 +22,7 @@ export interface SessionUserRow {
 export async function getSessionUser(tx: Tx, tokenHash: string): Promise<SessionUserRow | undefined> {
   return tx.get<SessionUserRow>(
     `SELECT s.user_id, s.expires_at_ms, s.last_seen_at_ms, s.authenticated_at_ms, s.code_pending,
-            u.email, u.role, u.merchant_id, u.disabled_at_ms, u.totp_enrolled_at_ms
+            u.email, u.role, u.merchant_id, u.merchant_role, u.disabled_at_ms, u.totp_enrolled_at_ms
      FROM panel_sessions s JOIN panel_users u ON u.id = s.user_id
      WHERE s.token_hash = ?`,
     [tokenHash],

@@ -6,11 +6,16 @@ import type { Tx } from './db.ts';
 /** An operator runs the deployment and sees every merchant; a merchant user sees only its merchant. */
 export type PanelRole = 'operator' | 'merchant';
 
+/** What a merchant user may do: admin everything (the team too), developer keys and webhooks, viewer read only. */
+export type MerchantRole = 'admin' | 'developer' | 'viewer';
+
 export interface PanelUserRow {
   id: string;
   email: string;
   role: PanelRole;
   merchant_id: string | null;
+  /** Null for operators. */
+  merchant_role: MerchantRole | null;
   password_hash: string;
   disabled_at_ms: number | null;
   /** Base32 TOTP secret once enrolled, else null. */
@@ -18,7 +23,7 @@ export interface PanelUserRow {
   totp_enrolled_at_ms: number | null;
 }
 
-const USER_COLUMNS = 'id, email, role, merchant_id, password_hash, disabled_at_ms, totp_secret, totp_enrolled_at_ms';
+const USER_COLUMNS = 'id, email, role, merchant_id, merchant_role, password_hash, disabled_at_ms, totp_secret, totp_enrolled_at_ms';
 
 export async function getUserByEmail(tx: Tx, email: string): Promise<PanelUserRow | undefined> {
   return tx.get<PanelUserRow>(`SELECT ${USER_COLUMNS} FROM panel_users WHERE email = ?`, [email]);
@@ -32,11 +37,12 @@ export async function insertUser(
   tx: Tx,
   row: Omit<PanelUserRow, 'disabled_at_ms' | 'totp_secret' | 'totp_enrolled_at_ms'> & { created_at_ms: number },
 ): Promise<void> {
-  await tx.run('INSERT INTO panel_users (id, email, role, merchant_id, password_hash, created_at_ms) VALUES (?, ?, ?, ?, ?, ?)', [
+  await tx.run('INSERT INTO panel_users (id, email, role, merchant_id, merchant_role, password_hash, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)', [
     row.id,
     row.email,
     row.role,
     row.merchant_id,
+    row.merchant_role,
     row.password_hash,
     row.created_at_ms,
   ]);
@@ -48,6 +54,7 @@ export interface UserListItem {
   email: string;
   role: PanelRole;
   merchant_id: string | null;
+  merchant_role: MerchantRole | null;
   created_at_ms: number;
   disabled_at_ms: number | null;
   totp_enrolled_at_ms: number | null;
@@ -56,8 +63,16 @@ export interface UserListItem {
 /** Up to `limit` users, oldest first. */
 export async function listUsers(tx: Tx, limit: number): Promise<UserListItem[]> {
   return tx.all<UserListItem>(
-    'SELECT id, email, role, merchant_id, created_at_ms, disabled_at_ms, totp_enrolled_at_ms FROM panel_users ORDER BY created_at_ms, id LIMIT ?',
+    'SELECT id, email, role, merchant_id, merchant_role, created_at_ms, disabled_at_ms, totp_enrolled_at_ms FROM panel_users ORDER BY created_at_ms, id LIMIT ?',
     [limit],
+  );
+}
+
+/** The users of one merchant, oldest first. */
+export async function listMerchantUsers(tx: Tx, merchantId: string, limit: number): Promise<UserListItem[]> {
+  return tx.all<UserListItem>(
+    'SELECT id, email, role, merchant_id, merchant_role, created_at_ms, disabled_at_ms, totp_enrolled_at_ms FROM panel_users WHERE merchant_id = ? ORDER BY created_at_ms, id LIMIT ?',
+    [merchantId, limit],
   );
 }
 

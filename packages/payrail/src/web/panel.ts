@@ -4,73 +4,37 @@
 // affected. Routes are layered: public (sign-in, assets), then behind a
 // session with CSRF checks on every POST (an operator without a second factor
 // reaches only its enrolment page), then per role.
-import cookie from '@fastify/cookie';
-import formbody from '@fastify/formbody';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { isApiError } from '../errors.ts';
-import { PasswordBusyError } from '../flows/panel/passwords.ts';
 import { findSession, sameToken } from '../flows/panel/sessions.ts';
 import type { PanelRole } from '../flows/panel/users.ts';
+import { merchantRoleMay } from '../domain/panel-permissions.ts';
 import type { Service } from '../service.ts';
 import { assetRoutes } from './assets.ts';
 import { context, cookieNames, sendPage, type CookieNames } from './request.ts';
 import { accountRoutes, TWO_FACTOR_PATH } from './routes/account.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { authRoutes, logoutRoute } from './routes/auth.ts';
+import { linkRoutes } from './routes/welcome.ts';
 import { batchRoutes } from './routes/batches.ts';
 import { chargeActionRoutes } from './routes/charge-actions.ts';
 import { credentialRoutes } from './routes/credentials.ts';
 import { customerPanelRoutes } from './routes/customers.ts';
 import { kycRoutes } from './routes/kyc.ts';
+import { teamRoutes } from './routes/team.ts';
 import { merchantRoutes } from './routes/merchant.ts';
 import { operatorRoutes } from './routes/operator.ts';
+import { onboardingRoutes } from './routes/operator-onboarding.ts';
 import { reconciliationRoutes } from './routes/reconciliation.ts';
 import { errorBody } from './views/errors.ts';
-
-/** Forms are small; anything bigger is refused before parsing. */
-const FORM_BODY_LIMIT_BYTES = 16 * 1024;
-
-const SECURITY_HEADERS: Record<string, string> = {
-  'content-security-policy':
-    "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  'x-frame-options': 'DENY',
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'same-origin',
-};
+import { registerPageBasics } from './page-basics.ts';
 
 export function panelRoutes(service: Service): FastifyPluginAsync {
   const names = cookieNames(service.config);
   return async (app) => {
-    await app.register(cookie);
-    await app.register(formbody, { bodyLimit: FORM_BODY_LIMIT_BYTES });
-
-    app.addHook('onSend', async (_request, reply, payload) => {
-      for (const [name, value] of Object.entries(SECURITY_HEADERS)) reply.header(name, value);
-      // Pages may hold balances or one-time secrets: never keep them in a cache.
-      if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-      return payload;
-    });
-
-    app.setErrorHandler(async (error, request, reply) => {
-      const ctx = context(service, request);
-      if (isApiError(error))
-        return sendPage(reply, ctx, error.status === 404 ? 'Not found' : 'Cannot do that', errorBody(error.message, ctx.user !== null), error.status);
-      if (error instanceof PasswordBusyError) return sendPage(reply, ctx, 'Busy', errorBody(error.message, ctx.user !== null), 503);
-      const status = (error as { statusCode?: number }).statusCode;
-      if (status !== undefined && status >= 400 && status < 500) {
-        return sendPage(reply, ctx, 'Bad request', errorBody('The request could not be read. Reload the page and try again.', ctx.user !== null), status);
-      }
-      request.log.error({ err: error }, 'panel error');
-      return sendPage(reply, ctx, 'Something went wrong', errorBody('Something went wrong on our side. Please try again.', ctx.user !== null), 500);
-    });
-
-    app.setNotFoundHandler(async (request, reply) => {
-      const ctx = context(service, request);
-      return sendPage(reply, ctx, 'Not found', errorBody('There is no such page.', false), 404);
-    });
-
+    await registerPageBasics(app, service);
     await app.register(assetRoutes());
     await app.register(authRoutes(service, names));
+    await app.register(linkRoutes(service, names));
     await app.register(async (signedIn) => {
       signedIn.addHook('preHandler', sessionHook(service, names));
       await signedIn.register(logoutRoute(service, names));
@@ -81,11 +45,13 @@ export function panelRoutes(service: Service): FastifyPluginAsync {
       });
       await signedIn.register(async (merchant) => {
         merchant.addHook('preHandler', roleHook(service, 'merchant'));
+        merchant.addHook('preHandler', merchantRoleHook(service));
         await merchant.register(merchantRoutes(service));
         await merchant.register(credentialRoutes(service));
         await merchant.register(chargeActionRoutes(service));
         await merchant.register(kycRoutes(service));
         await merchant.register(customerPanelRoutes(service));
+        await merchant.register(teamRoutes(service));
       });
       await signedIn.register(async (operator) => {
         operator.addHook('preHandler', roleHook(service, 'operator'));
@@ -93,6 +59,7 @@ export function panelRoutes(service: Service): FastifyPluginAsync {
         await operator.register(reconciliationRoutes(service));
         await operator.register(batchRoutes(service));
         await operator.register(auditRoutes(service));
+        await operator.register(onboardingRoutes(service));
       });
     });
   };
@@ -140,6 +107,16 @@ function roleHook(service: Service, role: PanelRole) {
     if (request.panelUser?.role === role) return undefined;
     const message =
       role === 'operator' ? 'This page is for the operator only.' : 'This page is for merchant users; operators manage merchants from the Merchants page.';
+    return sendPage(reply, context(service, request), 'Not allowed', errorBody(message, true), 403);
+  };
+}
+
+/** Merchant users act within their role (domain/panel-permissions.ts): a viewer reads, a developer also manages keys. */
+function merchantRoleHook(service: Service) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const role = request.panelUser?.merchantRole ?? 'viewer';
+    if (merchantRoleMay(role, request.method, request.url.split('?')[0]!)) return undefined;
+    const message = `Your role (${role}) does not allow this. Ask an admin of your merchant.`;
     return sendPage(reply, context(service, request), 'Not allowed', errorBody(message, true), 403);
   };
 }

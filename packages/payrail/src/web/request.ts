@@ -123,6 +123,9 @@ const NOTICES: Record<string, string> = {
   totp_removed: 'Two-factor sign-in is off for your account.',
   schedule_paused: 'Schedule paused. It charges nothing until it is resumed.',
   schedule_resumed: 'Schedule resumed. Its next run date is charged when it comes (at once if it has passed).',
+  invited: 'Invitation sent. The link in it works once, for 7 days.',
+  signup_approved: 'Request approved: the merchant is made and its developer gets a one-time link to the credentials.',
+  signup_rejected: 'Request rejected; its author is told by mail.',
 };
 
 export function noticeFromQuery(request: FastifyRequest): Html | null {

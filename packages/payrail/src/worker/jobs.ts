@@ -1,6 +1,7 @@
 // The worker's jobs, in the order they run each round.
 import type { Service } from '../service.ts';
 import { cardLifecycleJobs, payinCleanupJob, pendingChargesJob, recurringSchedulesJob } from './charge-jobs.ts';
+import { mailSendJob } from './mail-jobs.ts';
 import { abuseCountersPruneJob, cardDataScrubJob } from './security-jobs.ts';
 import { createTransferJobs } from './transfer-jobs.ts';
 import type { Job } from './worker.ts';
@@ -14,5 +15,6 @@ export function createJobs(service: Service): Job[] {
     abuseCountersPruneJob(service),
     ...createTransferJobs(service),
     cardDataScrubJob(service),
+    mailSendJob(service),
   ];
 }

@@ -19,6 +19,8 @@ export interface RunningServer {
   /** Everything the server printed, for diagnosis and for checking that no secret was logged. */
   readonly output: () => string;
   stop(): Promise<void>;
+  /** Ends the process at once (SIGKILL): no shutdown work runs, as in a crash. */
+  kill(): Promise<void>;
 }
 
 export async function startServer(env: Record<string, string>): Promise<RunningServer> {
@@ -58,9 +60,15 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
     url,
     output: () => output,
     async stop() {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
+      await exited;
+    },
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
       await exited;
     },
   };

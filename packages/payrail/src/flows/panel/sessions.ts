@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import { type AuditActor, auditInTx } from '../audit.ts';
 import { deleteSession, getSessionUser, type SessionUserRow, touchSession } from '../../store/panel-sessions.ts';
 import type { PanelDeps } from './deps.ts';
-import type { PanelRole } from './users.ts';
+import type { MerchantRole, PanelRole } from './users.ts';
 
 /** Absolute lifetime of a session, however active. */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
@@ -32,6 +32,8 @@ export interface SessionUser {
   readonly role: PanelRole;
   /** Set for merchant users: every query of theirs is scoped to it. */
   readonly merchantId: string | null;
+  /** What a merchant user may do (admin, developer, viewer); null for operators. */
+  readonly merchantRole: MerchantRole | null;
   readonly csrfToken: string;
   /** When the password (and code) were last checked in this session. */
   readonly authenticatedAtMs: number;
@@ -74,6 +76,7 @@ function sessionUserOf(row: SessionUserRow, token: string): SessionUser {
     email: row.email,
     role: row.role,
     merchantId: row.merchant_id,
+    merchantRole: row.merchant_role,
     csrfToken: csrfTokenFor(token),
     authenticatedAtMs: row.authenticated_at_ms,
     totpEnrolled,

@@ -15,6 +15,7 @@ import {
   getUserByEmail,
   insertUser,
   listUsers as listUserRows,
+  type MerchantRole,
   type PanelRole,
   type PanelUserRow,
   setPasswordHash,
@@ -26,7 +27,7 @@ import { SYSTEM_ACTOR, writeAudited } from '../audit.ts';
 import type { PanelDeps } from './deps.ts';
 import { generatePassword, hashPassword } from './passwords.ts';
 
-export type { PanelRole, UserListItem };
+export type { MerchantRole, PanelRole, UserListItem };
 
 export const EMAIL_LENGTH_MAX = 254;
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
@@ -71,7 +72,15 @@ export async function createUser(
   await writeAudited(deps, by, event, async (tx) => {
     if (merchantId !== null && (await getMerchant(tx, merchantId)) === undefined) fail('not_found', `merchant ${merchantId} not found`);
     if ((await getUserByEmail(tx, email)) !== undefined) fail('invalid_request', `a user with email ${email} already exists`);
-    await insertUser(tx, { id, email, role, merchant_id: merchantId, password_hash: passwordHash, created_at_ms: deps.clock.nowMs() });
+    await insertUser(tx, {
+      id,
+      email,
+      role,
+      merchant_id: merchantId,
+      merchant_role: role === 'merchant' ? 'admin' : null,
+      password_hash: passwordHash,
+      created_at_ms: deps.clock.nowMs(),
+    });
   });
   return { id, email, role, merchant_id: merchantId, generated_password: input.password === undefined ? password : null };
 }

@@ -18,14 +18,20 @@ export function authRoutes(service: Service, names: CookieNames): FastifyPluginA
   function renderLogin(request: FastifyRequest, reply: FastifyReply, email: string, message: Html | null, status: number): FastifyReply {
     const csrfToken = newToken();
     void reply.setCookie(names.login, csrfToken, cookieOptions(names));
-    return sendPage(reply, { ...context(service, request), user: null }, 'Sign in', loginBody({ csrfToken, email, message }), status);
+    return sendPage(
+      reply,
+      { ...context(service, request), user: null },
+      'Sign in',
+      loginBody({ csrfToken, email, message, sandbox: service.config.environment === 'sandbox' }),
+      status,
+    );
   }
 
   return async (app) => {
     app.get('/login', async (request, reply) => {
       if ((await findSession(service, request.cookies[names.session])) !== null) return reply.redirect('/dashboard', 303);
       const m = queryField(request, 'm');
-      const message = m === 'signed_out' ? loginMessage('signed_out') : m === 'expired' ? loginMessage('expired') : null;
+      const message = m === 'signed_out' || m === 'expired' || m === 'password_set' ? loginMessage(m) : null;
       return renderLogin(request, reply, '', message, 200);
     });
 

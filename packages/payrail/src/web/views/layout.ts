@@ -23,21 +23,26 @@ const MERCHANT_NAV: readonly NavItem[] = [
   { href: '/dashboard/customers', label: 'Customers' },
   { href: '/dashboard/kyc', label: 'Receiver KYC' },
   { href: '/dashboard/credentials', label: 'Credentials' },
+  { href: '/dashboard/team', label: 'Team' },
   { href: '/dashboard/account/two-factor', label: 'Two-factor' },
 ];
 
 const OPERATOR_NAV: readonly NavItem[] = [
   { href: '/dashboard/operator/merchants', label: 'Merchants' },
+  { href: '/dashboard/operator/signups', label: 'Sign-ups' },
   { href: '/dashboard/operator/reconciliation', label: 'Reconciliation' },
   { href: '/dashboard/operator/batches', label: 'Batches' },
   { href: '/dashboard/operator/ledger', label: 'Ledger' },
   { href: '/dashboard/operator/audit', label: 'Audit log' },
+  { href: '/dashboard/operator/mail', label: 'Mail' },
   { href: '/dashboard/account/two-factor', label: 'Two-factor' },
 ];
 
 function nav(ctx: PageContext): Html {
   if (ctx.user === null) return html``;
-  const items = ctx.user.role === 'operator' ? OPERATOR_NAV : MERCHANT_NAV;
+  // The team page is for merchant admins only (domain/panel-permissions.ts); others do not see its link.
+  const items =
+    ctx.user.role === 'operator' ? OPERATOR_NAV : MERCHANT_NAV.filter((item) => item.href !== '/dashboard/team' || ctx.user?.merchantRole === 'admin');
   return html`<nav class="nav" aria-label="Main">
     <ul>
       ${items.map((item) => {

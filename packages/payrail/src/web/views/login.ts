@@ -2,7 +2,7 @@
 import { html, type Html } from '../html.ts';
 import { notice } from './components.ts';
 
-export function loginBody(input: { csrfToken: string; email: string; message: Html | null }): Html {
+export function loginBody(input: { csrfToken: string; email: string; message: Html | null; sandbox: boolean }): Html {
   const body = html`<div class="narrow card">
   ${input.message}
   <form method="post" action="/dashboard/login" class="stack">
@@ -17,12 +17,17 @@ export function loginBody(input: { csrfToken: string; email: string; message: Ht
     </div>
     <button type="submit" class="button primary">Sign in</button>
   </form>
-  <p class="hint">Accounts are created by the operator with <code>payrail user create</code>.</p>
+  <p><a href="/dashboard/password/forgot">Forgot your password?</a></p>
+  ${input.sandbox ? html`<p>No account yet? <a href="/signup">Get sandbox access</a>.</p>` : ''}
+  <p class="hint">Accounts are created by the operator, or by a one-time link in a mail from Payrail.</p>
 </div>`;
   return body;
 }
 
-export function loginMessage(outcome: 'invalid' | 'wrong_code' | 'wrong_password' | 'locked' | 'signed_out' | 'expired' | 'busy', lockedForMs = 0): Html {
+export function loginMessage(
+  outcome: 'invalid' | 'wrong_code' | 'wrong_password' | 'locked' | 'signed_out' | 'expired' | 'busy' | 'password_set',
+  lockedForMs = 0,
+): Html {
   switch (outcome) {
     case 'invalid':
       return notice('error', 'Wrong e-mail or password.');
@@ -37,6 +42,8 @@ export function loginMessage(outcome: 'invalid' | 'wrong_code' | 'wrong_password
     }
     case 'busy':
       return notice('error', 'Too many sign-ins at once. Please try again in a moment.');
+    case 'password_set':
+      return notice('success', 'Your password is set. Sign in with it.');
     case 'signed_out':
       return notice('success', 'You are signed out.');
     case 'expired':

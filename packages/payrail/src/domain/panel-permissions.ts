@@ -1,0 +1,20 @@
+// What each merchant role may do in the control panel, by request: viewers
+// read; developers also manage keys (the credentials pages: sources, API
+// keys, card-form origins); admins do everything, including the team page.
+// Checked on every merchant route (web/panel.ts), not just hidden in menus.
+
+export type MerchantRoleName = 'admin' | 'developer' | 'viewer';
+
+const DEVELOPER_WRITE_PREFIXES = ['/dashboard/credentials'];
+const ADMIN_ONLY_PREFIXES = ['/dashboard/team'];
+
+function under(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(`${prefix}/`);
+}
+
+export function merchantRoleMay(role: MerchantRoleName, method: string, path: string): boolean {
+  if (role === 'admin') return true;
+  if (ADMIN_ONLY_PREFIXES.some((prefix) => under(path, prefix))) return false;
+  if (method === 'GET' || method === 'HEAD') return true;
+  return role === 'developer' && DEVELOPER_WRITE_PREFIXES.some((prefix) => under(path, prefix));
+}
