@@ -13,6 +13,8 @@ const PURPOSES = {
   pinHash: 'payrail:pin-hash:v1',
   /** With a nonce's secret part as salt: the key of that nonce's card data. */
   nonceCardData: 'payrail:nonce-card-data:v1',
+  /** Webhook endpoints' signing secrets at rest (docs/api-decisions.md section 11). */
+  webhookSecret: 'payrail:webhook-secret:v1',
 } as const;
 
 export type SubkeyPurpose = keyof typeof PURPOSES;
