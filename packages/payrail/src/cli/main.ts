@@ -17,6 +17,7 @@ import type { Service } from '../service.ts';
 import { openReadOnlyDb, StoreUnavailableError, storeLocation } from '../store-access.ts';
 import { PAYRAIL_VERSION } from '../version.ts';
 import { createJobs } from '../worker/jobs.ts';
+import { createWebhookWorker } from '../worker/webhook-worker.ts';
 import { Worker } from '../worker/worker.ts';
 import { describeFailure, failureJson, failureText, inStore, StoreCommandError } from './failure.ts';
 import { cliActor } from './actor.ts';
@@ -130,12 +131,13 @@ export function buildProgram(): Command {
       const config = loadConfig();
       const service = await inStore(storeLocation(config), () => createService(config));
       const worker = new Worker(createJobs(service), service.log.child({ component: 'worker' }));
+      const webhooks = createWebhookWorker(service);
       worker.start();
+      webhooks.start();
       service.log.info({ store: service.db.dialect }, 'worker started');
       await new Promise<void>((resolve) => {
         const stop = () => {
-          void worker
-            .stop()
+          void Promise.all([worker.stop(), webhooks.stop()])
             .then(() => service.db.close())
             .then(resolve);
         };

@@ -23,6 +23,7 @@ import { kycRoutes } from './routes/kyc.ts';
 import { sandboxPageRoutes } from './routes/sandbox-pages.ts';
 import { sandboxRoutes } from './routes/sandbox.ts';
 import { transferRoutes } from './routes/transfers.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 import { panelRoutes } from '../web/panel.ts';
 
 export type App = FastifyInstance;
@@ -97,6 +98,7 @@ export async function buildApp(service: Service, options: AppOptions = {}): Prom
   await app.register(payinChargeRoutes(service));
   await app.register(payinLifecycleRoutes(service));
   await app.register(payinTransactionRoutes(service));
+  await app.register(webhookRoutes(service));
   await app.register(hostedFormRoutes(service));
   await app.register(panelRoutes(service), { prefix: '/dashboard' });
   return app as unknown as App;

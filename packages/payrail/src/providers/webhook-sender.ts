@@ -100,7 +100,11 @@ export const sendWebhook: WebhookSender = (request) => {
     );
     req.on('error', (error) => {
       const blocked = error instanceof BlockedAddressError || error.cause instanceof BlockedAddressError;
-      const text = signal.aborted ? `no answer within ${request.timeoutMs} ms` : blocked ? error.message : `connection failed (${(error as NodeJS.ErrnoException).code ?? error.name})`;
+      const text = signal.aborted
+        ? `no answer within ${request.timeoutMs} ms`
+        : blocked
+          ? error.message
+          : `connection failed (${(error as NodeJS.ErrnoException).code ?? error.name})`;
       finish({ statusCode: null, error: text, body: null });
     });
     req.end(request.body);

@@ -1,0 +1,136 @@
+// Webhook delivery (docs/api-decisions.md section 11): fan events out to the
+// endpoints that subscribe to them, claim due deliveries with a lease, POST
+// each one signed, and record the answer. Any 2xx within the deadline counts;
+// otherwise the delivery is retried with growing delays for 3 days, then
+// failed, and an endpoint whose every attempt failed for 3 days is disabled.
+// Nothing here runs on a request's path; the worker (worker/webhook-worker.ts)
+// bounds how many sends run at once, and each has its own deadline, so a slow
+// endpoint holds one slot for at most that long.
+import type { Logger } from 'pino';
+import type { Config } from '../../config.ts';
+import { webhookSecretCipherFor } from '../../crypto/webhook-secret.ts';
+import { signWebhook } from '../../crypto/webhook-signature.ts';
+import type { Clock } from '../../domain/clock.ts';
+import { DELIVERY_TIMEOUT_MS, DISABLED_FOR_FAILING, ENDPOINT_FAILING_DISABLE_MS, nextAttemptAtMs, RESPONSE_BODY_BYTES_MAX } from '../../domain/webhooks.ts';
+import { sendWebhook, type WebhookResponse, type WebhookSender } from '../../providers/webhook-sender.ts';
+import type { Service } from '../../service.ts';
+import type { Db } from '../../store/db.ts';
+import { fanOutEvents } from '../../store/events.ts';
+import { abandonDelivery, claimDueDeliveries, type DeliveryRow, hasDueDeliveries, recordAttempt, sendableOf } from '../../store/webhook-deliveries.ts';
+import { disableFailingEndpoint, markEndpointFailing, markEndpointHealthy } from '../../store/webhook-endpoints.ts';
+import { eventJson, eventIdOf, livemodeOf } from './events.ts';
+
+export interface DeliveryDeps {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly config: Pick<Config, 'environment' | 'cardKeyBase64' | 'dataDir'>;
+  readonly send: WebhookSender;
+  /** The deadline of one send (10 s; tests make a hung endpoint give up sooner). */
+  readonly timeoutMs?: number;
+}
+
+/** The deliveries of a running service: real HTTP sends with the 10 s deadline. */
+export function deliveryDepsOf(service: Pick<Service, 'db' | 'clock' | 'log' | 'config'>): DeliveryDeps {
+  return { db: service.db, clock: service.clock, log: service.log.child({ component: 'webhooks' }), config: service.config, send: sendWebhook };
+}
+
+/** Events fanned out per call. */
+export const FAN_OUT_BATCH_MAX = 200;
+/** A claim outlives the send's deadline by this much before another worker may take the delivery. */
+const CLAIM_MARGIN_MS = 20_000;
+const ERROR_TEXT_MAX = 200;
+
+/** Makes the deliveries of events not fanned out yet; returns how many events. */
+export function fanOut(deps: Pick<DeliveryDeps, 'db' | 'clock'>, limit = FAN_OUT_BATCH_MAX): Promise<number> {
+  return fanOutEvents(deps.db, deps.clock.nowMs(), limit);
+}
+
+/** Claims up to `limit` due deliveries for this worker. */
+export async function claimDeliveries(deps: Pick<DeliveryDeps, 'db' | 'clock' | 'timeoutMs'>, limit: number): Promise<DeliveryRow[]> {
+  if (limit <= 0) return [];
+  const nowMs = deps.clock.nowMs();
+  if (!(await deps.db.read((tx) => hasDueDeliveries(tx, nowMs)))) return [];
+  const claimed = await claimDueDeliveries(deps.db, nowMs, nowMs + (deps.timeoutMs ?? DELIVERY_TIMEOUT_MS) + CLAIM_MARGIN_MS, limit);
+  // The event rows may have been committed a moment ago: send nothing a crash could still take back.
+  if (claimed.length > 0) await deps.db.synced();
+  return claimed;
+}
+
+/** Sends one claimed delivery and records the outcome. Returns its outcome, or null when nothing was sent. */
+export async function deliver(deps: DeliveryDeps, claim: DeliveryRow): Promise<'delivered' | 'retry' | 'failed' | null> {
+  const sendable = await deps.db.read((tx) => sendableOf(tx, claim));
+  if (sendable === undefined || Number(sendable.enabled) !== 1) {
+    await deps.db.write((tx) => abandonDelivery(tx, claim, 'endpoint deleted or disabled', deps.clock.nowMs()));
+    return null;
+  }
+  const body = eventJson(
+    { pk: sendable.event_pk, merchant_id: claim.merchant_id, type: sendable.type, data_json: sendable.data_json, created_at_ms: sendable.event_created_at_ms },
+    livemodeOf(deps.config),
+  );
+  const secret = webhookSecretCipherFor(deps.config).open(Buffer.from(sendable.secret_enc), claim.endpoint_id);
+  const eventId = eventIdOf(Number(sendable.event_pk));
+  const headers = {
+    'Content-Type': 'application/json',
+    'User-Agent': 'Payrail-Webhooks/1',
+    'Payrail-Event-Id': eventId,
+    ...signWebhook(secret, body, deps.clock.nowMs()),
+  };
+  const response = await deps.send({
+    url: sendable.url,
+    body,
+    headers,
+    timeoutMs: deps.timeoutMs ?? DELIVERY_TIMEOUT_MS,
+    publicOnly: deps.config.environment === 'production',
+    responseBodyBytesMax: RESPONSE_BODY_BYTES_MAX,
+  });
+  return record(deps, claim, eventId, response);
+}
+
+async function record(deps: DeliveryDeps, claim: DeliveryRow, eventId: string, response: WebhookResponse): Promise<'delivered' | 'retry' | 'failed' | null> {
+  const nowMs = deps.clock.nowMs();
+  const ok = response.statusCode !== null && response.statusCode >= 200 && response.statusCode < 300;
+  const attempts = Number(claim.attempts);
+  const retryAtMs = ok ? null : nextAttemptAtMs(Number(claim.created_at_ms), attempts, nowMs);
+  const outcome = ok ? 'delivered' : retryAtMs === null ? 'failed' : 'retry';
+  const result = {
+    statusCode: response.statusCode,
+    error: response.error === null ? null : response.error.slice(0, ERROR_TEXT_MAX),
+    latencyMs: response.latencyMs,
+    responseBody: response.body,
+    attemptedAtMs: nowMs,
+  };
+  const disabled = await deps.db.write(async (tx) => {
+    if (!(await recordAttempt(tx, { pk: claim.pk, attempts }, outcome, result, retryAtMs ?? nowMs))) return null;
+    if (ok) {
+      await markEndpointHealthy(tx, claim.endpoint_id);
+      return false;
+    }
+    const failingSinceMs = await markEndpointFailing(tx, claim.endpoint_id, nowMs);
+    if (nowMs - failingSinceMs < ENDPOINT_FAILING_DISABLE_MS) return false;
+    return disableFailingEndpoint(tx, claim.endpoint_id, DISABLED_FOR_FAILING, nowMs);
+  });
+  if (disabled === null) return null;
+  // Never the answer's body: it is the endpoint's, and may hold anything.
+  const fields = { delivery: claim.pk, event: eventId, endpoint: claim.endpoint_id, attempt: attempts, status: response.statusCode, ms: response.latencyMs };
+  if (!ok) deps.log.warn({ ...fields, error: result.error, outcome }, 'webhook delivery attempt failed');
+  if (disabled) deps.log.warn({ endpoint: claim.endpoint_id }, 'webhook endpoint disabled: every delivery failed for 3 days');
+  return outcome;
+}
+
+/**
+ * One bounded round for tests and the CLI: fans out, then claims and sends
+ * due deliveries, at most `concurrency` at a time, until none is due.
+ * Returns how many attempts were made.
+ */
+export async function deliverDue(deps: DeliveryDeps, concurrency = 8, roundsMax = 100): Promise<number> {
+  let attempts = 0;
+  for (let round = 0; round < roundsMax; round++) {
+    await fanOut(deps);
+    const claims = await claimDeliveries(deps, concurrency);
+    if (claims.length === 0) return attempts;
+    await Promise.all(claims.map((claim) => deliver(deps, claim)));
+    attempts += claims.length;
+  }
+  return attempts;
+}

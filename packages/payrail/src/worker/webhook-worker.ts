@@ -1,0 +1,88 @@
+// The webhook delivery loop. It runs beside the job loop (worker.ts), never
+// inside it, so a slow endpoint cannot hold up transfers or card jobs: each
+// send runs on its own, at most DELIVERY_CONCURRENCY_MAX at once, each with
+// its own deadline (10 s), and the loop claims new deliveries as slots free
+// up, so one hung endpoint occupies one slot, never the others. Several
+// processes may run it against one PostgreSQL store: claims are leased
+// (flows/webhooks/deliver.ts), so no delivery is sent twice by them.
+import type { Logger } from 'pino';
+import { claimDeliveries, type DeliveryDeps, deliver, deliveryDepsOf, fanOut } from '../flows/webhooks/deliver.ts';
+import type { Service } from '../service.ts';
+
+export const DELIVERY_CONCURRENCY_MAX = 16;
+const IDLE_SLEEP_MS_MIN = 5;
+const IDLE_SLEEP_MS_MAX = 250;
+const ERROR_SLEEP_MS = 1000;
+
+export class WebhookWorker {
+  private stopping = false;
+  private loop: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly deps: DeliveryDeps,
+    private readonly log: Logger,
+    private readonly concurrency = DELIVERY_CONCURRENCY_MAX,
+  ) {}
+
+  start(): void {
+    if (this.loop !== null) return;
+    this.loop = this.run();
+  }
+
+  private async run(): Promise<void> {
+    let sleepMs = IDLE_SLEEP_MS_MIN;
+    while (!this.stopping) {
+      let found = 0;
+      try {
+        found += await fanOut(this.deps);
+        const claims = await claimDeliveries(this.deps, this.concurrency - this.inFlight.size);
+        for (const claim of claims) {
+          const sending: Promise<unknown> = deliver(this.deps, claim)
+            .catch((error: unknown) =>
+              this.log.error({ err: error, delivery: claim.pk }, 'webhook delivery failed; its claim will lapse and it will be retried'),
+            )
+            .finally(() => {
+              this.inFlight.delete(sending);
+              this.wake?.();
+            });
+          this.inFlight.add(sending);
+        }
+        found += claims.length;
+        sleepMs = found > 0 ? 0 : Math.min(IDLE_SLEEP_MS_MAX, Math.max(IDLE_SLEEP_MS_MIN, sleepMs * 2));
+      } catch (error) {
+        this.log.error({ err: error }, 'webhook delivery round failed; will retry');
+        sleepMs = ERROR_SLEEP_MS;
+      }
+      // With every slot busy, wait for one to free up (or the idle sleep).
+      const waitMs = this.inFlight.size >= this.concurrency ? IDLE_SLEEP_MS_MAX : sleepMs;
+      if (waitMs > 0 && !this.stopping) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, waitMs);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wake = null;
+      } else {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+  }
+
+  /** Stops claiming; sends under way finish (each within its deadline). */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await this.loop;
+    this.loop = null;
+    await Promise.allSettled([...this.inFlight]);
+  }
+}
+
+export function createWebhookWorker(service: Service): WebhookWorker {
+  const deps = deliveryDepsOf(service);
+  return new WebhookWorker(deps, deps.log);
+}
