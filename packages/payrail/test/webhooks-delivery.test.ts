@@ -16,7 +16,7 @@ import { chargeCard, closeSandboxBatch, operateOk } from './helpers/lifecycle.ts
 import { basicOf } from './helpers/payin.ts';
 import { STORE_KINDS } from './helpers/stores.ts';
 import { caller, transferBody } from './helpers/transfers.ts';
-import { type Receiver, signaturesValid, startReceiver } from './helpers/webhook-receiver.ts';
+import { signaturesValid, startReceiver } from './helpers/webhook-receiver.ts';
 
 type Merchant = Awaited<ReturnType<TestApp['newMerchant']>>;
 

@@ -18,7 +18,7 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(answer: (index: number) => number | 'hang' = () => 200): Promise<Receiver> {
+export async function startReceiver(answer: (index: number) => number | 'hang' = () => 200, options: { delayMs?: number } = {}): Promise<Receiver> {
   const received: Received[] = [];
   const receiver = {
     url: '',
@@ -37,6 +37,11 @@ export async function startReceiver(answer: (index: number) => number | 'hang' =
       received.push({ body: Buffer.concat(chunks).toString('utf8'), headers: request.headers });
       const what = receiver.answer(index);
       if (what === 'hang') return;
+      // A slow receiver keeps deliveries in flight (the crash test kills the server meanwhile).
+      if (options.delayMs !== undefined) {
+        setTimeout(() => response.writeHead(what, { 'content-type': 'text/plain' }).end('ok'), options.delayMs);
+        return;
+      }
       response.writeHead(what, { 'content-type': 'text/plain' }).end(what >= 200 && what < 300 ? 'ok' : 'x'.repeat(5000));
     });
   });

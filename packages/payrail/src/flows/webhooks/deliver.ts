@@ -38,7 +38,7 @@ export function deliveryDepsOf(service: Pick<Service, 'db' | 'clock' | 'log' | '
 /** Events fanned out per call. */
 export const FAN_OUT_BATCH_MAX = 200;
 /** A claim outlives the send's deadline by this much before another worker may take the delivery. */
-const CLAIM_MARGIN_MS = 20_000;
+const CLAIM_MARGIN_MS = 5_000;
 const ERROR_TEXT_MAX = 200;
 
 /** Makes the deliveries of events not fanned out yet; returns how many events. */
@@ -113,6 +113,7 @@ async function record(deps: DeliveryDeps, claim: DeliveryRow, eventId: string, r
   if (disabled === null) return null;
   // Never the answer's body: it is the endpoint's, and may hold anything.
   const fields = { delivery: claim.pk, event: eventId, endpoint: claim.endpoint_id, attempt: attempts, status: response.statusCode, ms: response.latencyMs };
+  if (ok) deps.log.debug(fields, 'webhook delivered');
   if (!ok) deps.log.warn({ ...fields, error: result.error, outcome }, 'webhook delivery attempt failed');
   if (disabled) deps.log.warn({ endpoint: claim.endpoint_id }, 'webhook endpoint disabled: every delivery failed for 3 days');
   return outcome;
