@@ -33,21 +33,37 @@ export type WebhookSender = (request: WebhookRequest) => Promise<WebhookResponse
 
 class BlockedAddressError extends Error {}
 
-/** dns.lookup, then every address it returned must be public. */
-const publicLookup: LookupFunction = (hostname, options, callback) => {
-  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error !== null) return callback(error, '', 0);
-    const list = addresses as dns.LookupAddress[];
-    const refused = list.find((entry) => !isPublicAddress(entry.address));
-    if (refused !== undefined || list.length === 0) {
-      return callback(new BlockedAddressError(`${hostname} resolves to a non-public address`) as NodeJS.ErrnoException, '', 0);
-    }
-    if (options.all === true) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
-    return callback(null, list[0]!.address, list[0]!.family);
-  });
-};
+/** How names are resolved: dns.lookup (the system resolver), or a stand-in in tests. */
+export type Resolve = (
+  hostname: string,
+  options: dns.LookupAllOptions,
+  callback: (error: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void,
+) => void;
 
-export const sendWebhook: WebhookSender = (request) => {
+/** `resolve`, then every address it returned must be public; the connection goes to one of them. */
+const publicLookupWith =
+  (resolve: Resolve): LookupFunction =>
+  (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error !== null) return callback(error, '', 0);
+      const list = addresses as dns.LookupAddress[];
+      const refused = list.find((entry) => !isPublicAddress(entry.address));
+      if (refused !== undefined || list.length === 0) {
+        return callback(new BlockedAddressError(`${hostname} resolves to a non-public address`) as NodeJS.ErrnoException, '', 0);
+      }
+      if (options.all === true) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+      return callback(null, list[0]!.address, list[0]!.family);
+    });
+  };
+
+export function createWebhookSender(resolve: Resolve = dns.lookup): WebhookSender {
+  const publicLookup = publicLookupWith(resolve);
+  return (request) => send(request, publicLookup);
+}
+
+export const sendWebhook: WebhookSender = createWebhookSender();
+
+function send(request: WebhookRequest, publicLookup: LookupFunction): Promise<WebhookResponse> {
   const startedAt = performance.now();
   const elapsed = () => Math.round(performance.now() - startedAt);
   return new Promise<WebhookResponse>((resolve) => {
@@ -109,4 +125,4 @@ export const sendWebhook: WebhookSender = (request) => {
     });
     req.end(request.body);
   });
-};
+}
