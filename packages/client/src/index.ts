@@ -7,3 +7,16 @@ export type { FetchLike, ResponseLike, Sleep } from './transport.ts';
 export type * from './types.ts';
 export type * from './wire.ts';
 export type * from './lifecycle.ts';
+export { verifyWebhook, EVENT_TYPES, WEBHOOK_SIGNATURE_ERROR, WEBHOOK_TOLERANCE_DEFAULT_S } from './webhooks.ts';
+export type {
+  BatchWire,
+  EventFilters,
+  EventPage,
+  EventType,
+  HeadersInput,
+  PayrailEvent,
+  TransactionEventType,
+  TransferEventType,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
+} from './webhooks.ts';

@@ -49,7 +49,7 @@ export const MAX_RETRIES_LIMIT = 10;
 
 export interface Call {
   readonly api: 'transfer' | 'payin';
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   readonly url: string;
   readonly headers: Record<string, string>;
   readonly body?: unknown;
