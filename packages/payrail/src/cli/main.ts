@@ -22,6 +22,7 @@ import { Worker } from '../worker/worker.ts';
 import { describeFailure, failureJson, failureText, inStore, StoreCommandError } from './failure.ts';
 import { cliActor } from './actor.ts';
 import { registerAuditCommand, registerOriginsCommand, registerUserAdminCommands } from './security-commands.ts';
+import { registerWebhookCommands } from './webhook-commands.ts';
 
 /** A command line that cannot be carried out as written. */
 class UsageError extends Error {}
@@ -300,6 +301,7 @@ export function buildProgram(): Command {
   registerUserAdminCommands(user, securityHelpers);
   registerOriginsCommand(source, securityHelpers);
   registerAuditCommand(program, securityHelpers);
+  registerWebhookCommands(program, securityHelpers);
 
   const transfer = program.command('transfer').description('operator actions on transfers waiting for reconciliation');
   const transferText = (t: transferOps.TransferSummary) =>
