@@ -24,6 +24,7 @@ import { kycRoutes } from './routes/kyc.ts';
 import { merchantRoutes } from './routes/merchant.ts';
 import { operatorRoutes } from './routes/operator.ts';
 import { reconciliationRoutes } from './routes/reconciliation.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 import { errorBody } from './views/errors.ts';
 
 /** Forms are small; anything bigger is refused before parsing. */
@@ -84,6 +85,7 @@ export function panelRoutes(service: Service): FastifyPluginAsync {
         await merchant.register(credentialRoutes(service));
         await merchant.register(chargeActionRoutes(service));
         await merchant.register(kycRoutes(service));
+        await merchant.register(webhookRoutes(service));
       });
       await signedIn.register(async (operator) => {
         operator.addHook('preHandler', roleHook(service, 'operator'));

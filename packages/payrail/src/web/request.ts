@@ -121,6 +121,10 @@ const NOTICES: Record<string, string> = {
   origin_added: 'Origin added. Pages there may now show the card form of this source.',
   origin_removed: 'Origin removed.',
   totp_removed: 'Two-factor sign-in is off for your account.',
+  webhook_enabled: 'Webhook endpoint enabled.',
+  webhook_disabled: 'Webhook endpoint disabled; its pending deliveries will not be sent.',
+  webhook_deleted: 'Webhook endpoint deleted.',
+  webhook_resent: 'Delivery queued again; it is sent within seconds.',
 };
 
 export function noticeFromQuery(request: FastifyRequest): Html | null {

@@ -22,6 +22,7 @@ const MERCHANT_NAV: readonly NavItem[] = [
   { href: '/dashboard/transfers', label: 'Transfers' },
   { href: '/dashboard/kyc', label: 'Receiver KYC' },
   { href: '/dashboard/credentials', label: 'Credentials' },
+  { href: '/dashboard/webhooks', label: 'Webhooks' },
   { href: '/dashboard/account/two-factor', label: 'Two-factor' },
 ];
 
