@@ -25,6 +25,8 @@ export const EVENT_TYPES = [
 
 export type EventType = (typeof EVENT_TYPES)[number];
 export type TransactionEventType = Extract<EventType, `charge.${string}` | `refund.${string}`>;
+/** Events of a transaction the processor refused: its data is shape B. */
+export type RefusedTransactionEventType = 'charge.declined' | 'charge.failed' | 'refund.declined';
 export type TransferEventType = Extract<EventType, `transfer.${string}`>;
 
 /** A settlement batch as GET /api/v2/batches/:id shows it (amounts in dollars, like the payin API). */
@@ -57,7 +59,8 @@ interface EventBase<T extends EventType, D> {
  * `result`, batch.closed the batch.
  */
 export type PayrailEvent =
-  | EventBase<TransactionEventType, ChargeApprovedWire | ChargeDeclinedWire>
+  | EventBase<Exclude<TransactionEventType, RefusedTransactionEventType>, ChargeApprovedWire>
+  | EventBase<RefusedTransactionEventType, ChargeDeclinedWire>
   | EventBase<TransferEventType, StatusResultWire>
   | EventBase<'batch.closed', BatchWire>;
 
