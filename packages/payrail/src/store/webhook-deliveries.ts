@@ -31,18 +31,40 @@ export async function hasDueDeliveries(tx: Tx, nowMs: number): Promise<boolean> 
   return (await tx.get("SELECT pk FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at_ms <= ? LIMIT 1", [nowMs])) !== undefined;
 }
 
-/** Claims up to `limit` due deliveries until `leaseUntilMs`; returns them as claimed (attempts already counted). */
-export async function claimDueDeliveries(db: Db, nowMs: number, leaseUntilMs: number, limit: number): Promise<DeliveryRow[]> {
+/**
+ * Claims up to `limit` due deliveries until `leaseUntilMs`, none of the
+ * endpoints in `skipEndpointIds` (those this worker already has enough sends
+ * to); returns them as claimed (attempts already counted).
+ */
+export async function claimDueDeliveries(
+  db: Db,
+  nowMs: number,
+  leaseUntilMs: number,
+  limit: number,
+  skipEndpointIds: readonly string[] = [],
+): Promise<DeliveryRow[]> {
   const skipLocked = db.dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
+  const skip = skipEndpointIds.length === 0 ? '' : ` AND endpoint_id NOT IN (${skipEndpointIds.map(() => '?').join(', ')})`;
   return db.write((tx) =>
     tx.all<DeliveryRow>(
       `UPDATE webhook_deliveries SET next_attempt_at_ms = ?, attempts = attempts + 1, updated_at_ms = ?
-       WHERE pk IN (SELECT pk FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at_ms <= ?
+       WHERE pk IN (SELECT pk FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at_ms <= ?${skip}
                     ORDER BY next_attempt_at_ms LIMIT ?${skipLocked})
        RETURNING ${DELIVERY_COLUMNS}`,
-      [leaseUntilMs, nowMs, nowMs, limit],
+      [leaseUntilMs, nowMs, nowMs, ...skipEndpointIds, limit],
     ),
   );
+}
+
+/** Gives claims back unsent (due again at `dueAtMs`, their attempt not counted), while they are still the latest claim. */
+export async function releaseClaims(tx: Tx, claims: ReadonlyArray<{ pk: number; attempts: number }>, dueAtMs: number): Promise<void> {
+  for (const claim of claims) {
+    await tx.run("UPDATE webhook_deliveries SET next_attempt_at_ms = ?, attempts = attempts - 1 WHERE pk = ? AND attempts = ? AND status = 'pending'", [
+      dueAtMs,
+      claim.pk,
+      claim.attempts,
+    ]);
+  }
 }
 
 /** What sending a claimed delivery needs: the event and the endpoint (with its sealed secret). */

@@ -6,7 +6,7 @@
 // processes may run it against one PostgreSQL store: claims are leased
 // (flows/webhooks/deliver.ts), so no delivery is sent twice by them.
 import type { Logger } from 'pino';
-import { claimDeliveries, type DeliveryDeps, deliver, deliveryDepsOf, fanOut } from '../flows/webhooks/deliver.ts';
+import { claimDeliveries, type DeliveryDeps, type DeliveryRow, deliver, deliveryDepsOf, fanOut } from '../flows/webhooks/deliver.ts';
 import type { Service } from '../service.ts';
 
 export const DELIVERY_CONCURRENCY_MAX = 16;
@@ -19,6 +19,8 @@ export class WebhookWorker {
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Sends under way per endpoint id, so one endpoint cannot take every slot. */
+  private readonly perEndpoint = new Map<string, number>();
 
   constructor(
     private readonly deps: DeliveryDeps,
@@ -37,18 +39,8 @@ export class WebhookWorker {
       let found = 0;
       try {
         found += await fanOut(this.deps);
-        const claims = await claimDeliveries(this.deps, this.concurrency - this.inFlight.size);
-        for (const claim of claims) {
-          const sending: Promise<unknown> = deliver(this.deps, claim)
-            .catch((error: unknown) =>
-              this.log.error({ err: error, delivery: claim.pk }, 'webhook delivery failed; its claim will lapse and it will be retried'),
-            )
-            .finally(() => {
-              this.inFlight.delete(sending);
-              this.wake?.();
-            });
-          this.inFlight.add(sending);
-        }
+        const claims = await claimDeliveries(this.deps, this.concurrency - this.inFlight.size, this.perEndpoint);
+        for (const claim of claims) this.start1(claim);
         found += claims.length;
         sleepMs = found > 0 ? 0 : Math.min(IDLE_SLEEP_MS_MAX, Math.max(IDLE_SLEEP_MS_MIN, sleepMs * 2));
       } catch (error) {
@@ -70,6 +62,22 @@ export class WebhookWorker {
         await new Promise((resolve) => setImmediate(resolve));
       }
     }
+  }
+
+  /** Sends one claimed delivery in the background, counted against its endpoint until it ends. */
+  private start1(claim: DeliveryRow): void {
+    const endpoint = claim.endpoint_id;
+    this.perEndpoint.set(endpoint, (this.perEndpoint.get(endpoint) ?? 0) + 1);
+    const sending: Promise<unknown> = deliver(this.deps, claim)
+      .catch((error: unknown) => this.log.error({ err: error, delivery: claim.pk }, 'webhook delivery failed; its claim will lapse and it will be retried'))
+      .finally(() => {
+        const left = (this.perEndpoint.get(endpoint) ?? 1) - 1;
+        if (left <= 0) this.perEndpoint.delete(endpoint);
+        else this.perEndpoint.set(endpoint, left);
+        this.inFlight.delete(sending);
+        this.wake?.();
+      });
+    this.inFlight.add(sending);
   }
 
   /** Stops claiming; sends under way finish (each within its deadline). */

@@ -16,9 +16,19 @@ import { sendWebhook, type WebhookResponse, type WebhookSender } from '../../pro
 import type { Service } from '../../service.ts';
 import type { Db } from '../../store/db.ts';
 import { fanOutEvents } from '../../store/events.ts';
-import { abandonDelivery, claimDueDeliveries, type DeliveryRow, hasDueDeliveries, recordAttempt, sendableOf } from '../../store/webhook-deliveries.ts';
+import {
+  abandonDelivery,
+  claimDueDeliveries,
+  type DeliveryRow,
+  hasDueDeliveries,
+  recordAttempt,
+  releaseClaims,
+  sendableOf,
+} from '../../store/webhook-deliveries.ts';
 import { disableFailingEndpoint, markEndpointFailing, markEndpointHealthy } from '../../store/webhook-endpoints.ts';
 import { eventJson, eventIdOf, livemodeOf } from './events.ts';
+
+export type { DeliveryRow };
 
 export interface DeliveryDeps {
   readonly db: Db;
@@ -46,15 +56,47 @@ export function fanOut(deps: Pick<DeliveryDeps, 'db' | 'clock'>, limit = FAN_OUT
   return fanOutEvents(deps.db, deps.clock.nowMs(), limit);
 }
 
-/** Claims up to `limit` due deliveries for this worker. */
-export async function claimDeliveries(deps: Pick<DeliveryDeps, 'db' | 'clock' | 'timeoutMs'>, limit: number): Promise<DeliveryRow[]> {
+/** Sends to one endpoint under way at once in one worker, at most: a hung endpoint holds this many slots, never all. */
+export const SENDS_PER_ENDPOINT_MAX = 2;
+
+/**
+ * Claims up to `limit` due deliveries for this worker, given how many sends
+ * to each endpoint it has under way: none to an endpoint already at
+ * SENDS_PER_ENDPOINT_MAX, and claims beyond that (a burst to one endpoint)
+ * are given back at once, so one slow endpoint never takes every slot.
+ */
+export async function claimDeliveries(
+  deps: Pick<DeliveryDeps, 'db' | 'clock' | 'timeoutMs'>,
+  limit: number,
+  underWay: ReadonlyMap<string, number> = new Map(),
+): Promise<DeliveryRow[]> {
   if (limit <= 0) return [];
   const nowMs = deps.clock.nowMs();
   if (!(await deps.db.read((tx) => hasDueDeliveries(tx, nowMs)))) return [];
-  const claimed = await claimDueDeliveries(deps.db, nowMs, nowMs + (deps.timeoutMs ?? DELIVERY_TIMEOUT_MS) + CLAIM_MARGIN_MS, limit);
+  const busy = [...underWay].filter(([, count]) => count >= SENDS_PER_ENDPOINT_MAX).map(([id]) => id);
+  const claimed = await claimDueDeliveries(deps.db, nowMs, nowMs + (deps.timeoutMs ?? DELIVERY_TIMEOUT_MS) + CLAIM_MARGIN_MS, limit, busy);
+  const counts = new Map(underWay);
+  const kept: DeliveryRow[] = [];
+  const extra: DeliveryRow[] = [];
+  for (const claim of claimed) {
+    const count = counts.get(claim.endpoint_id) ?? 0;
+    if (count >= SENDS_PER_ENDPOINT_MAX) extra.push(claim);
+    else {
+      counts.set(claim.endpoint_id, count + 1);
+      kept.push(claim);
+    }
+  }
+  if (extra.length > 0)
+    await deps.db.write((tx) =>
+      releaseClaims(
+        tx,
+        extra.map((c) => ({ pk: c.pk, attempts: Number(c.attempts) })),
+        nowMs,
+      ),
+    );
   // The event rows may have been committed a moment ago: send nothing a crash could still take back.
-  if (claimed.length > 0) await deps.db.synced();
-  return claimed;
+  if (kept.length > 0) await deps.db.synced();
+  return kept;
 }
 
 /** Sends one claimed delivery and records the outcome. Returns its outcome, or null when nothing was sent. */
@@ -127,9 +169,9 @@ async function record(deps: DeliveryDeps, claim: DeliveryRow, eventId: string, r
 export async function deliverDue(deps: DeliveryDeps, concurrency = 8, roundsMax = 100): Promise<number> {
   let attempts = 0;
   for (let round = 0; round < roundsMax; round++) {
-    await fanOut(deps);
+    const fanned = await fanOut(deps);
     const claims = await claimDeliveries(deps, concurrency);
-    if (claims.length === 0) return attempts;
+    if (claims.length === 0 && fanned === 0) return attempts;
     await Promise.all(claims.map((claim) => deliver(deps, claim)));
     attempts += claims.length;
   }
