@@ -3,9 +3,11 @@
 // refusals in the payin envelope that change nothing, secret rotation, the
 // event list's filters and cursor, and production's URL rules.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { endpointUrlProblem } from '../src/domain/webhooks.ts';
 import { deliverDue } from '../src/flows/webhooks/deliver.ts';
+import { createEndpoint } from '../src/flows/webhooks/endpoints.ts';
 import { isPublicAddress } from '../src/providers/public-address.ts';
 import { createWebhookSender, type Resolve, sendWebhook } from '../src/providers/webhook-sender.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
@@ -218,6 +220,27 @@ for (const kind of STORE_KINDS) {
       assert.equal((await call(t, merchant, 'GET', '/api/v2/events/evt_99999999')).statusCode, 404);
       assert.equal((await call(t, merchant, 'GET', '/api/v2/events/nope')).statusCode, 404);
       assert.equal((await call(t, merchant, 'POST', '/api/v2/events/evt_99999999/resend')).statusCode, 404);
+    });
+
+    it('refuses http and loopback, private or link-local addresses for production endpoints when they are made', async () => {
+      const merchant = await t.newMerchant();
+      const production = {
+        db: t.service.db,
+        clock: t.clock,
+        config: { ...t.service.config, environment: 'production' as const, cardKeyBase64: randomBytes(32).toString('base64') },
+      };
+      for (const [url, message] of [
+        ['http://hooks.example.com/x', /https in production/],
+        ['https://127.0.0.1/x', /loopback, private or link-local/],
+        ['https://[::1]:8443/x', /loopback, private or link-local/],
+        ['https://192.168.1.20/x', /loopback, private or link-local/],
+        ['https://169.254.169.254/latest/meta-data', /loopback, private or link-local/],
+        ['https://localhost/x', /loopback, private or link-local/],
+      ] as const) {
+        await assert.rejects(createEndpoint(production, merchant.merchant_id, { url }), { code: 'invalid_request', message }, url);
+      }
+      const made = await createEndpoint(production, merchant.merchant_id, { url: 'https://hooks.example.com/payrail' });
+      assert.equal(made.url, 'https://hooks.example.com/payrail');
     });
 
     it('signs with the rotated secret from the rotation on', async () => {

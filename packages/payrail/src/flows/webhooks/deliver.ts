@@ -11,6 +11,7 @@ import type { Config } from '../../config.ts';
 import { webhookSecretCipherFor } from '../../crypto/webhook-secret.ts';
 import { signWebhook } from '../../crypto/webhook-signature.ts';
 import type { Clock } from '../../domain/clock.ts';
+import type { Secret } from '../../domain/secret.ts';
 import { DELIVERY_TIMEOUT_MS, DISABLED_FOR_FAILING, ENDPOINT_FAILING_DISABLE_MS, nextAttemptAtMs, RESPONSE_BODY_BYTES_MAX } from '../../domain/webhooks.ts';
 import { sendWebhook, type WebhookResponse, type WebhookSender } from '../../providers/webhook-sender.ts';
 import type { Service } from '../../service.ts';
@@ -110,7 +111,15 @@ export async function deliver(deps: DeliveryDeps, claim: DeliveryRow): Promise<'
     { pk: sendable.event_pk, merchant_id: claim.merchant_id, type: sendable.type, data_json: sendable.data_json, created_at_ms: sendable.event_created_at_ms },
     livemodeOf(deps.config),
   );
-  const secret = webhookSecretCipherFor(deps.config).open(Buffer.from(sendable.secret_enc), claim.endpoint_id);
+  let secret: Secret<string>;
+  try {
+    secret = webhookSecretCipherFor(deps.config).open(Buffer.from(sendable.secret_enc), claim.endpoint_id);
+  } catch (error) {
+    // Retrying cannot help (the card-data key changed, or the row was altered): end it, say why, rotate to recover.
+    deps.log.error({ endpoint: claim.endpoint_id, err: error }, 'webhook signing secret cannot be opened; rotate the endpoint secret');
+    await deps.db.write((tx) => abandonDelivery(tx, claim, 'signing secret cannot be opened; rotate it', deps.clock.nowMs()));
+    return null;
+  }
   const eventId = eventIdOf(Number(sendable.event_pk));
   const headers = {
     'Content-Type': 'application/json',

@@ -17,7 +17,9 @@ import {
   EVENT_TYPES,
   isEventType,
 } from '../../domain/webhooks.ts';
+import { isIP } from 'node:net';
 import { fail } from '../../errors.ts';
+import { isPublicAddress } from '../../providers/public-address.ts';
 import type { Db } from '../../store/db.ts';
 import {
   countEndpoints,
@@ -68,6 +70,11 @@ function checkedUrl(deps: EndpointDeps, url: unknown): string {
   if (typeof url !== 'string') fail('invalid_request', 'url must be a string');
   const problem = endpointUrlProblem(url, deps.config.environment);
   if (problem !== null) fail('invalid_request', problem);
+  // A name is checked again on the address it resolves to at every delivery (providers/webhook-sender.ts).
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  if (deps.config.environment === 'production' && (host === 'localhost' || (isIP(host) !== 0 && !isPublicAddress(host)))) {
+    fail('invalid_request', 'url must not name a loopback, private or link-local address in production');
+  }
   return url;
 }
 
