@@ -177,6 +177,41 @@ for (const kind of STORE_KINDS) {
       }
     });
 
+    it('pauses a failing endpoint as a whole: its new events wait for the pause, other endpoints do not', async () => {
+      const failing = await startReceiver((index) => (index === 0 ? 503 : 200));
+      const healthy = await startReceiver();
+      try {
+        const merchant = await t.newMerchant({ fundCents: 100_000 });
+        const a = await createEndpoint(t, merchant, { url: failing.url, events: ['transfer.created'] });
+        await createEndpoint(t, merchant, { url: healthy.url, events: ['transfer.created'] });
+        const api = caller(t.app, merchant.transfer_api_key);
+        assert.equal((await api.execute(transferBody({ amount: '1.00' }))).status, 200);
+        await deliverDue(depsOf(t));
+        assert.deepEqual([failing.received.length, healthy.received.length], [1, 1]);
+        for (let i = 0; i < 3; i++) assert.equal((await api.execute(transferBody({ amount: '1.00' }))).status, 200);
+        await deliverDue(depsOf(t));
+        assert.deepEqual([failing.received.length, healthy.received.length], [1, 4], 'the paused endpoint waits, the other does not');
+        const due = await t.service.db.read((tx) =>
+          tx.all<{ at: number }>("SELECT next_attempt_at_ms AS at FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'pending'", [a.id]),
+        );
+        assert.deepEqual(
+          due.map((row) => Number(row.at)),
+          Array(4).fill(t.clock.nowMs() + retryDelayMs(1)),
+        );
+        t.clock.advance(retryDelayMs(1));
+        await deliverDue(depsOf(t));
+        assert.equal(failing.received.length, 5);
+        assert.equal(new Set(failing.received.map((r) => r.headers['payrail-event-id'])).size, 4);
+        const pending = await t.service.db.read((tx) =>
+          tx.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status <> 'delivered'", [a.id]),
+        );
+        assert.equal(Number(pending!.n), 0);
+      } finally {
+        await failing.close();
+        await healthy.close();
+      }
+    });
+
     it('a hung endpoint holds at most two delivery slots: another endpoint gets every event meanwhile', async () => {
       const hung = await startReceiver(() => 'hang');
       const fast = await startReceiver();

@@ -74,7 +74,8 @@ export async function lastEventPk(tx: Tx, merchantId: string): Promise<number> {
 /**
  * Fans out up to `limit` events not fanned out yet: marks them and, in the
  * same transaction, makes one pending delivery per enabled endpoint of the
- * event's merchant that subscribes to its type and existed when it happened.
+ * event's merchant that subscribes to its type and existed when it happened,
+ * due now or, for an endpoint paused after a failure, when its pause ends.
  * On PostgreSQL several workers may run this at once; rows another worker
  * holds are skipped, so an event is fanned out once. Returns how many events.
  */
@@ -92,12 +93,12 @@ export async function fanOutEvents(db: Db, nowMs: number, limit: number): Promis
     const pks = claimed.map((row) => Number(row.pk));
     await tx.run(
       `INSERT INTO webhook_deliveries (event_pk, endpoint_id, merchant_id, status, attempts, next_attempt_at_ms, created_at_ms, updated_at_ms)
-       SELECT ev.pk, en.id, ev.merchant_id, 'pending', 0, ?, ?, ?
+       SELECT ev.pk, en.id, ev.merchant_id, 'pending', 0, CASE WHEN en.paused_until_ms > ? THEN en.paused_until_ms ELSE ? END, ?, ?
        FROM events ev JOIN webhook_endpoints en ON en.merchant_id = ev.merchant_id
        WHERE ev.pk IN (${pks.map(() => '?').join(', ')}) AND en.enabled = 1 AND en.created_at_ms <= ev.created_at_ms
          AND (en.event_types = '' OR en.event_types LIKE '% ' || ev.type || ' %')
        ORDER BY ev.pk`,
-      [nowMs, nowMs, nowMs, ...pks],
+      [nowMs, nowMs, nowMs, nowMs, ...pks],
     );
     return pks.length;
   });

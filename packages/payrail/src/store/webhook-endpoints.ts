@@ -62,7 +62,7 @@ export async function updateEndpoint(
   if (change.enabled !== undefined) {
     sets.push('enabled = ?');
     params.push(change.enabled ? 1 : 0);
-    if (change.enabled) sets.push('disabled_reason = NULL', 'failing_since_ms = NULL');
+    if (change.enabled) sets.push('disabled_reason = NULL', 'failing_since_ms = NULL', 'consecutive_failures = 0', 'paused_until_ms = 0');
   }
   const result = await tx.run(`UPDATE webhook_endpoints SET ${sets.join(', ')} WHERE id = ? AND merchant_id = ?`, [...params, id, merchantId]);
   return result.changes === 1;
@@ -85,17 +85,41 @@ export async function deleteEndpoint(tx: Tx, merchantId: string, id: string): Pr
   return result.changes === 1;
 }
 
-/** An attempt failed: starts the failure streak if none is running; returns when it started. */
-export async function markEndpointFailing(tx: Tx, id: string, nowMs: number): Promise<number> {
-  const row = await tx.get<{ failing_since_ms: number }>(
-    'UPDATE webhook_endpoints SET failing_since_ms = COALESCE(failing_since_ms, ?) WHERE id = ? RETURNING failing_since_ms',
+/**
+ * An attempt failed: starts the failure streak if none is running, counts
+ * the failure and pauses the endpoint until `pausedUntilMs` (given the count,
+ * by `pauseFor`): its other pending deliveries due before then move to then
+ * (the failed one keeps its own schedule). Returns when the streak started.
+ */
+export async function markEndpointFailing(
+  tx: Tx,
+  id: string,
+  failed: { deliveryPk: number; nowMs: number },
+  pauseFor: (failures: number) => number,
+): Promise<number> {
+  const { nowMs } = failed;
+  const row = await tx.get<{ failing_since_ms: number; consecutive_failures: number }>(
+    `UPDATE webhook_endpoints SET failing_since_ms = COALESCE(failing_since_ms, ?), consecutive_failures = consecutive_failures + 1
+     WHERE id = ? RETURNING failing_since_ms, consecutive_failures`,
     [nowMs, id],
   );
-  return row === undefined ? nowMs : Number(row.failing_since_ms);
+  if (row === undefined) return nowMs;
+  const pausedUntilMs = nowMs + pauseFor(Number(row.consecutive_failures));
+  await tx.run('UPDATE webhook_endpoints SET paused_until_ms = ? WHERE id = ?', [pausedUntilMs, id]);
+  await tx.run("UPDATE webhook_deliveries SET next_attempt_at_ms = ? WHERE endpoint_id = ? AND status = 'pending' AND next_attempt_at_ms < ? AND pk <> ?", [
+    pausedUntilMs,
+    id,
+    pausedUntilMs,
+    failed.deliveryPk,
+  ]);
+  return Number(row.failing_since_ms);
 }
 
 export async function markEndpointHealthy(tx: Tx, id: string): Promise<void> {
-  await tx.run('UPDATE webhook_endpoints SET failing_since_ms = NULL WHERE id = ? AND failing_since_ms IS NOT NULL', [id]);
+  await tx.run(
+    'UPDATE webhook_endpoints SET failing_since_ms = NULL, consecutive_failures = 0, paused_until_ms = 0 WHERE id = ? AND (failing_since_ms IS NOT NULL OR consecutive_failures <> 0)',
+    [id],
+  );
 }
 
 /** Payrail disables an endpoint that kept failing; its pending deliveries fail with it. */

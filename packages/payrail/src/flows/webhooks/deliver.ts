@@ -12,7 +12,14 @@ import { webhookSecretCipherFor } from '../../crypto/webhook-secret.ts';
 import { signWebhook } from '../../crypto/webhook-signature.ts';
 import type { Clock } from '../../domain/clock.ts';
 import type { Secret } from '../../domain/secret.ts';
-import { DELIVERY_TIMEOUT_MS, DISABLED_FOR_FAILING, ENDPOINT_FAILING_DISABLE_MS, nextAttemptAtMs, RESPONSE_BODY_BYTES_MAX } from '../../domain/webhooks.ts';
+import {
+  DELIVERY_TIMEOUT_MS,
+  DISABLED_FOR_FAILING,
+  ENDPOINT_FAILING_DISABLE_MS,
+  nextAttemptAtMs,
+  RESPONSE_BODY_BYTES_MAX,
+  retryDelayMs,
+} from '../../domain/webhooks.ts';
 import { sendWebhook, type WebhookResponse, type WebhookSender } from '../../providers/webhook-sender.ts';
 import type { Service } from '../../service.ts';
 import type { Db } from '../../store/db.ts';
@@ -157,7 +164,7 @@ async function record(deps: DeliveryDeps, claim: DeliveryRow, eventId: string, r
       await markEndpointHealthy(tx, claim.endpoint_id);
       return false;
     }
-    const failingSinceMs = await markEndpointFailing(tx, claim.endpoint_id, nowMs);
+    const failingSinceMs = await markEndpointFailing(tx, claim.endpoint_id, { deliveryPk: claim.pk, nowMs }, retryDelayMs);
     if (nowMs - failingSinceMs < ENDPOINT_FAILING_DISABLE_MS) return false;
     return disableFailingEndpoint(tx, claim.endpoint_id, DISABLED_FOR_FAILING, nowMs);
   });

@@ -36,6 +36,12 @@ CREATE TABLE webhook_endpoints (
   failing_since_ms BIGINT,
   -- Set when Payrail disabled the endpoint itself (failing for 3 days).
   disabled_reason TEXT,
+  -- After a failed attempt the whole endpoint waits (growing with
+  -- consecutive_failures): its due deliveries move to paused_until_ms and new
+  -- ones are made due then, so a dead endpoint's backlog sits outside the due
+  -- range and claiming stays a short index scan.
+  consecutive_failures BIGINT NOT NULL DEFAULT 0,
+  paused_until_ms BIGINT NOT NULL DEFAULT 0,
   created_at_ms BIGINT NOT NULL,
   updated_at_ms BIGINT NOT NULL
 );
@@ -64,4 +70,5 @@ CREATE TABLE webhook_deliveries (
 );
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at_ms) WHERE status = 'pending';
 CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, pk);
+CREATE INDEX webhook_deliveries_endpoint_pending ON webhook_deliveries (endpoint_id, next_attempt_at_ms) WHERE status = 'pending';
 CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_pk);
