@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { endpointUrlProblem } from '../src/domain/webhooks.ts';
-import { deliverDue } from '../src/flows/webhooks/deliver.ts';
+import { DAY_MS } from '../src/domain/clock.ts';
+import { deliverDue, fanOut } from '../src/flows/webhooks/deliver.ts';
+import { pruneOldEvents } from '../src/flows/webhooks/retention.ts';
 import { createEndpoint } from '../src/flows/webhooks/endpoints.ts';
 import { isPublicAddress } from '../src/providers/public-address.ts';
 import { createWebhookSender, type Resolve, sendWebhook } from '../src/providers/webhook-sender.ts';
@@ -241,6 +243,24 @@ for (const kind of STORE_KINDS) {
       }
       const made = await createEndpoint(production, merchant.merchant_id, { url: 'https://hooks.example.com/payrail' });
       assert.equal(made.url, 'https://hooks.example.com/payrail');
+    });
+
+    it('keeps events 30 days, then deletes them with their deliveries', async () => {
+      const merchant = await t.newMerchant({ fundCents: 100_000 });
+      await call(t, merchant, 'POST', '/api/v2/webhooks', { url: 'http://127.0.0.1:9/closed' });
+      assert.equal((await caller(t.app, merchant.transfer_api_key).execute(transferBody())).status, 200);
+      await fanOut({ db: t.service.db, clock: t.clock });
+      const count = async (table: string) =>
+        Number((await t.service.db.read((tx) => tx.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE merchant_id = ?`, [merchant.merchant_id])))!.n);
+      assert.deepEqual([await count('events'), await count('webhook_deliveries')], [1, 1]);
+      t.clock.advance(29 * DAY_MS);
+      await pruneOldEvents({ db: t.service.db, clock: t.clock });
+      assert.equal(await count('events'), 1);
+      t.clock.advance(DAY_MS + 1);
+      // Every other test's events are as old: the batch bound is what limits the first call.
+      while ((await pruneOldEvents({ db: t.service.db, clock: t.clock }, 2)) > 0);
+      assert.deepEqual([await count('events'), await count('webhook_deliveries')], [0, 0]);
+      assert.deepEqual((await call(t, merchant, 'GET', '/api/v2/events')).json(), { data: [], has_more: false });
     });
 
     it('signs with the rotated secret from the rotation on', async () => {

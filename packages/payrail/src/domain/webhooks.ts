@@ -39,6 +39,8 @@ export const RESPONSE_BODY_BYTES_MAX = 1024;
 export const ENDPOINTS_PER_MERCHANT_MAX = 16;
 export const ENDPOINT_URL_LENGTH_MAX = 2048;
 export const DISABLED_FOR_FAILING = 'every delivery failed for 3 days';
+/** Events (and their deliveries) are kept this long, then deleted: every delivery has ended long before. */
+export const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** The delay before retry number `attempts` + 1 (attempts >= 1): 30 s, 1 min, 2 min, ... capped at 6 h. */
 export function retryDelayMs(attempts: number): number {

@@ -103,3 +103,23 @@ export async function fanOutEvents(db: Db, nowMs: number, limit: number): Promis
     return pks.length;
   });
 }
+
+/**
+ * Deletes events made before `beforeMs` with their deliveries, oldest first,
+ * at most `limit`. Reads the oldest `limit` events by primary key and keeps
+ * the old ones among them, so the work is bounded whatever the table holds.
+ */
+export async function pruneEventsBefore(tx: Tx, beforeMs: number, limit: number): Promise<number> {
+  const oldest = await tx.all<{ pk: number; created_at_ms: number }>('SELECT pk, created_at_ms FROM events ORDER BY pk LIMIT ?', [limit]);
+  const pks = oldest.filter((row) => Number(row.created_at_ms) < beforeMs).map((row) => Number(row.pk));
+  if (pks.length === 0) return 0;
+  const list = pks.map(() => '?').join(', ');
+  await tx.run(`DELETE FROM webhook_deliveries WHERE event_pk IN (${list})`, pks);
+  return (await tx.run(`DELETE FROM events WHERE pk IN (${list})`, pks)).changes;
+}
+
+/** Whether the oldest event was made before `beforeMs`: a read, so an idle worker writes nothing. */
+export async function hasEventsBefore(tx: Tx, beforeMs: number): Promise<boolean> {
+  const row = await tx.get<{ created_at_ms: number }>('SELECT created_at_ms FROM events ORDER BY pk LIMIT 1');
+  return row !== undefined && Number(row.created_at_ms) < beforeMs;
+}

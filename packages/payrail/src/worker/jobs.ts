@@ -3,6 +3,7 @@ import type { Service } from '../service.ts';
 import { cardLifecycleJobs, payinCleanupJob, pendingChargesJob } from './charge-jobs.ts';
 import { abuseCountersPruneJob, cardDataScrubJob } from './security-jobs.ts';
 import { createTransferJobs } from './transfer-jobs.ts';
+import { pruneOldEvents } from '../flows/webhooks/retention.ts';
 import type { Job } from './worker.ts';
 
 export function createJobs(service: Service): Job[] {
@@ -13,5 +14,6 @@ export function createJobs(service: Service): Job[] {
     abuseCountersPruneJob(service),
     ...createTransferJobs(service),
     cardDataScrubJob(service),
+    { name: 'events.prune', runOnce: () => pruneOldEvents(service) },
   ];
 }
