@@ -230,10 +230,19 @@ for (const kind of STORE_KINDS) {
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
         assert.ok(hung.received.length <= 2, `${hung.received.length} sends to the hung endpoint at once`);
+        // Stopping ends the hung sends at once (not after their 60 s), recording nothing: their claims lapse and they are sent again later.
+        const stopped = await Promise.race([worker.stop().then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 5000))]);
+        assert.equal(stopped, true, 'the worker stopped without waiting for the hung sends');
+        const recorded = await t.service.db.read((tx) =>
+          tx.get<{ n: number }>(
+            "SELECT COUNT(*) AS n FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE e.url = ? AND (d.status <> 'pending' OR d.last_attempt_at_ms IS NOT NULL)",
+            [hung.url],
+          ),
+        );
+        assert.equal(Number(recorded!.n), 0);
       } finally {
-        // Closing the hung receiver ends its sends, so the worker stops at once.
-        await hung.close();
         await worker.stop();
+        await hung.close();
         await fast.close();
       }
     });

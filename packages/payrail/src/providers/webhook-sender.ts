@@ -18,6 +18,8 @@ export interface WebhookRequest {
   /** Production: only public addresses (checked on the resolved address). */
   readonly publicOnly: boolean;
   readonly responseBodyBytesMax: number;
+  /** Aborts the send (a worker shutting down); the answer is then an error. */
+  readonly signal?: AbortSignal;
 }
 
 export interface WebhookResponse {
@@ -85,7 +87,8 @@ function send(request: WebhookRequest, publicLookup: LookupFunction): Promise<We
     if (request.publicOnly && (literal === 'localhost' || (/^[0-9.:a-f]+$/i.test(literal) && !isPublicAddress(literal)))) {
       return finish({ statusCode: null, error: 'url names a non-public address', body: null });
     }
-    const signal = AbortSignal.timeout(request.timeoutMs);
+    const deadline = AbortSignal.timeout(request.timeoutMs);
+    const signal = request.signal === undefined ? deadline : AbortSignal.any([deadline, request.signal]);
     const client = url.protocol === 'https:' ? https : http;
     const req = client.request(
       url,
@@ -116,11 +119,14 @@ function send(request: WebhookRequest, publicLookup: LookupFunction): Promise<We
     );
     req.on('error', (error) => {
       const blocked = error instanceof BlockedAddressError || error.cause instanceof BlockedAddressError;
-      const text = signal.aborted
-        ? `no answer within ${request.timeoutMs} ms`
-        : blocked
-          ? error.message
-          : `connection failed (${(error as NodeJS.ErrnoException).code ?? error.name})`;
+      const text =
+        request.signal?.aborted === true
+          ? 'stopped'
+          : deadline.aborted
+            ? `no answer within ${request.timeoutMs} ms`
+            : blocked
+              ? error.message
+              : `connection failed (${(error as NodeJS.ErrnoException).code ?? error.name})`;
       finish({ statusCode: null, error: text, body: null });
     });
     req.end(request.body);

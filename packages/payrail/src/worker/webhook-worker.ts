@@ -21,12 +21,16 @@ export class WebhookWorker {
   private readonly inFlight = new Set<Promise<unknown>>();
   /** Sends under way per endpoint id, so one endpoint cannot take every slot. */
   private readonly perEndpoint = new Map<string, number>();
+  private readonly stopped = new AbortController();
+  private readonly deps: DeliveryDeps;
 
   constructor(
-    private readonly deps: DeliveryDeps,
+    deps: DeliveryDeps,
     private readonly log: Logger,
     private readonly concurrency = DELIVERY_CONCURRENCY_MAX,
-  ) {}
+  ) {
+    this.deps = { ...deps, signal: this.stopped.signal };
+  }
 
   start(): void {
     if (this.loop !== null) return;
@@ -80,9 +84,10 @@ export class WebhookWorker {
     this.inFlight.add(sending);
   }
 
-  /** Stops claiming; sends under way finish (each within its deadline). */
+  /** Stops claiming and ends sends under way at once; their claims lapse, so another worker (or the next start) sends them again. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.stopped.abort();
     this.wake?.();
     await this.loop;
     this.loop = null;

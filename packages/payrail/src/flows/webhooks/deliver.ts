@@ -46,6 +46,8 @@ export interface DeliveryDeps {
   readonly send: WebhookSender;
   /** The deadline of one send (10 s; tests make a hung endpoint give up sooner). */
   readonly timeoutMs?: number;
+  /** Aborted when the worker stops: sends under way end at once, unrecorded, and their claims lapse (they are sent again). */
+  readonly signal?: AbortSignal;
 }
 
 /** The deliveries of a running service: real HTTP sends with the 10 s deadline. */
@@ -141,7 +143,10 @@ export async function deliver(deps: DeliveryDeps, claim: DeliveryRow): Promise<'
     timeoutMs: deps.timeoutMs ?? DELIVERY_TIMEOUT_MS,
     publicOnly: deps.config.environment === 'production',
     responseBodyBytesMax: RESPONSE_BODY_BYTES_MAX,
+    ...(deps.signal === undefined ? {} : { signal: deps.signal }),
   });
+  // Stopped: whether it arrived is unknown, so nothing is recorded; the lapsed claim sends it again (at least once).
+  if (deps.signal?.aborted === true) return null;
   return record(deps, claim, eventId, response);
 }
 
