@@ -80,6 +80,9 @@ export async function setEndpointSecret(tx: Tx, merchantId: string, id: string, 
 
 /** Deletes the endpoint and its deliveries. */
 export async function deleteEndpoint(tx: Tx, merchantId: string, id: string): Promise<boolean> {
+  // The endpoint row first (disabling it locks it), then its deliveries: the order the delivery worker takes them in.
+  const found = await tx.run('UPDATE webhook_endpoints SET enabled = 0 WHERE id = ? AND merchant_id = ?', [id, merchantId]);
+  if (found.changes !== 1) return false;
   await tx.run('DELETE FROM webhook_deliveries WHERE endpoint_id = ? AND merchant_id = ?', [id, merchantId]);
   const result = await tx.run('DELETE FROM webhook_endpoints WHERE id = ? AND merchant_id = ?', [id, merchantId]);
   return result.changes === 1;

@@ -55,6 +55,8 @@ export function deliveryDepsOf(service: Pick<Service, 'db' | 'clock' | 'log' | '
   return { db: service.db, clock: service.clock, log: service.log.child({ component: 'webhooks' }), config: service.config, send: sendWebhook };
 }
 
+class LapsedClaim extends Error {}
+
 /** Events fanned out per call. */
 export const FAN_OUT_BATCH_MAX = 200;
 /** A claim outlives the send's deadline by this much before another worker may take the delivery. */
@@ -163,16 +165,24 @@ async function record(deps: DeliveryDeps, claim: DeliveryRow, eventId: string, r
     responseBody: response.body,
     attemptedAtMs: nowMs,
   };
-  const disabled = await deps.db.write(async (tx) => {
-    if (!(await recordAttempt(tx, { pk: claim.pk, attempts }, outcome, result, retryAtMs ?? nowMs))) return null;
-    if (ok) {
-      await markEndpointHealthy(tx, claim.endpoint_id);
-      return false;
-    }
-    const failingSinceMs = await markEndpointFailing(tx, claim.endpoint_id, { deliveryPk: claim.pk, nowMs }, retryDelayMs);
-    if (nowMs - failingSinceMs < ENDPOINT_FAILING_DISABLE_MS) return false;
-    return disableFailingEndpoint(tx, claim.endpoint_id, DISABLED_FOR_FAILING, nowMs);
-  });
+  // The endpoint row first, then the delivery's: every path takes them in
+  // that order, so two workers on PostgreSQL cannot deadlock over them.
+  const disabled = await deps.db
+    .write(async (tx) => {
+      let disable = false;
+      if (ok) await markEndpointHealthy(tx, claim.endpoint_id);
+      else {
+        const failingSinceMs = await markEndpointFailing(tx, claim.endpoint_id, { deliveryPk: claim.pk, nowMs }, retryDelayMs);
+        disable = nowMs - failingSinceMs >= ENDPOINT_FAILING_DISABLE_MS;
+      }
+      // A lapsed claim (someone else claimed it since) changes nothing: roll all of it back.
+      if (!(await recordAttempt(tx, { pk: claim.pk, attempts }, outcome, result, retryAtMs ?? nowMs))) throw new LapsedClaim();
+      return disable ? disableFailingEndpoint(tx, claim.endpoint_id, DISABLED_FOR_FAILING, nowMs) : false;
+    })
+    .catch((error: unknown) => {
+      if (error instanceof LapsedClaim) return null;
+      throw error;
+    });
   if (disabled === null) return null;
   // Never the answer's body: it is the endpoint's, and may hold anything.
   const fields = { delivery: claim.pk, event: eventId, endpoint: claim.endpoint_id, attempt: attempts, status: response.statusCode, ms: response.latencyMs };
