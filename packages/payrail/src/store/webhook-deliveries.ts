@@ -67,6 +67,22 @@ export async function releaseClaims(tx: Tx, claims: ReadonlyArray<{ pk: number; 
   }
 }
 
+/**
+ * Moves the due pending deliveries of these endpoints to `dueAtMs` (an
+ * endpoint this worker already sends as much to as it may): one short range
+ * of the (endpoint, due time) index each, and afterwards they are out of the
+ * due range, so claiming does not have to step over them.
+ */
+export async function postponeDue(tx: Tx, endpointIds: readonly string[], nowMs: number, dueAtMs: number): Promise<void> {
+  for (const id of endpointIds) {
+    await tx.run("UPDATE webhook_deliveries SET next_attempt_at_ms = ? WHERE endpoint_id = ? AND status = 'pending' AND next_attempt_at_ms <= ?", [
+      dueAtMs,
+      id,
+      nowMs,
+    ]);
+  }
+}
+
 /** What sending a claimed delivery needs: the event and the endpoint (with its sealed secret). */
 export interface SendableRow {
   event_pk: number;

@@ -29,6 +29,7 @@ import {
   claimDueDeliveries,
   type DeliveryRow,
   hasDueDeliveries,
+  postponeDue,
   recordAttempt,
   releaseClaims,
   sendableOf,
@@ -73,39 +74,44 @@ export const SENDS_PER_ENDPOINT_MAX = 2;
 
 /**
  * Claims up to `limit` due deliveries for this worker, given how many sends
- * to each endpoint it has under way: none to an endpoint already at
- * SENDS_PER_ENDPOINT_MAX, and claims beyond that (a burst to one endpoint)
- * are given back at once, so one slow endpoint never takes every slot.
+ * to each endpoint it has under way. An endpoint already at
+ * SENDS_PER_ENDPOINT_MAX gets none: its due deliveries (and claims beyond
+ * that, from a burst) wait until its sends have had their time, moved there
+ * in one statement per endpoint, so one slow endpoint never takes every slot
+ * and its backlog never lengthens the claim's index scan.
  */
 export async function claimDeliveries(
   deps: Pick<DeliveryDeps, 'db' | 'clock' | 'timeoutMs'>,
   limit: number,
   underWay: ReadonlyMap<string, number> = new Map(),
+  perEndpointMax = SENDS_PER_ENDPOINT_MAX,
 ): Promise<DeliveryRow[]> {
   if (limit <= 0) return [];
   const nowMs = deps.clock.nowMs();
   if (!(await deps.db.read((tx) => hasDueDeliveries(tx, nowMs)))) return [];
-  const busy = [...underWay].filter(([, count]) => count >= SENDS_PER_ENDPOINT_MAX).map(([id]) => id);
-  const claimed = await claimDueDeliveries(deps.db, nowMs, nowMs + (deps.timeoutMs ?? DELIVERY_TIMEOUT_MS) + CLAIM_MARGIN_MS, limit, busy);
+  const busyWaitMs = deps.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const busy = [...underWay].filter(([, count]) => count >= perEndpointMax).map(([id]) => id);
+  if (busy.length > 0) await deps.db.write((tx) => postponeDue(tx, busy, nowMs, nowMs + busyWaitMs));
+  const claimed = await claimDueDeliveries(deps.db, nowMs, nowMs + busyWaitMs + CLAIM_MARGIN_MS, limit, busy);
   const counts = new Map(underWay);
   const kept: DeliveryRow[] = [];
   const extra: DeliveryRow[] = [];
   for (const claim of claimed) {
     const count = counts.get(claim.endpoint_id) ?? 0;
-    if (count >= SENDS_PER_ENDPOINT_MAX) extra.push(claim);
+    if (count >= perEndpointMax) extra.push(claim);
     else {
       counts.set(claim.endpoint_id, count + 1);
       kept.push(claim);
     }
   }
-  if (extra.length > 0)
-    await deps.db.write((tx) =>
-      releaseClaims(
-        tx,
-        extra.map((c) => ({ pk: c.pk, attempts: Number(c.attempts) })),
-        nowMs,
-      ),
-    );
+  if (extra.length > 0) {
+    const released = extra.map((c) => ({ pk: c.pk, attempts: Number(c.attempts) }));
+    const full = [...new Set(extra.map((c) => c.endpoint_id))];
+    await deps.db.write(async (tx) => {
+      await releaseClaims(tx, released, nowMs + busyWaitMs);
+      await postponeDue(tx, full, nowMs, nowMs + busyWaitMs);
+    });
+  }
   // The event rows may have been committed a moment ago: send nothing a crash could still take back.
   if (kept.length > 0) await deps.db.synced();
   return kept;
@@ -201,7 +207,8 @@ export async function deliverDue(deps: DeliveryDeps, concurrency = 8, roundsMax 
   let attempts = 0;
   for (let round = 0; round < roundsMax; round++) {
     const fanned = await fanOut(deps);
-    const claims = await claimDeliveries(deps, concurrency);
+    // Rounds wait for all their sends, so nothing is under way between them: no per-endpoint bound is needed.
+    const claims = await claimDeliveries(deps, concurrency, new Map(), concurrency);
     if (claims.length === 0 && fanned === 0) return attempts;
     await Promise.all(claims.map((claim) => deliver(deps, claim)));
     attempts += claims.length;
