@@ -6,10 +6,13 @@
 // processes may run it against one PostgreSQL store: claims are leased
 // (flows/webhooks/deliver.ts), so no delivery is sent twice by them.
 import type { Logger } from 'pino';
-import { claimDeliveries, type DeliveryDeps, type DeliveryRow, deliver, deliveryDepsOf, fanOut } from '../flows/webhooks/deliver.ts';
+import { performance } from 'node:perf_hooks';
+import { claimDeliveries, type DeliveryDeps, type DeliveryRow, deliver, deliveryDepsOf, fanOut, SENDS_PER_ENDPOINT_MAX } from '../flows/webhooks/deliver.ts';
 import type { Service } from '../service.ts';
 
-export const DELIVERY_CONCURRENCY_MAX = 16;
+export const DELIVERY_CONCURRENCY_MAX = 32;
+/** An endpoint at its send limit with a send under way longer than this is slow: its backlog is set aside meanwhile. */
+const SLOW_SEND_MS = 1_000;
 const IDLE_SLEEP_MS_MIN = 5;
 const IDLE_SLEEP_MS_MAX = 250;
 const ERROR_SLEEP_MS = 1000;
@@ -21,6 +24,8 @@ export class WebhookWorker {
   private readonly inFlight = new Set<Promise<unknown>>();
   /** Sends under way per endpoint id, so one endpoint cannot take every slot. */
   private readonly perEndpoint = new Map<string, number>();
+  /** When each endpoint's oldest send under way started (performance.now()), to tell a slow endpoint. */
+  private readonly startedAt = new Map<string, number[]>();
   private readonly stopped = new AbortController();
   private readonly deps: DeliveryDeps;
 
@@ -43,7 +48,7 @@ export class WebhookWorker {
       let found = 0;
       try {
         found += await fanOut(this.deps);
-        const claims = await claimDeliveries(this.deps, this.concurrency - this.inFlight.size, this.perEndpoint);
+        const claims = await claimDeliveries(this.deps, this.concurrency - this.inFlight.size, this.perEndpoint, { slow: this.slowEndpoints() });
         for (const claim of claims) this.start1(claim);
         found += claims.length;
         sleepMs = found > 0 ? 0 : Math.min(IDLE_SLEEP_MS_MAX, Math.max(IDLE_SLEEP_MS_MIN, sleepMs * 2));
@@ -68,16 +73,29 @@ export class WebhookWorker {
     }
   }
 
+  /** Endpoints at their send limit with a send under way for longer than SLOW_SEND_MS. */
+  private slowEndpoints(): string[] {
+    const now = performance.now();
+    return [...this.perEndpoint]
+      .filter(([id, count]) => count >= SENDS_PER_ENDPOINT_MAX && now - (this.startedAt.get(id)?.[0] ?? now) > SLOW_SEND_MS)
+      .map(([id]) => id);
+  }
+
   /** Sends one claimed delivery in the background, counted against its endpoint until it ends. */
   private start1(claim: DeliveryRow): void {
     const endpoint = claim.endpoint_id;
     this.perEndpoint.set(endpoint, (this.perEndpoint.get(endpoint) ?? 0) + 1);
+    const started = performance.now();
+    this.startedAt.set(endpoint, [...(this.startedAt.get(endpoint) ?? []), started]);
     const sending: Promise<unknown> = deliver(this.deps, claim)
       .catch((error: unknown) => this.log.error({ err: error, delivery: claim.pk }, 'webhook delivery failed; its claim will lapse and it will be retried'))
       .finally(() => {
         const left = (this.perEndpoint.get(endpoint) ?? 1) - 1;
         if (left <= 0) this.perEndpoint.delete(endpoint);
         else this.perEndpoint.set(endpoint, left);
+        const times = (this.startedAt.get(endpoint) ?? []).filter((t) => t !== started);
+        if (times.length === 0) this.startedAt.delete(endpoint);
+        else this.startedAt.set(endpoint, times);
         this.inFlight.delete(sending);
         this.wake?.();
       });

@@ -70,29 +70,33 @@ export function fanOut(deps: Pick<DeliveryDeps, 'db' | 'clock'>, limit = FAN_OUT
 }
 
 /** Sends to one endpoint under way at once in one worker, at most: a hung endpoint holds this many slots, never all. */
-export const SENDS_PER_ENDPOINT_MAX = 2;
+export const SENDS_PER_ENDPOINT_MAX = 4;
+/** How long the due backlog of a slow endpoint (its sends at the limit and one under way this long) is set aside at a time. */
+export const SLOW_ENDPOINT_POSTPONE_MS = 1_000;
 
 /**
  * Claims up to `limit` due deliveries for this worker, given how many sends
- * to each endpoint it has under way. An endpoint already at
- * SENDS_PER_ENDPOINT_MAX gets none: its due deliveries (and claims beyond
- * that, from a burst) wait until its sends have had their time, moved there
- * in one statement per endpoint, so one slow endpoint never takes every slot
- * and its backlog never lengthens the claim's index scan.
+ * to each endpoint it has under way: none to an endpoint already at
+ * `perEndpointMax` (claims beyond it, from a burst, are given back at once),
+ * so one slow endpoint never takes every slot. The due backlog of the
+ * endpoints in `slow` (at the limit, with a send under way for a while) is
+ * moved SLOW_ENDPOINT_POSTPONE_MS ahead in one statement each, so a hung
+ * endpoint's backlog does not lengthen the claim's index scan.
  */
 export async function claimDeliveries(
   deps: Pick<DeliveryDeps, 'db' | 'clock' | 'timeoutMs'>,
   limit: number,
   underWay: ReadonlyMap<string, number> = new Map(),
-  perEndpointMax = SENDS_PER_ENDPOINT_MAX,
+  options: { perEndpointMax?: number; slow?: readonly string[] } = {},
 ): Promise<DeliveryRow[]> {
   if (limit <= 0) return [];
+  const perEndpointMax = options.perEndpointMax ?? SENDS_PER_ENDPOINT_MAX;
   const nowMs = deps.clock.nowMs();
   if (!(await deps.db.read((tx) => hasDueDeliveries(tx, nowMs)))) return [];
-  const busyWaitMs = deps.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const slow = options.slow ?? [];
+  if (slow.length > 0) await deps.db.write((tx) => postponeDue(tx, slow, nowMs, nowMs + SLOW_ENDPOINT_POSTPONE_MS));
   const busy = [...underWay].filter(([, count]) => count >= perEndpointMax).map(([id]) => id);
-  if (busy.length > 0) await deps.db.write((tx) => postponeDue(tx, busy, nowMs, nowMs + busyWaitMs));
-  const claimed = await claimDueDeliveries(deps.db, nowMs, nowMs + busyWaitMs + CLAIM_MARGIN_MS, limit, busy);
+  const claimed = await claimDueDeliveries(deps.db, nowMs, nowMs + (deps.timeoutMs ?? DELIVERY_TIMEOUT_MS) + CLAIM_MARGIN_MS, limit, busy);
   const counts = new Map(underWay);
   const kept: DeliveryRow[] = [];
   const extra: DeliveryRow[] = [];
@@ -106,11 +110,7 @@ export async function claimDeliveries(
   }
   if (extra.length > 0) {
     const released = extra.map((c) => ({ pk: c.pk, attempts: Number(c.attempts) }));
-    const full = [...new Set(extra.map((c) => c.endpoint_id))];
-    await deps.db.write(async (tx) => {
-      await releaseClaims(tx, released, nowMs + busyWaitMs);
-      await postponeDue(tx, full, nowMs, nowMs + busyWaitMs);
-    });
+    await deps.db.write((tx) => releaseClaims(tx, released, nowMs));
   }
   // The event rows may have been committed a moment ago: send nothing a crash could still take back.
   if (kept.length > 0) await deps.db.synced();
@@ -208,7 +208,7 @@ export async function deliverDue(deps: DeliveryDeps, concurrency = 8, roundsMax 
   for (let round = 0; round < roundsMax; round++) {
     const fanned = await fanOut(deps);
     // Rounds wait for all their sends, so nothing is under way between them: no per-endpoint bound is needed.
-    const claims = await claimDeliveries(deps, concurrency, new Map(), concurrency);
+    const claims = await claimDeliveries(deps, concurrency, new Map(), { perEndpointMax: concurrency });
     if (claims.length === 0 && fanned === 0) return attempts;
     await Promise.all(claims.map((claim) => deliver(deps, claim)));
     attempts += claims.length;
