@@ -68,6 +68,17 @@ import {
   scheduleBody,
   storedId,
 } from './stored.ts';
+import {
+  endpointId,
+  type EventFilters,
+  type EventPage,
+  type EventType,
+  eventId,
+  eventQuery,
+  type PayrailEvent,
+  type WebhookEndpoint,
+  type WebhookEndpointWithSecret,
+} from './webhooks.ts';
 
 /** Polling follows the specification's guidance: near 1 s, growing x1.5, capped at 10 s. */
 export const POLL_FIRST_INTERVAL_MS = 1000;
@@ -563,7 +574,62 @@ export class Payrail {
     return this.ask(call, readNonce);
   }
 
+  // ---- Events and webhooks (docs/api-decisions.md sections 11 and 14) ---
+
+  /** POST /api/v2/webhooks: `signature` in the answer is the signing secret, shown only here. Not retried (a retry could make a second endpoint). */
+  async createWebhookEndpoint(input: { url: string; events?: EventType[] }): Promise<WebhookEndpointWithSecret> {
+    return readAnswer(await this.transport.once(this.merchantCall('POST', '/api/v2/webhooks', input)), readObject<WebhookEndpointWithSecret>);
+  }
+
+  /** GET /api/v2/webhooks. */
+  async listWebhookEndpoints(): Promise<WebhookEndpoint[]> {
+    return this.ask(this.merchantCall('GET', '/api/v2/webhooks'), (body) => readItems<WebhookEndpoint>(body));
+  }
+
+  /** GET /api/v2/webhooks/:id. */
+  async getWebhookEndpoint(id: string): Promise<WebhookEndpoint> {
+    return this.ask(this.merchantCall('GET', `/api/v2/webhooks/${endpointId(id)}`), readObject<WebhookEndpoint>);
+  }
+
+  /** PATCH /api/v2/webhooks/:id: change the URL, the event types (empty: all) or enabled (enabling clears a disabling by Payrail). */
+  async updateWebhookEndpoint(id: string, change: { url?: string; events?: EventType[]; enabled?: boolean }): Promise<WebhookEndpoint> {
+    return this.ask(this.merchantCall('PATCH', `/api/v2/webhooks/${endpointId(id)}`, change), readObject<WebhookEndpoint>);
+  }
+
+  /** DELETE /api/v2/webhooks/:id. */
+  async deleteWebhookEndpoint(id: string): Promise<void> {
+    await this.ask(this.merchantCall('DELETE', `/api/v2/webhooks/${endpointId(id)}`), ignoreBody);
+  }
+
+  /** POST /api/v2/webhooks/:id/rotate: a new signing secret, in effect at once. Not retried (each call makes a new secret). */
+  async rotateWebhookSecret(id: string): Promise<WebhookEndpointWithSecret> {
+    const call = this.merchantCall('POST', `/api/v2/webhooks/${endpointId(id)}/rotate`);
+    return readAnswer(await this.transport.once(call), readObject<WebhookEndpointWithSecret>);
+  }
+
+  /** GET /api/v2/events: newest first; pass the last id as `starting_after` for the next page. */
+  async listEvents(filters: EventFilters = {}): Promise<EventPage> {
+    return this.ask(this.merchantCall('GET', `/api/v2/events${eventQuery(filters)}`), readObject<EventPage>);
+  }
+
+  /** GET /api/v2/events/:id. */
+  async getEvent(id: string): Promise<PayrailEvent> {
+    return this.ask(this.merchantCall('GET', `/api/v2/events/${eventId(id)}`), readObject<PayrailEvent>);
+  }
+
+  /** POST /api/v2/events/:id/resend: queues the event again for every enabled endpoint subscribed to its type. */
+  async resendEvent(id: string): Promise<{ id: string; deliveries: number }> {
+    return this.ask(this.merchantCall('POST', `/api/v2/events/${eventId(id)}/resend`), readObject<{ id: string; deliveries: number }>);
+  }
+
   // ---- Internals --------------------------------------------------------
+
+  /** Events and webhooks take either merchant credential: the transfer key when set, else the payin source's Basic auth. */
+  private merchantCall(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Call {
+    const key = this.options.api_key;
+    const headers: Record<string, string> = key !== undefined && key !== '' ? { 'api-key': key } : { authorization: this.basicAuthorization() };
+    return { api: 'payin', method, url: `${this.payinBase}${path}`, headers, ...(body === undefined ? {} : { body }) };
+  }
 
   private transferCall(method: 'GET' | 'POST', path: string, body?: unknown): Call {
     const key = this.options.api_key;
@@ -622,6 +688,18 @@ function ignoreBody(): void {}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** An object answer, handed on as the documented type (the server checks its replies against the OpenAPI document). */
+function readObject<T>(body: Record<string, unknown>): T {
+  if (Array.isArray(body) || typeof body !== 'object' || body === null)
+    throw new PayrailError(CLIENT_ERROR_CODES.unexpected_response, 200, 'expected a JSON object');
+  return body as T;
+}
+
+function readItems<T>(body: Record<string, unknown>): T[] {
+  if (!Array.isArray(body.items)) throw new PayrailError(CLIENT_ERROR_CODES.unexpected_response, 200, 'expected a JSON array');
+  return body.items as T[];
 }
 
 function missing(what: string, purpose: string): PayrailError {

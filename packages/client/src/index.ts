@@ -8,3 +8,18 @@ export type * from './types.ts';
 export type * from './wire.ts';
 export type * from './lifecycle.ts';
 export type * from './stored.ts';
+export { verifyWebhook, EVENT_TYPES, WEBHOOK_SIGNATURE_ERROR, WEBHOOK_TOLERANCE_DEFAULT_S } from './webhooks.ts';
+export type {
+  BatchWire,
+  EventFilters,
+  EventPage,
+  EventType,
+  HeadersInput,
+  PayrailEvent,
+  ScheduleEventType,
+  ScheduleWire,
+  TransactionEventType,
+  TransferEventType,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
+} from './webhooks.ts';

@@ -167,3 +167,22 @@ export const chargeDeclined = (reference: number, amount: number, code: string, 
 export const rejected = (code: string, message: string) => ({ error: { code, message } });
 
 export const nonce = { nonce: 'nonce-abc123', expires_at: '2026-01-01T00:15:00.000Z', card_type: 'Visa', last_4: '1111' };
+
+// Events and webhooks (docs/api-decisions.md section 14).
+export const webhookEndpoint = (id = 'we_0123456789abcdef', events: string[] = ['transfer.succeeded']) => ({
+  id,
+  url: 'https://merchant.example/payrail/hooks',
+  events,
+  enabled: true,
+  created_at: '2026-01-01T00:00:00.000Z',
+  disabled_reason: null,
+});
+export const webhookEndpointWithSecret = (id = 'we_0123456789abcdef') => ({ ...webhookEndpoint(id), signature: 'whsec_0123456789abcdefghijklmnopqrstuv' });
+export const transferEvent = (id = 'evt_42') => ({
+  id,
+  type: 'transfer.succeeded',
+  created_at: '2026-01-01T00:00:01.000Z',
+  livemode: false,
+  data: status('1001', 60, 0, 1).status.result,
+});
+export const eventPage = (hasMore = false) => ({ data: [transferEvent('evt_43'), transferEvent('evt_42')], has_more: hasMore });

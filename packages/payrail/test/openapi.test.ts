@@ -219,6 +219,15 @@ for (const kind of STORE_KINDS) {
         ['POST', '/api/v2/transactions/charge', 400, fixtures.rejected('idempotency_key_reused', 'used with another body')],
         ['GET', '/api/v2/transactions/4242', 404, fixtures.rejected('not_found', 'no charge 4242')],
         ['POST', '/sandbox/kyc/254712340002/verify', 200, { success: true, error: '' }],
+        ['POST', '/api/v2/webhooks', 200, fixtures.webhookEndpointWithSecret()],
+        ['GET', '/api/v2/webhooks', 200, [fixtures.webhookEndpoint()]],
+        ['PATCH', '/api/v2/webhooks/we_0123456789abcdef', 200, fixtures.webhookEndpoint()],
+        ['POST', '/api/v2/webhooks/we_0123456789abcdef/rotate', 200, fixtures.webhookEndpointWithSecret()],
+        ['DELETE', '/api/v2/webhooks/we_0123456789abcdef', 200, { id: 'we_0123456789abcdef', deleted: true }],
+        ['GET', '/api/v2/events', 200, fixtures.eventPage(true)],
+        ['GET', '/api/v2/events/evt_42', 200, fixtures.transferEvent()],
+        ['POST', '/api/v2/events/evt_42/resend', 200, { id: 'evt_42', deliveries: 2 }],
+        ['GET', '/api/v2/events/evt_7', 404, fixtures.rejected('not_found', 'event evt_7 not found')],
       ];
       for (const [method, url, statusCode, body] of recorded) {
         validator.check(method, url, { statusCode, headers: json, body: JSON.stringify(body) });

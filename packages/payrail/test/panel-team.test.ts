@@ -82,6 +82,17 @@ for (const kind of STORE_KINDS) {
       await developer.get('/dashboard/overview');
       assert.equal((await developer.post('/dashboard/team/invite', { email: 'x@example.com', role: 'admin' })).status, 403);
       assert.equal((await developer.post('/dashboard/charges/1/capture')).status, 403);
+      // Webhook endpoints are a developer's too.
+      await developer.get('/dashboard/webhooks');
+      const endpoint = await developer.post('/dashboard/webhooks', { url: 'http://localhost:9/hook', events: 'transfer.succeeded' });
+      assert.equal(endpoint.status, 200);
+      assert.match(endpoint.body, /whsec_/);
+    });
+
+    it('keeps a viewer from creating a webhook endpoint (403)', async () => {
+      const viewer = await join('viewer-hooks@example.com', 'viewer');
+      await viewer.get('/dashboard/webhooks');
+      assert.equal((await viewer.post('/dashboard/webhooks', { url: 'http://localhost:9/hook', events: '' })).status, 403);
     });
 
     it('uses an invitation once', async () => {

@@ -36,6 +36,15 @@ async function scheduleFor(t: TestApp, merchant: CreatedMerchant, card = '411111
   return { customer, method, schedule };
 }
 
+/** The schedule events of this schedule, oldest first, as `type` names (docs/api-decisions.md section 15). */
+async function scheduleEventsOf(t: TestApp, merchant: CreatedMerchant, scheduleId: number): Promise<string[]> {
+  const page = (await callOk(t, merchant, 'GET', '/api/v2/events?limit=100')) as unknown as { data: Array<{ type: string; data: { id?: number } }> };
+  return page.data
+    .filter((event) => event.type.startsWith('schedule.') && event.data.id === scheduleId)
+    .map((event) => event.type)
+    .reverse();
+}
+
 async function transactionsOf(t: TestApp, merchant: CreatedMerchant, scheduleId: number) {
   return (await callOk(t, merchant, 'GET', `/api/v2/recurring-schedules/${scheduleId}/transactions?limit=100`)) as Json[];
 }
@@ -218,6 +227,7 @@ for (const kind of STORE_KINDS) {
       // Resuming a finished schedule needs a number of runs (0 would mean unlimited).
       const resume = await call(t, merchant, 'PATCH', `/api/v2/recurring-schedules/${schedule.id}`, { active: true });
       assert.deepEqual([resume.statusCode, resume.json()], [400, shapeC('invalid_request', 'num_left is required to resume a finished schedule')]);
+      assert.deepEqual(await scheduleEventsOf(t, merchant, schedule.id), ['schedule.charged', 'schedule.charged', 'schedule.finished']);
       await ledgerClean(t);
     });
 
@@ -244,6 +254,7 @@ for (const kind of STORE_KINDS) {
       assert.equal(transactions.length, 4);
       assert.ok(transactions.every((tx) => tx.status === 'declined'));
       assert.equal(await availableCents(t, merchant.merchant_id), 0);
+      assert.deepEqual(await scheduleEventsOf(t, merchant, schedule.id), ['schedule.declined', 'schedule.declined', 'schedule.declined', 'schedule.failed']);
       await ledgerClean(t);
     });
 

@@ -85,7 +85,7 @@ for (const kind of STORE_KINDS) {
         status: 200,
         body: statusBody(body.id, { state: 40, substate: 3, final: 0, serverTimeMs: t.clock.nowMs() }),
       });
-      await assert.rejects(cancelTransfer({ db: t.service.db, clock: t.clock }, { merchantId: merchant.merchant_id, transferId: body.id }), {
+      await assert.rejects(cancelTransfer(t.service, { merchantId: merchant.merchant_id, transferId: body.id }), {
         message: `only a waiting transfer (state 0, substate 9) can be cancelled; transfer ${body.id} is state 40, substate 3`,
       });
 

@@ -17,11 +17,13 @@ import type { Service } from '../service.ts';
 import { openReadOnlyDb, StoreUnavailableError, storeLocation } from '../store-access.ts';
 import { PAYRAIL_VERSION } from '../version.ts';
 import { createJobs } from '../worker/jobs.ts';
+import { createWebhookWorker } from '../worker/webhook-worker.ts';
 import { Worker } from '../worker/worker.ts';
 import { describeFailure, failureJson, failureText, inStore, StoreCommandError } from './failure.ts';
 import { cliActor } from './actor.ts';
 import { registerOnboardingCommands } from './onboarding-commands.ts';
 import { registerAuditCommand, registerOriginsCommand, registerUserAdminCommands } from './security-commands.ts';
+import { registerWebhookCommands } from './webhook-commands.ts';
 
 /** A command line that cannot be carried out as written. */
 class UsageError extends Error {}
@@ -131,12 +133,13 @@ export function buildProgram(): Command {
       const config = loadConfig();
       const service = await inStore(storeLocation(config), () => createService(config));
       const worker = new Worker(createJobs(service), service.log.child({ component: 'worker' }));
+      const webhooks = createWebhookWorker(service);
       worker.start();
+      webhooks.start();
       service.log.info({ store: service.db.dialect }, 'worker started');
       await new Promise<void>((resolve) => {
         const stop = () => {
-          void worker
-            .stop()
+          void Promise.all([worker.stop(), webhooks.stop()])
             .then(() => service.db.close())
             .then(resolve);
         };
@@ -300,6 +303,7 @@ export function buildProgram(): Command {
   registerOriginsCommand(source, securityHelpers);
   registerAuditCommand(program, securityHelpers);
   registerOnboardingCommands(program, merchant, securityHelpers);
+  registerWebhookCommands(program, securityHelpers);
 
   const transfer = program.command('transfer').description('operator actions on transfers waiting for reconciliation');
   const transferText = (t: transferOps.TransferSummary) =>

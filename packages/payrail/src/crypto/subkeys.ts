@@ -15,6 +15,8 @@ const PURPOSES = {
   nonceCardData: 'payrail:nonce-card-data:v1',
   /** HMAC key of saved cards' fingerprints, which find the same card saved twice (docs/api-decisions.md section 15). */
   cardFingerprint: 'payrail:card-fingerprint:v1',
+  /** Webhook endpoints' signing secrets at rest (docs/api-decisions.md section 11). */
+  webhookSecret: 'payrail:webhook-secret:v1',
 } as const;
 
 export type SubkeyPurpose = keyof typeof PURPOSES;

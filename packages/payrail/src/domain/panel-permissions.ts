@@ -1,11 +1,12 @@
 // What each merchant role may do in the control panel, by request: viewers
 // read; developers also manage keys (the credentials pages: sources, API
-// keys, card-form origins); admins do everything, including the team page.
+// keys, card-form origins) and webhook endpoints; admins do everything,
+// including the team page.
 // Checked on every merchant route (web/panel.ts), not just hidden in menus.
 
 export type MerchantRoleName = 'admin' | 'developer' | 'viewer';
 
-const DEVELOPER_WRITE_PREFIXES = ['/dashboard/credentials'];
+const DEVELOPER_WRITE_PREFIXES = ['/dashboard/credentials', '/dashboard/webhooks'];
 const ADMIN_ONLY_PREFIXES = ['/dashboard/team'];
 
 function under(path: string, prefix: string): boolean {

@@ -5,6 +5,7 @@
 import { AUTHORIZATION_LIFETIME_MS } from '../domain/card-lifecycle.ts';
 import type { Service } from '../service.ts';
 import { expireAuthorizations, hasExpiringAuthorizations } from '../store/charge-operations.ts';
+import { emitTransactionEvent } from './events/emit.ts';
 
 /** Authorizations expired per call. */
 export const EXPIRY_BATCH_MAX = 500;
@@ -14,5 +15,9 @@ export async function expireDueAuthorizations(deps: Pick<Service, 'db' | 'clock'
   const nowMs = deps.clock.nowMs();
   const createdAtOrBeforeMs = nowMs - AUTHORIZATION_LIFETIME_MS;
   if (!(await deps.db.read((tx) => hasExpiringAuthorizations(tx, createdAtOrBeforeMs)))) return 0;
-  return deps.db.write((tx) => expireAuthorizations(tx, createdAtOrBeforeMs, nowMs, limit));
+  return deps.db.write(async (tx) => {
+    const expired = await expireAuthorizations(tx, createdAtOrBeforeMs, nowMs, limit);
+    for (const row of expired) await emitTransactionEvent(tx, 'charge.expired', row.merchant_id, Number(row.pk), nowMs);
+    return expired.length;
+  });
 }

@@ -8,6 +8,8 @@ import { centsToDollarNumber } from '../domain/money.ts';
 import { fail } from '../errors.ts';
 import type { Service } from '../service.ts';
 import { type BatchRow, closeBatch, dueBatchIds, getBatch, listBatches, openBatchIds } from '../store/batches.ts';
+import type { Txn } from '../store/db.ts';
+import { insertEvent } from '../store/events.ts';
 import { listBatchTransactions } from '../store/transactions.ts';
 import { renderCharge } from './charge-response.ts';
 
@@ -53,7 +55,7 @@ export async function closeDueBatches(deps: Deps & { closeMinuteOfDay: number },
   const cutoffMs = lastCloseAtOrBeforeMs(nowMs, deps.closeMinuteOfDay);
   const due = await deps.db.read((tx) => dueBatchIds(tx, cutoffMs, limit));
   let closed = 0;
-  for (const id of due) if (await deps.db.write((tx) => closeBatch(tx, id, nowMs))) closed += 1;
+  for (const id of due) if (await deps.db.write((tx) => closeWithEvent(tx, id, nowMs))) closed += 1;
   return closed;
 }
 
@@ -64,7 +66,7 @@ export async function closeOpenBatches(deps: Deps, merchantId: string | null): P
     const ids = await deps.db.read((tx) => openBatchIds(tx, merchantId, BATCH_CLOSE_MAX));
     for (const id of ids) {
       const view = await deps.db.write(async (tx) => {
-        if (!(await closeBatch(tx, id, deps.clock.nowMs()))) return null;
+        if (!(await closeWithEvent(tx, id, deps.clock.nowMs()))) return null;
         return (await getBatch(tx, null, id)) ?? null;
       });
       if (view !== null) closed.push(renderBatch(view));
@@ -73,6 +75,15 @@ export async function closeOpenBatches(deps: Deps, merchantId: string | null): P
     if (ids.length < BATCH_CLOSE_MAX) return closed;
   }
   return closed;
+}
+
+/** Closes a batch and writes its batch.closed event (docs/api-decisions.md section 11) in the same transaction. */
+async function closeWithEvent(tx: Txn, id: number, nowMs: number): Promise<boolean> {
+  if (!(await closeBatch(tx, id, nowMs))) return false;
+  const batch = await getBatch(tx, null, id);
+  if (batch === undefined) throw new Error(`batch ${id} vanished while closing`);
+  await insertEvent(tx, { merchantId: batch.merchant_id, type: 'batch.closed', dataJson: JSON.stringify(renderBatch(batch)), nowMs });
+  return true;
 }
 
 export async function batchList(deps: Deps, merchantId: string, page: { limit: number; offset: number }): Promise<BatchView[]> {

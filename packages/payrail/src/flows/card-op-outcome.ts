@@ -17,6 +17,7 @@ import { completeKey } from '../store/idempotency.ts';
 import { post } from '../store/ledger.ts';
 import { recordRefundApproved, recordRefundRefused } from '../store/refunds.ts';
 import { renderCharge } from './charge-response.ts';
+import { emitTransactionEvent } from './events/emit.ts';
 
 type Deps = Pick<Service, 'db' | 'clock'>;
 
@@ -96,6 +97,7 @@ export async function recordCaptureAnswer(deps: Deps, charge: ChargeRow, result:
     if (!(await recordCaptured(tx, charge.pk, amountCents, nowMs))) return null;
     await joinOpenBatch(tx, charge.merchant_id, charge.pk, nowMs);
     await postCard(tx, charge, 'charge.capture', true, amountCents, nowMs);
+    await emitTransactionEvent(tx, 'charge.captured', charge.merchant_id, charge.pk, nowMs);
     return replyFor(tx, charge, key, null);
   });
 }
@@ -108,6 +110,7 @@ export async function recordVoidAnswer(deps: Deps, charge: ChargeRow, result: Op
     const key = { sourceId: charge.op_source_id, idemKey: charge.op_idem_key };
     if (result.outcome === 'approved') {
       if (!(await recordVoided(tx, charge.pk, nowMs))) return null;
+      await emitTransactionEvent(tx, 'charge.voided', charge.merchant_id, charge.pk, nowMs);
       return replyFor(tx, charge, key, null);
     }
     if (!(await recordOperationRefused(tx, charge.pk, 'void', nowMs))) return null;
@@ -129,6 +132,7 @@ export async function recordRefundAnswer(deps: Deps, refund: ChargeRow, result: 
     if (result.outcome === 'approved') {
       if (!(await recordRefundApproved(tx, refund.pk, { authCode: result.authCode, processorRef: result.processorRef, nowMs }))) return null;
       await joinOpenBatch(tx, refund.merchant_id, refund.pk, nowMs);
+      await emitTransactionEvent(tx, 'refund.succeeded', refund.merchant_id, refund.pk, nowMs);
       return replyFor(tx, refund, key, null);
     }
     const code = declineOf(result);
@@ -139,6 +143,7 @@ export async function recordRefundAnswer(deps: Deps, refund: ChargeRow, result: 
     );
     if (!refused) return null;
     await postCard(tx, refund, 'refund.release', true, refund.amount_cents, nowMs);
+    await emitTransactionEvent(tx, 'refund.declined', refund.merchant_id, refund.pk, nowMs);
     return replyFor(tx, refund, key, null);
   });
 }

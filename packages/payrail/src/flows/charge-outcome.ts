@@ -12,6 +12,7 @@ import { getCharge, recordOutcome } from '../store/charges.ts';
 import { completeKey } from '../store/idempotency.ts';
 import { post } from '../store/ledger.ts';
 import { renderCharge } from './charge-response.ts';
+import { emitTransactionEvent } from './events/emit.ts';
 
 /** Longest wait between two polls of a pending authorization, whatever a connector asks for. */
 const POLL_INTERVAL_MS_MAX = 60 * 60_000;
@@ -68,6 +69,10 @@ export async function recordChargeOutcome(
       });
       // card_payins has no floor, so a credit from it can never be refused.
       if (posted !== 'posted') throw new Error(`charge ${charge.pk}: approval posting refused (${posted})`);
+    }
+    // docs/api-decisions.md section 11; a pending charge polled again is no news.
+    if (outcome.status !== 'pending' || awaiting === 'answer') {
+      await emitTransactionEvent(tx, `charge.${outcome.status}`, charge.merchant_id, charge.pk, nowMs);
     }
     // The reply shows the charge as recorded (its stage and batch included).
     const updated = await getCharge(tx, charge.pk, charge.merchant_id);

@@ -22,6 +22,7 @@ import type { CardType } from '../domain/cards.ts';
 import type { Clock } from '../domain/clock.ts';
 import { centsToDollarNumber } from '../domain/money.ts';
 import { afterRun, runDateOf } from '../domain/recurring.ts';
+import type { EventType } from '../domain/webhooks.ts';
 import { fail, isApiError } from '../errors.ts';
 import { authorizeWithDeadline, CARD_PROCESSOR_TIMEOUT_MS, type AuthorizationResult, type CardProcessor } from '../providers/card-processor.ts';
 import type { Service } from '../service.ts';
@@ -44,6 +45,7 @@ import {
 import type { ChargeCard } from './card-source.ts';
 import { errorSummary, reserveChargeIn } from './charge.ts';
 import { recordChargeOutcome } from './charge-outcome.ts';
+import { emitScheduleEvent } from './events/emit.ts';
 import { renderCharge } from './charge-response.ts';
 import { idOf } from './stored-common.ts';
 import { renderSchedule, type ScheduleView } from './schedules.ts';
@@ -166,9 +168,7 @@ async function stopSchedule(deps: ScheduleRunDeps, schedule: ScheduleRow, runDat
       schedule,
       deps.clock.nowMs(),
     );
-    if (stopped) {
-      // event: schedule.failed
-    }
+    if (stopped) await emitScheduleEvent(tx, 'schedule.failed', schedule.merchant_id, schedule.pk, deps.clock.nowMs());
   });
 }
 
@@ -215,15 +215,14 @@ async function applyRun(tx: Txn, run: FinishedRun, nowMs: number): Promise<boole
     nowMs,
   );
   if (!moved) return true;
+  const emit = (type: EventType) => emitScheduleEvent(tx, type, schedule.merchant_id, schedule.pk, nowMs);
   if (approved) {
-    // event: schedule.charged
-    if (change.status === 'finished') {
-      // event: schedule.finished
-    }
+    await emit('schedule.charged');
+    if (change.status === 'finished') await emit('schedule.finished');
   } else if (change.status === 'failed') {
-    // event: schedule.failed
+    await emit('schedule.failed');
   } else {
-    // event: schedule.declined
+    await emit('schedule.declined');
   }
   return true;
 }

@@ -5,9 +5,8 @@
 // customer of the same merchant, a frequency we do not know or a next run
 // date in the past is a 400 naming the field, and nothing changes.
 import type { Clock } from '../domain/clock.ts';
-import { isoTime } from '../domain/iso-time.ts';
-import { centsToDollarNumber, parseDollarNumber, parseDollarString } from '../domain/money.ts';
-import { isFrequency, parseRunDate, runDateOf, type Frequency, type ScheduleStatus } from '../domain/recurring.ts';
+import { parseDollarNumber, parseDollarString } from '../domain/money.ts';
+import { isFrequency, parseRunDate, runDateOf, type Frequency } from '../domain/recurring.ts';
 import { fail } from '../errors.ts';
 import type { Service } from '../service.ts';
 import { listChargesOf } from '../store/charges.ts';
@@ -22,12 +21,14 @@ import {
   listCustomerSchedules,
   listScheduleRuns,
   updateSchedule,
-  type ScheduleRow,
   type ScheduleUpdate,
 } from '../store/schedules.ts';
 import { CHARGE_AMOUNT_CENTS_MAX, CHARGE_AMOUNT_CENTS_MIN } from './charge.ts';
 import { renderCharge } from './charge-response.ts';
+import { renderSchedule, type ScheduleView } from './schedule-view.ts';
 import { idOf, pageOf, type Owner, type PageQuery } from './stored-common.ts';
+
+export { renderSchedule, type ScheduleView } from './schedule-view.ts';
 
 export interface ScheduleDeps {
   readonly db: Service['db'];
@@ -42,38 +43,6 @@ export const SCHEDULE_NUM_LEFT_MAX = 10_000;
 export const SCHEDULES_PER_CUSTOMER_MAX = 50;
 /** Runs shown in a schedule's history in the panel. */
 export const SCHEDULE_RUNS_SHOWN_MAX = 50;
-
-export interface ScheduleView {
-  id: number;
-  customer_id: number;
-  title: string;
-  receipt_email: string | null;
-  amount: number;
-  frequency: Frequency;
-  next_run_date: string;
-  num_left: number;
-  payment_method_id: number;
-  active: boolean;
-  status: ScheduleStatus;
-  created_at: string;
-}
-
-export function renderSchedule(row: ScheduleRow): ScheduleView {
-  return {
-    id: row.pk,
-    customer_id: row.customer_pk,
-    title: row.title,
-    receipt_email: row.receipt_email,
-    amount: centsToDollarNumber(row.amount_cents),
-    frequency: row.frequency,
-    next_run_date: row.next_run_date,
-    num_left: row.num_left,
-    payment_method_id: row.payment_method_pk,
-    active: row.active === 1,
-    status: row.status,
-    created_at: isoTime(row.created_at_ms),
-  };
-}
 
 export interface ScheduleInput {
   readonly title?: string | undefined;

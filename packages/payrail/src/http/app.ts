@@ -25,6 +25,7 @@ import { sandboxPageRoutes } from './routes/sandbox-pages.ts';
 import { sandboxRoutes } from './routes/sandbox.ts';
 import { scheduleRoutes } from './routes/schedules.ts';
 import { transferRoutes } from './routes/transfers.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 import { panelRoutes } from '../web/panel.ts';
 import { signupPages } from '../web/signup-pages.ts';
 
@@ -102,6 +103,7 @@ export async function buildApp(service: Service, options: AppOptions = {}): Prom
   await app.register(payinTransactionRoutes(service));
   await app.register(customerRoutes(service));
   await app.register(scheduleRoutes(service));
+  await app.register(webhookRoutes(service));
   await app.register(hostedFormRoutes(service));
   await app.register(panelRoutes(service), { prefix: '/dashboard' });
   // Self-service sign-up exists in the sandbox only; production merchants are onboarded by the operator.

@@ -73,3 +73,18 @@ export function verifyTokenizationToken(service: Service, request: FastifyReques
   const attempt = { header: `Bearer ${token}`, address: request.ip, log: request.log };
   return authenticateTokenizationToken(optionsOf(service, 'payin', 'permission_denied'), attempt);
 }
+
+/**
+ * Either of the merchant's API credentials (docs/api-decisions.md section 14,
+ * events and webhooks): the transfer key in `API-KEY` when that header is
+ * sent, else Basic source key + PIN.
+ */
+export function merchantAuth(service: Service) {
+  const byTransferKey = hook(optionsOf(service, 'transfer', 'permission_denied'), authenticateTransferKey, (request) => {
+    const header = request.headers['api-key'];
+    return Array.isArray(header) ? header[0] : header;
+  });
+  const byBasic = basicAuth(service);
+  return (request: FastifyRequest, reply: FastifyReply): Promise<void> =>
+    request.headers['api-key'] !== undefined ? byTransferKey(request, reply) : byBasic(request, reply);
+}

@@ -87,12 +87,17 @@ function errorSchema(family: ApiFamily, status: number, codes: readonly string[]
 
 function securityOf(url: string): Array<Record<string, string[]>> | undefined {
   if (url === '/api/v2/tokens') return [{ tokenizationToken: [] }];
+  // docs/api-decisions.md section 14: either of the merchant's API credentials.
+  if (isEventsUrl(url)) return [{ sourceBasic: [] }, { transferApiKey: [] }];
   if (url.startsWith('/api/v2/')) return [{ sourceBasic: [] }];
   if (url.startsWith('/api/') || url.startsWith('/sandbox/')) return [{ transferApiKey: [] }];
   return undefined;
 }
 
+const isEventsUrl = (url: string): boolean => url.startsWith('/api/v2/webhooks') || url.startsWith('/api/v2/events');
+
 function tagOf(url: string): string {
+  if (isEventsUrl(url)) return 'Events and webhooks';
   if (url.startsWith('/api/v2/')) return 'Card payin';
   if (url.startsWith('/api/')) return 'Transfers';
   if (url.startsWith('/sandbox/')) return 'Sandbox';

@@ -6,6 +6,7 @@ import type { Config } from '../config.ts';
 import { demoBanner, seedDemoMerchant } from '../flows/seed.ts';
 import { createService } from '../runtime.ts';
 import { createJobs } from '../worker/jobs.ts';
+import { createWebhookWorker } from '../worker/webhook-worker.ts';
 import { Worker } from '../worker/worker.ts';
 import { buildApp } from './app.ts';
 
@@ -13,6 +14,8 @@ export async function serve(config: Config): Promise<{ close(): Promise<void>; p
   const service = await createService(config);
   const seeded = await seedDemoMerchant(service);
   const worker = config.worker === 'inline' ? new Worker(createJobs(service), service.log.child({ component: 'worker' })) : null;
+  // Webhook deliveries run in a loop of their own (docs/api-decisions.md section 11): a slow endpoint never holds up the jobs.
+  const webhooks = config.worker === 'inline' ? createWebhookWorker(service) : null;
   const https =
     config.tlsCertFile !== null && config.tlsKeyFile !== null ? { cert: fs.readFileSync(config.tlsCertFile), key: fs.readFileSync(config.tlsKeyFile) } : null;
   const app = await buildApp(service, { https });
@@ -27,6 +30,7 @@ export async function serve(config: Config): Promise<{ close(): Promise<void>; p
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   worker?.start();
+  webhooks?.start();
   service.log.info({ port, environment: config.environment, store: service.db.dialect, worker: config.worker }, 'payrail listening');
   if (seeded !== null) process.stdout.write(`${demoBanner(seeded, config.publicUrl)}\n`);
 
@@ -36,6 +40,7 @@ export async function serve(config: Config): Promise<{ close(): Promise<void>; p
       service.log.info('shutting down: finishing in-flight requests');
       await app.close();
       await worker?.stop();
+      await webhooks?.stop();
       await service.db.close();
       service.log.flush?.();
     })();

@@ -102,14 +102,19 @@ export async function claimDueOperations(tx: Tx, nowMs: number, leaseUntilMs: nu
 }
 
 /** Authorizations older than their lifetime become expired, at most `limit` per call; returns how many. */
-export async function expireAuthorizations(tx: Tx, createdAtOrBeforeMs: number, nowMs: number, limit: number): Promise<number> {
-  const result = await tx.run(
+export async function expireAuthorizations(
+  tx: Tx,
+  createdAtOrBeforeMs: number,
+  nowMs: number,
+  limit: number,
+): Promise<Array<{ pk: number; merchant_id: string }>> {
+  return tx.all<{ pk: number; merchant_id: string }>(
     `UPDATE charges SET stage = 'expired', updated_at_ms = ?
      WHERE stage = 'authorized' AND op IS NULL
-       AND pk IN (SELECT pk FROM charges WHERE stage = 'authorized' AND op IS NULL AND created_at_ms <= ? ORDER BY created_at_ms LIMIT ?)`,
+       AND pk IN (SELECT pk FROM charges WHERE stage = 'authorized' AND op IS NULL AND created_at_ms <= ? ORDER BY created_at_ms LIMIT ?)
+     RETURNING pk, merchant_id`,
     [nowMs, createdAtOrBeforeMs, limit],
   );
-  return result.changes;
 }
 
 /** Whether any authorization is due to expire: a read, so the worker writes only when there is work. */

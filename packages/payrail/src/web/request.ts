@@ -126,6 +126,10 @@ const NOTICES: Record<string, string> = {
   invited: 'Invitation sent. The link in it works once, for 7 days.',
   signup_approved: 'Request approved: the merchant is made and its developer gets a one-time link to the credentials.',
   signup_rejected: 'Request rejected; its author is told by mail.',
+  webhook_enabled: 'Webhook endpoint enabled.',
+  webhook_disabled: 'Webhook endpoint disabled; its pending deliveries will not be sent.',
+  webhook_deleted: 'Webhook endpoint deleted.',
+  webhook_resent: 'Delivery queued again; it is sent within seconds.',
 };
 
 export function noticeFromQuery(request: FastifyRequest): Html | null {

@@ -4,6 +4,7 @@ import { cardLifecycleJobs, payinCleanupJob, pendingChargesJob, recurringSchedul
 import { mailSendJob } from './mail-jobs.ts';
 import { abuseCountersPruneJob, cardDataScrubJob } from './security-jobs.ts';
 import { createTransferJobs } from './transfer-jobs.ts';
+import { pruneOldEvents } from '../flows/webhooks/retention.ts';
 import type { Job } from './worker.ts';
 
 export function createJobs(service: Service): Job[] {
@@ -16,5 +17,6 @@ export function createJobs(service: Service): Job[] {
     ...createTransferJobs(service),
     cardDataScrubJob(service),
     mailSendJob(service),
+    { name: 'events.prune', runOnce: () => pruneOldEvents(service) },
   ];
 }

@@ -66,7 +66,7 @@ export async function advanceDueTransfers(service: Service, limit = ADVANCE_BATC
     const stepNowMs = service.clock.nowMs();
     const applied = await service.db.write((tx) =>
       step.kind === 'change'
-        ? transition(tx, row, step.change, step.note, stepNowMs)
+        ? transition(tx, service, row, step.change, step.note, stepNowMs)
         : reschedule(tx, row.pk, row.version, step.nextRunAtMs, step.attempts, stepNowMs),
     );
     if (!applied) {

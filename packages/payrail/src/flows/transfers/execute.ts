@@ -13,6 +13,7 @@ import { assertRateText } from '../../providers/fx.ts';
 import type { Service } from '../../service.ts';
 import { post } from '../../store/ledger.ts';
 import { gatewayChargeFacts, insertEvent, insertTransfer, linkCharge, readExecuteContext } from '../../store/transfers.ts';
+import { emitTransferEvent } from '../events/emit.ts';
 import { gatewayRaceRefusal, gatewayRefusal } from './gateway.ts';
 import { checkReceiver } from './receiver.ts';
 import { validateTransfer, type TransferRequestBody } from './validate.ts';
@@ -95,6 +96,22 @@ export async function executeTransfer(service: Service, merchantId: string, body
     });
     if (posted === 'below_floor') fail('insufficient_funds', `balance + overdraft does not cover amount ${formatCents(transfer.amountCents)}`);
     await insertEvent(tx, pk, STATE.new, substate, waitingFor === null ? 'created' : `created; waiting for ${waitingFor}`, nowMs);
+    // docs/api-decisions.md section 11: one INSERT each, built from the values above (no read).
+    const status = {
+      state: STATE.new,
+      substate,
+      final: 0,
+      code: 0,
+      waiting_for: waitingFor,
+      receiver_phone: transfer.receiverPhone,
+      provider_error_text: null,
+      provider_error_code: null,
+      trans: null,
+      sum_prov: null,
+      gateway_charge_pk: transfer.gatewayChargePk,
+    };
+    await emitTransferEvent(tx, service, 'transfer.created', { merchantId, id: transfer.id, status }, nowMs);
+    if (waitingFor !== null) await emitTransferEvent(tx, service, 'transfer.waiting', { merchantId, id: transfer.id, status }, nowMs);
   });
   return { id: transfer.id, state: STATE.new, substate };
 }

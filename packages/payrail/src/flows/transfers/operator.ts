@@ -7,6 +7,7 @@ import { parseReferenceNumber } from '../../domain/references.ts';
 import { FAILURE, isWaitingFor, STATE, SUBSTATE } from '../../domain/transfer-states.ts';
 import { fail } from '../../errors.ts';
 import { type AuditActor, SYSTEM_ACTOR, writeAudited } from '../audit.ts';
+import type { Providers } from '../../providers/index.ts';
 import type { Db } from '../../store/db.ts';
 import type { Clock } from '../../domain/clock.ts';
 import { changeFrom, getTransfer, linkCharge, type TransferRow } from '../../store/transfers.ts';
@@ -15,6 +16,8 @@ import { transition } from './transitions.ts';
 export interface OperatorDeps {
   readonly db: Db;
   readonly clock: Clock;
+  /** For the transfer's event (its status view). */
+  readonly providers: Providers;
 }
 
 export interface TransferSummary {
@@ -64,7 +67,7 @@ export async function linkTransfer(
     }
     const nowMs = deps.clock.nowMs();
     const change = { ...changeFrom(row), substate: SUBSTATE.ready, waiting_for: null, next_run_at_ms: nowMs, gateway_charge_pk: chargePk };
-    if (!(await transition(tx, row, change, `linked to card payin ${chargePk} by the operator`, nowMs))) raced(row);
+    if (!(await transition(tx, deps, row, change, `linked to card payin ${chargePk} by the operator`, nowMs))) raced(row);
     const linked = await linkCharge(tx, {
       transferPk: row.pk,
       chargePk,
@@ -109,7 +112,7 @@ export async function cancelTransfer(
       provider_error_text: FAILURE.cancelled.text,
       provider_error_code: FAILURE.cancelled.code,
     };
-    if (!(await transition(tx, row, change, 'cancelled by the operator', nowMs))) raced(row);
+    if (!(await transition(tx, deps, row, change, 'cancelled by the operator', nowMs))) raced(row);
     return summary(row, change);
   });
 }

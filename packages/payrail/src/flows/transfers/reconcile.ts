@@ -28,7 +28,7 @@ async function reconcileOne(service: Service, row: TransferRow, sinceMs: number)
       const chargePk = await findReconciliationCharge(tx, row.merchant_id, Number(row.amount_cents), sinceMs);
       if (chargePk === null) return false;
       const change = { ...changeFrom(row), substate: SUBSTATE.ready, waiting_for: null, next_run_at_ms: nowMs, gateway_charge_pk: chargePk };
-      if (!(await transition(tx, row, change, `reconciled with card payin ${chargePk}`, nowMs))) return false;
+      if (!(await transition(tx, service, row, change, `reconciled with card payin ${chargePk}`, nowMs))) return false;
       const linked = await linkCharge(tx, {
         transferPk: row.pk,
         chargePk,

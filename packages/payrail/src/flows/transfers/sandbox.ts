@@ -26,7 +26,7 @@ export async function acceptInvitation(service: Service, account: string): Promi
     let released = 0;
     for (const row of await invitationWaitsOf(tx, phone, nowMs, RELEASED_PER_CALL_MAX)) {
       const change = { ...changeFrom(row), substate: SUBSTATE.ready, waiting_for: null, invitation_expires_at_ms: null, next_run_at_ms: nowMs };
-      if (await transition(tx, row, change, 'invitation accepted', nowMs)) released += 1;
+      if (await transition(tx, service, row, change, 'invitation accepted', nowMs)) released += 1;
     }
     return { released };
   });

@@ -6,16 +6,25 @@
 // exactly one place.
 import { merchantAccount } from '../../domain/ledger.ts';
 import { STATE } from '../../domain/transfer-states.ts';
+import type { Service } from '../../service.ts';
 import type { Txn } from '../../store/db.ts';
 import { post } from '../../store/ledger.ts';
 import { applyChange, insertEvent, unlinkCharge, type TransferChange, type TransferRow } from '../../store/transfers.ts';
+import { emitTransferEvent, transferEventType } from '../events/emit.ts';
 
 /**
  * Returns false, having written nothing, when the row is no longer at the
  * version it was read at (another worker, an operator or an invitation got
  * there first).
  */
-export async function transition(tx: Txn, row: TransferRow, change: TransferChange, note: string | null, nowMs: number): Promise<boolean> {
+export async function transition(
+  tx: Txn,
+  service: Pick<Service, 'providers'>,
+  row: TransferRow,
+  change: TransferChange,
+  note: string | null,
+  nowMs: number,
+): Promise<boolean> {
   if (change.final === 1 && change.state !== STATE.succeeded && change.state !== STATE.failed) {
     throw new Error(`transfer ${row.pk}: final state must be 60 or 80, got ${change.state}`);
   }
@@ -27,6 +36,11 @@ export async function transition(tx: Txn, row: TransferRow, change: TransferChan
     if (row.gateway_charge_pk !== null) await unlinkCharge(tx, row.pk, nowMs);
   }
   await insertEvent(tx, row.pk, change.state, change.substate, note, nowMs);
+  const type = transferEventType(row, change);
+  if (type !== null) {
+    const status = { ...change, code: row.code, receiver_phone: row.receiver_phone };
+    await emitTransferEvent(tx, service, type, { merchantId: row.merchant_id, id: row.id, status }, nowMs);
+  }
   return true;
 }
 

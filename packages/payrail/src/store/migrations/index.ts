@@ -14,7 +14,17 @@ export interface Migration {
   readonly sql: string;
 }
 
-const names = ['001_init', '002_panel', '003_security', '004_audit_panel', '005_card_lifecycle', '007_worker_indexes', '009_stored_cards', '010_signup_mail'];
+const names = [
+  '001_init',
+  '002_panel',
+  '003_security',
+  '004_audit_panel',
+  '005_card_lifecycle',
+  '007_worker_indexes',
+  '008_webhooks',
+  '009_stored_cards',
+  '010_signup_mail',
+];
 
 export const MIGRATIONS: readonly Migration[] = names.map((name) => ({
   version: Number(name.slice(0, 3)),

@@ -13,7 +13,7 @@ import { notice } from '../views/components.ts';
 import { reconciliationBody } from '../views/operator.ts';
 
 export function reconciliationRoutes(service: Service): FastifyPluginAsync {
-  const deps = { db: service.db, clock: service.clock };
+  const deps = { db: service.db, clock: service.clock, providers: service.providers };
 
   async function showQueue(request: FastifyRequest, reply: FastifyReply, message: Html | null, status: number) {
     const { transfers, candidates } = await reconciliationQueue(service);

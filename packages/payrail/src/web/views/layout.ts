@@ -24,6 +24,7 @@ const MERCHANT_NAV: readonly NavItem[] = [
   { href: '/dashboard/kyc', label: 'Receiver KYC' },
   { href: '/dashboard/credentials', label: 'Credentials' },
   { href: '/dashboard/team', label: 'Team' },
+  { href: '/dashboard/webhooks', label: 'Webhooks' },
   { href: '/dashboard/account/two-factor', label: 'Two-factor' },
 ];
 

@@ -1,0 +1,59 @@
+// Writing events (docs/api-decisions.md section 11), always in the
+// transaction of the change, so an event exists exactly when its change
+// committed (a transactional outbox). `data` is the object exactly as its GET
+// endpoint shows it at that moment: a card transaction as
+// GET /api/v2/transactions/:id, a transfer as the status `result`, a batch as
+// GET /api/v2/batches/:id (written by flows/batches.ts), a schedule as
+// GET /api/v2/recurring-schedules/:id. `livemode` is not stored: one deployment serves
+// one environment, so it is added when the event is shown or sent.
+import { STATE, SUBSTATE } from '../../domain/transfer-states.ts';
+import type { EventType } from '../../domain/webhooks.ts';
+import type { Service } from '../../service.ts';
+import type { Txn } from '../../store/db.ts';
+import { insertEvent } from '../../store/events.ts';
+import { getSchedule } from '../../store/schedules.ts';
+import { getTransaction } from '../../store/transactions.ts';
+import { fundedTransfers, type TransferStatusRow } from '../../store/transfers.ts';
+import { renderCharge } from '../charge-response.ts';
+import { renderSchedule } from '../schedule-view.ts';
+import { FUNDED_TRANSFERS_SHOWN_MAX } from '../transfers/funding.ts';
+import { statusViewOf } from '../transfers/status.ts';
+
+/** A card transaction's event: it is read back in the transaction, so `data` shows it as just written. */
+export async function emitTransactionEvent(tx: Txn, type: EventType, merchantId: string, pk: number, nowMs: number): Promise<void> {
+  const row = await getTransaction(tx, pk, merchantId);
+  if (row === undefined) throw new Error(`transaction ${pk} vanished before its ${type} event`);
+  const funded = row.linked_cents > 0 ? await fundedTransfers(tx, pk, FUNDED_TRANSFERS_SHOWN_MAX) : [];
+  await insertEvent(tx, { merchantId, type, dataJson: JSON.stringify(renderCharge(row, funded)), nowMs });
+}
+
+/** A recurring schedule's event (docs/api-decisions.md section 15): `data` is the schedule as GET /api/v2/recurring-schedules/:id shows it after the change. */
+export async function emitScheduleEvent(tx: Txn, type: EventType, merchantId: string, schedulePk: number, nowMs: number): Promise<void> {
+  const row = await getSchedule(tx, merchantId, schedulePk);
+  if (row === undefined) throw new Error(`schedule ${schedulePk} vanished before its ${type} event`);
+  await insertEvent(tx, { merchantId, type, dataJson: JSON.stringify(renderSchedule(row)), nowMs });
+}
+
+/**
+ * A transfer's event, from the values just written (no read: this is on the
+ * execute hot path). The status view's server_time is the event's time.
+ */
+export async function emitTransferEvent(
+  tx: Txn,
+  service: Pick<Service, 'providers'>,
+  type: EventType,
+  transfer: { merchantId: string; id: string; status: TransferStatusRow },
+  nowMs: number,
+): Promise<void> {
+  const view = statusViewOf(service, transfer.id, transfer.status, new Date(nowMs).toISOString());
+  await insertEvent(tx, { merchantId: transfer.merchantId, type, dataJson: JSON.stringify(view), nowMs });
+}
+
+/** The event a transfer state change makes, or null (a move within processing, a release from waiting). */
+export function transferEventType(from: { state: number }, to: { state: number; substate: number }): EventType | null {
+  if (to.state === STATE.succeeded) return 'transfer.succeeded';
+  if (to.state === STATE.failed) return 'transfer.failed';
+  if (to.state === STATE.processing) return from.state === STATE.processing ? null : 'transfer.processing';
+  if (to.state === STATE.new && to.substate === SUBSTATE.waiting) return 'transfer.waiting';
+  return null;
+}

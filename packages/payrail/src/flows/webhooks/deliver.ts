@@ -1,0 +1,217 @@
+// Webhook delivery (docs/api-decisions.md section 11): fan events out to the
+// endpoints that subscribe to them, claim due deliveries with a lease, POST
+// each one signed, and record the answer. Any 2xx within the deadline counts;
+// otherwise the delivery is retried with growing delays for 3 days, then
+// failed, and an endpoint whose every attempt failed for 3 days is disabled.
+// Nothing here runs on a request's path; the worker (worker/webhook-worker.ts)
+// bounds how many sends run at once, and each has its own deadline, so a slow
+// endpoint holds one slot for at most that long.
+import type { Logger } from 'pino';
+import type { Config } from '../../config.ts';
+import { webhookSecretCipherFor } from '../../crypto/webhook-secret.ts';
+import { signWebhook } from '../../crypto/webhook-signature.ts';
+import type { Clock } from '../../domain/clock.ts';
+import type { Secret } from '../../domain/secret.ts';
+import {
+  DELIVERY_TIMEOUT_MS,
+  DISABLED_FOR_FAILING,
+  ENDPOINT_FAILING_DISABLE_MS,
+  nextAttemptAtMs,
+  RESPONSE_BODY_BYTES_MAX,
+  retryDelayMs,
+} from '../../domain/webhooks.ts';
+import { sendWebhook, type WebhookResponse, type WebhookSender } from '../../providers/webhook-sender.ts';
+import type { Service } from '../../service.ts';
+import type { Db } from '../../store/db.ts';
+import { fanOutEvents } from '../../store/events.ts';
+import {
+  abandonDelivery,
+  claimDueDeliveries,
+  type DeliveryRow,
+  hasDueDeliveries,
+  postponeDue,
+  recordAttempt,
+  releaseClaims,
+  sendableOf,
+} from '../../store/webhook-deliveries.ts';
+import { disableFailingEndpoint, markEndpointFailing, markEndpointHealthy } from '../../store/webhook-endpoints.ts';
+import { eventJson, eventIdOf, livemodeOf } from './events.ts';
+
+export type { DeliveryRow };
+
+export interface DeliveryDeps {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly config: Pick<Config, 'environment' | 'cardKeyBase64' | 'dataDir'>;
+  readonly send: WebhookSender;
+  /** The deadline of one send (10 s; tests make a hung endpoint give up sooner). */
+  readonly timeoutMs?: number;
+  /** Aborted when the worker stops: sends under way end at once, unrecorded, and their claims lapse (they are sent again). */
+  readonly signal?: AbortSignal;
+}
+
+/** The deliveries of a running service: real HTTP sends with the 10 s deadline. */
+export function deliveryDepsOf(service: Pick<Service, 'db' | 'clock' | 'log' | 'config'>): DeliveryDeps {
+  return { db: service.db, clock: service.clock, log: service.log.child({ component: 'webhooks' }), config: service.config, send: sendWebhook };
+}
+
+class LapsedClaim extends Error {}
+
+/** Events fanned out per call. */
+export const FAN_OUT_BATCH_MAX = 200;
+/** A claim outlives the send's deadline by this much before another worker may take the delivery. */
+const CLAIM_MARGIN_MS = 5_000;
+const ERROR_TEXT_MAX = 200;
+
+/** Makes the deliveries of events not fanned out yet; returns how many events. */
+export function fanOut(deps: Pick<DeliveryDeps, 'db' | 'clock'>, limit = FAN_OUT_BATCH_MAX): Promise<number> {
+  return fanOutEvents(deps.db, deps.clock.nowMs(), limit);
+}
+
+/** Sends to one endpoint under way at once in one worker, at most: a hung endpoint holds this many slots, never all. */
+export const SENDS_PER_ENDPOINT_MAX = 4;
+/** How long the due backlog of a slow endpoint (its sends at the limit and one under way this long) is set aside at a time. */
+export const SLOW_ENDPOINT_POSTPONE_MS = 1_000;
+
+/**
+ * Claims up to `limit` due deliveries for this worker, given how many sends
+ * to each endpoint it has under way: none to an endpoint already at
+ * `perEndpointMax` (claims beyond it, from a burst, are given back at once),
+ * so one slow endpoint never takes every slot. The due backlog of the
+ * endpoints in `slow` (at the limit, with a send under way for a while) is
+ * moved SLOW_ENDPOINT_POSTPONE_MS ahead in one statement each, so a hung
+ * endpoint's backlog does not lengthen the claim's index scan.
+ */
+export async function claimDeliveries(
+  deps: Pick<DeliveryDeps, 'db' | 'clock' | 'timeoutMs'>,
+  limit: number,
+  underWay: ReadonlyMap<string, number> = new Map(),
+  options: { perEndpointMax?: number; slow?: readonly string[] } = {},
+): Promise<DeliveryRow[]> {
+  if (limit <= 0) return [];
+  const perEndpointMax = options.perEndpointMax ?? SENDS_PER_ENDPOINT_MAX;
+  const nowMs = deps.clock.nowMs();
+  if (!(await deps.db.read((tx) => hasDueDeliveries(tx, nowMs)))) return [];
+  const slow = options.slow ?? [];
+  if (slow.length > 0) await deps.db.write((tx) => postponeDue(tx, slow, nowMs, nowMs + SLOW_ENDPOINT_POSTPONE_MS));
+  const busy = [...underWay].filter(([, count]) => count >= perEndpointMax).map(([id]) => id);
+  const claimed = await claimDueDeliveries(deps.db, nowMs, nowMs + (deps.timeoutMs ?? DELIVERY_TIMEOUT_MS) + CLAIM_MARGIN_MS, limit, busy);
+  const counts = new Map(underWay);
+  const kept: DeliveryRow[] = [];
+  const extra: DeliveryRow[] = [];
+  for (const claim of claimed) {
+    const count = counts.get(claim.endpoint_id) ?? 0;
+    if (count >= perEndpointMax) extra.push(claim);
+    else {
+      counts.set(claim.endpoint_id, count + 1);
+      kept.push(claim);
+    }
+  }
+  if (extra.length > 0) {
+    const released = extra.map((c) => ({ pk: c.pk, attempts: Number(c.attempts) }));
+    await deps.db.write((tx) => releaseClaims(tx, released, nowMs));
+  }
+  // The event rows may have been committed a moment ago: send nothing a crash could still take back.
+  if (kept.length > 0) await deps.db.synced();
+  return kept;
+}
+
+/** Sends one claimed delivery and records the outcome. Returns its outcome, or null when nothing was sent. */
+export async function deliver(deps: DeliveryDeps, claim: DeliveryRow): Promise<'delivered' | 'retry' | 'failed' | null> {
+  const sendable = await deps.db.read((tx) => sendableOf(tx, claim));
+  if (sendable === undefined || Number(sendable.enabled) !== 1) {
+    await deps.db.write((tx) => abandonDelivery(tx, claim, 'endpoint deleted or disabled', deps.clock.nowMs()));
+    return null;
+  }
+  const body = eventJson(
+    { pk: sendable.event_pk, merchant_id: claim.merchant_id, type: sendable.type, data_json: sendable.data_json, created_at_ms: sendable.event_created_at_ms },
+    livemodeOf(deps.config),
+  );
+  let secret: Secret<string>;
+  try {
+    secret = webhookSecretCipherFor(deps.config).open(Buffer.from(sendable.secret_enc), claim.endpoint_id);
+  } catch (error) {
+    // Retrying cannot help (the card-data key changed, or the row was altered): end it, say why, rotate to recover.
+    deps.log.error({ endpoint: claim.endpoint_id, err: error }, 'webhook signing secret cannot be opened; rotate the endpoint secret');
+    await deps.db.write((tx) => abandonDelivery(tx, claim, 'signing secret cannot be opened; rotate it', deps.clock.nowMs()));
+    return null;
+  }
+  const eventId = eventIdOf(Number(sendable.event_pk));
+  const headers = {
+    'Content-Type': 'application/json',
+    'User-Agent': 'Payrail-Webhooks/1',
+    'Payrail-Event-Id': eventId,
+    ...signWebhook(secret, body, deps.clock.nowMs()),
+  };
+  const response = await deps.send({
+    url: sendable.url,
+    body,
+    headers,
+    timeoutMs: deps.timeoutMs ?? DELIVERY_TIMEOUT_MS,
+    publicOnly: deps.config.environment === 'production',
+    responseBodyBytesMax: RESPONSE_BODY_BYTES_MAX,
+    ...(deps.signal === undefined ? {} : { signal: deps.signal }),
+  });
+  // Stopped: whether it arrived is unknown, so nothing is recorded; the lapsed claim sends it again (at least once).
+  if (deps.signal?.aborted === true) return null;
+  return record(deps, claim, eventId, response);
+}
+
+async function record(deps: DeliveryDeps, claim: DeliveryRow, eventId: string, response: WebhookResponse): Promise<'delivered' | 'retry' | 'failed' | null> {
+  const nowMs = deps.clock.nowMs();
+  const ok = response.statusCode !== null && response.statusCode >= 200 && response.statusCode < 300;
+  const attempts = Number(claim.attempts);
+  const retryAtMs = ok ? null : nextAttemptAtMs(Number(claim.created_at_ms), attempts, nowMs);
+  const outcome = ok ? 'delivered' : retryAtMs === null ? 'failed' : 'retry';
+  const result = {
+    statusCode: response.statusCode,
+    error: response.error === null ? null : response.error.slice(0, ERROR_TEXT_MAX),
+    latencyMs: response.latencyMs,
+    responseBody: response.body,
+    attemptedAtMs: nowMs,
+  };
+  // The endpoint row first, then the delivery's: every path takes them in
+  // that order, so two workers on PostgreSQL cannot deadlock over them.
+  const disabled = await deps.db
+    .write(async (tx) => {
+      let disable = false;
+      if (ok) await markEndpointHealthy(tx, claim.endpoint_id);
+      else {
+        const failingSinceMs = await markEndpointFailing(tx, claim.endpoint_id, { deliveryPk: claim.pk, nowMs }, retryDelayMs);
+        disable = nowMs - failingSinceMs >= ENDPOINT_FAILING_DISABLE_MS;
+      }
+      // A lapsed claim (someone else claimed it since) changes nothing: roll all of it back.
+      if (!(await recordAttempt(tx, { pk: claim.pk, attempts }, outcome, result, retryAtMs ?? nowMs))) throw new LapsedClaim();
+      return disable ? disableFailingEndpoint(tx, claim.endpoint_id, DISABLED_FOR_FAILING, nowMs) : false;
+    })
+    .catch((error: unknown) => {
+      if (error instanceof LapsedClaim) return null;
+      throw error;
+    });
+  if (disabled === null) return null;
+  // Never the answer's body: it is the endpoint's, and may hold anything.
+  const fields = { delivery: claim.pk, event: eventId, endpoint: claim.endpoint_id, attempt: attempts, status: response.statusCode, ms: response.latencyMs };
+  if (ok) deps.log.debug(fields, 'webhook delivered');
+  if (!ok) deps.log.warn({ ...fields, error: result.error, outcome }, 'webhook delivery attempt failed');
+  if (disabled) deps.log.warn({ endpoint: claim.endpoint_id }, 'webhook endpoint disabled: every delivery failed for 3 days');
+  return outcome;
+}
+
+/**
+ * One bounded round for tests and the CLI: fans out, then claims and sends
+ * due deliveries, at most `concurrency` at a time, until none is due.
+ * Returns how many attempts were made.
+ */
+export async function deliverDue(deps: DeliveryDeps, concurrency = 8, roundsMax = 100): Promise<number> {
+  let attempts = 0;
+  for (let round = 0; round < roundsMax; round++) {
+    const fanned = await fanOut(deps);
+    // Rounds wait for all their sends, so nothing is under way between them: no per-endpoint bound is needed.
+    const claims = await claimDeliveries(deps, concurrency, new Map(), { perEndpointMax: concurrency });
+    if (claims.length === 0 && fanned === 0) return attempts;
+    await Promise.all(claims.map((claim) => deliver(deps, claim)));
+    attempts += claims.length;
+  }
+  return attempts;
+}

@@ -1,0 +1,161 @@
+// Webhook endpoints (docs/api-decisions.md sections 11 and 14): create, list,
+// read, update (url, events, enabled), delete and rotate the signing secret,
+// for the API, the panel and the CLI alike. Everything is scoped to the
+// merchant: another merchant's endpoint reads as unknown. The secret is
+// shown once (creation, rotation) and kept sealed (crypto/webhook-secret.ts).
+import type { Config } from '../../config.ts';
+import { webhookSecretCipherFor } from '../../crypto/webhook-secret.ts';
+import type { Clock } from '../../domain/clock.ts';
+import { randomBase62 } from '../../domain/ids.ts';
+import { Secret } from '../../domain/secret.ts';
+import {
+  ENDPOINTS_PER_MERCHANT_MAX,
+  endpointUrlProblem,
+  type EventType,
+  eventTypesOf,
+  eventTypesText,
+  EVENT_TYPES,
+  isEventType,
+} from '../../domain/webhooks.ts';
+import { isIP } from 'node:net';
+import { fail } from '../../errors.ts';
+import { isPublicAddress } from '../../providers/public-address.ts';
+import type { Db } from '../../store/db.ts';
+import {
+  countEndpoints,
+  deleteEndpoint,
+  type EndpointRow,
+  getEndpoint,
+  insertEndpoint,
+  listEndpoints,
+  setEndpointSecret,
+  updateEndpoint,
+} from '../../store/webhook-endpoints.ts';
+
+export interface EndpointDeps {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly config: Pick<Config, 'environment' | 'cardKeyBase64' | 'dataDir'>;
+}
+
+export interface EndpointView {
+  readonly id: string;
+  readonly url: string;
+  readonly events: EventType[];
+  readonly enabled: boolean;
+  readonly created_at: string;
+  /** Why Payrail disabled the endpoint itself (every delivery failed for 3 days), or null. */
+  readonly disabled_reason: string | null;
+}
+
+/** Creation and rotation answers: the only places the secret is shown. */
+export type EndpointWithSecret = EndpointView & { readonly signature: string };
+
+const ENDPOINT_ID_PATTERN = /^we_[0-9A-Za-z]{16}$/;
+const newEndpointId = (): string => `we_${randomBase62(16)}`;
+const newSecret = (): Secret<string> => new Secret(`whsec_${randomBase62(32)}`);
+
+export function renderEndpoint(row: EndpointRow): EndpointView {
+  return {
+    id: row.id,
+    url: row.url,
+    events: eventTypesOf(row.event_types),
+    enabled: Number(row.enabled) === 1,
+    created_at: new Date(Number(row.created_at_ms)).toISOString(),
+    disabled_reason: row.disabled_reason,
+  };
+}
+
+function checkedUrl(deps: EndpointDeps, url: unknown): string {
+  if (typeof url !== 'string') fail('invalid_request', 'url must be a string');
+  const problem = endpointUrlProblem(url, deps.config.environment);
+  if (problem !== null) fail('invalid_request', problem);
+  // A name is checked again on the address it resolves to at every delivery (providers/webhook-sender.ts).
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  if (deps.config.environment === 'production' && (host === 'localhost' || (isIP(host) !== 0 && !isPublicAddress(host)))) {
+    fail('invalid_request', 'url must not name a loopback, private or link-local address in production');
+  }
+  return url;
+}
+
+function checkedTypes(events: unknown): EventType[] | null {
+  if (events === undefined || events === null) return null;
+  if (!Array.isArray(events) || events.length > EVENT_TYPES.length * 2) fail('invalid_request', 'events must be a list of event types');
+  for (const type of events) {
+    if (typeof type !== 'string' || !isEventType(type)) fail('invalid_request', `events: unknown event type; use ${EVENT_TYPES.join(', ')}`);
+  }
+  return events as EventType[];
+}
+
+function checkedId(id: string): string {
+  if (!ENDPOINT_ID_PATTERN.test(id)) fail('not_found', `webhook endpoint ${id.slice(0, 40)} not found`);
+  return id;
+}
+
+export async function createEndpoint(deps: EndpointDeps, merchantId: string, input: { url: unknown; events?: unknown }): Promise<EndpointWithSecret> {
+  const url = checkedUrl(deps, input.url);
+  const types = checkedTypes(input.events);
+  const id = newEndpointId();
+  const secret = newSecret();
+  const secretEnc = webhookSecretCipherFor(deps.config).seal(secret, id);
+  const row = await deps.db.write(async (tx) => {
+    if ((await countEndpoints(tx, merchantId)) >= ENDPOINTS_PER_MERCHANT_MAX) {
+      fail('invalid_request', `a merchant can have at most ${ENDPOINTS_PER_MERCHANT_MAX} webhook endpoints`);
+    }
+    await insertEndpoint(tx, { id, merchantId, url, eventTypes: eventTypesText(types), secretEnc, nowMs: deps.clock.nowMs() });
+    return getEndpoint(tx, merchantId, id);
+  });
+  if (row === undefined) throw new Error(`webhook endpoint ${id} vanished`);
+  return { ...renderEndpoint(row), signature: secret.reveal() };
+}
+
+export async function endpointList(deps: Pick<EndpointDeps, 'db'>, merchantId: string): Promise<EndpointView[]> {
+  return (await deps.db.read((tx) => listEndpoints(tx, merchantId))).map(renderEndpoint);
+}
+
+export async function endpointOf(deps: Pick<EndpointDeps, 'db'>, merchantId: string, id: string): Promise<EndpointView> {
+  const row = await deps.db.read((tx) => getEndpoint(tx, merchantId, checkedId(id)));
+  if (row === undefined) fail('not_found', `webhook endpoint ${id} not found`);
+  return renderEndpoint(row);
+}
+
+export async function changeEndpoint(
+  deps: EndpointDeps,
+  merchantId: string,
+  id: string,
+  input: { url?: unknown; events?: unknown; enabled?: unknown },
+): Promise<EndpointView> {
+  checkedId(id);
+  const change: { url?: string; eventTypes?: string; enabled?: boolean } = {};
+  if (input.url !== undefined) change.url = checkedUrl(deps, input.url);
+  if (input.events !== undefined) change.eventTypes = eventTypesText(checkedTypes(input.events));
+  if (input.enabled !== undefined) {
+    if (typeof input.enabled !== 'boolean') fail('invalid_request', 'enabled must be true or false');
+    change.enabled = input.enabled;
+  }
+  const row = await deps.db.write(async (tx) => {
+    if (!(await updateEndpoint(tx, merchantId, id, change, deps.clock.nowMs()))) return undefined;
+    return getEndpoint(tx, merchantId, id);
+  });
+  if (row === undefined) fail('not_found', `webhook endpoint ${id} not found`);
+  return renderEndpoint(row);
+}
+
+export async function removeEndpoint(deps: Pick<EndpointDeps, 'db'>, merchantId: string, id: string): Promise<{ id: string; deleted: true }> {
+  checkedId(id);
+  if (!(await deps.db.write((tx) => deleteEndpoint(tx, merchantId, id)))) fail('not_found', `webhook endpoint ${id} not found`);
+  return { id, deleted: true };
+}
+
+/** A new secret replaces the old one at once; deliveries signed from now on use it. */
+export async function rotateEndpointSecret(deps: EndpointDeps, merchantId: string, id: string): Promise<EndpointWithSecret> {
+  checkedId(id);
+  const secret = newSecret();
+  const secretEnc = webhookSecretCipherFor(deps.config).seal(secret, id);
+  const row = await deps.db.write(async (tx) => {
+    if (!(await setEndpointSecret(tx, merchantId, id, secretEnc, deps.clock.nowMs()))) return undefined;
+    return getEndpoint(tx, merchantId, id);
+  });
+  if (row === undefined) fail('not_found', `webhook endpoint ${id} not found`);
+  return { ...renderEndpoint(row), signature: secret.reveal() };
+}

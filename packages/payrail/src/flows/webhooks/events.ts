@@ -1,0 +1,106 @@
+// The events API (docs/api-decisions.md sections 11 and 14): list (newest
+// first, type and time filters, cursor pagination), read one, re-send one to
+// the merchant's endpoints. An event on the wire is
+// `{id, type, created_at, livemode, data}`; `data` is stored as the JSON text
+// it was written as and spliced in unparsed.
+import type { Config } from '../../config.ts';
+import type { Clock } from '../../domain/clock.ts';
+import { parseIsoTimestamp } from '../../domain/iso-time.ts';
+import { EVENT_TYPES, isEventType } from '../../domain/webhooks.ts';
+import { fail } from '../../errors.ts';
+import type { Db } from '../../store/db.ts';
+import { type EventRow, getEvent, listEvents } from '../../store/events.ts';
+import { queueResend } from '../../store/webhook-deliveries.ts';
+
+export const EVENT_LIST_LIMIT_DEFAULT = 10;
+export const EVENT_LIST_LIMIT_MAX = 100;
+
+export interface EventDeps {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly config: Pick<Config, 'environment'>;
+}
+
+const EVENT_ID_PATTERN = /^evt_([1-9][0-9]{0,15})$/;
+
+export const eventIdOf = (pk: number): string => `evt_${pk}`;
+
+/** The event's pk, or null when `id` is not an event id. */
+export function eventPkOf(id: string): number | null {
+  const match = EVENT_ID_PATTERN.exec(id);
+  return match === null ? null : Number(match[1]);
+}
+
+/** The event as JSON text, exactly the body a webhook delivery posts. */
+export function eventJson(row: EventRow, livemode: boolean): string {
+  const head = JSON.stringify({
+    id: eventIdOf(Number(row.pk)),
+    type: row.type,
+    created_at: new Date(Number(row.created_at_ms)).toISOString(),
+    livemode,
+  });
+  return `${head.slice(0, -1)},"data":${row.data_json}}`;
+}
+
+export const livemodeOf = (config: Pick<Config, 'environment'>): boolean => config.environment === 'production';
+
+export interface EventListQuery {
+  readonly type?: string | undefined;
+  readonly created_from?: string | undefined;
+  readonly created_to?: string | undefined;
+  readonly limit?: string | undefined;
+  readonly starting_after?: string | undefined;
+}
+
+function bound(name: string, text: string | undefined, upper: boolean): number | null {
+  if (text === undefined) return null;
+  const ms = parseIsoTimestamp(text);
+  if (ms === null) fail('invalid_request', `${name} must be an ISO 8601 timestamp with a time zone`);
+  // Upper bounds are inclusive on the wire (docs/api-decisions.md section 14).
+  return upper ? ms + 1 : ms;
+}
+
+/** `{data: [event], has_more}` as JSON text, newest first. */
+export async function eventListJson(deps: EventDeps, merchantId: string, query: EventListQuery): Promise<string> {
+  if (query.type !== undefined && !isEventType(query.type)) fail('invalid_request', `type must be one of ${EVENT_TYPES.join(', ')}`);
+  let limit = EVENT_LIST_LIMIT_DEFAULT;
+  if (query.limit !== undefined) {
+    if (!/^[0-9]{1,3}$/.test(query.limit) || Number(query.limit) < 1 || Number(query.limit) > EVENT_LIST_LIMIT_MAX) {
+      fail('invalid_request', `limit must be an integer from 1 to ${EVENT_LIST_LIMIT_MAX}`);
+    }
+    limit = Number(query.limit);
+  }
+  let beforePk: number | null = null;
+  if (query.starting_after !== undefined) {
+    beforePk = eventPkOf(query.starting_after);
+    if (beforePk === null) fail('invalid_request', 'starting_after must be an event id (evt_...)');
+  }
+  const filters = {
+    type: query.type ?? null,
+    createdFromMs: bound('created_from', query.created_from, false),
+    createdBeforeMs: bound('created_to', query.created_to, true),
+    beforePk,
+  };
+  const rows = await deps.db.read((tx) => listEvents(tx, merchantId, filters, limit + 1));
+  const livemode = livemodeOf(deps.config);
+  const page = rows.slice(0, limit).map((row) => eventJson(row, livemode));
+  return `{"data":[${page.join(',')}],"has_more":${rows.length > limit}}`;
+}
+
+async function eventRowOf(deps: Pick<EventDeps, 'db'>, merchantId: string, id: string): Promise<EventRow> {
+  const pk = eventPkOf(id);
+  const row = pk === null ? undefined : await deps.db.read((tx) => getEvent(tx, merchantId, pk));
+  if (row === undefined) fail('not_found', `event ${id.slice(0, 40)} not found`);
+  return row;
+}
+
+export async function eventOfJson(deps: EventDeps, merchantId: string, id: string): Promise<string> {
+  return eventJson(await eventRowOf(deps, merchantId, id), livemodeOf(deps.config));
+}
+
+/** Sends the event again to every enabled endpoint subscribed to its type; says how many deliveries were queued. */
+export async function resendEvent(deps: EventDeps, merchantId: string, id: string): Promise<{ id: string; deliveries: number }> {
+  const row = await eventRowOf(deps, merchantId, id);
+  const deliveries = await deps.db.write((tx) => queueResend(tx, merchantId, Number(row.pk), row.type, deps.clock.nowMs()));
+  return { id, deliveries };
+}

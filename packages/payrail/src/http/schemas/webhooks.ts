@@ -1,0 +1,69 @@
+// Wire schemas of events and webhook endpoints (docs/api-decisions.md
+// sections 11 and 14). Event types and URLs are checked by the flows, which
+// name what is wrong; the schemas fix the shapes.
+import { Type } from 'typebox';
+import { EVENT_TYPES, type EventType } from '../../domain/webhooks.ts';
+
+const EventTypeSchema = Type.Unsafe<EventType>({ type: 'string', enum: [...EVENT_TYPES], description: 'An event type' });
+
+export const EndpointCreate = Type.Object(
+  {
+    url: Type.String({ description: 'Where to POST events: https (sandbox also http://localhost)', maxLength: 2048 }),
+    events: Type.Optional(Type.Array(Type.String(), { description: 'Event types to receive (default all)', maxItems: 32 })),
+  },
+  { additionalProperties: false },
+);
+
+export const EndpointChange = Type.Object(
+  {
+    url: Type.Optional(Type.String({ maxLength: 2048 })),
+    events: Type.Optional(Type.Array(Type.String(), { maxItems: 32 })),
+    enabled: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+const endpointFields = {
+  id: Type.String({ description: 'Endpoint id (we_...)' }),
+  url: Type.String(),
+  events: Type.Array(EventTypeSchema),
+  enabled: Type.Boolean(),
+  created_at: Type.String({ format: 'date-time' }),
+  disabled_reason: Type.Union([Type.String(), Type.Null()], { description: 'Why Payrail disabled the endpoint (failing for 3 days), or null' }),
+};
+
+export const Endpoint = Type.Object(endpointFields, { additionalProperties: false });
+export const EndpointWithSecret = Type.Object(
+  { ...endpointFields, signature: Type.String({ description: 'The signing secret (whsec_...); shown only here' }) },
+  { additionalProperties: false },
+);
+export const EndpointList = Type.Array(Endpoint);
+export const EndpointParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+export const EndpointDeleted = Type.Object({ id: Type.String(), deleted: Type.Literal(true) }, { additionalProperties: false });
+
+export const Event = Type.Object(
+  {
+    id: Type.String({ description: 'Event id (evt_...): de-duplicate deliveries by it' }),
+    type: EventTypeSchema,
+    created_at: Type.String({ format: 'date-time' }),
+    livemode: Type.Boolean(),
+    data: Type.Object({}, { additionalProperties: true, description: 'The object exactly as its GET endpoint showed it' }),
+  },
+  { additionalProperties: false },
+);
+export const EventList = Type.Object({ data: Type.Array(Event), has_more: Type.Boolean() }, { additionalProperties: false });
+export const EventParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+export const EventListQuery = Type.Object(
+  {
+    type: Type.Optional(Type.String({ maxLength: 64 })),
+    created_from: Type.Optional(Type.String({ maxLength: 64 })),
+    created_to: Type.Optional(Type.String({ maxLength: 64 })),
+    limit: Type.Optional(Type.String({ maxLength: 8 })),
+    starting_after: Type.Optional(Type.String({ maxLength: 64 })),
+  },
+  { additionalProperties: false },
+);
+export const EventResent = Type.Object(
+  { id: Type.String(), deliveries: Type.Integer({ description: 'Deliveries queued (one per enabled endpoint subscribed to the type)' }) },
+  { additionalProperties: false },
+);

@@ -1,0 +1,119 @@
+// The webhook delivery loop. It runs beside the job loop (worker.ts), never
+// inside it, so a slow endpoint cannot hold up transfers or card jobs: each
+// send runs on its own, at most DELIVERY_CONCURRENCY_MAX at once, each with
+// its own deadline (10 s), and the loop claims new deliveries as slots free
+// up, so one hung endpoint occupies one slot, never the others. Several
+// processes may run it against one PostgreSQL store: claims are leased
+// (flows/webhooks/deliver.ts), so no delivery is sent twice by them.
+import type { Logger } from 'pino';
+import { performance } from 'node:perf_hooks';
+import { claimDeliveries, type DeliveryDeps, type DeliveryRow, deliver, deliveryDepsOf, fanOut, SENDS_PER_ENDPOINT_MAX } from '../flows/webhooks/deliver.ts';
+import type { Service } from '../service.ts';
+
+export const DELIVERY_CONCURRENCY_MAX = 32;
+/** An endpoint at its send limit with a send under way longer than this is slow: its backlog is set aside meanwhile. */
+const SLOW_SEND_MS = 1_000;
+const IDLE_SLEEP_MS_MIN = 5;
+const IDLE_SLEEP_MS_MAX = 250;
+const ERROR_SLEEP_MS = 1000;
+
+export class WebhookWorker {
+  private stopping = false;
+  private loop: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+  private readonly inFlight = new Set<Promise<unknown>>();
+  /** Sends under way per endpoint id, so one endpoint cannot take every slot. */
+  private readonly perEndpoint = new Map<string, number>();
+  /** When each endpoint's oldest send under way started (performance.now()), to tell a slow endpoint. */
+  private readonly startedAt = new Map<string, number[]>();
+  private readonly stopped = new AbortController();
+  private readonly deps: DeliveryDeps;
+
+  constructor(
+    deps: DeliveryDeps,
+    private readonly log: Logger,
+    private readonly concurrency = DELIVERY_CONCURRENCY_MAX,
+  ) {
+    this.deps = { ...deps, signal: this.stopped.signal };
+  }
+
+  start(): void {
+    if (this.loop !== null) return;
+    this.loop = this.run();
+  }
+
+  private async run(): Promise<void> {
+    let sleepMs = IDLE_SLEEP_MS_MIN;
+    while (!this.stopping) {
+      let found = 0;
+      try {
+        found += await fanOut(this.deps);
+        const claims = await claimDeliveries(this.deps, this.concurrency - this.inFlight.size, this.perEndpoint, { slow: this.slowEndpoints() });
+        for (const claim of claims) this.start1(claim);
+        found += claims.length;
+        sleepMs = found > 0 ? 0 : Math.min(IDLE_SLEEP_MS_MAX, Math.max(IDLE_SLEEP_MS_MIN, sleepMs * 2));
+      } catch (error) {
+        this.log.error({ err: error }, 'webhook delivery round failed; will retry');
+        sleepMs = ERROR_SLEEP_MS;
+      }
+      // With every slot busy, wait for one to free up (or the idle sleep).
+      const waitMs = this.inFlight.size >= this.concurrency ? IDLE_SLEEP_MS_MAX : sleepMs;
+      if (waitMs > 0 && !this.stopping) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, waitMs);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wake = null;
+      } else {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+  }
+
+  /** Endpoints at their send limit with a send under way for longer than SLOW_SEND_MS. */
+  private slowEndpoints(): string[] {
+    const now = performance.now();
+    return [...this.perEndpoint]
+      .filter(([id, count]) => count >= SENDS_PER_ENDPOINT_MAX && now - (this.startedAt.get(id)?.[0] ?? now) > SLOW_SEND_MS)
+      .map(([id]) => id);
+  }
+
+  /** Sends one claimed delivery in the background, counted against its endpoint until it ends. */
+  private start1(claim: DeliveryRow): void {
+    const endpoint = claim.endpoint_id;
+    this.perEndpoint.set(endpoint, (this.perEndpoint.get(endpoint) ?? 0) + 1);
+    const started = performance.now();
+    this.startedAt.set(endpoint, [...(this.startedAt.get(endpoint) ?? []), started]);
+    const sending: Promise<unknown> = deliver(this.deps, claim)
+      .catch((error: unknown) => this.log.error({ err: error, delivery: claim.pk }, 'webhook delivery failed; its claim will lapse and it will be retried'))
+      .finally(() => {
+        const left = (this.perEndpoint.get(endpoint) ?? 1) - 1;
+        if (left <= 0) this.perEndpoint.delete(endpoint);
+        else this.perEndpoint.set(endpoint, left);
+        const times = (this.startedAt.get(endpoint) ?? []).filter((t) => t !== started);
+        if (times.length === 0) this.startedAt.delete(endpoint);
+        else this.startedAt.set(endpoint, times);
+        this.inFlight.delete(sending);
+        this.wake?.();
+      });
+    this.inFlight.add(sending);
+  }
+
+  /** Stops claiming and ends sends under way at once; their claims lapse, so another worker (or the next start) sends them again. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.stopped.abort();
+    this.wake?.();
+    await this.loop;
+    this.loop = null;
+    await Promise.allSettled([...this.inFlight]);
+  }
+}
+
+export function createWebhookWorker(service: Service): WebhookWorker {
+  const deps = deliveryDepsOf(service);
+  return new WebhookWorker(deps, deps.log);
+}
