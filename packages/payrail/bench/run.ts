@@ -10,7 +10,9 @@
 //      batch closes) refund each authorization once,
 // and, in the same run, a bare route of the same framework as the ceiling.
 // Ends with `payrail ledger verify`. Knobs: BENCH_DURATION_S, BENCH_CONNECTIONS,
-// BENCH_SOAK_S (memory soak), BENCH_SKIP_POSTGRES=1.
+// BENCH_SOAK_S (memory soak), BENCH_SKIP_POSTGRES=1, BENCH_HUNG_WEBHOOK=1 (the
+// execute measure again with a webhook endpoint that accepts connections and
+// never answers, subscribed to every event: deliveries must not slow the API).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -26,6 +28,7 @@ const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 15);
 /** BENCH_SOAK_S > 0 adds a tokenize + charge soak of that length with RSS samples (600 for the 10-minute soak). */
 const SOAK_S = Number(process.env.BENCH_SOAK_S ?? 0);
 const SOAK_SLICE_S = 30;
+const HUNG_WEBHOOK = process.env.BENCH_HUNG_WEBHOOK === '1';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const WARMUP_S = 3;
 const START_TIMEOUT_MS = 60_000;
@@ -212,6 +215,29 @@ async function soak(label: string, base: string, pid: number, source: { api_key:
   );
 }
 
+/** A webhook receiver that accepts every connection and never answers (closed at the end). */
+async function hungReceiver(): Promise<{ port: number; close: () => void }> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+  });
+  const port = await new Promise<number>((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      resolve(typeof address === 'object' && address !== null ? address.port : 0);
+    }),
+  );
+  return {
+    port,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}
+
 /** Counts transfers that are not final yet, straight from the store the server uses. */
 function openedCounter(env: Record<string, string>): { notFinal: () => Promise<number>; close: () => Promise<void> } {
   if (env.DATABASE_URL) {
@@ -288,6 +314,25 @@ async function benchStore(label: string, env: Record<string, string>, bareRps: n
     const execute = await load(`${label}: POST /api/transfer`, { url: base, requests: [transferRequest] });
     measures.push(execute);
     await drain(label, env, execute.total - execute.non2xx - execute.errors);
+    if (HUNG_WEBHOOK) {
+      const hung = await hungReceiver();
+      try {
+        const created = await fetch(`${base}/api/v2/webhooks`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ url: `http://127.0.0.1:${hung.port}/hook` }),
+        });
+        if (created.status !== 200) throw new Error(`creating the hung webhook endpoint: ${created.status} ${await created.text()}`);
+        const withHung = await load(`${label}: POST /api/transfer, hung webhook endpoint`, { url: base, requests: [transferRequest] });
+        measures.push(withHung);
+        process.stdout.write(
+          `${label}: execute with a hung webhook endpoint ${withHung.rps}/s vs ${execute.rps}/s without (${((withHung.rps / execute.rps) * 100).toFixed(1)}%)\n`,
+        );
+        await drain(`${label} (hung webhook)`, env, withHung.total - withHung.non2xx - withHung.errors);
+      } finally {
+        hung.close();
+      }
+    }
     let read = 0;
     measures.push(
       await load(`${label}: GET /api/status/:id`, {
