@@ -68,18 +68,21 @@ export async function releaseClaims(tx: Tx, claims: ReadonlyArray<{ pk: number; 
 }
 
 /**
- * Moves the due pending deliveries of these endpoints to `dueAtMs` (an
+ * Moves the due pending deliveries of these endpoints to their `dueAtMs` (an
  * endpoint this worker already sends as much to as it may): one short range
  * of the (endpoint, due time) index each, and afterwards they are out of the
- * due range, so claiming does not have to step over them.
+ * due range, so claiming does not have to step over them. The endpoint keeps
+ * the time too (its pause, never shortened), so deliveries fanned out
+ * meanwhile are made due then and need no moving of their own.
  */
-export async function postponeDue(tx: Tx, endpointIds: readonly string[], nowMs: number, dueAtMs: number): Promise<void> {
-  for (const id of endpointIds) {
+export async function postponeDue(tx: Tx, setAsides: ReadonlyArray<{ endpointId: string; dueAtMs: number }>, nowMs: number): Promise<void> {
+  for (const { endpointId, dueAtMs } of setAsides) {
     await tx.run("UPDATE webhook_deliveries SET next_attempt_at_ms = ? WHERE endpoint_id = ? AND status = 'pending' AND next_attempt_at_ms <= ?", [
       dueAtMs,
-      id,
+      endpointId,
       nowMs,
     ]);
+    await tx.run('UPDATE webhook_endpoints SET paused_until_ms = ? WHERE id = ? AND paused_until_ms < ?', [dueAtMs, endpointId, dueAtMs]);
   }
 }
 

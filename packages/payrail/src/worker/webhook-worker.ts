@@ -7,7 +7,17 @@
 // (flows/webhooks/deliver.ts), so no delivery is sent twice by them.
 import type { Logger } from 'pino';
 import { performance } from 'node:perf_hooks';
-import { claimDeliveries, type DeliveryDeps, type DeliveryRow, deliver, deliveryDepsOf, fanOut, SENDS_PER_ENDPOINT_MAX } from '../flows/webhooks/deliver.ts';
+import { DELIVERY_TIMEOUT_MS } from '../domain/webhooks.ts';
+import {
+  claimDeliveries,
+  type DeliveryDeps,
+  type DeliveryRow,
+  deliver,
+  deliveryDepsOf,
+  fanOut,
+  SENDS_PER_ENDPOINT_MAX,
+  SLOW_ENDPOINT_POSTPONE_MS,
+} from '../flows/webhooks/deliver.ts';
 import type { Service } from '../service.ts';
 
 export const DELIVERY_CONCURRENCY_MAX = 32;
@@ -26,6 +36,8 @@ export class WebhookWorker {
   private readonly perEndpoint = new Map<string, number>();
   /** When each endpoint's oldest send under way started (performance.now()), to tell a slow endpoint. */
   private readonly startedAt = new Map<string, number[]>();
+  /** Slow endpoints set aside: until when (performance.now()) and for how long the last time. */
+  private readonly setAside = new Map<string, { untilMs: number; forMs: number }>();
   private readonly stopped = new AbortController();
   private readonly deps: DeliveryDeps;
 
@@ -73,12 +85,30 @@ export class WebhookWorker {
     }
   }
 
-  /** Endpoints at their send limit with a send under way for longer than SLOW_SEND_MS. */
-  private slowEndpoints(): string[] {
+  /**
+   * Endpoints at their send limit with a send under way for longer than
+   * SLOW_SEND_MS whose backlog is due to be set aside, with how long: the
+   * first time SLOW_ENDPOINT_POSTPONE_MS, then twice the last time while the
+   * endpoint stays slow, up to the send deadline. One that is no longer slow
+   * starts again from the first.
+   */
+  private slowEndpoints(): Array<{ endpointId: string; postponeMs: number }> {
     const now = performance.now();
-    return [...this.perEndpoint]
-      .filter(([id, count]) => count >= SENDS_PER_ENDPOINT_MAX && now - (this.startedAt.get(id)?.[0] ?? now) > SLOW_SEND_MS)
-      .map(([id]) => id);
+    const slow = new Set(
+      [...this.perEndpoint]
+        .filter(([id, count]) => count >= SENDS_PER_ENDPOINT_MAX && now - (this.startedAt.get(id)?.[0] ?? now) > SLOW_SEND_MS)
+        .map(([id]) => id),
+    );
+    for (const id of this.setAside.keys()) if (!slow.has(id)) this.setAside.delete(id);
+    const due: Array<{ endpointId: string; postponeMs: number }> = [];
+    for (const endpointId of slow) {
+      const last = this.setAside.get(endpointId);
+      if (last !== undefined && now < last.untilMs) continue;
+      const postponeMs = last === undefined ? SLOW_ENDPOINT_POSTPONE_MS : Math.min(last.forMs * 2, this.deps.timeoutMs ?? DELIVERY_TIMEOUT_MS);
+      this.setAside.set(endpointId, { untilMs: now + postponeMs, forMs: postponeMs });
+      due.push({ endpointId, postponeMs });
+    }
+    return due;
   }
 
   /** Sends one claimed delivery in the background, counted against its endpoint until it ends. */

@@ -71,7 +71,12 @@ export function fanOut(deps: Pick<DeliveryDeps, 'db' | 'clock'>, limit = FAN_OUT
 
 /** Sends to one endpoint under way at once in one worker, at most: a hung endpoint holds this many slots, never all. */
 export const SENDS_PER_ENDPOINT_MAX = 4;
-/** How long the due backlog of a slow endpoint (its sends at the limit and one under way this long) is set aside at a time. */
+/**
+ * How long the due backlog of a slow endpoint (its sends at the limit and one
+ * under way a while) is first set aside; each further set-aside of an endpoint
+ * still slow is twice as long, up to the send deadline (a hung endpoint's sends
+ * end by then). A busy but healthy endpoint is set aside briefly or not at all.
+ */
 export const SLOW_ENDPOINT_POSTPONE_MS = 1_000;
 
 /**
@@ -80,21 +85,24 @@ export const SLOW_ENDPOINT_POSTPONE_MS = 1_000;
  * `perEndpointMax` (claims beyond it, from a burst, are given back at once),
  * so one slow endpoint never takes every slot. The due backlog of the
  * endpoints in `slow` (at the limit, with a send under way for a while) is
- * moved SLOW_ENDPOINT_POSTPONE_MS ahead in one statement each, so a hung
- * endpoint's backlog does not lengthen the claim's index scan.
+ * moved their `postponeMs` ahead in one statement each, so a hung endpoint's
+ * backlog does not lengthen the claim's index scan.
  */
 export async function claimDeliveries(
   deps: Pick<DeliveryDeps, 'db' | 'clock' | 'timeoutMs'>,
   limit: number,
   underWay: ReadonlyMap<string, number> = new Map(),
-  options: { perEndpointMax?: number; slow?: readonly string[] } = {},
+  options: { perEndpointMax?: number; slow?: ReadonlyArray<{ endpointId: string; postponeMs: number }> } = {},
 ): Promise<DeliveryRow[]> {
   if (limit <= 0) return [];
   const perEndpointMax = options.perEndpointMax ?? SENDS_PER_ENDPOINT_MAX;
   const nowMs = deps.clock.nowMs();
   if (!(await deps.db.read((tx) => hasDueDeliveries(tx, nowMs)))) return [];
   const slow = options.slow ?? [];
-  if (slow.length > 0) await deps.db.write((tx) => postponeDue(tx, slow, nowMs, nowMs + SLOW_ENDPOINT_POSTPONE_MS));
+  if (slow.length > 0) {
+    const setAsides = slow.map(({ endpointId, postponeMs }) => ({ endpointId, dueAtMs: nowMs + postponeMs }));
+    await deps.db.write((tx) => postponeDue(tx, setAsides, nowMs));
+  }
   const busy = [...underWay].filter(([, count]) => count >= perEndpointMax).map(([id]) => id);
   const claimed = await claimDueDeliveries(deps.db, nowMs, nowMs + (deps.timeoutMs ?? DELIVERY_TIMEOUT_MS) + CLAIM_MARGIN_MS, limit, busy);
   const counts = new Map(underWay);
