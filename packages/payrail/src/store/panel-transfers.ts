@@ -19,6 +19,12 @@ const TRANSFER_LIST_COLUMNS = 'pk, id, receiver_phone, amount_cents, service, re
 export interface TransferListFilters {
   /** One state, those waiting (state 0 substate 9), or null for all. */
   readonly state: number | 'waiting' | null;
+  /** Created at or after, or null. */
+  readonly fromMs: number | null;
+  /** Created before (exclusive), or null. */
+  readonly toMs: number | null;
+  /** One corridor (its service id), or null for all. */
+  readonly service: string | null;
   /** Keyset cursor: only transfers with a smaller pk. */
   readonly beforePk: number | null;
 }
@@ -31,6 +37,18 @@ export async function listTransferItems(tx: Tx, merchantId: string, filters: Tra
   else if (filters.state !== null) {
     where.push('state = ?');
     params.push(filters.state);
+  }
+  if (filters.fromMs !== null) {
+    where.push('created_at_ms >= ?');
+    params.push(filters.fromMs);
+  }
+  if (filters.toMs !== null) {
+    where.push('created_at_ms < ?');
+    params.push(filters.toMs);
+  }
+  if (filters.service !== null) {
+    where.push('service = ?');
+    params.push(filters.service);
   }
   if (filters.beforePk !== null) {
     where.push('pk < ?');

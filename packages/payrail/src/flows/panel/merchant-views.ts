@@ -24,6 +24,7 @@ import {
   type TransferChargeLink,
   type TransferDetail,
   type TransferEventItem,
+  type TransferListFilters,
   type TransferListItem,
 } from '../../store/panel-transfers.ts';
 import { approvedChargeCentsByDay, unfailedTransferCentsByDay, type DayTotal } from '../../store/panel-volume.ts';
@@ -58,6 +59,9 @@ const EVENTS_LISTED_MAX = 200;
 /** A merchant has a handful of sources; the credentials page lists no more than this. */
 const SOURCES_LISTED_MAX = 200;
 
+/** Most rows a CSV export of a list holds; a longer list is cut (and the export says so). */
+export const EXPORT_ROWS_MAX = 10_000;
+
 /** The statuses the charge list filters by: those the payin API shows (docs/api-decisions.md section 10). */
 export const CHARGE_STATUSES: readonly TransactionStatus[] = TRANSACTION_STATUSES;
 export type ChargeStatus = TransactionStatus;
@@ -70,6 +74,17 @@ export type TransferStateFilter = (typeof TRANSFER_STATE_FILTERS)[number];
 export interface ListPage<T> {
   readonly rows: T[];
   readonly nextBefore: number | null;
+}
+
+/** All rows of a list up to EXPORT_ROWS_MAX, newest first, and whether there were more. */
+export interface ExportRows<T> {
+  readonly rows: T[];
+  readonly cut: boolean;
+}
+
+/** Rows were read with one extra beyond the limit: its presence means the export is cut. */
+function toExport<T>(rows: T[]): ExportRows<T> {
+  return { rows: rows.slice(0, EXPORT_ROWS_MAX), cut: rows.length > EXPORT_ROWS_MAX };
 }
 
 /** Rows were read with one extra beyond the page: its presence means there is an older page. */
@@ -121,12 +136,26 @@ export interface ChargeFilters {
   readonly beforePk: number | null;
 }
 
+/** The exclusive upper bound of a list whose last day is included whole. */
+function endOfDay(toDayMs: number | null): number | null {
+  return toDayMs === null ? null : toDayMs + DAY_MS;
+}
+
 export async function chargePage(deps: PanelDeps, merchantId: string, filters: ChargeFilters): Promise<ListPage<ChargeListItem>> {
-  const toMs = filters.toDayMs === null ? null : filters.toDayMs + DAY_MS;
+  const toMs = endOfDay(filters.toDayMs);
   const rows = await deps.db.read((tx) =>
     listChargeItems(tx, merchantId, { status: filters.status, fromMs: filters.fromMs, toMs, beforePk: filters.beforePk }, PANEL_PAGE_SIZE + 1),
   );
   return toPage(rows);
+}
+
+/** The whole filtered charge list for a CSV export (no page cursor), bounded by EXPORT_ROWS_MAX. */
+export async function chargeExport(deps: PanelDeps, merchantId: string, filters: Omit<ChargeFilters, 'beforePk'>): Promise<ExportRows<ChargeListItem>> {
+  const toMs = endOfDay(filters.toDayMs);
+  const rows = await deps.db.read((tx) =>
+    listChargeItems(tx, merchantId, { status: filters.status, fromMs: filters.fromMs, toMs, beforePk: null }, EXPORT_ROWS_MAX + 1),
+  );
+  return toExport(rows);
 }
 
 /**
@@ -146,14 +175,34 @@ export async function chargeDetail(
   });
 }
 
-export async function transferPage(
-  deps: PanelDeps,
-  merchantId: string,
-  filters: { state: TransferStateFilter; beforePk: number | null },
-): Promise<ListPage<TransferListItem>> {
+export interface TransferFilters {
+  readonly state: TransferStateFilter;
+  /** Start of the first UTC day included. */
+  readonly fromMs: number | null;
+  /** Start of the last UTC day included: the whole of that day is. */
+  readonly toDayMs: number | null;
+  /** One corridor (service id), or null for all. */
+  readonly service: string | null;
+  readonly beforePk: number | null;
+}
+
+/** Every transfer, no filter: the first page of the list. */
+export const NO_TRANSFER_FILTERS: TransferFilters = { state: 'all', fromMs: null, toDayMs: null, service: null, beforePk: null };
+
+function transferListFilters(filters: TransferFilters): TransferListFilters {
   const state = filters.state === 'all' ? null : filters.state === 'waiting' ? 'waiting' : Number(filters.state);
-  const rows = await deps.db.read((tx) => listTransferItems(tx, merchantId, { state, beforePk: filters.beforePk }, PANEL_PAGE_SIZE + 1));
+  return { state, fromMs: filters.fromMs, toMs: endOfDay(filters.toDayMs), service: filters.service, beforePk: filters.beforePk };
+}
+
+export async function transferPage(deps: PanelDeps, merchantId: string, filters: TransferFilters): Promise<ListPage<TransferListItem>> {
+  const rows = await deps.db.read((tx) => listTransferItems(tx, merchantId, transferListFilters(filters), PANEL_PAGE_SIZE + 1));
   return toPage(rows);
+}
+
+/** The whole filtered transfer list for a CSV export (no page cursor), bounded by EXPORT_ROWS_MAX. */
+export async function transferExport(deps: PanelDeps, merchantId: string, filters: Omit<TransferFilters, 'beforePk'>): Promise<ExportRows<TransferListItem>> {
+  const rows = await deps.db.read((tx) => listTransferItems(tx, merchantId, transferListFilters({ ...filters, beforePk: null }), EXPORT_ROWS_MAX + 1));
+  return toExport(rows);
 }
 
 export async function transferExists(deps: PanelDeps, merchantId: string, id: string): Promise<boolean> {

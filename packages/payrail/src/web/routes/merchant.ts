@@ -3,26 +3,29 @@
 import { isTransferId, parseReferenceNumber, TRANSFER_ID_LENGTH_MAX } from '../../domain/references.ts';
 import type { FastifyPluginAsync } from 'fastify';
 import {
-  CHARGE_STATUSES,
   chargeDetail,
   chargePage,
   merchantOverview,
-  TRANSFER_STATE_FILTERS,
+  NO_TRANSFER_FILTERS,
   transferDetail,
   transferExists,
   transferPage,
-  type ChargeStatus,
-  type TransferStateFilter,
 } from '../../flows/panel/merchant-views.ts';
 import { minorUnitsOf } from '../../flows/transfers/corridors.ts';
 import type { Service } from '../../service.ts';
-import { html } from '../html.ts';
-import { beforeCursor, context, dayStartMs, merchantOf, noticeFromQuery, pathParam, queryField, sendPage, userOf } from '../request.ts';
+import { html, type Html } from '../html.ts';
+import { chargeFiltersOf, transferFiltersOf } from '../list-filters.ts';
+import { beforeCursor, context, merchantOf, noticeFromQuery, pathParam, queryField, sendPage, userOf } from '../request.ts';
 import { chargeDetailBody, chargeListBody } from '../views/charges.ts';
 import { notice } from '../views/components.ts';
 import { errorBody } from '../views/errors.ts';
 import { overviewBody } from '../views/overview.ts';
 import { transferDetailBody, transferListBody } from '../views/transfers.ts';
+
+/** What the page ignored of its filters, said on the page (which answers 400). */
+function filterWarning(problems: readonly string[]): Html {
+  return problems.length === 0 ? html`` : notice('error', `Filter ignored: ${problems.join('; ')}.`);
+}
 
 export function merchantRoutes(service: Service): FastifyPluginAsync {
   return async (app) => {
@@ -32,22 +35,10 @@ export function merchantRoutes(service: Service): FastifyPluginAsync {
     });
 
     app.get('/charges', async (request, reply) => {
-      const merchantId = merchantOf(request);
-      const statusText = queryField(request, 'status');
-      const fromText = queryField(request, 'from');
-      const toText = queryField(request, 'to');
-      const status = (CHARGE_STATUSES as readonly string[]).includes(statusText) ? (statusText as ChargeStatus) : null;
-      const fromMs = dayStartMs(fromText);
-      const toDayMs = dayStartMs(toText);
-      const problems: string[] = [];
-      if (statusText !== '' && status === null) problems.push(`unknown status "${statusText}"`);
-      if (fromText !== '' && fromMs === null) problems.push('the From date is not a date');
-      if (toText !== '' && toDayMs === null) problems.push('the To date is not a date');
-      const { rows, nextBefore } = await chargePage(service, merchantId, { status, fromMs, toDayMs, beforePk: beforeCursor(request) });
-      const input = { status: status ?? '', from: fromMs === null ? '' : fromText, to: toDayMs === null ? '' : toText };
-      const body = chargeListBody(input, rows, nextBefore, status !== null || fromMs !== null || toDayMs !== null);
-      const warning = problems.length === 0 ? html`` : notice('error', `Filter ignored: ${problems.join('; ')}.`);
-      return sendPage(reply, context(service, request), 'Charges', html`${warning}${body}`, problems.length === 0 ? 200 : 400);
+      const { filters, query, problems } = chargeFiltersOf(request);
+      const { rows, nextBefore } = await chargePage(service, merchantOf(request), { ...filters, beforePk: beforeCursor(request) });
+      const body = chargeListBody(query, rows, nextBefore);
+      return sendPage(reply, context(service, request), 'Charges', html`${filterWarning(problems)}${body}`, problems.length === 0 ? 200 : 400);
     });
 
     app.get('/charges/find', async (request, reply) => {
@@ -68,19 +59,18 @@ export function merchantRoutes(service: Service): FastifyPluginAsync {
     });
 
     app.get('/transfers', async (request, reply) => {
-      const merchantId = merchantOf(request);
-      const stateText = queryField(request, 'state');
-      const state: TransferStateFilter = (TRANSFER_STATE_FILTERS as readonly string[]).includes(stateText) ? (stateText as TransferStateFilter) : 'all';
-      const { rows, nextBefore } = await transferPage(service, merchantId, { state, beforePk: beforeCursor(request) });
-      return sendPage(reply, context(service, request), 'Transfers', transferListBody(state, rows, nextBefore, null));
+      const { filters, query, problems } = transferFiltersOf(service, request);
+      const { rows, nextBefore } = await transferPage(service, merchantOf(request), { ...filters, beforePk: beforeCursor(request) });
+      const body = transferListBody(query, service.corridors.corridors, rows, nextBefore, null);
+      return sendPage(reply, context(service, request), 'Transfers', html`${filterWarning(problems)}${body}`, problems.length === 0 ? 200 : 400);
     });
 
     app.get('/transfers/find', async (request, reply) => {
       const merchantId = merchantOf(request);
       const id = queryField(request, 'id').slice(0, TRANSFER_ID_LENGTH_MAX + 1);
       if (isTransferId(id) && (await transferExists(service, merchantId, id))) return reply.redirect(`/dashboard/transfers/${encodeURIComponent(id)}`, 303);
-      const { rows, nextBefore } = await transferPage(service, merchantId, { state: 'all', beforePk: null });
-      return sendPage(reply, context(service, request), 'Transfers', transferListBody('all', rows, nextBefore, id), 404);
+      const { rows, nextBefore } = await transferPage(service, merchantId, NO_TRANSFER_FILTERS);
+      return sendPage(reply, context(service, request), 'Transfers', transferListBody({}, service.corridors.corridors, rows, nextBefore, id), 404);
     });
 
     app.get('/transfers/:id', async (request, reply) => {

@@ -7,7 +7,7 @@ import { transactionStatusOf } from '../../domain/card-lifecycle.ts';
 import { formatCents } from '../../domain/money.ts';
 import { CHARGE_STATUSES, type ChargeDetail, type ChargeListItem, type ChargeRow, type ChargeTransferLink } from '../../flows/panel/merchant-views.ts';
 import type { PanelChargeAction } from '../../flows/panel/charge-actions.ts';
-import { badge, csrfField, emptyState, facts, notice, pager } from './components.ts';
+import { badge, csrfField, emptyState, exportLink, facts, notice, pager } from './components.ts';
 
 export interface ChargeFilterInput {
   readonly status: string;
@@ -35,7 +35,10 @@ function filterForm(input: ChargeFilterInput): Html {
   </form>`;
 }
 
-export function chargeListBody(input: ChargeFilterInput, rows: readonly ChargeListItem[], nextBefore: number | null, filtered: boolean): Html {
+/** `query` holds the valid filters only (status, from, to), as the links keep them. */
+export function chargeListBody(query: Record<string, string>, rows: readonly ChargeListItem[], nextBefore: number | null): Html {
+  const input: ChargeFilterInput = { status: query.status ?? '', from: query.from ?? '', to: query.to ?? '' };
+  const filtered = Object.keys(query).length > 0;
   const table =
     rows.length === 0
       ? emptyState(
@@ -56,11 +59,7 @@ export function chargeListBody(input: ChargeFilterInput, rows: readonly ChargeLi
           </tr>`,
         )}</tbody>
       </table></div>`;
-  const query: Record<string, string> = {};
-  if (input.status !== '') query.status = input.status;
-  if (input.from !== '') query.from = input.from;
-  if (input.to !== '') query.to = input.to;
-  return html`${filterForm(input)}${table}${pager('/dashboard/charges', query, nextBefore)}`;
+  return html`${filterForm(input)}${exportLink('/dashboard/charges', query)}${table}${pager('/dashboard/charges', query, nextBefore)}`;
 }
 
 /** Billing details from the stored request: names and place only, never the nonce. */

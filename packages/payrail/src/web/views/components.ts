@@ -32,3 +32,9 @@ export function pager(basePath: string, query: Record<string, string>, nextBefor
   const params = new URLSearchParams({ ...query, before: String(nextBefore) });
   return html`<nav class="pager" aria-label="Pages"><a class="button" href="${basePath}?${params.toString()}">Older</a></nav>`;
 }
+
+/** The link to a list's CSV export, keeping the list's filters. */
+export function exportLink(basePath: string, query: Record<string, string>): Html {
+  const params = new URLSearchParams(query).toString();
+  return html`<p class="export"><a class="button subtle" href="${basePath}/export${params === '' ? '' : `?${params}`}" download>Export CSV</a></p>`;
+}

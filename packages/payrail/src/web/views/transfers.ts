@@ -5,7 +5,8 @@ import { formatMinor } from '../../domain/money.ts';
 import { money, stateName, stateTone, timestamp } from '../format.ts';
 import { html, type Html } from '../html.ts';
 import type { TransferChargeLink, TransferDetail, TransferEventItem, TransferListItem, TransferStateFilter } from '../../flows/panel/merchant-views.ts';
-import { badge, emptyState, facts, notice, pager } from './components.ts';
+import type { Corridor } from '../../domain/corridors.ts';
+import { badge, emptyState, exportLink, facts, notice, pager } from './components.ts';
 
 const FILTER_LABELS: Record<TransferStateFilter, string> = {
   all: 'All',
@@ -27,17 +28,53 @@ export function findTransferForm(value: string): Html {
   </form>`;
 }
 
-export function transferListBody(state: TransferStateFilter, rows: readonly TransferListItem[], nextBefore: number | null, notFoundId: string | null): Html {
+/** The date and corridor filters; the state is kept by a hidden field, the tabs keep these. */
+function filterForm(query: Record<string, string>, corridors: readonly Corridor[]): Html {
+  return html`<form method="get" action="/dashboard/transfers" class="filters" role="search" aria-label="Filter transfers">
+    ${query.state === undefined ? '' : html`<input type="hidden" name="state" value="${query.state}">`}
+    <div class="field"><label for="from">Created from (UTC)</label><input id="from" name="from" type="date" value="${query.from ?? ''}"></div>
+    <div class="field"><label for="to">Created to (UTC, inclusive)</label><input id="to" name="to" type="date" value="${query.to ?? ''}"></div>
+    <div class="field">
+      <label for="service">Corridor</label>
+      <select id="service" name="service">
+        <option value="">Any</option>
+        ${corridors.map(
+          (c) => html`<option value="${c.service}"${query.service === c.service ? html` selected` : ''}>${c.service} · ${c.country} · ${c.currency}</option>`,
+        )}
+      </select>
+    </div>
+    <button type="submit" class="button">Apply</button>
+    <a class="button subtle" href="/dashboard/transfers">Clear</a>
+  </form>`;
+}
+
+/** `query` holds the valid filters only (state, from, to, service), as the links keep them. */
+export function transferListBody(
+  query: Record<string, string>,
+  corridors: readonly Corridor[],
+  rows: readonly TransferListItem[],
+  nextBefore: number | null,
+  notFoundId: string | null,
+): Html {
+  const state = (query.state ?? 'all') as TransferStateFilter;
+  const tabLink = (key: TransferStateFilter) => {
+    const params = new URLSearchParams({ ...query, state: key });
+    if (key === 'all') params.delete('state');
+    const text = params.toString();
+    return `/dashboard/transfers${text === '' ? '' : `?${text}`}`;
+  };
+  const filtered = Object.keys(query).some((k) => k !== 'state');
   const tabs = html`<nav class="tabs" aria-label="Filter by state"><ul>${(Object.keys(FILTER_LABELS) as TransferStateFilter[]).map(
-    (key) =>
-      html`<li><a href="/dashboard/transfers${key === 'all' ? '' : `?state=${key}`}"${key === state ? html` aria-current="true"` : ''}>${FILTER_LABELS[key]}</a></li>`,
+    (key) => html`<li><a href="${tabLink(key)}"${key === state ? html` aria-current="true"` : ''}>${FILTER_LABELS[key]}</a></li>`,
   )}</ul></nav>`;
   const table =
     rows.length === 0
-      ? emptyState(
-          state === 'all' ? 'No transfers yet' : 'No transfers in this state',
-          state === 'all' ? 'Transfers executed with your transfer API key appear here.' : 'Choose another state above.',
-        )
+      ? filtered
+        ? emptyState('No transfers match these filters', 'Try other dates or another corridor.')
+        : emptyState(
+            state === 'all' ? 'No transfers yet' : 'No transfers in this state',
+            state === 'all' ? 'Transfers executed with your transfer API key appear here.' : 'Choose another state above.',
+          )
       : html`<div class="table-wrap"><table>
         <caption class="visually-hidden">Transfers, newest first</caption>
         <thead><tr><th scope="col">Id</th><th scope="col">State</th><th scope="col" class="num">Amount</th><th scope="col">Receiver</th><th scope="col">Corridor</th><th scope="col">Created</th></tr></thead>
@@ -54,9 +91,11 @@ export function transferListBody(state: TransferStateFilter, rows: readonly Tran
       </table></div>`;
   return html`${notFoundId === null ? '' : notice('error', html`No transfer with id <code>${notFoundId}</code> was found for your merchant.`)}
   ${findTransferForm(notFoundId ?? '')}
+  ${filterForm(query, corridors)}
   ${tabs}
+  ${exportLink('/dashboard/transfers', query)}
   ${table}
-  ${pager('/dashboard/transfers', state === 'all' ? {} : { state }, nextBefore)}`;
+  ${pager('/dashboard/transfers', query, nextBefore)}`;
 }
 
 function attributes(json: string): Array<{ name: string; value: string }> {
