@@ -1,7 +1,8 @@
-// CSV exports of the charge and transfer lists and the transfer list's date
-// and corridor filters, through app.inject() on both stores: the file's
-// header, content and escaping, the filters of the page applied to it,
-// merchant scoping, and a viewer allowed to export (it is a read).
+// CSV exports of the charge and transfer lists, the transfer list's date
+// and corridor filters, and the operator's read-only view of any merchant's
+// lists, through app.inject() on both stores: the file's header, content and
+// escaping, the filters of the page applied to it, merchant scoping, a
+// viewer allowed to export (it is a read), no actions for the operator.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DAY_MS } from '../src/domain/clock.ts';
@@ -78,6 +79,7 @@ for (const kind of STORE_KINDS) {
     let a: PanelClient;
     let b: PanelClient;
     let viewer: PanelClient;
+    let operator: PanelClient;
     let approvedRef = 0;
     let declinedRef = 0;
     let refB = 0;
@@ -92,6 +94,7 @@ for (const kind of STORE_KINDS) {
       await createUser(deps, { email: 'a@example.com', role: 'merchant', merchantId: shopA.merchant_id, password: PASSWORD });
       await createUser(deps, { email: 'v@example.com', role: 'merchant', merchantId: shopA.merchant_id, password: PASSWORD });
       await createUser(deps, { email: 'b@example.com', role: 'merchant', merchantId: shopB.merchant_id, password: PASSWORD });
+      await createUser(deps, { email: 'ops@example.com', role: 'operator', password: PASSWORD });
       await t.service.db.write((tx) => tx.run("UPDATE panel_users SET merchant_role = 'viewer' WHERE email = ?", ['v@example.com']));
       day1 = new Date(t.clock.nowMs()).toISOString().slice(0, 10);
       approvedRef = await charge(t, shopA, '4111111111111111', 1234.5);
@@ -106,6 +109,8 @@ for (const kind of STORE_KINDS) {
       a = new PanelClient(t.app);
       b = new PanelClient(t.app);
       viewer = new PanelClient(t.app);
+      operator = new PanelClient(t.app);
+      assert.equal((await operator.signIn('ops@example.com', PASSWORD)).status, 303);
       assert.equal((await a.signIn('a@example.com', PASSWORD)).status, 303);
       assert.equal((await b.signIn('b@example.com', PASSWORD)).status, 303);
       assert.equal((await viewer.signIn('v@example.com', PASSWORD)).status, 303);
@@ -194,6 +199,38 @@ for (const kind of STORE_KINDS) {
       const refused = await a.get('/dashboard/transfers/export?service=9999');
       assert.equal(refused.status, 400);
       assert.doesNotMatch(refused.body, /^id,/);
+    });
+
+    it("gives the operator read-only access to any merchant's charges and transfers", async () => {
+      const base = `/dashboard/operator/merchants/${shopA.merchant_id}`;
+      const detail = await operator.get(base);
+      assert.equal(detail.status, 200);
+      assert.match(detail.body, new RegExp(`<a href="${base}/charges">Charges</a>`));
+      assert.match(detail.body, new RegExp(`<a href="${base}/transfers">Transfers</a>`));
+      const charges = await operator.get(`${base}/charges`);
+      assert.equal(charges.status, 200);
+      assert.deepEqual(firstCells(charges.body), [String(declinedRef), String(approvedRef)]);
+      assert.match(charges.body, new RegExp(`href="${base}/charges/${approvedRef}"`));
+      assert.match(charges.body, new RegExp(`href="${base}/charges/export" download>Export CSV`));
+      const one = await operator.get(`${base}/charges/${approvedRef}`);
+      assert.equal(one.status, 200);
+      assert.doesNotMatch(one.body, /method="post"[^>]*action="[^"]*\/(capture|void|refund)"/);
+      assert.doesNotMatch(one.body, />(Capture|Void|Refund)…</);
+      // Another merchant's charge under this merchant's page reads as unknown.
+      assert.equal((await operator.get(`${base}/charges/${refB}`)).status, 404);
+      const transfers = await operator.get(`${base}/transfers?service=1003`);
+      assert.deepEqual(firstCells(transfers.body), ['8002']);
+      assert.equal((await operator.get(`${base}/transfers/8001`)).status, 200);
+      assert.equal(lines((await operator.get(`${base}/transfers/export`)).body).length, 3);
+      assert.equal((await operator.get('/dashboard/operator/merchants/mer_nosuchmerchant/charges')).status, 404);
+    });
+
+    it("keeps a merchant user from another merchant's lists, on both paths", async () => {
+      const base = `/dashboard/operator/merchants/${shopA.merchant_id}`;
+      assert.equal((await b.get(`${base}/charges`)).status, 403);
+      assert.equal((await b.get(`${base}/transfers/export`)).status, 403);
+      assert.equal((await b.get(`/dashboard/charges/${approvedRef}`)).status, 404);
+      assert.equal((await b.get('/dashboard/transfers/8001')).status, 404);
     });
   });
 }

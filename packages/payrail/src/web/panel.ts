@@ -22,7 +22,6 @@ import { customerPanelRoutes } from './routes/customers.ts';
 import { kycRoutes } from './routes/kyc.ts';
 import { teamRoutes } from './routes/team.ts';
 import { merchantRoutes } from './routes/merchant.ts';
-import { exportRoutes } from './routes/exports.ts';
 import { operatorRoutes } from './routes/operator.ts';
 import { onboardingRoutes } from './routes/operator-onboarding.ts';
 import { reconciliationRoutes } from './routes/reconciliation.ts';
@@ -49,7 +48,6 @@ export function panelRoutes(service: Service): FastifyPluginAsync {
         merchant.addHook('preHandler', roleHook(service, 'merchant'));
         merchant.addHook('preHandler', merchantRoleHook(service));
         await merchant.register(merchantRoutes(service));
-        await merchant.register(exportRoutes(service));
         await merchant.register(credentialRoutes(service));
         await merchant.register(chargeActionRoutes(service));
         await merchant.register(kycRoutes(service));

@@ -38,3 +38,14 @@ export function exportLink(basePath: string, query: Record<string, string>): Htm
   const params = new URLSearchParams(query).toString();
   return html`<p class="export"><a class="button subtle" href="${basePath}/export${params === '' ? '' : `?${params}`}" download>Export CSV</a></p>`;
 }
+
+/**
+ * Where a merchant's records are shown: its own users under /dashboard, who
+ * may act on a charge, or the operator under the merchant's page, read only.
+ */
+export interface RecordView {
+  readonly base: string;
+  readonly readOnly: boolean;
+}
+
+export const MERCHANT_VIEW: RecordView = { base: '/dashboard', readOnly: false };

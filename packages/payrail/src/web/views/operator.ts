@@ -73,6 +73,10 @@ export function merchantDetailBody(input: {
   const base = `/dashboard/operator/merchants/${s.merchant_id}`;
   return html`${input.message}
   <p><a href="/dashboard/operator/merchants">← All merchants</a></p>
+  <nav class="tabs" aria-label="Records of this merchant"><ul>
+    <li><a href="${base}/charges">Charges</a></li>
+    <li><a href="${base}/transfers">Transfers</a></li>
+  </ul></nav>
   ${facts([
     ['Id', html`<code>${s.merchant_id}</code>`],
     ['Balance', `${money(s.balance_cents)} USD`],

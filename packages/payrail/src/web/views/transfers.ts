@@ -21,16 +21,16 @@ function stateBadge(t: { state: number; substate: number; waiting_for?: string |
   return badge(stateTone(t.state, t.substate), stateName(t.state, t.substate, t.waiting_for ?? null));
 }
 
-export function findTransferForm(value: string): Html {
-  return html`<form method="get" action="/dashboard/transfers/find" class="filters" role="search" aria-label="Find a transfer">
+export function findTransferForm(value: string, base = '/dashboard'): Html {
+  return html`<form method="get" action="${base}/transfers/find" class="filters" role="search" aria-label="Find a transfer">
     <div class="field"><label for="transfer-id">Transfer id</label><input id="transfer-id" name="id" inputmode="numeric" maxlength="64" required value="${value}"></div>
     <button type="submit" class="button">Find</button>
   </form>`;
 }
 
 /** The date and corridor filters; the state is kept by a hidden field, the tabs keep these. */
-function filterForm(query: Record<string, string>, corridors: readonly Corridor[]): Html {
-  return html`<form method="get" action="/dashboard/transfers" class="filters" role="search" aria-label="Filter transfers">
+function filterForm(query: Record<string, string>, corridors: readonly Corridor[], base: string): Html {
+  return html`<form method="get" action="${base}/transfers" class="filters" role="search" aria-label="Filter transfers">
     ${query.state === undefined ? '' : html`<input type="hidden" name="state" value="${query.state}">`}
     <div class="field"><label for="from">Created from (UTC)</label><input id="from" name="from" type="date" value="${query.from ?? ''}"></div>
     <div class="field"><label for="to">Created to (UTC, inclusive)</label><input id="to" name="to" type="date" value="${query.to ?? ''}"></div>
@@ -44,7 +44,7 @@ function filterForm(query: Record<string, string>, corridors: readonly Corridor[
       </select>
     </div>
     <button type="submit" class="button">Apply</button>
-    <a class="button subtle" href="/dashboard/transfers">Clear</a>
+    <a class="button subtle" href="${base}/transfers">Clear</a>
   </form>`;
 }
 
@@ -55,13 +55,14 @@ export function transferListBody(
   rows: readonly TransferListItem[],
   nextBefore: number | null,
   notFoundId: string | null,
+  base = '/dashboard',
 ): Html {
   const state = (query.state ?? 'all') as TransferStateFilter;
   const tabLink = (key: TransferStateFilter) => {
     const params = new URLSearchParams({ ...query, state: key });
     if (key === 'all') params.delete('state');
     const text = params.toString();
-    return `/dashboard/transfers${text === '' ? '' : `?${text}`}`;
+    return `${base}/transfers${text === '' ? '' : `?${text}`}`;
   };
   const filtered = Object.keys(query).some((k) => k !== 'state');
   const tabs = html`<nav class="tabs" aria-label="Filter by state"><ul>${(Object.keys(FILTER_LABELS) as TransferStateFilter[]).map(
@@ -80,7 +81,7 @@ export function transferListBody(
         <thead><tr><th scope="col">Id</th><th scope="col">State</th><th scope="col" class="num">Amount</th><th scope="col">Receiver</th><th scope="col">Corridor</th><th scope="col">Created</th></tr></thead>
         <tbody>${rows.map(
           (t) => html`<tr>
-            <th scope="row"><a href="/dashboard/transfers/${encodeURIComponent(t.id)}">${t.id}</a></th>
+            <th scope="row"><a href="${base}/transfers/${encodeURIComponent(t.id)}">${t.id}</a></th>
             <td>${stateBadge(t)}</td>
             <td class="num">${money(t.amount_cents)} USD</td>
             <td>${t.receiver_phone}</td>
@@ -90,12 +91,12 @@ export function transferListBody(
         )}</tbody>
       </table></div>`;
   return html`${notFoundId === null ? '' : notice('error', html`No transfer with id <code>${notFoundId}</code> was found for your merchant.`)}
-  ${findTransferForm(notFoundId ?? '')}
-  ${filterForm(query, corridors)}
+  ${findTransferForm(notFoundId ?? '', base)}
+  ${filterForm(query, corridors, base)}
   ${tabs}
-  ${exportLink('/dashboard/transfers', query)}
+  ${exportLink(`${base}/transfers`, query)}
   ${table}
-  ${pager('/dashboard/transfers', query, nextBefore)}`;
+  ${pager(`${base}/transfers`, query, nextBefore)}`;
 }
 
 function attributes(json: string): Array<{ name: string; value: string }> {
@@ -111,7 +112,13 @@ function attributes(json: string): Array<{ name: string; value: string }> {
 }
 
 /** `minorUnits` is the ISO 4217 exponent of the receiver currency (KES 2, UGX 0). */
-export function transferDetailBody(transfer: TransferDetail, events: readonly TransferEventItem[], link: TransferChargeLink | null, minorUnits: number): Html {
+export function transferDetailBody(
+  transfer: TransferDetail,
+  events: readonly TransferEventItem[],
+  link: TransferChargeLink | null,
+  minorUnits: number,
+  base = '/dashboard',
+): Html {
   const rows: Array<readonly [string, string | Html]> = [
     [
       'State',
@@ -147,13 +154,13 @@ export function transferDetailBody(transfer: TransferDetail, events: readonly Tr
       : facts([
           [
             'Charge',
-            html`<a href="/dashboard/charges/${link.charge_pk}">${link.charge_pk}</a> ${badge(link.charge_status === 'approved' ? 'ok' : 'bad', link.charge_status)}`,
+            html`<a href="${base}/charges/${link.charge_pk}">${link.charge_pk}</a> ${badge(link.charge_status === 'approved' ? 'ok' : 'bad', link.charge_status)}`,
           ],
           ['Charge amount', `${money(link.charge_amount_cents)} USD`],
           ['Amount linked', `${money(link.amount_cents)} USD`],
           ['Linked', `${link.how}, ${timestamp(link.created_at_ms)}`],
         ]);
-  return html`<p><a href="/dashboard/transfers">← All transfers</a></p>
+  return html`<p><a href="${base}/transfers">← All transfers</a></p>
   ${facts(rows)}
   <h2>State history</h2>
   ${history}
