@@ -1,7 +1,7 @@
 // Charges: the filterable list and the detail page with linked transfers,
 // refunds and the lifecycle actions (capture, void, refund; each asks for
 // confirmation on a page of its own before anything happens).
-import { chargeTone, money, stateName, stateTone, timestamp } from '../format.ts';
+import { chargeTone, amount, stateName, stateTone, timestamp } from '../format.ts';
 import { html, type Html } from '../html.ts';
 import { transactionStatusOf } from '../../domain/card-lifecycle.ts';
 import { formatCents } from '../../domain/money.ts';
@@ -52,9 +52,9 @@ export function chargeListBody(query: Record<string, string>, rows: readonly Cha
           (c) => html`<tr>
             <th scope="row"><a href="${base}/charges/${c.pk}">${c.pk}</a>${c.parent_pk === null ? '' : html` <span class="hint">refund of ${c.parent_pk}</span>`}</th>
             <td>${statusBadge(c)}</td>
-            <td class="num">${money(c.amount_cents)} ${c.currency}</td>
+            <td class="num">${amount(c.amount_cents, c.currency)}</td>
             <td>${c.card_type} ···· ${c.last4}</td>
-            <td class="num">${money(c.linked_cents)}</td>
+            <td class="num">${amount(c.linked_cents, c.currency)}</td>
             <td>${timestamp(c.created_at_ms)}</td>
           </tr>`,
         )}</tbody>
@@ -98,9 +98,9 @@ export function chargeDetailBody(
   const base = view.base;
   const rows: Array<readonly [string, string | Html]> = [
     ['Status', statusBadge(charge)],
-    ['Amount', `${money(charge.amount_cents)} ${charge.currency}`],
+    ['Amount', `${amount(charge.amount_cents, charge.currency)}`],
     ...lifecycleFacts(charge, base),
-    ['Linked to transfers', `${money(charge.linked_cents)} ${charge.currency}`],
+    ['Linked to transfers', `${amount(charge.linked_cents, charge.currency)}`],
     ['Card', `${charge.card_type} ${charge.bin}······${charge.last4}, expires ${String(charge.expiry_month).padStart(2, '0')}/${charge.expiry_year}`],
     ['Authorization code', charge.auth_code ?? '—'],
     ['AVS result', charge.avs_result_code ?? '—'],
@@ -128,7 +128,7 @@ export function chargeDetailBody(
         <thead><tr><th scope="col">Transfer</th><th scope="col">State</th><th scope="col" class="num">Amount linked</th><th scope="col">How</th><th scope="col">Linked at</th></tr></thead>
         <tbody>${transfers.map(
           (t) => html`<tr><th scope="row"><a href="${base}/transfers/${encodeURIComponent(t.id)}">${t.id}</a></th>
-            <td>${badge(stateTone(t.state, -1), stateName(t.state, -1))}</td><td class="num">${money(t.amount_cents)}</td><td>${t.how}</td><td>${timestamp(t.created_at_ms)}</td></tr>`,
+            <td>${badge(stateTone(t.state, -1), stateName(t.state, -1))}</td><td class="num">${amount(t.amount_cents, 'USD')}</td><td>${t.how}</td><td>${timestamp(t.created_at_ms)}</td></tr>`,
         )}</tbody></table></div>`;
   return html`${lifecycle.notice}<p><a href="${base}/charges">← All charges</a></p>
   ${facts(rows)}
@@ -141,8 +141,8 @@ export function chargeDetailBody(
 function lifecycleFacts(charge: ChargeDetail, base: string): Array<readonly [string, string | Html]> {
   if (charge.kind === 'refund') return [['Refund of', html`<a href="${base}/charges/${charge.parent_pk}">${charge.parent_pk}</a>`]];
   const rows: Array<readonly [string, string | Html]> = [];
-  if (charge.captured_cents > 0) rows.push(['Captured', `${money(charge.captured_cents)} ${charge.currency}`]);
-  if (charge.refunded_cents > 0) rows.push(['Refunded', `${money(charge.refunded_cents)} ${charge.currency}`]);
+  if (charge.captured_cents > 0) rows.push(['Captured', `${amount(charge.captured_cents, charge.currency)}`]);
+  if (charge.refunded_cents > 0) rows.push(['Refunded', `${amount(charge.refunded_cents, charge.currency)}`]);
   if (charge.settled_at_ms !== null) rows.push(['Settled', timestamp(charge.settled_at_ms)]);
   return rows;
 }
@@ -173,7 +173,7 @@ function refundList(refunds: readonly ChargeRow[], base: string): Html {
         <thead><tr><th scope="col">Refund</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col">Created</th></tr></thead>
         <tbody>${refunds.map(
           (r) => html`<tr><th scope="row"><a href="${base}/charges/${r.pk}">${r.pk}</a></th><td>${statusBadge(r)}</td>
-            <td class="num">${money(r.amount_cents)} ${r.currency}</td><td>${timestamp(r.created_at_ms)}</td></tr>`,
+            <td class="num">${amount(r.amount_cents, r.currency)}</td><td>${timestamp(r.created_at_ms)}</td></tr>`,
         )}</tbody></table></div>`;
   return html`<h2>Refunds</h2>${table}`;
 }

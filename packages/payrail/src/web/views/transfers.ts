@@ -1,8 +1,7 @@
 // Transfers: list by state, find by id, detail with state history and the
 // linked charge.
 import { isWaitingState } from '../../domain/transfer-states.ts';
-import { formatMinor } from '../../domain/money.ts';
-import { money, stateName, stateTone, timestamp } from '../format.ts';
+import { amount, stateName, stateTone, timestamp } from '../format.ts';
 import { html, type Html } from '../html.ts';
 import type { TransferChargeLink, TransferDetail, TransferEventItem, TransferListItem, TransferStateFilter } from '../../flows/panel/merchant-views.ts';
 import type { Corridor } from '../../domain/corridors.ts';
@@ -83,7 +82,7 @@ export function transferListBody(
           (t) => html`<tr>
             <th scope="row"><a href="${base}/transfers/${encodeURIComponent(t.id)}">${t.id}</a></th>
             <td>${stateBadge(t)}</td>
-            <td class="num">${money(t.amount_cents)} USD</td>
+            <td class="num">${amount(t.amount_cents, 'USD')}</td>
             <td>${t.receiver_phone}</td>
             <td>${t.service} · ${t.receiver_currency}</td>
             <td>${timestamp(t.created_at_ms)}</td>
@@ -124,8 +123,8 @@ export function transferDetailBody(
       'State',
       html`${stateBadge(transfer)} <span class="muted">state ${transfer.state}, substate ${transfer.substate}, ${transfer.final === 1 ? 'final' : 'may still change'}</span>`,
     ],
-    ['Amount', `${money(transfer.amount_cents)} USD`],
-    ['Receiver gets', `${formatMinor(transfer.received_minor, minorUnits)} ${transfer.receiver_currency} at ${transfer.fx_rate}`],
+    ['Amount', `${amount(transfer.amount_cents, 'USD')}`],
+    ['Receiver gets', `${amount(transfer.received_minor, transfer.receiver_currency, minorUnits)} at ${transfer.fx_rate}`],
     ['Receiver', transfer.receiver_phone],
     ['Sender', transfer.sender_phone],
     ['Corridor', `${transfer.service} (${transfer.receiver_country}, ${transfer.receiver_currency})`],
@@ -156,8 +155,8 @@ export function transferDetailBody(
             'Charge',
             html`<a href="${base}/charges/${link.charge_pk}">${link.charge_pk}</a> ${badge(link.charge_status === 'approved' ? 'ok' : 'bad', link.charge_status)}`,
           ],
-          ['Charge amount', `${money(link.charge_amount_cents)} USD`],
-          ['Amount linked', `${money(link.amount_cents)} USD`],
+          ['Charge amount', `${amount(link.charge_amount_cents, 'USD')}`],
+          ['Amount linked', `${amount(link.amount_cents, 'USD')}`],
           ['Linked', `${link.how}, ${timestamp(link.created_at_ms)}`],
         ]);
   return html`<p><a href="${base}/transfers">← All transfers</a></p>
