@@ -167,7 +167,9 @@ for (const kind of STORE_KINDS) {
     });
 
     it('filters transfers by creation date and corridor, in the page, its links and the export', async () => {
-      assert.deepEqual(firstCells((await a.get('/dashboard/transfers')).body), ['8002', '8001']);
+      const all = await a.get('/dashboard/transfers');
+      assert.deepEqual(firstCells(all.body), ['8002', '8001']);
+      assert.equal(textOf(all.body, 'pager-count'), 'Showing 1-2 of 2');
       const first = await a.get(`/dashboard/transfers?from=${day1}&to=${day1}`);
       assert.equal(first.status, 200);
       assert.deepEqual(firstCells(first.body), ['8001']);
@@ -175,6 +177,7 @@ for (const kind of STORE_KINDS) {
       const ph = await a.get('/dashboard/transfers?service=1003');
       assert.deepEqual(firstCells(ph.body), ['8002']);
       assert.match(ph.body, /<option value="1003" selected>/);
+      assert.equal(textOf(ph.body, 'pager-count'), 'Showing 1-1 of 1');
       assert.match(ph.body, /href="\/dashboard\/transfers\/export\?service=1003" download>Export CSV/);
       assert.match(decodeEntities(ph.body), /href="\/dashboard\/transfers\?service=1003&state=60"/);
       const exported = lines((await a.get(`/dashboard/transfers/export?service=1001&from=${day1}&to=${day1}`)).body);

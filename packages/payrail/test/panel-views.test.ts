@@ -140,6 +140,28 @@ for (const kind of STORE_KINDS) {
         [refs[1], refs[0]],
       );
       assert.doesNotMatch(second.body, />Older</);
+      // Counts, and Newer back to the first page with the filters kept.
+      assert.equal(textOf(first.body, 'pager-count'), 'Showing 1-25 of 27');
+      assert.doesNotMatch(first.body, />Newer</);
+      assert.equal(textOf(second.body, 'pager-count'), 'Showing 26-27 of 27');
+      const newer = /<a class="button" href="([^"]+)">Newer<\/a>/.exec(second.body)![1]!;
+      assert.equal(newer, `/dashboard/charges?status=captured&amp;after=${refs[1]}`);
+      const back = await d.get(newer.replace('&amp;', '&'));
+      assert.deepEqual(
+        tableRows(back.body).map((r) => Number(r[0])),
+        refs.slice(2).reverse(),
+      );
+      assert.equal(textOf(back.body, 'pager-count'), 'Showing 1-25 of 27');
+      assert.match(back.body, />Older</);
+      // A page in the middle: Newer from the oldest row shows the 25 just above it.
+      const middle = await d.get(`/dashboard/charges?after=${refs[0]}`);
+      assert.deepEqual(
+        tableRows(middle.body).map((r) => Number(r[0])),
+        refs.slice(1, 26).reverse(),
+      );
+      assert.equal(textOf(middle.body, 'pager-count'), 'Showing 2-26 of 27');
+      assert.match(middle.body, />Newer</);
+      assert.match(middle.body, />Older</);
     });
 
     it("reads another merchant's charge or transfer as unknown", async () => {

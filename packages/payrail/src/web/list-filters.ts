@@ -9,6 +9,7 @@ import {
   TRANSFER_STATE_FILTERS,
   type ChargeFilters,
   type ChargeStatus,
+  type PageCursor,
   type TransferFilters,
   type TransferStateFilter,
 } from '../flows/panel/merchant-views.ts';
@@ -42,7 +43,7 @@ function dayRangeOf(request: FastifyRequest, query: Record<string, string>, prob
   return { fromMs, toDayMs };
 }
 
-export function chargeFiltersOf(request: FastifyRequest): ParsedFilters<Omit<ChargeFilters, 'beforePk'>> {
+export function chargeFiltersOf(request: FastifyRequest): ParsedFilters<Omit<ChargeFilters, keyof PageCursor>> {
   const query: Record<string, string> = {};
   const problems: string[] = [];
   const statusText = queryField(request, 'status');
@@ -53,7 +54,7 @@ export function chargeFiltersOf(request: FastifyRequest): ParsedFilters<Omit<Cha
   return { filters: { status, ...range }, query, problems };
 }
 
-export function transferFiltersOf(service: Service, request: FastifyRequest): ParsedFilters<Omit<TransferFilters, 'beforePk'>> {
+export function transferFiltersOf(service: Service, request: FastifyRequest): ParsedFilters<Omit<TransferFilters, keyof PageCursor>> {
   const query: Record<string, string> = {};
   const problems: string[] = [];
   const stateText = queryField(request, 'state');

@@ -25,7 +25,7 @@ import { csvDocument } from '../csv.ts';
 import { stateName } from '../format.ts';
 import { html, type Html } from '../html.ts';
 import { chargeFiltersOf, transferFiltersOf } from '../list-filters.ts';
-import { beforeCursor, context, noticeFromQuery, pathParam, queryField, sendPage, userOf } from '../request.ts';
+import { context, pageCursor, noticeFromQuery, pathParam, queryField, sendPage, userOf } from '../request.ts';
 import { chargeDetailBody, chargeListBody } from '../views/charges.ts';
 import { notice, type RecordView } from '../views/components.ts';
 import { errorBody } from '../views/errors.ts';
@@ -75,8 +75,8 @@ export function recordRoutes(service: Service, place: RecordPlace): FastifyPlugi
     app.get(`${p}/charges`, async (request, reply) => {
       const merchantId = await place.merchantOf(request);
       const { filters, query, problems } = chargeFiltersOf(request);
-      const { rows, nextBefore } = await chargePage(service, merchantId, { ...filters, beforePk: beforeCursor(request) });
-      const body = chargeListBody(query, rows, nextBefore, place.viewOf(merchantId).base);
+      const page = await chargePage(service, merchantId, { ...filters, ...pageCursor(request) });
+      const body = chargeListBody(query, page, place.viewOf(merchantId).base);
       return sendPage(reply, context(service, request), 'Charges', html`${filterWarning(problems)}${body}`, problems.length === 0 ? 200 : 400);
     });
 
@@ -124,8 +124,8 @@ export function recordRoutes(service: Service, place: RecordPlace): FastifyPlugi
     app.get(`${p}/transfers`, async (request, reply) => {
       const merchantId = await place.merchantOf(request);
       const { filters, query, problems } = transferFiltersOf(service, request);
-      const { rows, nextBefore } = await transferPage(service, merchantId, { ...filters, beforePk: beforeCursor(request) });
-      const body = transferListBody(query, service.corridors.corridors, rows, nextBefore, null, place.viewOf(merchantId).base);
+      const page = await transferPage(service, merchantId, { ...filters, ...pageCursor(request) });
+      const body = transferListBody(query, service.corridors.corridors, page, null, place.viewOf(merchantId).base);
       return sendPage(reply, context(service, request), 'Transfers', html`${filterWarning(problems)}${body}`, problems.length === 0 ? 200 : 400);
     });
 
@@ -134,8 +134,8 @@ export function recordRoutes(service: Service, place: RecordPlace): FastifyPlugi
       const base = place.viewOf(merchantId).base;
       const id = queryField(request, 'id').slice(0, TRANSFER_ID_LENGTH_MAX + 1);
       if (isTransferId(id) && (await transferExists(service, merchantId, id))) return reply.redirect(`${base}/transfers/${encodeURIComponent(id)}`, 303);
-      const { rows, nextBefore } = await transferPage(service, merchantId, NO_TRANSFER_FILTERS);
-      return sendPage(reply, context(service, request), 'Transfers', transferListBody({}, service.corridors.corridors, rows, nextBefore, id, base), 404);
+      const page = await transferPage(service, merchantId, NO_TRANSFER_FILTERS);
+      return sendPage(reply, context(service, request), 'Transfers', transferListBody({}, service.corridors.corridors, page, id, base), 404);
     });
 
     app.get(`${p}/transfers/export`, async (request, reply) => {

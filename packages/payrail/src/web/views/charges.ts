@@ -5,9 +5,16 @@ import { chargeTone, amount, stateName, stateTone, timestamp } from '../format.t
 import { html, type Html } from '../html.ts';
 import { transactionStatusOf } from '../../domain/card-lifecycle.ts';
 import { formatCents } from '../../domain/money.ts';
-import { CHARGE_STATUSES, type ChargeDetail, type ChargeListItem, type ChargeRow, type ChargeTransferLink } from '../../flows/panel/merchant-views.ts';
+import {
+  CHARGE_STATUSES,
+  type ChargeDetail,
+  type ChargeListItem,
+  type ChargeRow,
+  type ChargeTransferLink,
+  type ListPage,
+} from '../../flows/panel/merchant-views.ts';
 import type { PanelChargeAction } from '../../flows/panel/charge-actions.ts';
-import { badge, csrfField, emptyState, exportLink, facts, MERCHANT_VIEW, notice, pager, type RecordView } from './components.ts';
+import { badge, countedPager, csrfField, emptyState, exportLink, facts, MERCHANT_VIEW, notice, type RecordView } from './components.ts';
 
 export interface ChargeFilterInput {
   readonly status: string;
@@ -36,7 +43,8 @@ function filterForm(input: ChargeFilterInput, base: string): Html {
 }
 
 /** `query` holds the valid filters only (status, from, to), as the links keep them. */
-export function chargeListBody(query: Record<string, string>, rows: readonly ChargeListItem[], nextBefore: number | null, base = '/dashboard'): Html {
+export function chargeListBody(query: Record<string, string>, page: ListPage<ChargeListItem>, base = '/dashboard'): Html {
+  const rows = page.rows;
   const input: ChargeFilterInput = { status: query.status ?? '', from: query.from ?? '', to: query.to ?? '' };
   const filtered = Object.keys(query).length > 0;
   const table =
@@ -59,7 +67,7 @@ export function chargeListBody(query: Record<string, string>, rows: readonly Cha
           </tr>`,
         )}</tbody>
       </table></div>`;
-  return html`${filterForm(input, base)}${exportLink(`${base}/charges`, query)}${table}${pager(`${base}/charges`, query, nextBefore)}`;
+  return html`${filterForm(input, base)}${exportLink(`${base}/charges`, query)}${table}${countedPager(`${base}/charges`, query, page)}`;
 }
 
 /** Billing details from the stored request: names and place only, never the nonce. */

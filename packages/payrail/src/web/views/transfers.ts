@@ -3,9 +3,16 @@
 import { isWaitingState } from '../../domain/transfer-states.ts';
 import { amount, stateName, stateTone, timestamp } from '../format.ts';
 import { html, type Html } from '../html.ts';
-import type { TransferChargeLink, TransferDetail, TransferEventItem, TransferListItem, TransferStateFilter } from '../../flows/panel/merchant-views.ts';
+import type {
+  ListPage,
+  TransferChargeLink,
+  TransferDetail,
+  TransferEventItem,
+  TransferListItem,
+  TransferStateFilter,
+} from '../../flows/panel/merchant-views.ts';
 import type { Corridor } from '../../domain/corridors.ts';
-import { badge, emptyState, exportLink, facts, notice, pager } from './components.ts';
+import { badge, countedPager, emptyState, exportLink, facts, notice } from './components.ts';
 
 const FILTER_LABELS: Record<TransferStateFilter, string> = {
   all: 'All',
@@ -51,11 +58,11 @@ function filterForm(query: Record<string, string>, corridors: readonly Corridor[
 export function transferListBody(
   query: Record<string, string>,
   corridors: readonly Corridor[],
-  rows: readonly TransferListItem[],
-  nextBefore: number | null,
+  page: ListPage<TransferListItem>,
   notFoundId: string | null,
   base = '/dashboard',
 ): Html {
+  const rows = page.rows;
   const state = (query.state ?? 'all') as TransferStateFilter;
   const tabLink = (key: TransferStateFilter) => {
     const params = new URLSearchParams({ ...query, state: key });
@@ -95,7 +102,7 @@ export function transferListBody(
   ${tabs}
   ${exportLink(`${base}/transfers`, query)}
   ${table}
-  ${pager(`${base}/transfers`, query, nextBefore)}`;
+  ${countedPager(`${base}/transfers`, query, page)}`;
 }
 
 function attributes(json: string): Array<{ name: string; value: string }> {
