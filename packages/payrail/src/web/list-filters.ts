@@ -68,9 +68,3 @@ export function transferFiltersOf(service: Service, request: FastifyRequest): Pa
   if (corridor !== undefined) query.service = corridor.service;
   return { filters: { state, ...range, service: corridor?.service ?? null }, query, problems };
 }
-
-/** The query string of a link keeping the filters ("" when there are none). */
-export function queryString(query: Record<string, string>): string {
-  const text = new URLSearchParams(query).toString();
-  return text === '' ? '' : `?${text}`;
-}
