@@ -200,7 +200,7 @@ for (const kind of STORE_KINDS) {
       await page.getByRole('heading', { level: 1, name: 'Transfer 9001' }).waitFor();
       assert.equal(new URL(page.url()).pathname, '/dashboard/transfers/9001');
       assert.equal(await page.locator('dt:has-text("Amount") + dd').first().textContent(), '25.00 USD');
-      assert.equal(await page.locator('dt:has-text("Receiver gets") + dd').textContent(), '3231.25 KES at 129.25');
+      assert.equal(await page.locator('dt:has-text("Receiver gets") + dd').textContent(), '3,231.25 KES at 129.25');
       assert.equal(await page.locator('.timeline li').count(), 1);
       await shoot(page, 'merchant-transfer-detail');
 

@@ -87,10 +87,10 @@ for (const kind of STORE_KINDS) {
       const page = await a.get('/dashboard/overview');
       assert.equal(page.status, 200);
       // 1000.00 funded + 40.00 approved - 10.00 paid out.
-      assert.match(page.body, /<p class="tile-label">Balance<\/p><p class="tile-value">1,030.00 <span class="unit">USD<\/span>/);
+      assert.match(page.body, /<p class="tile-label">Balance<\/p><p class="tile-value">1,030.00 USD<\/p>/);
       assert.match(page.body, /<p class="tile-label">In flight<\/p><p class="tile-value">0.00 /);
       const today = new Date(t.clock.nowMs()).toISOString().slice(0, 10);
-      assert.match(page.body, new RegExp(`<tr><th scope="row">${today}</th><td class="num">40.00</td><td class="num">10.00</td></tr>`));
+      assert.match(page.body, new RegExp(`<tr><th scope="row">${today}</th><td class="num">40.00 USD</td><td class="num">10.00 USD</td></tr>`));
       assert.match(page.body, /<desc id="chart-desc">Card payins total 40.00 USD and transfers total 10.00 USD over 30 days.<\/desc>/);
     });
 
@@ -140,6 +140,28 @@ for (const kind of STORE_KINDS) {
         [refs[1], refs[0]],
       );
       assert.doesNotMatch(second.body, />Older</);
+      // Counts, and Newer back to the first page with the filters kept.
+      assert.equal(textOf(first.body, 'pager-count'), 'Showing 1-25 of 27');
+      assert.doesNotMatch(first.body, />Newer</);
+      assert.equal(textOf(second.body, 'pager-count'), 'Showing 26-27 of 27');
+      const newer = /<a class="button" href="([^"]+)">Newer<\/a>/.exec(second.body)![1]!;
+      assert.equal(newer, `/dashboard/charges?status=captured&amp;after=${refs[1]}`);
+      const back = await d.get(newer.replace('&amp;', '&'));
+      assert.deepEqual(
+        tableRows(back.body).map((r) => Number(r[0])),
+        refs.slice(2).reverse(),
+      );
+      assert.equal(textOf(back.body, 'pager-count'), 'Showing 1-25 of 27');
+      assert.match(back.body, />Older</);
+      // A page in the middle: Newer from the oldest row shows the 25 just above it.
+      const middle = await d.get(`/dashboard/charges?after=${refs[0]}`);
+      assert.deepEqual(
+        tableRows(middle.body).map((r) => Number(r[0])),
+        refs.slice(1, 26).reverse(),
+      );
+      assert.equal(textOf(middle.body, 'pager-count'), 'Showing 2-26 of 27');
+      assert.match(middle.body, />Newer</);
+      assert.match(middle.body, />Older</);
     });
 
     it("reads another merchant's charge or transfer as unknown", async () => {
@@ -167,7 +189,7 @@ for (const kind of STORE_KINDS) {
       assert.equal(find.location, '/dashboard/transfers/7002');
       const page = await b.get('/dashboard/transfers/7002');
       assert.equal(page.status, 200);
-      assert.match(page.body, /<dt>Receiver gets<\/dt><dd>3877.50 KES at 129.25<\/dd>/);
+      assert.match(page.body, /<dt>Receiver gets<\/dt><dd>3,877.50 KES at 129.25<\/dd>/);
       assert.match(page.body, /<span class="badge badge-ok">Success<\/span> <span class="muted">state 60, substate 0, final<\/span>/);
       const history = [...page.body.matchAll(/<span class="muted">(-?\d+\/\d+)<\/span>/g)].map((m) => m[1]);
       assert.equal(history[0], '0/0');
@@ -276,7 +298,7 @@ for (const kind of STORE_KINDS) {
       const search = await operator.get('/dashboard/operator/merchants?q=Shop%20C');
       assert.deepEqual(
         tableRows(search.body).map((r) => [r[0], r[2], r[3]]),
-        [['Shop C', '250.00', '50.00']],
+        [['Shop C', '250.00 USD', '50.00 USD']],
       );
       assert.equal((await operator.get('/dashboard/operator/merchants/mer_unknown')).status, 404);
     });
@@ -324,7 +346,7 @@ for (const kind of STORE_KINDS) {
       const chargePage = await a.get(`/dashboard/charges/${refsA[0]}`);
       assert.deepEqual(
         tableRows(chargePage.body.slice(chargePage.body.indexOf('Linked transfers'))).map((r) => [r[0], r[2], r[3]]),
-        [['8001', '15.00', 'operator']],
+        [['8001', '15.00 USD', 'operator']],
       );
       assert.match(
         (await a.get('/dashboard/transfers/8002')).body,

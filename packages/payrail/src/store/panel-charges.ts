@@ -53,28 +53,49 @@ export interface ChargeListFilters {
   readonly toMs: number | null;
   /** Keyset cursor: only charges with a smaller pk. */
   readonly beforePk: number | null;
+  /** Keyset cursor: only charges with a larger pk (a newer page). */
+  readonly afterPk?: number | null;
 }
 
-/** Up to `limit` charges of the merchant matching the filters, newest first. */
-export async function listChargeItems(tx: Tx, merchantId: string, filters: ChargeListFilters, limit: number): Promise<ChargeListItem[]> {
+function chargeWhere(merchantId: string, filters: ChargeListFilters): { sql: string; params: Array<string | number> } {
   const where = ['merchant_id = ?'];
   const params: Array<string | number> = [merchantId];
   if (filters.status !== null) where.push(transactionStatusSql(filters.status, 'charges'));
-  if (filters.fromMs !== null) {
-    where.push('created_at_ms >= ?');
-    params.push(filters.fromMs);
+  const bounds: Array<[string, number | null | undefined]> = [
+    ['created_at_ms >= ?', filters.fromMs],
+    ['created_at_ms < ?', filters.toMs],
+    ['pk < ?', filters.beforePk],
+    ['pk > ?', filters.afterPk],
+  ];
+  for (const [sql, value] of bounds) {
+    if (value === null || value === undefined) continue;
+    where.push(sql);
+    params.push(value);
   }
-  if (filters.toMs !== null) {
-    where.push('created_at_ms < ?');
-    params.push(filters.toMs);
-  }
-  if (filters.beforePk !== null) {
-    where.push('pk < ?');
-    params.push(filters.beforePk);
-  }
-  params.push(limit);
-  const rows = await tx.all<ChargeListItem>(`SELECT ${LIST_COLUMNS} FROM charges WHERE ${where.join(' AND ')} ORDER BY pk DESC LIMIT ?`, params);
-  return rows.map(listItemOf);
+  return { sql: where.join(' AND '), params };
+}
+
+/**
+ * Up to `limit` charges of the merchant matching the filters, newest first.
+ * With `afterPk` these are the oldest of those newer than it (the page just
+ * before, in the list's order).
+ */
+export async function listChargeItems(tx: Tx, merchantId: string, filters: ChargeListFilters, limit: number): Promise<ChargeListItem[]> {
+  const { sql, params } = chargeWhere(merchantId, filters);
+  const ascending = filters.afterPk !== null && filters.afterPk !== undefined;
+  const rows = await tx.all<ChargeListItem>(`SELECT ${LIST_COLUMNS} FROM charges WHERE ${sql} ORDER BY pk ${ascending ? 'ASC' : 'DESC'} LIMIT ?`, [
+    ...params,
+    limit,
+  ]);
+  const items = rows.map(listItemOf);
+  return ascending ? items.reverse() : items;
+}
+
+/** How many charges of the merchant match the filters (cursors included). */
+export async function countChargeItems(tx: Tx, merchantId: string, filters: ChargeListFilters): Promise<number> {
+  const { sql, params } = chargeWhere(merchantId, filters);
+  const row = await tx.get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM charges WHERE ${sql}`, params);
+  return Number(row?.n ?? 0);
 }
 
 /** A charge as its detail page shows it: never the sealed card number, nor processor or idempotency internals. */

@@ -19,25 +19,58 @@ const TRANSFER_LIST_COLUMNS = 'pk, id, receiver_phone, amount_cents, service, re
 export interface TransferListFilters {
   /** One state, those waiting (state 0 substate 9), or null for all. */
   readonly state: number | 'waiting' | null;
+  /** Created at or after, or null. */
+  readonly fromMs: number | null;
+  /** Created before (exclusive), or null. */
+  readonly toMs: number | null;
+  /** One corridor (its service id), or null for all. */
+  readonly service: string | null;
   /** Keyset cursor: only transfers with a smaller pk. */
   readonly beforePk: number | null;
+  /** Keyset cursor: only transfers with a larger pk (a newer page). */
+  readonly afterPk?: number | null;
 }
 
-/** Up to `limit` transfers of the merchant matching the filters, newest first. */
-export async function listTransferItems(tx: Tx, merchantId: string, filters: TransferListFilters, limit: number): Promise<TransferListItem[]> {
+function transferWhere(merchantId: string, filters: TransferListFilters): { sql: string; params: Array<string | number> } {
   const where = ['merchant_id = ?'];
   const params: Array<string | number> = [merchantId];
   if (filters.state === 'waiting') where.push(`final = 0 AND state = ${STATE.new} AND substate = ${SUBSTATE.waiting}`);
-  else if (filters.state !== null) {
-    where.push('state = ?');
-    params.push(filters.state);
+  const bounds: Array<[string, string | number | null | undefined]> = [
+    ['state = ?', filters.state === 'waiting' ? null : filters.state],
+    ['created_at_ms >= ?', filters.fromMs],
+    ['created_at_ms < ?', filters.toMs],
+    ['service = ?', filters.service],
+    ['pk < ?', filters.beforePk],
+    ['pk > ?', filters.afterPk],
+  ];
+  for (const [sql, value] of bounds) {
+    if (value === null || value === undefined) continue;
+    where.push(sql);
+    params.push(value);
   }
-  if (filters.beforePk !== null) {
-    where.push('pk < ?');
-    params.push(filters.beforePk);
-  }
-  params.push(limit);
-  return tx.all<TransferListItem>(`SELECT ${TRANSFER_LIST_COLUMNS} FROM transfers WHERE ${where.join(' AND ')} ORDER BY pk DESC LIMIT ?`, params);
+  return { sql: where.join(' AND '), params };
+}
+
+/**
+ * Up to `limit` transfers of the merchant matching the filters, newest
+ * first. With `afterPk` these are the oldest of those newer than it (the
+ * page just before, in the list's order).
+ */
+export async function listTransferItems(tx: Tx, merchantId: string, filters: TransferListFilters, limit: number): Promise<TransferListItem[]> {
+  const { sql, params } = transferWhere(merchantId, filters);
+  const ascending = filters.afterPk !== null && filters.afterPk !== undefined;
+  const rows = await tx.all<TransferListItem>(`SELECT ${TRANSFER_LIST_COLUMNS} FROM transfers WHERE ${sql} ORDER BY pk ${ascending ? 'ASC' : 'DESC'} LIMIT ?`, [
+    ...params,
+    limit,
+  ]);
+  return ascending ? rows.reverse() : rows;
+}
+
+/** How many transfers of the merchant match the filters (cursors included). */
+export async function countTransferItems(tx: Tx, merchantId: string, filters: TransferListFilters): Promise<number> {
+  const { sql, params } = transferWhere(merchantId, filters);
+  const row = await tx.get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM transfers WHERE ${sql}`, params);
+  return Number(row?.n ?? 0);
 }
 
 /** A transfer as its detail page shows it: no worker or provider internals beyond the error. */

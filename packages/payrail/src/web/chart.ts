@@ -3,7 +3,7 @@
 // for assistive technology, and the same numbers are given as a table below
 // it. Only presentation attributes are used, so the page's Content Security
 // Policy needs no inline styles.
-import { dayLabel, money } from './format.ts';
+import { amount, axisNumber, dayLabel } from './format.ts';
 import { html, type Html } from './html.ts';
 import type { DailyVolume } from '../flows/panel/merchant-views.ts';
 
@@ -31,7 +31,7 @@ function axisLabel(cents: number): string {
   const dollars = Math.round(cents / 100);
   if (dollars >= 1_000_000) return `${trimZeros((dollars / 1_000_000).toFixed(1))}M`;
   if (dollars >= 1_000) return `${trimZeros((dollars / 1_000).toFixed(1))}k`;
-  return cents % 100 === 0 ? String(dollars) : money(cents);
+  return cents % 100 === 0 ? String(dollars) : axisNumber(cents);
 }
 
 function trimZeros(text: string): string {
@@ -58,12 +58,12 @@ export function volumeChart(days: readonly DailyVolume[]): Html {
     const parts: Html[] = [];
     if (d.chargeCents > 0) {
       parts.push(
-        html`<rect x="${x.toFixed(1)}" y="${y(d.chargeCents).toFixed(1)}" width="${bar.toFixed(1)}" height="${(plotHeight + PAD_TOP - y(d.chargeCents)).toFixed(1)}" class="bar-charges"><title>${label}: card payins ${money(d.chargeCents)} USD</title></rect>`,
+        html`<rect x="${x.toFixed(1)}" y="${y(d.chargeCents).toFixed(1)}" width="${bar.toFixed(1)}" height="${(plotHeight + PAD_TOP - y(d.chargeCents)).toFixed(1)}" class="bar-charges"><title>${label}: card payins ${amount(d.chargeCents, 'USD')}</title></rect>`,
       );
     }
     if (d.transferCents > 0) {
       parts.push(
-        html`<rect x="${(x + bar).toFixed(1)}" y="${y(d.transferCents).toFixed(1)}" width="${bar.toFixed(1)}" height="${(plotHeight + PAD_TOP - y(d.transferCents)).toFixed(1)}" class="bar-transfers"><title>${label}: transfers ${money(d.transferCents)} USD</title></rect>`,
+        html`<rect x="${(x + bar).toFixed(1)}" y="${y(d.transferCents).toFixed(1)}" width="${bar.toFixed(1)}" height="${(plotHeight + PAD_TOP - y(d.transferCents)).toFixed(1)}" class="bar-transfers"><title>${label}: transfers ${amount(d.transferCents, 'USD')}</title></rect>`,
       );
     }
     // A date label every week, counted back from today, keeps the axis readable on a phone.
@@ -83,7 +83,7 @@ export function volumeChart(days: readonly DailyVolume[]): Html {
   return html`<figure class="chart">
   <svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="chart-title chart-desc" preserveAspectRatio="xMidYMid meet">
     <title id="chart-title">Daily volume, ${first} to ${last}</title>
-    <desc id="chart-desc">Card payins total ${money(totalCharges)} USD and transfers total ${money(totalTransfers)} USD over ${days.length} days.</desc>
+    <desc id="chart-desc">Card payins total ${amount(totalCharges, 'USD')} and transfers total ${amount(totalTransfers, 'USD')} over ${days.length} days.</desc>
     ${grid}
     ${bars}
   </svg>
@@ -96,7 +96,7 @@ export function volumeChart(days: readonly DailyVolume[]): Html {
     <div class="table-wrap"><table>
       <caption class="visually-hidden">Daily volume in USD</caption>
       <thead><tr><th scope="col">Day (UTC)</th><th scope="col" class="num">Card payins</th><th scope="col" class="num">Transfers</th></tr></thead>
-      <tbody>${days.map((d) => html`<tr><th scope="row">${dayLabel(d.day)}</th><td class="num">${money(d.chargeCents)}</td><td class="num">${money(d.transferCents)}</td></tr>`)}</tbody>
+      <tbody>${days.map((d) => html`<tr><th scope="row">${dayLabel(d.day)}</th><td class="num">${amount(d.chargeCents, 'USD')}</td><td class="num">${amount(d.transferCents, 'USD')}</td></tr>`)}</tbody>
     </table></div>
   </details>
 </figure>`;

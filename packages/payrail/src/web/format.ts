@@ -2,18 +2,29 @@
 // UTC timestamps, and the words behind transfer state codes.
 import { isWaitingState } from '../domain/transfer-states.ts';
 import { DAY_MS } from '../domain/clock.ts';
-import { formatCents } from '../domain/money.ts';
+import { formatMinor } from '../domain/money.ts';
 
-/** 123456 -> "1,234.56"; negative amounts keep their sign. */
-export function money(cents: number): string {
-  const [whole, fraction] = formatCents(cents).split('.') as [string, string];
-  const sign = whole.startsWith('-') ? '-' : '';
-  const digits = sign === '' ? whole : whole.slice(1);
-  return `${sign}${digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${fraction}`;
+/** 123456 -> "1,234.56" (2 decimals unless `minorUnits` says otherwise); negative amounts keep their sign. */
+function grouped(minor: number, minorUnits: number): string {
+  const [whole, fraction] = formatMinor(Math.abs(minor), minorUnits).split('.') as [string, string | undefined];
+  const sign = minor < 0 ? '-' : '';
+  return `${sign}${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${fraction === undefined ? '' : `.${fraction}`}`;
 }
 
-export function usd(cents: number): string {
-  return `${money(cents)} USD`;
+/**
+ * The panel's one money format: minor units with thousands separators and
+ * the currency code, (123456, 'USD') -> "1,234.56 USD", (31666250, 'KES') ->
+ * "316,662.50 KES", (5000, 'UGX', 0) -> "5,000 UGX". `minorUnits` is the
+ * currency's ISO 4217 exponent (2 for USD, the currency of balances and card
+ * payins). Every amount a page shows goes through here.
+ */
+export function amount(minor: number, currency: string, minorUnits = 2): string {
+  return `${grouped(minor, minorUnits)} ${currency}`;
+}
+
+/** A chart axis tick: the number alone, the axis says the currency. Never an amount of a record. */
+export function axisNumber(cents: number): string {
+  return grouped(cents, 2);
 }
 
 /** "2026-01-31 14:05:09 UTC" */

@@ -104,6 +104,12 @@ export function beforeCursor(request: FastifyRequest): number | null {
   return parseReferenceNumber(raw);
 }
 
+/** The page cursors of a list: `before` (older page) wins over `after` (newer page). */
+export function pageCursor(request: FastifyRequest): { beforePk: number | null; afterPk: number | null } {
+  const beforePk = beforeCursor(request);
+  return { beforePk, afterPk: beforePk === null ? parseReferenceNumber(queryField(request, 'after')) : null };
+}
+
 /** Fixed messages a redirect after an action can ask for by name; the text never comes from the URL. */
 const NOTICES: Record<string, string> = {
   revoked: 'Source revoked. Its credentials no longer work.',

@@ -8,6 +8,7 @@ import { DAY_MS } from '../../domain/clock.ts';
 import { TRANSACTION_STATUSES, type TransactionStatus } from '../../domain/card-lifecycle.ts';
 import type { ChargeRow } from '../../store/charges.ts';
 import {
+  countChargeItems,
   getChargeDetail,
   listChargeItems,
   listChargeTransferLinks,
@@ -17,6 +18,7 @@ import {
 } from '../../store/panel-charges.ts';
 import { getActiveTransferKey, listSourcesWithActiveKey, type ActiveTransferKey, type SourceListItem } from '../../store/panel-merchants.ts';
 import {
+  countTransferItems,
   getTransferChargeLink,
   getTransferDetail,
   listTransferEvents,
@@ -24,6 +26,7 @@ import {
   type TransferChargeLink,
   type TransferDetail,
   type TransferEventItem,
+  type TransferListFilters,
   type TransferListItem,
 } from '../../store/panel-transfers.ts';
 import { approvedChargeCentsByDay, unfailedTransferCentsByDay, type DayTotal } from '../../store/panel-volume.ts';
@@ -58,6 +61,9 @@ const EVENTS_LISTED_MAX = 200;
 /** A merchant has a handful of sources; the credentials page lists no more than this. */
 const SOURCES_LISTED_MAX = 200;
 
+/** Most rows a CSV export of a list holds; a longer list is cut (and the export says so). */
+export const EXPORT_ROWS_MAX = 10_000;
+
 /** The statuses the charge list filters by: those the payin API shows (docs/api-decisions.md section 10). */
 export const CHARGE_STATUSES: readonly TransactionStatus[] = TRANSACTION_STATUSES;
 export type ChargeStatus = TransactionStatus;
@@ -66,15 +72,58 @@ export type ChargeStatus = TransactionStatus;
 export const TRANSFER_STATE_FILTERS = ['all', '0', '40', '60', '80', 'waiting'] as const;
 export type TransferStateFilter = (typeof TRANSFER_STATE_FILTERS)[number];
 
-/** One page of a list, newest first, and the cursor of the next (older) page if there is one. */
+/**
+ * One page of a list, newest first: the cursors of the newer and older pages
+ * when there are such, how many rows match the filters, and how many of those
+ * come before this page (it shows rows offset+1 to offset+rows.length).
+ */
 export interface ListPage<T> {
   readonly rows: T[];
+  readonly newerAfter: number | null;
   readonly nextBefore: number | null;
+  readonly total: number;
+  readonly offset: number;
 }
 
-/** Rows were read with one extra beyond the page: its presence means there is an older page. */
-function toPage<T extends { pk: number }>(rows: T[]): ListPage<T> {
-  return { rows: rows.slice(0, PANEL_PAGE_SIZE), nextBefore: rows.length > PANEL_PAGE_SIZE ? rows[PANEL_PAGE_SIZE - 1]!.pk : null };
+/** The page's cursors, in the list's filters; a page holds at most PANEL_PAGE_SIZE rows. */
+export interface PageCursor {
+  readonly beforePk: number | null;
+  readonly afterPk: number | null;
+}
+
+/**
+ * A page from up to PANEL_PAGE_SIZE + 1 rows read in the list's order (the
+ * extra row is dropped: only the counts decide what is newer and older),
+ * with the count of all matching rows and of those newer than its first.
+ */
+async function toPage<T extends { pk: number }>(
+  read: (limit: number) => Promise<T[]>,
+  cursor: PageCursor,
+  count: (newerThanPk: number | null) => Promise<number>,
+): Promise<ListPage<T>> {
+  const all = await read(PANEL_PAGE_SIZE + 1);
+  // Going newer, the rows come back newest first but the extra one is the newest.
+  const rows = cursor.afterPk !== null ? all.slice(Math.max(0, all.length - PANEL_PAGE_SIZE)) : all.slice(0, PANEL_PAGE_SIZE);
+  const total = await count(null);
+  const offset = rows.length === 0 ? 0 : await count(Number(rows[0]!.pk));
+  return {
+    rows,
+    total,
+    offset,
+    newerAfter: offset > 0 ? Number(rows[0]!.pk) : null,
+    nextBefore: rows.length > 0 && offset + rows.length < total ? Number(rows[rows.length - 1]!.pk) : null,
+  };
+}
+
+/** All rows of a list up to EXPORT_ROWS_MAX, newest first, and whether there were more. */
+export interface ExportRows<T> {
+  readonly rows: T[];
+  readonly cut: boolean;
+}
+
+/** Rows were read with one extra beyond the limit: its presence means the export is cut. */
+function toExport<T>(rows: T[]): ExportRows<T> {
+  return { rows: rows.slice(0, EXPORT_ROWS_MAX), cut: rows.length > EXPORT_ROWS_MAX };
 }
 
 export interface DailyVolume {
@@ -112,21 +161,37 @@ export async function merchantOverview(deps: PanelDeps, merchantId: string): Pro
   });
 }
 
-export interface ChargeFilters {
+export interface ChargeFilters extends PageCursor {
   readonly status: ChargeStatus | null;
   /** Start of the first UTC day included. */
   readonly fromMs: number | null;
   /** Start of the last UTC day included: the whole of that day is. */
   readonly toDayMs: number | null;
-  readonly beforePk: number | null;
+}
+
+/** The exclusive upper bound of a list whose last day is included whole. */
+function endOfDay(toDayMs: number | null): number | null {
+  return toDayMs === null ? null : toDayMs + DAY_MS;
 }
 
 export async function chargePage(deps: PanelDeps, merchantId: string, filters: ChargeFilters): Promise<ListPage<ChargeListItem>> {
-  const toMs = filters.toDayMs === null ? null : filters.toDayMs + DAY_MS;
-  const rows = await deps.db.read((tx) =>
-    listChargeItems(tx, merchantId, { status: filters.status, fromMs: filters.fromMs, toMs, beforePk: filters.beforePk }, PANEL_PAGE_SIZE + 1),
+  const base = { status: filters.status, fromMs: filters.fromMs, toMs: endOfDay(filters.toDayMs), beforePk: null, afterPk: null };
+  return deps.db.read((tx) =>
+    toPage(
+      (limit) => listChargeItems(tx, merchantId, { ...base, beforePk: filters.beforePk, afterPk: filters.afterPk }, limit),
+      filters,
+      (newerThanPk) => countChargeItems(tx, merchantId, { ...base, afterPk: newerThanPk }),
+    ),
   );
-  return toPage(rows);
+}
+
+/** The whole filtered charge list for a CSV export (no page cursor), bounded by EXPORT_ROWS_MAX. */
+export async function chargeExport(deps: PanelDeps, merchantId: string, filters: Omit<ChargeFilters, keyof PageCursor>): Promise<ExportRows<ChargeListItem>> {
+  const toMs = endOfDay(filters.toDayMs);
+  const rows = await deps.db.read((tx) =>
+    listChargeItems(tx, merchantId, { status: filters.status, fromMs: filters.fromMs, toMs, beforePk: null }, EXPORT_ROWS_MAX + 1),
+  );
+  return toExport(rows);
 }
 
 /**
@@ -146,14 +211,45 @@ export async function chargeDetail(
   });
 }
 
-export async function transferPage(
+export interface TransferFilters extends PageCursor {
+  readonly state: TransferStateFilter;
+  /** Start of the first UTC day included. */
+  readonly fromMs: number | null;
+  /** Start of the last UTC day included: the whole of that day is. */
+  readonly toDayMs: number | null;
+  /** One corridor (service id), or null for all. */
+  readonly service: string | null;
+}
+
+/** Every transfer, no filter: the first page of the list. */
+export const NO_TRANSFER_FILTERS: TransferFilters = { state: 'all', fromMs: null, toDayMs: null, service: null, beforePk: null, afterPk: null };
+
+function transferListFilters(filters: TransferFilters): TransferListFilters {
+  const state = filters.state === 'all' ? null : filters.state === 'waiting' ? 'waiting' : Number(filters.state);
+  return { state, fromMs: filters.fromMs, toMs: endOfDay(filters.toDayMs), service: filters.service, beforePk: filters.beforePk, afterPk: filters.afterPk };
+}
+
+export async function transferPage(deps: PanelDeps, merchantId: string, filters: TransferFilters): Promise<ListPage<TransferListItem>> {
+  const base = transferListFilters({ ...filters, beforePk: null, afterPk: null });
+  return deps.db.read((tx) =>
+    toPage(
+      (limit) => listTransferItems(tx, merchantId, transferListFilters(filters), limit),
+      filters,
+      (newerThanPk) => countTransferItems(tx, merchantId, { ...base, afterPk: newerThanPk }),
+    ),
+  );
+}
+
+/** The whole filtered transfer list for a CSV export (no page cursor), bounded by EXPORT_ROWS_MAX. */
+export async function transferExport(
   deps: PanelDeps,
   merchantId: string,
-  filters: { state: TransferStateFilter; beforePk: number | null },
-): Promise<ListPage<TransferListItem>> {
-  const state = filters.state === 'all' ? null : filters.state === 'waiting' ? 'waiting' : Number(filters.state);
-  const rows = await deps.db.read((tx) => listTransferItems(tx, merchantId, { state, beforePk: filters.beforePk }, PANEL_PAGE_SIZE + 1));
-  return toPage(rows);
+  filters: Omit<TransferFilters, keyof PageCursor>,
+): Promise<ExportRows<TransferListItem>> {
+  const rows = await deps.db.read((tx) =>
+    listTransferItems(tx, merchantId, transferListFilters({ ...filters, beforePk: null, afterPk: null }), EXPORT_ROWS_MAX + 1),
+  );
+  return toExport(rows);
 }
 
 export async function transferExists(deps: PanelDeps, merchantId: string, id: string): Promise<boolean> {

@@ -10,6 +10,7 @@ import { merchantList } from '../../flows/panel/operator-views.ts';
 import type { Service } from '../../service.ts';
 import { actorOf, context, formField, noticeFromQuery, pathParam, queryField, sendPage, userOf } from '../request.ts';
 import { requireRecentAuth } from './account.ts';
+import { recordRoutes } from './records.ts';
 import { notice } from '../views/components.ts';
 import { ledgerBody, merchantCreatedBody, merchantDetailBody, merchantListBody } from '../views/operator.ts';
 
@@ -32,6 +33,15 @@ export function operatorRoutes(service: Service): FastifyPluginAsync {
   }
 
   return async (app) => {
+    // Any merchant's charges and transfers, read only (no capture, void or refund).
+    await app.register(
+      recordRoutes(service, {
+        prefix: '/operator/merchants/:id',
+        merchantOf: async (request) => (await showMerchant(deps, merchantIdOf(request))).merchant_id,
+        viewOf: (merchantId) => ({ base: `/dashboard/operator/merchants/${merchantId}`, readOnly: true }),
+      }),
+    );
+
     app.get('/operator/merchants', async (request, reply) => {
       const query = queryField(request, 'q').slice(0, 200);
       const rows = await merchantList(service, query === '' ? null : query);

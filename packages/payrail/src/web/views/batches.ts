@@ -1,7 +1,7 @@
 // The operator's settlement batches page (docs/api-decisions.md section 10):
 // every merchant's batches, newest first, with their totals.
 import type { BatchRow } from '../../flows/batches.ts';
-import { money, timestamp } from '../format.ts';
+import { amount, timestamp } from '../format.ts';
 import { html, type Html } from '../html.ts';
 import { badge, emptyState } from './components.ts';
 
@@ -17,8 +17,8 @@ export function batchListBody(rows: readonly BatchRow[], page: { offset: number;
           (b) => html`<tr><th scope="row">${b.id}</th><td><a href="/dashboard/operator/merchants/${b.merchant_id}"><code>${b.merchant_id}</code></a></td>
             <td>${b.closed_at_ms === null ? badge('wait', 'open') : badge('ok', 'closed')}</td>
             <td>${timestamp(b.opened_at_ms)}</td><td>${b.closed_at_ms === null ? '—' : timestamp(b.closed_at_ms)}</td>
-            <td class="num">${b.sales_count} · ${money(b.sales_cents)}</td><td class="num">${b.refunds_count} · ${money(b.refunds_cents)}</td>
-            <td class="num">${money(b.sales_cents - b.refunds_cents)}</td></tr>`,
+            <td class="num">${b.sales_count} · ${amount(b.sales_cents, 'USD')}</td><td class="num">${b.refunds_count} · ${amount(b.refunds_cents, 'USD')}</td>
+            <td class="num">${amount(b.sales_cents - b.refunds_cents, 'USD')}</td></tr>`,
         )}</tbody></table></div>`;
   const more = page.more
     ? html`<nav class="pager" aria-label="Pages"><a class="button" href="/dashboard/operator/batches?offset=${page.offset + rows.length}">Older</a></nav>`

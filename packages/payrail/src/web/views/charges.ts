@@ -1,13 +1,20 @@
 // Charges: the filterable list and the detail page with linked transfers,
 // refunds and the lifecycle actions (capture, void, refund; each asks for
 // confirmation on a page of its own before anything happens).
-import { chargeTone, money, stateName, stateTone, timestamp } from '../format.ts';
+import { chargeTone, amount, stateName, stateTone, timestamp } from '../format.ts';
 import { html, type Html } from '../html.ts';
 import { transactionStatusOf } from '../../domain/card-lifecycle.ts';
 import { formatCents } from '../../domain/money.ts';
-import { CHARGE_STATUSES, type ChargeDetail, type ChargeListItem, type ChargeRow, type ChargeTransferLink } from '../../flows/panel/merchant-views.ts';
+import {
+  CHARGE_STATUSES,
+  type ChargeDetail,
+  type ChargeListItem,
+  type ChargeRow,
+  type ChargeTransferLink,
+  type ListPage,
+} from '../../flows/panel/merchant-views.ts';
 import type { PanelChargeAction } from '../../flows/panel/charge-actions.ts';
-import { badge, csrfField, emptyState, facts, notice, pager } from './components.ts';
+import { badge, countedPager, csrfField, emptyState, exportLink, facts, MERCHANT_VIEW, notice, type RecordView } from './components.ts';
 
 export interface ChargeFilterInput {
   readonly status: string;
@@ -15,8 +22,8 @@ export interface ChargeFilterInput {
   readonly to: string;
 }
 
-function filterForm(input: ChargeFilterInput): Html {
-  return html`<form method="get" action="/dashboard/charges" class="filters" role="search" aria-label="Filter charges">
+function filterForm(input: ChargeFilterInput, base: string): Html {
+  return html`<form method="get" action="${base}/charges" class="filters" role="search" aria-label="Filter charges">
     <div class="field">
       <label for="status">Status</label>
       <select id="status" name="status">
@@ -27,15 +34,19 @@ function filterForm(input: ChargeFilterInput): Html {
     <div class="field"><label for="from">From (UTC)</label><input id="from" name="from" type="date" value="${input.from}"></div>
     <div class="field"><label for="to">To (UTC, inclusive)</label><input id="to" name="to" type="date" value="${input.to}"></div>
     <button type="submit" class="button">Apply</button>
-    <a class="button subtle" href="/dashboard/charges">Clear</a>
+    <a class="button subtle" href="${base}/charges">Clear</a>
   </form>
-  <form method="get" action="/dashboard/charges/find" class="filters" role="search" aria-label="Find a charge">
+  <form method="get" action="${base}/charges/find" class="filters" role="search" aria-label="Find a charge">
     <div class="field"><label for="ref">Reference number</label><input id="ref" name="ref" inputmode="numeric" pattern="[0-9]{1,18}" maxlength="18" required></div>
     <button type="submit" class="button">Open</button>
   </form>`;
 }
 
-export function chargeListBody(input: ChargeFilterInput, rows: readonly ChargeListItem[], nextBefore: number | null, filtered: boolean): Html {
+/** `query` holds the valid filters only (status, from, to), as the links keep them. */
+export function chargeListBody(query: Record<string, string>, page: ListPage<ChargeListItem>, base = '/dashboard'): Html {
+  const rows = page.rows;
+  const input: ChargeFilterInput = { status: query.status ?? '', from: query.from ?? '', to: query.to ?? '' };
+  const filtered = Object.keys(query).length > 0;
   const table =
     rows.length === 0
       ? emptyState(
@@ -47,20 +58,16 @@ export function chargeListBody(input: ChargeFilterInput, rows: readonly ChargeLi
         <thead><tr><th scope="col">Reference</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col">Card</th><th scope="col" class="num">Linked</th><th scope="col">Created</th></tr></thead>
         <tbody>${rows.map(
           (c) => html`<tr>
-            <th scope="row"><a href="/dashboard/charges/${c.pk}">${c.pk}</a>${c.parent_pk === null ? '' : html` <span class="hint">refund of ${c.parent_pk}</span>`}</th>
+            <th scope="row"><a href="${base}/charges/${c.pk}">${c.pk}</a>${c.parent_pk === null ? '' : html` <span class="hint">refund of ${c.parent_pk}</span>`}</th>
             <td>${statusBadge(c)}</td>
-            <td class="num">${money(c.amount_cents)} ${c.currency}</td>
+            <td class="num">${amount(c.amount_cents, c.currency)}</td>
             <td>${c.card_type} ···· ${c.last4}</td>
-            <td class="num">${money(c.linked_cents)}</td>
+            <td class="num">${amount(c.linked_cents, c.currency)}</td>
             <td>${timestamp(c.created_at_ms)}</td>
           </tr>`,
         )}</tbody>
       </table></div>`;
-  const query: Record<string, string> = {};
-  if (input.status !== '') query.status = input.status;
-  if (input.from !== '') query.from = input.from;
-  if (input.to !== '') query.to = input.to;
-  return html`${filterForm(input)}${table}${pager('/dashboard/charges', query, nextBefore)}`;
+  return html`${filterForm(input, base)}${exportLink(`${base}/charges`, query)}${table}${countedPager(`${base}/charges`, query, page)}`;
 }
 
 /** Billing details from the stored request: names and place only, never the nonce. */
@@ -94,12 +101,14 @@ export function chargeDetailBody(
   charge: ChargeDetail,
   transfers: readonly ChargeTransferLink[],
   lifecycle: { refunds: readonly ChargeRow[]; csrf: string; notice: Html | null } = { refunds: [], csrf: '', notice: null },
+  view: RecordView = MERCHANT_VIEW,
 ): Html {
+  const base = view.base;
   const rows: Array<readonly [string, string | Html]> = [
     ['Status', statusBadge(charge)],
-    ['Amount', `${money(charge.amount_cents)} ${charge.currency}`],
-    ...lifecycleFacts(charge),
-    ['Linked to transfers', `${money(charge.linked_cents)} ${charge.currency}`],
+    ['Amount', `${amount(charge.amount_cents, charge.currency)}`],
+    ...lifecycleFacts(charge, base),
+    ['Linked to transfers', `${amount(charge.linked_cents, charge.currency)}`],
     ['Card', `${charge.card_type} ${charge.bin}······${charge.last4}, expires ${String(charge.expiry_month).padStart(2, '0')}/${charge.expiry_year}`],
     ['Authorization code', charge.auth_code ?? '—'],
     ['AVS result', charge.avs_result_code ?? '—'],
@@ -112,30 +121,36 @@ export function chargeDetailBody(
   ];
   if (charge.error_code !== null) rows.splice(1, 0, ['Error', `${charge.error_code}: ${charge.error_message ?? ''}`]);
   // Made for a stored customer, by a saved card or a schedule (docs/api-decisions.md section 15).
-  if (charge.customer_pk !== null) rows.push(['Customer', html`<a href="/dashboard/customers/${charge.customer_pk}">${charge.customer_pk}</a>`]);
-  if (charge.schedule_pk !== null) rows.push(['Recurring schedule', html`<a href="/dashboard/schedules/${charge.schedule_pk}">${charge.schedule_pk}</a>`]);
+  // The operator's read-only view has no customer pages: the number alone.
+  if (charge.customer_pk !== null)
+    rows.push(['Customer', view.readOnly ? String(charge.customer_pk) : html`<a href="/dashboard/customers/${charge.customer_pk}">${charge.customer_pk}</a>`]);
+  if (charge.schedule_pk !== null)
+    rows.push([
+      'Recurring schedule',
+      view.readOnly ? String(charge.schedule_pk) : html`<a href="/dashboard/schedules/${charge.schedule_pk}">${charge.schedule_pk}</a>`,
+    ]);
   const linked =
     transfers.length === 0
       ? emptyState('No linked transfers', 'Transfers naming this charge in gatewayId, or reconciled with it, appear here.')
       : html`<div class="table-wrap"><table>
         <thead><tr><th scope="col">Transfer</th><th scope="col">State</th><th scope="col" class="num">Amount linked</th><th scope="col">How</th><th scope="col">Linked at</th></tr></thead>
         <tbody>${transfers.map(
-          (t) => html`<tr><th scope="row"><a href="/dashboard/transfers/${encodeURIComponent(t.id)}">${t.id}</a></th>
-            <td>${badge(stateTone(t.state, -1), stateName(t.state, -1))}</td><td class="num">${money(t.amount_cents)}</td><td>${t.how}</td><td>${timestamp(t.created_at_ms)}</td></tr>`,
+          (t) => html`<tr><th scope="row"><a href="${base}/transfers/${encodeURIComponent(t.id)}">${t.id}</a></th>
+            <td>${badge(stateTone(t.state, -1), stateName(t.state, -1))}</td><td class="num">${amount(t.amount_cents, 'USD')}</td><td>${t.how}</td><td>${timestamp(t.created_at_ms)}</td></tr>`,
         )}</tbody></table></div>`;
-  return html`${lifecycle.notice}<p><a href="/dashboard/charges">← All charges</a></p>
+  return html`${lifecycle.notice}<p><a href="${base}/charges">← All charges</a></p>
   ${facts(rows)}
-  ${actionForms(charge, lifecycle.csrf)}
-  ${charge.kind === 'charge' ? refundList(lifecycle.refunds) : ''}
+  ${view.readOnly ? '' : actionForms(charge, lifecycle.csrf)}
+  ${charge.kind === 'charge' ? refundList(lifecycle.refunds, base) : ''}
   <h2>Linked transfers</h2>
   ${linked}`;
 }
 
-function lifecycleFacts(charge: ChargeDetail): Array<readonly [string, string | Html]> {
-  if (charge.kind === 'refund') return [['Refund of', html`<a href="/dashboard/charges/${charge.parent_pk}">${charge.parent_pk}</a>`]];
+function lifecycleFacts(charge: ChargeDetail, base: string): Array<readonly [string, string | Html]> {
+  if (charge.kind === 'refund') return [['Refund of', html`<a href="${base}/charges/${charge.parent_pk}">${charge.parent_pk}</a>`]];
   const rows: Array<readonly [string, string | Html]> = [];
-  if (charge.captured_cents > 0) rows.push(['Captured', `${money(charge.captured_cents)} ${charge.currency}`]);
-  if (charge.refunded_cents > 0) rows.push(['Refunded', `${money(charge.refunded_cents)} ${charge.currency}`]);
+  if (charge.captured_cents > 0) rows.push(['Captured', `${amount(charge.captured_cents, charge.currency)}`]);
+  if (charge.refunded_cents > 0) rows.push(['Refunded', `${amount(charge.refunded_cents, charge.currency)}`]);
   if (charge.settled_at_ms !== null) rows.push(['Settled', timestamp(charge.settled_at_ms)]);
   return rows;
 }
@@ -158,15 +173,15 @@ function actionForms(charge: ChargeDetail, csrf: string): Html {
   return html`<section aria-labelledby="actions-title"><h2 id="actions-title">Actions</h2>${forms}</section>`;
 }
 
-function refundList(refunds: readonly ChargeRow[]): Html {
+function refundList(refunds: readonly ChargeRow[], base: string): Html {
   const table =
     refunds.length === 0
       ? emptyState('No refunds', 'Refunds of this charge appear here once it is settled and refunded.')
       : html`<div class="table-wrap"><table>
         <thead><tr><th scope="col">Refund</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col">Created</th></tr></thead>
         <tbody>${refunds.map(
-          (r) => html`<tr><th scope="row"><a href="/dashboard/charges/${r.pk}">${r.pk}</a></th><td>${statusBadge(r)}</td>
-            <td class="num">${money(r.amount_cents)} ${r.currency}</td><td>${timestamp(r.created_at_ms)}</td></tr>`,
+          (r) => html`<tr><th scope="row"><a href="${base}/charges/${r.pk}">${r.pk}</a></th><td>${statusBadge(r)}</td>
+            <td class="num">${amount(r.amount_cents, r.currency)}</td><td>${timestamp(r.created_at_ms)}</td></tr>`,
         )}</tbody></table></div>`;
   return html`<h2>Refunds</h2>${table}`;
 }

@@ -1,5 +1,6 @@
 // Small building blocks shared by the views: notices, empty states, badges,
 // description lists, the CSRF field and the pager.
+import type { ListPage } from '../../flows/panel/merchant-views.ts';
 import { html, type Html } from '../html.ts';
 
 export type Tone = 'ok' | 'bad' | 'wait' | 'busy';
@@ -31,4 +32,32 @@ export function pager(basePath: string, query: Record<string, string>, nextBefor
   if (nextBefore === null) return html``;
   const params = new URLSearchParams({ ...query, before: String(nextBefore) });
   return html`<nav class="pager" aria-label="Pages"><a class="button" href="${basePath}?${params.toString()}">Older</a></nav>`;
+}
+
+/** The link to a list's CSV export, keeping the list's filters. */
+export function exportLink(basePath: string, query: Record<string, string>): Html {
+  const params = new URLSearchParams(query).toString();
+  return html`<p class="export"><a class="button subtle" href="${basePath}/export${params === '' ? '' : `?${params}`}" download>Export CSV</a></p>`;
+}
+
+/**
+ * Where a merchant's records are shown: its own users under /dashboard, who
+ * may act on a charge, or the operator under the merchant's page, read only.
+ */
+export interface RecordView {
+  readonly base: string;
+  readonly readOnly: boolean;
+}
+
+export const MERCHANT_VIEW: RecordView = { base: '/dashboard', readOnly: false };
+
+/** Where a page of a list is: "Showing 21-40 of 135", with Newer and Older links that keep the filters. */
+export function countedPager(basePath: string, query: Record<string, string>, page: ListPage<unknown>): Html {
+  if (page.rows.length === 0) return html``;
+  const link = (cursor: 'after' | 'before', pk: number, label: string) =>
+    html`<a class="button" href="${basePath}?${new URLSearchParams({ ...query, [cursor]: String(pk) }).toString()}">${label}</a>`;
+  const count = `Showing ${page.offset + 1}-${page.offset + page.rows.length} of ${page.total}`;
+  return html`<nav class="pager" aria-label="Pages"><p class="pager-count">${count}</p>${page.newerAfter === null ? '' : link('after', page.newerAfter, 'Newer')}${
+    page.nextBefore === null ? '' : link('before', page.nextBefore, 'Older')
+  }</nav>`;
 }

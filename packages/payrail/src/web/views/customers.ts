@@ -5,11 +5,11 @@
 import type { CustomerPanelView, CustomerView } from '../../flows/customers.ts';
 import type { ScheduleRunView, ScheduleView } from '../../flows/schedules.ts';
 import { parseDollarNumber } from '../../domain/money.ts';
-import { chargeTone, money, timestamp } from '../format.ts';
+import { chargeTone, amount, timestamp } from '../format.ts';
 import { html, type Html } from '../html.ts';
 import { badge, csrfField, emptyState, facts } from './components.ts';
 
-/** A schedule's amount (wire dollars, at most 2 decimals) in cents, for money(). */
+/** A schedule's amount (wire dollars, at most 2 decimals) in cents, for amount(). */
 function centsOf(amount: number): number {
   const parsed = parseDollarNumber(amount);
   return parsed.ok ? parsed.cents : 0;
@@ -52,7 +52,7 @@ function scheduleRows(schedules: readonly ScheduleView[]): Html {
       (s) => html`<tr>
         <th scope="row"><a href="/dashboard/schedules/${s.id}">${s.id}</a></th>
         <td>${s.title}</td>
-        <td class="num">${money(centsOf(s.amount))} USD</td>
+        <td class="num">${amount(centsOf(s.amount), 'USD')}</td>
         <td>${s.frequency}</td>
         <td>${s.next_run_date}</td>
         <td class="num">${s.num_left === 0 ? 'unlimited' : String(s.num_left)}</td>
@@ -90,7 +90,7 @@ export function customerDetailBody(view: CustomerPanelView): Html {
           (t) => html`<tr>
             <th scope="row"><a href="/dashboard/charges/${t.reference_number}">${t.reference_number}</a></th>
             <td>${badge(chargeTone(t.status), t.status)}</td>
-            <td class="num">${money(t.amount_cents)} USD</td>
+            <td class="num">${amount(t.amount_cents, 'USD')}</td>
             <td>${t.card}</td>
             <td>${t.schedule_id === null ? '' : html`<a href="/dashboard/schedules/${t.schedule_id}">${t.schedule_id}</a>`}</td>
             <td>${timestamp(t.created_at_ms)}</td>
@@ -127,7 +127,7 @@ export function scheduleDetailBody(schedule: ScheduleView, runs: readonly Schedu
             <th scope="row">${r.run_date}</th>
             <td><a href="/dashboard/charges/${r.reference_number}">${r.reference_number}</a></td>
             <td>${badge(chargeTone(r.charge_status), r.charge_status)}</td>
-            <td class="num">${money(r.amount_cents)} USD</td>
+            <td class="num">${amount(r.amount_cents, 'USD')}</td>
             <td>${timestamp(r.created_at_ms)}</td>
           </tr>`,
         )}</tbody>
@@ -135,7 +135,7 @@ export function scheduleDetailBody(schedule: ScheduleView, runs: readonly Schedu
   return html`${notice ?? html``}${facts([
     ['Title', schedule.title],
     ['Customer', html`<a href="/dashboard/customers/${schedule.customer_id}">${schedule.customer_id}</a>`],
-    ['Amount', `${money(centsOf(schedule.amount))} USD`],
+    ['Amount', `${amount(centsOf(schedule.amount), 'USD')}`],
     ['Frequency', schedule.frequency],
     ['Next run', `${schedule.next_run_date} (UTC)`],
     ['Runs left', schedule.num_left === 0 ? 'unlimited' : String(schedule.num_left)],

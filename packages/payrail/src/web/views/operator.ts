@@ -4,7 +4,7 @@ import type { CreatedMerchant, MerchantSummary } from '../../flows/merchants.ts'
 import type { VerifyReport } from '../../flows/ledger-verify.ts';
 import type { MerchantListItem, ReconciliationCandidate, WaitingTransferItem } from '../../flows/panel/operator-views.ts';
 import { formatCents } from '../../domain/money.ts';
-import { money, timestamp } from '../format.ts';
+import { amount, timestamp } from '../format.ts';
 import { html, type Html } from '../html.ts';
 import { badge, csrfField, emptyState, facts, notice } from './components.ts';
 
@@ -22,9 +22,9 @@ export function merchantListBody(input: { csrf: string; rows: readonly MerchantL
           (m) => html`<tr>
             <th scope="row"><a href="/dashboard/operator/merchants/${m.id}">${m.name}</a></th>
             <td><code>${m.id}</code></td>
-            <td class="num">${money(m.balance_cents)}</td>
-            <td class="num">${money(-(m.floor_cents ?? 0))}</td>
-            <td class="num">${money(m.in_flight_cents)}</td>
+            <td class="num">${amount(m.balance_cents, 'USD')}</td>
+            <td class="num">${amount(-(m.floor_cents ?? 0), 'USD')}</td>
+            <td class="num">${amount(m.in_flight_cents, 'USD')}</td>
             <td>${m.payouts_must_link === 1 ? badge('wait', 'must link') : badge('ok', 'free')}</td>
           </tr>`,
         )}</tbody></table></div>`;
@@ -73,14 +73,18 @@ export function merchantDetailBody(input: {
   const base = `/dashboard/operator/merchants/${s.merchant_id}`;
   return html`${input.message}
   <p><a href="/dashboard/operator/merchants">← All merchants</a></p>
+  <nav class="tabs" aria-label="Records of this merchant"><ul>
+    <li><a href="${base}/charges">Charges</a></li>
+    <li><a href="${base}/transfers">Transfers</a></li>
+  </ul></nav>
   ${facts([
     ['Id', html`<code>${s.merchant_id}</code>`],
-    ['Balance', `${money(s.balance_cents)} USD`],
-    ['Overdraft', `${money(s.overdraft_cents)} USD`],
-    ['Available', `${money(s.available_cents)} USD`],
-    ['In flight', `${money(s.in_flight_cents)} USD`],
-    ['Paid out', `${money(s.paid_out_cents)} USD`],
-    ['Card payins', `${money(s.card_payins_cents)} USD`],
+    ['Balance', `${amount(s.balance_cents, 'USD')}`],
+    ['Overdraft', `${amount(s.overdraft_cents, 'USD')}`],
+    ['Available', `${amount(s.available_cents, 'USD')}`],
+    ['In flight', `${amount(s.in_flight_cents, 'USD')}`],
+    ['Paid out', `${amount(s.paid_out_cents, 'USD')}`],
+    ['Card payins', `${amount(s.card_payins_cents, 'USD')}`],
     ['Payouts must link', s.payouts_must_link ? badge('wait', 'on') : badge('ok', 'off')],
     ['Sources', s.sources.length === 0 ? '—' : html`${s.sources.map((src) => html`<code>${src.id}</code> ${src.name}${src.revoked ? ' (revoked)' : ''}<br>`)}`],
   ])}
@@ -123,19 +127,19 @@ export function reconciliationBody(input: {
     const listId = `charges-${t.pk}`;
     const target = html`<input type="hidden" name="merchant" value="${t.merchant_id}"><input type="hidden" name="transfer" value="${t.id}">`;
     return html`<li class="card">
-      <h2 class="queue-title">Transfer <code>${t.id}</code> · ${money(t.amount_cents)} USD</h2>
+      <h2 class="queue-title">Transfer <code>${t.id}</code> · ${amount(t.amount_cents, 'USD')}</h2>
       <p class="muted">${t.merchant_name} (<code>${t.merchant_id}</code>) → ${t.receiver_phone}, created ${timestamp(t.created_at_ms)}</p>
       <div class="queue-actions">
         <form method="post" action="/dashboard/operator/reconciliation/link" class="filters">
           ${csrfField(input.csrf)}${target}
           <div class="field"><label for="charge-${t.pk}">Charge reference number</label>
             <input id="charge-${t.pk}" name="charge" inputmode="numeric" pattern="[0-9]{1,18}" required list="${listId}" aria-describedby="hint-${t.pk}">
-            <datalist id="${listId}">${fitting.map((c) => html`<option value="${c.pk}">${money(c.amount_cents - c.linked_cents)} USD unlinked, ${timestamp(c.created_at_ms)}</option>`)}</datalist>
-            <p id="hint-${t.pk}" class="hint">${fitting.length === 0 ? 'No approved charge of this merchant has enough unlinked amount.' : html`Fitting charges: ${fitting.slice(0, 5).map((c, i) => html`${i > 0 ? ', ' : ''}<code>${c.pk}</code> (${money(c.amount_cents - c.linked_cents)})`)}`}</p>
+            <datalist id="${listId}">${fitting.map((c) => html`<option value="${c.pk}">${amount(c.amount_cents - c.linked_cents, 'USD')} unlinked, ${timestamp(c.created_at_ms)}</option>`)}</datalist>
+            <p id="hint-${t.pk}" class="hint">${fitting.length === 0 ? 'No approved charge of this merchant has enough unlinked amount.' : html`Fitting charges: ${fitting.slice(0, 5).map((c, i) => html`${i > 0 ? ', ' : ''}<code>${c.pk}</code> (${amount(c.amount_cents - c.linked_cents, 'USD')})`)}`}</p>
           </div>
           <button type="submit" class="button primary">Link<span class="visually-hidden"> transfer ${t.id}</span></button>
         </form>
-        <form method="post" action="/dashboard/operator/reconciliation/cancel" data-confirm="Cancel transfer ${t.id}? It ends in state 80 and ${money(t.amount_cents)} USD returns to the merchant.">
+        <form method="post" action="/dashboard/operator/reconciliation/cancel" data-confirm="Cancel transfer ${t.id}? It ends in state 80 and ${amount(t.amount_cents, 'USD')} returns to the merchant.">
           ${csrfField(input.csrf)}${target}
           <button type="submit" class="button danger">Cancel<span class="visually-hidden"> transfer ${t.id}</span></button>
         </form>

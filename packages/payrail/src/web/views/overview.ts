@@ -1,13 +1,13 @@
 // Merchant overview: balances from the ledger and the 30-day volume chart.
 import type { MerchantSummary } from '../../flows/merchants.ts';
 import { volumeChart } from '../chart.ts';
-import { money } from '../format.ts';
+import { amount } from '../format.ts';
 import { html, type Html } from '../html.ts';
 import { VOLUME_CHART_DAYS, type DailyVolume } from '../../flows/panel/merchant-views.ts';
 import { badge } from './components.ts';
 
 function tile(label: string, cents: number, hint: string): Html {
-  return html`<div class="tile"><p class="tile-label">${label}</p><p class="tile-value">${money(cents)} <span class="unit">USD</span></p><p class="tile-hint">${hint}</p></div>`;
+  return html`<div class="tile"><p class="tile-label">${label}</p><p class="tile-value">${amount(cents, 'USD')}</p><p class="tile-hint">${hint}</p></div>`;
 }
 
 export function overviewBody(summary: MerchantSummary, days: readonly DailyVolume[]): Html {

@@ -1,11 +1,18 @@
 // Transfers: list by state, find by id, detail with state history and the
 // linked charge.
 import { isWaitingState } from '../../domain/transfer-states.ts';
-import { formatMinor } from '../../domain/money.ts';
-import { money, stateName, stateTone, timestamp } from '../format.ts';
+import { amount, stateName, stateTone, timestamp } from '../format.ts';
 import { html, type Html } from '../html.ts';
-import type { TransferChargeLink, TransferDetail, TransferEventItem, TransferListItem, TransferStateFilter } from '../../flows/panel/merchant-views.ts';
-import { badge, emptyState, facts, notice, pager } from './components.ts';
+import type {
+  ListPage,
+  TransferChargeLink,
+  TransferDetail,
+  TransferEventItem,
+  TransferListItem,
+  TransferStateFilter,
+} from '../../flows/panel/merchant-views.ts';
+import type { Corridor } from '../../domain/corridors.ts';
+import { badge, countedPager, emptyState, exportLink, facts, notice } from './components.ts';
 
 const FILTER_LABELS: Record<TransferStateFilter, string> = {
   all: 'All',
@@ -20,32 +27,69 @@ function stateBadge(t: { state: number; substate: number; waiting_for?: string |
   return badge(stateTone(t.state, t.substate), stateName(t.state, t.substate, t.waiting_for ?? null));
 }
 
-export function findTransferForm(value: string): Html {
-  return html`<form method="get" action="/dashboard/transfers/find" class="filters" role="search" aria-label="Find a transfer">
+export function findTransferForm(value: string, base = '/dashboard'): Html {
+  return html`<form method="get" action="${base}/transfers/find" class="filters" role="search" aria-label="Find a transfer">
     <div class="field"><label for="transfer-id">Transfer id</label><input id="transfer-id" name="id" inputmode="numeric" maxlength="64" required value="${value}"></div>
     <button type="submit" class="button">Find</button>
   </form>`;
 }
 
-export function transferListBody(state: TransferStateFilter, rows: readonly TransferListItem[], nextBefore: number | null, notFoundId: string | null): Html {
+/** The date and corridor filters; the state is kept by a hidden field, the tabs keep these. */
+function filterForm(query: Record<string, string>, corridors: readonly Corridor[], base: string): Html {
+  return html`<form method="get" action="${base}/transfers" class="filters" role="search" aria-label="Filter transfers">
+    ${query.state === undefined ? '' : html`<input type="hidden" name="state" value="${query.state}">`}
+    <div class="field"><label for="from">Created from (UTC)</label><input id="from" name="from" type="date" value="${query.from ?? ''}"></div>
+    <div class="field"><label for="to">Created to (UTC, inclusive)</label><input id="to" name="to" type="date" value="${query.to ?? ''}"></div>
+    <div class="field">
+      <label for="service">Corridor</label>
+      <select id="service" name="service">
+        <option value="">Any</option>
+        ${corridors.map(
+          (c) => html`<option value="${c.service}"${query.service === c.service ? html` selected` : ''}>${c.service} · ${c.country} · ${c.currency}</option>`,
+        )}
+      </select>
+    </div>
+    <button type="submit" class="button">Apply</button>
+    <a class="button subtle" href="${base}/transfers">Clear</a>
+  </form>`;
+}
+
+/** `query` holds the valid filters only (state, from, to, service), as the links keep them. */
+export function transferListBody(
+  query: Record<string, string>,
+  corridors: readonly Corridor[],
+  page: ListPage<TransferListItem>,
+  notFoundId: string | null,
+  base = '/dashboard',
+): Html {
+  const rows = page.rows;
+  const state = (query.state ?? 'all') as TransferStateFilter;
+  const tabLink = (key: TransferStateFilter) => {
+    const params = new URLSearchParams({ ...query, state: key });
+    if (key === 'all') params.delete('state');
+    const text = params.toString();
+    return `${base}/transfers${text === '' ? '' : `?${text}`}`;
+  };
+  const filtered = Object.keys(query).some((k) => k !== 'state');
   const tabs = html`<nav class="tabs" aria-label="Filter by state"><ul>${(Object.keys(FILTER_LABELS) as TransferStateFilter[]).map(
-    (key) =>
-      html`<li><a href="/dashboard/transfers${key === 'all' ? '' : `?state=${key}`}"${key === state ? html` aria-current="true"` : ''}>${FILTER_LABELS[key]}</a></li>`,
+    (key) => html`<li><a href="${tabLink(key)}"${key === state ? html` aria-current="true"` : ''}>${FILTER_LABELS[key]}</a></li>`,
   )}</ul></nav>`;
   const table =
     rows.length === 0
-      ? emptyState(
-          state === 'all' ? 'No transfers yet' : 'No transfers in this state',
-          state === 'all' ? 'Transfers executed with your transfer API key appear here.' : 'Choose another state above.',
-        )
+      ? filtered
+        ? emptyState('No transfers match these filters', 'Try other dates or another corridor.')
+        : emptyState(
+            state === 'all' ? 'No transfers yet' : 'No transfers in this state',
+            state === 'all' ? 'Transfers executed with your transfer API key appear here.' : 'Choose another state above.',
+          )
       : html`<div class="table-wrap"><table>
         <caption class="visually-hidden">Transfers, newest first</caption>
         <thead><tr><th scope="col">Id</th><th scope="col">State</th><th scope="col" class="num">Amount</th><th scope="col">Receiver</th><th scope="col">Corridor</th><th scope="col">Created</th></tr></thead>
         <tbody>${rows.map(
           (t) => html`<tr>
-            <th scope="row"><a href="/dashboard/transfers/${encodeURIComponent(t.id)}">${t.id}</a></th>
+            <th scope="row"><a href="${base}/transfers/${encodeURIComponent(t.id)}">${t.id}</a></th>
             <td>${stateBadge(t)}</td>
-            <td class="num">${money(t.amount_cents)} USD</td>
+            <td class="num">${amount(t.amount_cents, 'USD')}</td>
             <td>${t.receiver_phone}</td>
             <td>${t.service} · ${t.receiver_currency}</td>
             <td>${timestamp(t.created_at_ms)}</td>
@@ -53,10 +97,12 @@ export function transferListBody(state: TransferStateFilter, rows: readonly Tran
         )}</tbody>
       </table></div>`;
   return html`${notFoundId === null ? '' : notice('error', html`No transfer with id <code>${notFoundId}</code> was found for your merchant.`)}
-  ${findTransferForm(notFoundId ?? '')}
+  ${findTransferForm(notFoundId ?? '', base)}
+  ${filterForm(query, corridors, base)}
   ${tabs}
+  ${exportLink(`${base}/transfers`, query)}
   ${table}
-  ${pager('/dashboard/transfers', state === 'all' ? {} : { state }, nextBefore)}`;
+  ${countedPager(`${base}/transfers`, query, page)}`;
 }
 
 function attributes(json: string): Array<{ name: string; value: string }> {
@@ -72,14 +118,20 @@ function attributes(json: string): Array<{ name: string; value: string }> {
 }
 
 /** `minorUnits` is the ISO 4217 exponent of the receiver currency (KES 2, UGX 0). */
-export function transferDetailBody(transfer: TransferDetail, events: readonly TransferEventItem[], link: TransferChargeLink | null, minorUnits: number): Html {
+export function transferDetailBody(
+  transfer: TransferDetail,
+  events: readonly TransferEventItem[],
+  link: TransferChargeLink | null,
+  minorUnits: number,
+  base = '/dashboard',
+): Html {
   const rows: Array<readonly [string, string | Html]> = [
     [
       'State',
       html`${stateBadge(transfer)} <span class="muted">state ${transfer.state}, substate ${transfer.substate}, ${transfer.final === 1 ? 'final' : 'may still change'}</span>`,
     ],
-    ['Amount', `${money(transfer.amount_cents)} USD`],
-    ['Receiver gets', `${formatMinor(transfer.received_minor, minorUnits)} ${transfer.receiver_currency} at ${transfer.fx_rate}`],
+    ['Amount', `${amount(transfer.amount_cents, 'USD')}`],
+    ['Receiver gets', `${amount(transfer.received_minor, transfer.receiver_currency, minorUnits)} at ${transfer.fx_rate}`],
     ['Receiver', transfer.receiver_phone],
     ['Sender', transfer.sender_phone],
     ['Corridor', `${transfer.service} (${transfer.receiver_country}, ${transfer.receiver_currency})`],
@@ -108,13 +160,13 @@ export function transferDetailBody(transfer: TransferDetail, events: readonly Tr
       : facts([
           [
             'Charge',
-            html`<a href="/dashboard/charges/${link.charge_pk}">${link.charge_pk}</a> ${badge(link.charge_status === 'approved' ? 'ok' : 'bad', link.charge_status)}`,
+            html`<a href="${base}/charges/${link.charge_pk}">${link.charge_pk}</a> ${badge(link.charge_status === 'approved' ? 'ok' : 'bad', link.charge_status)}`,
           ],
-          ['Charge amount', `${money(link.charge_amount_cents)} USD`],
-          ['Amount linked', `${money(link.amount_cents)} USD`],
+          ['Charge amount', `${amount(link.charge_amount_cents, 'USD')}`],
+          ['Amount linked', `${amount(link.amount_cents, 'USD')}`],
           ['Linked', `${link.how}, ${timestamp(link.created_at_ms)}`],
         ]);
-  return html`<p><a href="/dashboard/transfers">← All transfers</a></p>
+  return html`<p><a href="${base}/transfers">← All transfers</a></p>
   ${facts(rows)}
   <h2>State history</h2>
   ${history}
