@@ -19,6 +19,18 @@ const MERCHANT_EMAIL = 'shop@example.com';
 const OPERATOR_EMAIL = 'ops@example.com';
 const PASSWORD = 'correct horse battery staple';
 const PHONE_VIEWPORT = { width: 390, height: 844 };
+/** Every page of a merchant user's navigation, plus the list pages' filtered and exported forms' pages. */
+const MERCHANT_PAGES = [
+  '/dashboard/overview',
+  '/dashboard/charges',
+  '/dashboard/transfers',
+  '/dashboard/customers',
+  '/dashboard/kyc',
+  '/dashboard/credentials',
+  '/dashboard/team',
+  '/dashboard/webhooks',
+  '/dashboard/account/two-factor',
+];
 const DESKTOP_VIEWPORT = { width: 1280, height: 860 };
 
 interface Api {
@@ -321,6 +333,29 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(overflowing, []);
       assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true);
       await shoot(page, 'merchant-overview-phone');
+      await page.close();
+    });
+
+    it('fits every merchant page on a 390 px phone screen: none scrolls sideways', async () => {
+      const page = await browser.newPage({ viewport: PHONE_VIEWPORT });
+      await signIn(page, server.url, MERCHANT_EMAIL, PASSWORD);
+      await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+      const wide: string[] = [];
+      for (const path of MERCHANT_PAGES) {
+        const response = await page.goto(`${server.url}${path}`);
+        assert.equal(response?.status(), 200, path);
+        const widthPx = await page.evaluate(() => document.documentElement.scrollWidth);
+        if (widthPx > PHONE_VIEWPORT.width) {
+          const culprits = await page.evaluate(() =>
+            [...document.querySelectorAll('body *')]
+              .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 0.5 && el.closest('.table-wrap, .nav ul') === null)
+              .map((el) => `${el.tagName.toLowerCase()}.${el.className}`)
+              .slice(0, 8),
+          );
+          wide.push(`${path}: ${widthPx} px (${culprits.join(', ')})`);
+        }
+      }
+      assert.deepEqual(wide, []);
       await page.close();
     });
   });
