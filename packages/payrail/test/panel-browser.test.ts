@@ -5,6 +5,7 @@
 // receiver completing KYC at kyc_url. Screenshots of the main pages go to
 // .artifacts/screenshots/.
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { pinKeyFor } from '../src/crypto/card-key.ts';
@@ -19,6 +20,8 @@ const MERCHANT_EMAIL = 'shop@example.com';
 const OPERATOR_EMAIL = 'ops@example.com';
 const PASSWORD = 'correct horse battery staple';
 const PHONE_VIEWPORT = { width: 390, height: 844 };
+/** axe-core's browser build, injected into each page for the accessibility check. */
+const AXE_SCRIPT = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 /** Every page of a merchant user's navigation, plus the list pages' filtered and exported forms' pages. */
 const MERCHANT_PAGES = [
   '/dashboard/overview',
@@ -356,6 +359,25 @@ for (const kind of STORE_KINDS) {
         }
       }
       assert.deepEqual(wide, []);
+      await page.close();
+    });
+
+    it('has no accessibility violations axe can find on any merchant page', async () => {
+      // The pages allow no inline script (CSP); the test lets axe in.
+      const page = await browser.newPage({ viewport: DESKTOP_VIEWPORT, bypassCSP: true });
+      await signIn(page, server.url, MERCHANT_EMAIL, PASSWORD);
+      await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+      const found: string[] = [];
+      for (const path of MERCHANT_PAGES) {
+        await page.goto(`${server.url}${path}`);
+        await page.addScriptTag({ path: AXE_SCRIPT });
+        const violations = await page.evaluate(async () => {
+          const axe = (window as unknown as { axe: { run: () => Promise<{ violations: Array<{ id: string; nodes: unknown[] }> }> } }).axe;
+          return (await axe.run()).violations.map((v) => `${v.id} (${v.nodes.length})`);
+        });
+        for (const violation of violations) found.push(`${path}: ${violation}`);
+      }
+      assert.deepEqual(found, []);
       await page.close();
     });
   });
