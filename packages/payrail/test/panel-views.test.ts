@@ -177,6 +177,14 @@ for (const kind of STORE_KINDS) {
       // The shared id 7001 opens each merchant's own transfer.
       assert.match((await a.get('/dashboard/transfers/7001')).body, /<dt>Amount<\/dt><dd>10.00 USD<\/dd>/);
       assert.match((await b.get('/dashboard/transfers/7001')).body, /<dt>Amount<\/dt><dd>20.00 USD<\/dd>/);
+      // The network's references read as the API shows them.
+      const status = (await t.app.inject({ url: '/api/status/7001', headers: { 'api-key': shopA.transfer_api_key } })).json() as {
+        status: { result: { trans: string | null } };
+      };
+      const { trans } = status.status.result;
+      assert.ok(trans !== null);
+      const detail = (await a.get('/dashboard/transfers/7001')).body;
+      assert.ok(detail.includes(`<dt>trans</dt><dd>${trans}</dd>`), 'the panel shows trans as the API does');
       assert.deepEqual(
         tableRows((await a.get('/dashboard/transfers')).body).map((r) => r[0]),
         ['7001'],

@@ -77,7 +77,15 @@ export async function countTransferItems(tx: Tx, merchantId: string, filters: Tr
 export type TransferDetail = TransferListItem &
   Pick<
     TransferRow,
-    'sender_phone' | 'received_minor' | 'attributes_json' | 'code' | 'payment_id' | 'provider_error_text' | 'provider_error_code' | 'invitation_expires_at_ms'
+    | 'sender_phone'
+    | 'received_minor'
+    | 'attributes_json'
+    | 'code'
+    | 'payment_id'
+    | 'trans'
+    | 'provider_error_text'
+    | 'provider_error_code'
+    | 'invitation_expires_at_ms'
   > & {
     receiver_country: string;
     fx_rate: string;
@@ -86,7 +94,7 @@ export type TransferDetail = TransferListItem &
 
 export async function getTransferDetail(tx: Tx, merchantId: string, id: string): Promise<TransferDetail | undefined> {
   return tx.get<TransferDetail>(
-    `SELECT ${TRANSFER_LIST_COLUMNS}, sender_phone, receiver_country, fx_rate, received_minor, attributes_json, code, payment_id,
+    `SELECT ${TRANSFER_LIST_COLUMNS}, sender_phone, receiver_country, fx_rate, received_minor, attributes_json, code, payment_id, trans,
             provider_error_text, provider_error_code, invitation_expires_at_ms, updated_at_ms
      FROM transfers WHERE merchant_id = ? AND id = ?`,
     [merchantId, id],

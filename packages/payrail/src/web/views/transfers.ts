@@ -135,7 +135,9 @@ export function transferDetailBody(
     ['Receiver', transfer.receiver_phone],
     ['Sender', transfer.sender_phone],
     ['Corridor', `${transfer.service} (${transfer.receiver_country}, ${transfer.receiver_currency})`],
-    ['Payment id', transfer.payment_id ?? '—'],
+    // The network's references under the names GET /api/status/:id and the execute answer give them.
+    ['payment_id', transfer.payment_id ?? '—'],
+    ['trans', transfer.trans ?? '—'],
     ['Created', timestamp(transfer.created_at_ms)],
     ['Updated', timestamp(transfer.updated_at_ms)],
   ];
