@@ -22,6 +22,29 @@ const PASSWORD = 'correct horse battery staple';
 const PHONE_VIEWPORT = { width: 390, height: 844 };
 /** axe-core's browser build, injected into each page for the accessibility check. */
 const AXE_SCRIPT = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+/**
+ * What is wrong with each page: wider than a 390 px phone screen, or an
+ * accessibility violation axe finds (the page must let scripts in: bypassCSP).
+ */
+async function pageProblems(page: Page, baseUrl: string, paths: readonly string[]): Promise<string[]> {
+  const problems: string[] = [];
+  for (const path of paths) {
+    await page.setViewportSize(PHONE_VIEWPORT);
+    const response = await page.goto(`${baseUrl}${path}`);
+    if (response?.status() !== 200) problems.push(`${path}: HTTP ${response?.status()}`);
+    const widthPx = await page.evaluate(() => document.documentElement.scrollWidth);
+    if (widthPx > PHONE_VIEWPORT.width) problems.push(`${path}: ${widthPx} px wide`);
+    await page.setViewportSize(DESKTOP_VIEWPORT);
+    await page.addScriptTag({ path: AXE_SCRIPT });
+    const violations = await page.evaluate(async () => {
+      const axe = (window as unknown as { axe: { run: () => Promise<{ violations: Array<{ id: string; nodes: unknown[] }> }> } }).axe;
+      return (await axe.run()).violations.map((v) => `${v.id} (${v.nodes.length})`);
+    });
+    for (const violation of violations) problems.push(`${path}: ${violation}`);
+  }
+  return problems;
+}
 /** Every page of a merchant user's navigation, plus the list pages' filtered and exported forms' pages. */
 const MERCHANT_PAGES = [
   '/dashboard/overview',
@@ -258,7 +281,8 @@ for (const kind of STORE_KINDS) {
     });
 
     it('lets the operator turn on payouts-must-link and reconcile a waiting transfer with a charge', async () => {
-      const page = await browser.newPage({ viewport: DESKTOP_VIEWPORT });
+      // The page lets axe in at the end (the pages allow no inline script).
+      const page = await browser.newPage({ viewport: DESKTOP_VIEWPORT, bypassCSP: true });
       await signIn(page, server.url, OPERATOR_EMAIL, PASSWORD);
       // Operators set up two-factor sign-in before anything else, with the QR code's secret in an authenticator app.
       await page.getByRole('heading', { level: 1, name: 'Two-factor sign-in' }).waitFor();
@@ -312,6 +336,23 @@ for (const kind of STORE_KINDS) {
         /user ops@example\.com\s+transfer\.link\s+9002\s+127\.0\.0\.1\s+success/,
       );
       await shoot(page, 'operator-audit');
+
+      // Every operator page, and the merchant's records the operator reads, fit a phone and pass axe.
+      const merchantPath = `/dashboard/operator/merchants/${merchant.merchant_id}`;
+      const operatorPages = [
+        '/dashboard/operator/merchants',
+        merchantPath,
+        `${merchantPath}/charges`,
+        `${merchantPath}/transfers`,
+        '/dashboard/operator/signups',
+        '/dashboard/operator/reconciliation',
+        '/dashboard/operator/batches',
+        '/dashboard/operator/ledger',
+        '/dashboard/operator/audit',
+        '/dashboard/operator/mail',
+        '/dashboard/account/two-factor',
+      ];
+      assert.deepEqual(await pageProblems(page, server.url, operatorPages), []);
       await page.close();
     });
 
