@@ -9,6 +9,7 @@ import { type ChargeRow, linkableChargeSql, unlinkedCentsSql } from './charges.t
 import { transactionStatusSql } from './transactions.ts';
 import { waitingForSql } from './transfers.ts';
 import type { Tx } from './db.ts';
+import { addGivenConditions } from './optional-conditions.ts';
 
 /** A charge (or a refund) as a row of the merchant's list, with what its lifecycle status is derived from. */
 export type ChargeListItem = Pick<
@@ -61,17 +62,12 @@ function chargeWhere(merchantId: string, filters: ChargeListFilters): { sql: str
   const where = ['merchant_id = ?'];
   const params: Array<string | number> = [merchantId];
   if (filters.status !== null) where.push(transactionStatusSql(filters.status, 'charges'));
-  const bounds: Array<[string, number | null | undefined]> = [
+  addGivenConditions(where, params, [
     ['created_at_ms >= ?', filters.fromMs],
     ['created_at_ms < ?', filters.toMs],
     ['pk < ?', filters.beforePk],
     ['pk > ?', filters.afterPk],
-  ];
-  for (const [sql, value] of bounds) {
-    if (value === null || value === undefined) continue;
-    where.push(sql);
-    params.push(value);
-  }
+  ]);
   return { sql: where.join(' AND '), params };
 }
 

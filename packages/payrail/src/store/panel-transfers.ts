@@ -7,6 +7,7 @@
 import type { Tx } from './db.ts';
 import { STATE, SUBSTATE } from '../domain/transfer-states.ts';
 import { type TransferRow, waitingForSql } from './transfers.ts';
+import { addGivenConditions } from './optional-conditions.ts';
 
 /** A transfer as a row of the merchant's list. */
 export type TransferListItem = Pick<
@@ -35,19 +36,14 @@ function transferWhere(merchantId: string, filters: TransferListFilters): { sql:
   const where = ['merchant_id = ?'];
   const params: Array<string | number> = [merchantId];
   if (filters.state === 'waiting') where.push(`final = 0 AND state = ${STATE.new} AND substate = ${SUBSTATE.waiting}`);
-  const bounds: Array<[string, string | number | null | undefined]> = [
+  addGivenConditions(where, params, [
     ['state = ?', filters.state === 'waiting' ? null : filters.state],
     ['created_at_ms >= ?', filters.fromMs],
     ['created_at_ms < ?', filters.toMs],
     ['service = ?', filters.service],
     ['pk < ?', filters.beforePk],
     ['pk > ?', filters.afterPk],
-  ];
-  for (const [sql, value] of bounds) {
-    if (value === null || value === undefined) continue;
-    where.push(sql);
-    params.push(value);
-  }
+  ]);
   return { sql: where.join(' AND '), params };
 }
 
