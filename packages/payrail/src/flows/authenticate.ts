@@ -31,9 +31,10 @@ import {
   type ParsedKey,
 } from '../domain/credentials.ts';
 import { ApiError, type ErrorName } from '../errors.ts';
-import { addressLockedUntil, countAddressFailure } from '../store/auth-address-failures.ts';
+import { countAddressFailure } from '../store/auth-address-failures.ts';
 import type { Db } from '../store/db.ts';
-import { getCredential, upgradeCredentialHashes, type CredentialRow } from '../store/merchants.ts';
+import { upgradeCredentialHashes, type CredentialRow } from '../store/merchants.ts';
+import { addressLockedUntilCached, credentialOf } from '../store/security-cache.ts';
 import { clearPinFailures, countWrongPin } from '../store/pin-failures.ts';
 
 export interface Principal {
@@ -171,7 +172,8 @@ function refuseWrongKind(run: Run, message: string): never {
 
 function startRun(options: AuthOptions, attempt: AuthAttempt): Run {
   const address = addressKey(attempt.address);
-  const addressLockedUntilMs = options.db.read((tx) => addressLockedUntil(tx, address, options.clock.nowMs()));
+  // Both reads are kept while nothing changes them (store/security-cache.ts).
+  const addressLockedUntilMs = addressLockedUntilCached(options.db, address, options.clock.nowMs());
   // Awaited before any answer; until then a failure must not go unhandled.
   addressLockedUntilMs.catch(() => undefined);
   return { options, attempt, address, addressLockedUntilMs, credentialId: null };
@@ -192,7 +194,7 @@ async function verifyKey(run: Run, text: string | undefined): Promise<Checked> {
   if (parsed.environment !== run.options.environment) {
     return refuse(run, 'other_environment', { message: otherEnvironmentMessage(parsed.environment, run.options.environment) });
   }
-  const row = await run.options.db.read((tx) => getCredential(tx, parsed.id));
+  const row = await credentialOf(run.options.db, parsed.id);
   await refuseIfAddressLocked(run);
   if (row === undefined || row.kind !== parsed.kind) return refuse(run, 'unknown_key');
   const keyMatch = keyHashMatches(row.secret_hash, parsed, text);

@@ -4,12 +4,9 @@
 // store counts together. The rules belong to src/domain/auth-limits.ts.
 import type { Tx } from './db.ts';
 
-/** When the address's lock ends, if it is locked at `nowMs`; 0 otherwise. */
-export async function addressLockedUntil(tx: Tx, address: string, nowMs: number): Promise<number> {
-  const row = await tx.get<{ locked_until_ms: number }>('SELECT locked_until_ms FROM auth_address_failures WHERE address = ? AND locked_until_ms > ?', [
-    address,
-    nowMs,
-  ]);
+/** When the address's lock ends or ended, as stored; 0 when the address has no row. */
+export async function addressLockEnd(tx: Tx, address: string): Promise<number> {
+  const row = await tx.get<{ locked_until_ms: number }>('SELECT locked_until_ms FROM auth_address_failures WHERE address = ?', [address]);
   return row === undefined ? 0 : Number(row.locked_until_ms);
 }
 

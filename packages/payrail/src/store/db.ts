@@ -68,6 +68,13 @@ export interface Db {
    * Optional: a store that never writes (a read-only view) has nothing to scrub.
    */
   scrub?(): Promise<boolean>;
+  /**
+   * A number that changes once a committed write may have changed what
+   * authentication reads (credentials, sources, PIN and address locks; see
+   * security-version.ts), so reads of those can be kept until it changes
+   * (security-cache.ts). Absent: nothing may be kept.
+   */
+  securityVersion?(): number;
   close(): Promise<void>;
 }
 

@@ -21,6 +21,7 @@ import postgres from 'postgres';
 import type { Db, SqlValue, Tx } from './db.ts';
 import { GroupCommitter, type BatchRunner } from './group-commit.ts';
 import { MIGRATIONS, translateMigration } from './migrations/index.ts';
+import { SECURITY_CHANNEL, writesSecurityTables } from './security-version.ts';
 
 const RETRYABLE_SQLSTATES = new Set(['40P01', '40001']);
 const TRANSACTION_ABORTED_SQLSTATE = '25P02';
@@ -53,13 +54,29 @@ function sqlState(error: unknown): string | undefined {
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
 }
 
+/** What the operations of one transaction did that matters after its COMMIT. */
+interface TxState {
+  /** A statement wrote a table authentication reads (see PostgresDb.securityVersion). */
+  wroteSecurityTables: boolean;
+}
+
 class PgTx implements Tx {
   readonly dialect = 'postgres' as const;
   /** True once this operation changed a row: its failure then needs a rollback. */
   wrote = false;
-  constructor(private readonly sql: Sql | TxSql) {}
+  constructor(
+    private readonly sql: Sql | TxSql,
+    /** Null outside a transaction (plain reads). */
+    private readonly state: TxState | null = null,
+  ) {}
 
   private async query(sql: string, params: readonly SqlValue[]): Promise<postgres.RowList<postgres.Row[]>> {
+    if (this.state !== null && !this.state.wroteSecurityTables && writesSecurityTables(sql)) {
+      // Other processes drop what they keep of these tables when this
+      // transaction commits (NOTIFY is delivered at COMMIT, and not at all on rollback).
+      this.state.wroteSecurityTables = true;
+      await this.sql.unsafe('SELECT pg_notify($1, $2)', [SECURITY_CHANNEL, String(process.pid)], { prepare: true });
+    }
     const result = await this.sql.unsafe(toPgText(sql), params as postgres.ParameterOrJSON<never>[], { prepare: true });
     if (result.command !== 'SELECT' && result.count > 0) this.wrote = true;
     return result;
@@ -103,6 +120,9 @@ export class PostgresDb implements Db, BatchRunner {
   private readonly committer: GroupCommitter;
   private readonly readTx: PgTx;
   private closed = false;
+  private securityVersionValue = 0;
+  private listen: Promise<postgres.ListenMeta> | null = null;
+  private listening = false;
 
   constructor(connectionString: string, poolSize: number, schema?: string) {
     const { url, connection } = connectionOptions(connectionString);
@@ -163,8 +183,8 @@ export class PostgresDb implements Db, BatchRunner {
   /** One transaction, operations interleaved; aborts with the culprits if one fails unclean. */
   private async runConcurrently(ops: readonly Op[]): Promise<Outcome[]> {
     return this.withDeadlockRetry(() =>
-      this.sql.begin(async (sql) => {
-        const txs = ops.map(() => new PgTx(sql as unknown as TxSql));
+      this.inTransaction(async (sql, state) => {
+        const txs = ops.map(() => new PgTx(sql, state));
         const settled = await Promise.allSettled(ops.map((op, k) => op(txs[k]!)));
         const culprits = new Set<number>();
         let retryable: unknown = null;
@@ -198,9 +218,9 @@ export class PostgresDb implements Db, BatchRunner {
     }
     try {
       const value = await this.withDeadlockRetry(() =>
-        this.sql.begin(async (sql) => {
+        this.inTransaction(async (sql, state) => {
           try {
-            return await op(new PgTx(sql as unknown as TxSql));
+            return await op(new PgTx(sql, state));
           } catch (error) {
             const state = sqlState(error);
             if (state !== undefined && RETRYABLE_SQLSTATES.has(state)) throw error;
@@ -212,6 +232,46 @@ export class PostgresDb implements Db, BatchRunner {
     } catch (error) {
       return { ok: false, error: error instanceof OpFailed ? error.reason : error };
     }
+  }
+
+  /** One write transaction; after its COMMIT, a write to the security tables bumps the version. */
+  private async inTransaction<T>(work: (sql: TxSql, state: TxState) => Promise<T>): Promise<T> {
+    const state: TxState = { wroteSecurityTables: false };
+    const value = (await this.sql.begin((sql) => work(sql as unknown as TxSql, state))) as T;
+    if (state.wroteSecurityTables) this.securityVersionValue += 1;
+    return value;
+  }
+
+  /**
+   * Changes once a committed write may have changed what authentication
+   * reads. This process's commits bump it once COMMIT has answered; other
+   * processes' commits arrive as notifications on SECURITY_CHANNEL, a moment
+   * after their COMMIT (on a local network, well under a millisecond). The
+   * listening connection is opened at the first call; until it listens, and
+   * number, so nothing is kept meanwhile. While a lost connection is being
+   * re-established notifications can be missed; security-cache.ts keeps
+   * nothing longer than a second, which bounds that.
+   */
+  securityVersion(): number {
+    if (this.listen === null && !this.closed) {
+      this.listen = this.sql.listen(
+        SECURITY_CHANNEL,
+        () => {
+          this.securityVersionValue += 1;
+        },
+        () => {
+          this.securityVersionValue += 1;
+          this.listening = true;
+        },
+      );
+      // postgres.js listens again by itself after a lost connection (and calls onlisten then).
+      // A failure to listen at all leaves caching off; the next call tries again.
+      this.listen.catch(() => {
+        this.listen = null;
+      });
+    }
+    if (!this.listening) this.securityVersionValue += 1;
+    return this.securityVersionValue;
   }
 
   private async withDeadlockRetry<T>(attempt: () => Promise<T>): Promise<T> {

@@ -31,6 +31,7 @@ import type { Db, SqlValue, Tx } from './db.ts';
 import { GroupCommitter, type BatchRunner } from './group-commit.ts';
 import { MIGRATIONS, translateMigration } from './migrations/index.ts';
 import { CHECKPOINT_DEFAULTS, Checkpointer } from './sqlite-checkpointer.ts';
+import { writesSecurityTables } from './security-version.ts';
 
 type Statement = Database.Statement<unknown[], unknown>;
 
@@ -92,6 +93,8 @@ export async function readInSnapshot<T>(connection: Database.Database, work: () 
 class SqliteTx implements Tx {
   readonly dialect = 'sqlite' as const;
   private readonly statements = new Map<string, Statement>();
+  /** Set when a statement wrote a table authentication reads; the adapter looks after COMMIT. */
+  wroteSecurityTables = false;
   constructor(private readonly connection: Database.Database) {}
 
   prepare(sql: string): Statement {
@@ -105,13 +108,19 @@ class SqliteTx implements Tx {
   }
 
   async all<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
-    return this.prepare(sql).all(...params) as T[];
+    const statement = this.prepare(sql);
+    if (writesSecurityTables(sql)) this.wroteSecurityTables = true;
+    return statement.all(...params) as T[];
   }
   async get<T>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
-    return this.prepare(sql).get(...params) as T | undefined;
+    const statement = this.prepare(sql);
+    if (writesSecurityTables(sql)) this.wroteSecurityTables = true;
+    return statement.get(...params) as T | undefined;
   }
   async run(sql: string, params: readonly SqlValue[] = []): Promise<{ changes: number }> {
-    const result = this.prepare(sql).run(...params);
+    const statement = this.prepare(sql);
+    if (writesSecurityTables(sql)) this.wroteSecurityTables = true;
+    const result = statement.run(...params);
     return { changes: result.changes };
   }
   exec(sql: string): void {
@@ -134,6 +143,10 @@ export class SqliteDb implements Db, BatchRunner {
   private flushQueued: Promise<void> | null = null;
   /** Started once the log grows past its threshold; null before (and if the thread died). */
   private checkpointer: Checkpointer | null = null;
+  /** See securityVersion(): bumped by this process's commits and by any other connection's. */
+  private securityVersionValue = 0;
+  private readonly dataVersion: Database.Statement<[], number>;
+  private lastDataVersion: number;
 
   constructor(
     readonly file: string,
@@ -153,6 +166,26 @@ export class SqliteDb implements Db, BatchRunner {
     this.writeTx = new SqliteTx(this.writer);
     this.readTx = new SqliteTx(this.reader);
     this.committer = new GroupCommitter(this, 1);
+    this.dataVersion = this.writer.prepare<[], number>('PRAGMA data_version').pluck();
+    this.lastDataVersion = this.dataVersion.get()!;
+  }
+
+  /**
+   * Changes whenever a committed write may have changed what authentication
+   * reads. This process's own commits bump it right after COMMIT, in the
+   * same synchronous step, so no read can see the committed change while the
+   * old version still stands. Commits of other connections (another process,
+   * the CLI, a checkpoint) show in the writer's data_version, which changes
+   * only for other connections' commits, and bump it too (a checkpoint does
+   * so needlessly, which only costs a cache miss).
+   */
+  securityVersion(): number {
+    const dataVersion = this.dataVersion.get()!;
+    if (dataVersion !== this.lastDataVersion) {
+      this.lastDataVersion = dataVersion;
+      this.securityVersionValue += 1;
+    }
+    return this.securityVersionValue;
   }
 
   write<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
@@ -268,9 +301,13 @@ export class SqliteDb implements Db, BatchRunner {
         }
       }
       tx.exec('COMMIT');
+      // Before anything else runs: see securityVersion().
+      if (tx.wroteSecurityTables) this.securityVersionValue += 1;
     } catch (error) {
       if (this.writer.inTransaction) tx.exec('ROLLBACK');
       throw error;
+    } finally {
+      tx.wroteSecurityTables = false;
     }
     return outcomes;
   }
@@ -289,6 +326,7 @@ export class SqliteDb implements Db, BatchRunner {
         applied += 1;
       }
       tx.exec('COMMIT');
+      this.securityVersionValue += 1;
       return applied;
     } catch (error) {
       if (this.writer.inTransaction) tx.exec('ROLLBACK');
