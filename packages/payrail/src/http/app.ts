@@ -11,7 +11,7 @@ import { ApiError } from '../errors.ts';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, notFoundHandler } from './errors.ts';
 import { registerOpenApi } from './openapi.ts';
 import { registerRateLimits } from './rate-limits.ts';
-import { registerSecurityHeaders } from './security-headers.ts';
+import { DEFAULT_CACHE_CONTROL, securityHeaders } from './security-headers.ts';
 import { healthRoutes } from './routes/health.ts';
 import { balanceRoutes } from './routes/balance.ts';
 import { hostedFormRoutes } from './routes/hosted-form.ts';
@@ -76,18 +76,30 @@ export async function buildApp(service: Service, options: AppOptions = {}): Prom
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async () => {
-    if (closing) throw new ApiError('shutting_down');
+  // The hooks every request runs are synchronous (no promise each) and one per stage.
+  const headers = securityHeaders(service);
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (closing) {
+      done(new ApiError('shutting_down'));
+      return;
+    }
+    reply.headers(headers);
+    done();
   });
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
-    return payload;
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', DEFAULT_CACHE_CONTROL);
+    done(null, payload);
   });
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info({ ...requestLogFields(request), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, 'request');
+  // The fields are gathered only when the line is written.
+  const logRequests = service.log.isLevelEnabled('info');
+  app.addHook('onResponse', (request, reply, done) => {
+    if (logRequests) {
+      request.log.info({ ...requestLogFields(request), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, 'request');
+    }
+    done();
   });
 
-  await registerSecurityHeaders(app as unknown as FastifyInstance, service);
   await registerRateLimits(app as unknown as FastifyInstance, service);
   // Before the routes: the document is built from every route registered after it.
   await registerOpenApi(app as unknown as FastifyInstance, service);

@@ -1,4 +1,4 @@
-// Security headers on every response, with @fastify/helmet: nosniff,
+// Security headers on every response, as helmet writes them: nosniff,
 // no-referrer, cross-origin isolation of what is not meant to be shared, a
 // content security policy that lets a JSON answer run, load or frame nothing,
 // and in production HSTS (a year, subdomains included: production is HTTPS
@@ -7,8 +7,11 @@
 // panel, the sandbox pages and /docs. No answer is kept in a cache unless it
 // says otherwise (static assets do): API answers hold balances and card
 // details, pages one-time secrets.
-import helmet from '@fastify/helmet';
-import type { FastifyInstance } from 'fastify';
+//
+// The headers depend on the configuration only, never on the request, so
+// helmet is asked for them once at start and every response gets the same
+// set (helmet's own middleware would rebuild the policy text per request).
+import helmet from 'helmet';
 import type { Service } from '../service.ts';
 
 const HSTS_MAX_AGE_S = 365 * 24 * 60 * 60;
@@ -19,8 +22,9 @@ export const API_CONTENT_SECURITY_POLICY = {
   directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] },
 };
 
-export async function registerSecurityHeaders(app: FastifyInstance, service: Service): Promise<void> {
-  await app.register(helmet, {
+/** The headers helmet sets for this configuration, lower-cased, computed once. */
+export function securityHeaders(service: Pick<Service, 'config'>): Readonly<Record<string, string>> {
+  const middleware = helmet({
     contentSecurityPolicy: API_CONTENT_SECURITY_POLICY,
     strictTransportSecurity: service.config.environment === 'production' ? { maxAge: HSTS_MAX_AGE_S, includeSubDomains: true } : false,
     // Framing is ruled by each page's CSP frame-ancestors ('none' above): the
@@ -29,8 +33,21 @@ export async function registerSecurityHeaders(app: FastifyInstance, service: Ser
     xFrameOptions: false,
     referrerPolicy: { policy: 'no-referrer' },
   });
-  app.addHook('onSend', async (_request, reply, payload) => {
-    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-    return payload;
+  const headers: Record<string, string> = {};
+  const response = {
+    setHeader: (name: string, value: string) => {
+      headers[name.toLowerCase()] = value;
+    },
+    // helmet removes X-Powered-By, which Fastify never sets.
+    removeHeader: () => undefined,
+  };
+  let failure: unknown = null;
+  middleware({} as never, response as never, (error?: unknown) => {
+    if (error !== undefined) failure = error;
   });
+  if (failure !== null) throw failure;
+  return Object.freeze(headers);
 }
+
+/** Answers are not cached unless they say so. */
+export const DEFAULT_CACHE_CONTROL = 'no-store';

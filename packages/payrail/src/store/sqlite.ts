@@ -147,6 +147,7 @@ export class SqliteDb implements Db, BatchRunner {
   private securityVersionValue = 0;
   private readonly dataVersion: Database.Statement<[], number>;
   private lastDataVersion: number;
+  private dataVersionChecked = false;
 
   constructor(
     readonly file: string,
@@ -163,6 +164,8 @@ export class SqliteDb implements Db, BatchRunner {
     this.writer.pragma('busy_timeout = 0');
     this.reader = new Database(file, { timeout: BUSY_TIMEOUT_MS });
     this.reader.pragma('query_only = ON');
+    this.reader.pragma('cache_size = -65536');
+    this.writer.pragma('cache_size = -65536');
     this.writeTx = new SqliteTx(this.writer);
     this.readTx = new SqliteTx(this.reader);
     this.committer = new GroupCommitter(this, 1);
@@ -180,10 +183,18 @@ export class SqliteDb implements Db, BatchRunner {
    * so needlessly, which only costs a cache miss).
    */
   securityVersion(): number {
-    const dataVersion = this.dataVersion.get()!;
-    if (dataVersion !== this.lastDataVersion) {
-      this.lastDataVersion = dataVersion;
-      this.securityVersionValue += 1;
+    if (!this.dataVersionChecked) {
+      // Once per turn of the event loop: the requests one turn handles arrived
+      // together and are concurrent with any commit made meanwhile.
+      this.dataVersionChecked = true;
+      setImmediate(() => {
+        this.dataVersionChecked = false;
+      });
+      const dataVersion = this.dataVersion.get()!;
+      if (dataVersion !== this.lastDataVersion) {
+        this.lastDataVersion = dataVersion;
+        this.securityVersionValue += 1;
+      }
     }
     return this.securityVersionValue;
   }
