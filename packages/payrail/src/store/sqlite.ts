@@ -164,8 +164,6 @@ export class SqliteDb implements Db, BatchRunner {
     this.writer.pragma('busy_timeout = 0');
     this.reader = new Database(file, { timeout: BUSY_TIMEOUT_MS });
     this.reader.pragma('query_only = ON');
-    this.reader.pragma('cache_size = -65536');
-    this.writer.pragma('cache_size = -65536');
     this.writeTx = new SqliteTx(this.writer);
     this.readTx = new SqliteTx(this.reader);
     this.committer = new GroupCommitter(this, 1);
@@ -183,6 +181,8 @@ export class SqliteDb implements Db, BatchRunner {
    * so needlessly, which only costs a cache miss).
    */
   securityVersion(): number {
+    // A closed store keeps nothing (its reads refuse anyway).
+    if (this.closed) return ++this.securityVersionValue;
     if (!this.dataVersionChecked) {
       // Once per turn of the event loop: the requests one turn handles arrived
       // together and are concurrent with any commit made meanwhile.
