@@ -16,7 +16,7 @@
 // (docs/api-decisions.md section 8).
 import crypto from 'node:crypto';
 import { Secret } from '../domain/secret.ts';
-import { deriveSubkey } from './subkeys.ts';
+import { deriveSubkey, deriveSubkeyFast } from './subkeys.ts';
 
 const FORMAT_VERSION = 1;
 const NONCE_FORMAT_VERSION = 2;
@@ -30,6 +30,12 @@ export type CardField = 'card_number' | 'cvv';
 
 export class CardCipher {
   readonly #key: Buffer;
+  /**
+   * The last nonce key derived: a nonce's number and security code are
+   * sealed (and opened) one right after the other under the same key. It
+   * protects nothing the card-data key beside it could not rebuild.
+   */
+  #lastNonce: { nonce: Buffer; key: Buffer } | null = null;
 
   constructor(key: Buffer) {
     if (key.length !== CARD_KEY_BYTES) throw new Error(`the card-data key must be ${CARD_KEY_BYTES} bytes`);
@@ -74,7 +80,13 @@ export class CardCipher {
   }
 
   #nonceKey(nonce: string): Buffer {
-    return deriveSubkey(this.#key, 'nonceCardData', Buffer.from(nonce, 'utf8'));
+    const given = Buffer.from(nonce, 'utf8');
+    const last = this.#lastNonce;
+    // Compared in constant time: a nonce is a secret.
+    if (last !== null && last.nonce.length === given.length && crypto.timingSafeEqual(last.nonce, given)) return last.key;
+    const key = deriveSubkeyFast(this.#key, 'nonceCardData', given);
+    this.#lastNonce = { nonce: given, key };
+    return key;
   }
 
   toJSON(): string {
