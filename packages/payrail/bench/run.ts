@@ -10,9 +10,12 @@
 //      batch closes) refund each authorization once,
 // and, in the same run, a bare route of the same framework as the ceiling.
 // Ends with `payrail ledger verify`. Knobs: BENCH_DURATION_S, BENCH_CONNECTIONS,
-// BENCH_SOAK_S (memory soak), BENCH_SKIP_POSTGRES=1, BENCH_HUNG_WEBHOOK=1 (the
+// BENCH_SOAK_S (memory and p99 soak), BENCH_SKIP_SQLITE=1, BENCH_SKIP_POSTGRES=1, BENCH_HUNG_WEBHOOK=1 (the
 // execute measure again with a webhook endpoint that accepts connections and
-// never answers, subscribed to every event: deliveries must not slow the API).
+// never answers, subscribed to every event: deliveries must not slow the API),
+// BENCH_PG_WORKERS (on PostgreSQL, how many `payrail worker` processes drive
+// the transfers beside one `payrail serve` without its inline worker; default
+// 1, 0 for the inline worker).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -29,6 +32,7 @@ const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 15);
 const SOAK_S = Number(process.env.BENCH_SOAK_S ?? 0);
 const SOAK_SLICE_S = 30;
 const HUNG_WEBHOOK = process.env.BENCH_HUNG_WEBHOOK === '1';
+const PG_WORKERS = Number(process.env.BENCH_PG_WORKERS ?? 1);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const WARMUP_S = 3;
 const START_TIMEOUT_MS = 60_000;
@@ -200,18 +204,24 @@ async function lifecycleMeasures(
 async function soak(label: string, base: string, pid: number, source: { api_key: string; pin: string; tokenization_token: string }): Promise<void> {
   const slices = Math.max(2, Math.round(SOAK_S / SOAK_SLICE_S));
   const samples: number[] = [];
+  const p99s: number[] = [];
   let pairs = 0;
   for (let i = 0; i < slices; i++) {
     const result = await autocannon({ url: base, connections: CONNECTIONS, duration: SOAK_SLICE_S, requests: chargeRequests(source) });
     pairs += result.requests.total / 2;
     const rssKb = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
     samples.push(rssKb);
-    process.stdout.write(`${label}: soak ${(i + 1) * SOAK_SLICE_S} s  RSS ${rssKb} kB  ${Math.round(result.requests.average / 2)} pairs/s\n`);
+    p99s.push(result.latency.p99);
+    process.stdout.write(
+      `${label}: soak ${(i + 1) * SOAK_SLICE_S} s  RSS ${rssKb} kB  ${Math.round(result.requests.average / 2)} pairs/s  p99 ${result.latency.p99} ms\n`,
+    );
   }
   // The first slice includes warm-up (JIT, caches); growth is measured after it.
   const growth = samples.at(-1)! - samples[0]!;
+  const sorted = [...p99s.slice(1)].sort((a, b) => a - b);
   process.stdout.write(
-    `${label}: soak ${Math.round(pairs)} pairs in ${slices * SOAK_SLICE_S} s; RSS ${samples[0]} -> ${samples.at(-1)} kB (${growth >= 0 ? '+' : ''}${growth} kB after warm-up)\n`,
+    `${label}: soak ${Math.round(pairs)} pairs in ${slices * SOAK_SLICE_S} s; RSS ${samples[0]} -> ${samples.at(-1)} kB (${growth >= 0 ? '+' : ''}${growth} kB after warm-up); ` +
+      `p99 per slice after warm-up ${sorted[0]}-${sorted.at(-1)} ms (first ${p99s[1]}, last ${p99s.at(-1)})\n`,
   );
 }
 
@@ -287,7 +297,13 @@ async function benchStore(label: string, env: Record<string, string>, bareRps: n
   // Sandbox scenarios move at once, so the end-to-end figure measures Payrail, not the simulated network's pace.
   // One client on one address at full speed: the request rate limits (docs/api-decisions.md section 13) are lifted for the measure.
   const unlimited = { PAYRAIL_RATE_LIMIT_PER_MIN: '10000000', PAYRAIL_RATE_LIMIT_PER_ADDRESS_PER_MIN: '10000000' };
-  const { child, port } = await startProcess([BIN, 'serve'], { ...env, ...unlimited, LOG_LEVEL: 'warn', PAYRAIL_SANDBOX_DELAY_MS: '0' }, '/healthz');
+  const workerProcesses = env.DATABASE_URL ? PG_WORKERS : 0;
+  const serveEnv = { ...env, ...unlimited, LOG_LEVEL: 'warn', PAYRAIL_SANDBOX_DELAY_MS: '0', ...(workerProcesses > 0 ? { PAYRAIL_WORKER: 'off' } : {}) };
+  const { child, port } = await startProcess([BIN, 'serve'], serveEnv, '/healthz');
+  const workers = Array.from({ length: workerProcesses }, () =>
+    spawn(process.execPath, [BIN, 'worker'], { env: { ...process.env, ...serveEnv }, stdio: ['ignore', 'ignore', 'inherit'] }),
+  );
+  process.stdout.write(`${label}: one server, ${workerProcesses > 0 ? `${workerProcesses} worker process(es)` : 'its inline worker'}\n`);
   const base = `http://127.0.0.1:${port}`;
   const measures: Measure[] = [];
   try {
@@ -352,7 +368,7 @@ async function benchStore(label: string, env: Record<string, string>, bareRps: n
     const rssKb = /VmRSS:\s+(\d+)/.exec(rss)?.[1];
     process.stdout.write(`${label}: server RSS after load ${rssKb} kB\n`);
   } finally {
-    await stop(child);
+    await Promise.all([child, ...workers].map(stop));
   }
   const verify = await cli(['ledger', 'verify'], env).catch((error: Error) => `FAILED ${error.message}`);
   process.stdout.write(`${label}: ${verify.trim()}\n`);
@@ -379,10 +395,12 @@ async function main(): Promise<void> {
   }
   process.stdout.write(`bare Fastify route (ceiling): ${bareMeasure.rps}/s  p99 ${bareMeasure.p99_ms} ms\n`);
 
-  const sqliteDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrail-bench-'));
-  // An empty DATABASE_URL selects the embedded store even when the caller set one for the PostgreSQL half.
-  await benchStore('sqlite', { PAYRAIL_DATA_DIR: sqliteDir, DATABASE_URL: '' }, bareMeasure.rps);
-  fs.rmSync(sqliteDir, { recursive: true, force: true });
+  if (process.env.BENCH_SKIP_SQLITE !== '1') {
+    const sqliteDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrail-bench-'));
+    // An empty DATABASE_URL selects the embedded store even when the caller set one for the PostgreSQL half.
+    await benchStore('sqlite', { PAYRAIL_DATA_DIR: sqliteDir, DATABASE_URL: '' }, bareMeasure.rps);
+    fs.rmSync(sqliteDir, { recursive: true, force: true });
+  }
 
   const databaseUrl = process.env.DATABASE_URL;
   if (databaseUrl !== undefined && databaseUrl !== '' && process.env.BENCH_SKIP_POSTGRES !== '1') {
