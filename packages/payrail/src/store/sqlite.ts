@@ -128,12 +128,43 @@ class SqliteTx implements Tx {
   }
 }
 
+/**
+ * Plain reads, on whichever connection serves them best at each statement:
+ * the writer when no transaction is open on it (it then sees exactly what
+ * is committed, and its page cache is warm, while the reader's is emptied
+ * by every commit of the writer), else the reader, so a read never sees a
+ * batch that is still being written. A statement that would write always
+ * goes to the reader, which refuses it (query_only).
+ */
+class ReadTx implements Tx {
+  readonly dialect = 'sqlite' as const;
+  constructor(
+    private readonly writer: Database.Database,
+    private readonly writerTx: SqliteTx,
+    private readonly readerTx: SqliteTx,
+  ) {}
+
+  private on(sql: string): SqliteTx {
+    if (this.writer.inTransaction) return this.readerTx;
+    return this.writerTx.prepare(sql).readonly ? this.writerTx : this.readerTx;
+  }
+  all<T>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
+    return this.on(sql).all<T>(sql, params);
+  }
+  get<T>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined> {
+    return this.on(sql).get<T>(sql, params);
+  }
+  run(sql: string, params?: readonly SqlValue[]): Promise<{ changes: number }> {
+    return this.readerTx.run(sql, params);
+  }
+}
+
 export class SqliteDb implements Db, BatchRunner {
   readonly dialect = 'sqlite' as const;
   private readonly writer: Database.Database;
   private readonly reader: Database.Database;
   private readonly writeTx: SqliteTx;
-  private readonly readTx: SqliteTx;
+  private readonly readTx: ReadTx;
   private readonly committer: GroupCommitter;
   private closed = false;
   /** The WAL file, opened at the first flush (it exists once something was committed). */
@@ -165,7 +196,7 @@ export class SqliteDb implements Db, BatchRunner {
     this.reader = new Database(file, { timeout: BUSY_TIMEOUT_MS });
     this.reader.pragma('query_only = ON');
     this.writeTx = new SqliteTx(this.writer);
-    this.readTx = new SqliteTx(this.reader);
+    this.readTx = new ReadTx(this.writer, this.writeTx, new SqliteTx(this.reader));
     this.committer = new GroupCommitter(this, 1);
     this.dataVersion = this.writer.prepare<[], number>('PRAGMA data_version').pluck();
     this.lastDataVersion = this.dataVersion.get()!;
