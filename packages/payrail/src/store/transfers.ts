@@ -5,6 +5,7 @@
 import { STATE, SUBSTATE, type WaitingFor } from '../domain/transfer-states.ts';
 import { linkableChargeSql, unlinkedCentsSql } from './charges.ts';
 import type { Db, Tx } from './db.ts';
+import { insertRows } from './multi-row.ts';
 
 export interface TransferRow {
   pk: number;
@@ -389,5 +390,24 @@ export async function reconcilableTransfers(tx: Tx, sinceMs: number, limit: numb
                    AND c.created_at_ms >= ? AND ${unlinkedCentsSql('c')} >= t.amount_cents)
      ORDER BY t.pk LIMIT ?`,
     [sinceMs, limit],
+  );
+}
+
+/** A transfer's history row, as insertEvent writes one. */
+export interface TransferEventInput {
+  transferPk: number;
+  state: number;
+  substate: number;
+  note: string | null;
+  atMs: number;
+}
+
+/** Several history rows by multi-row INSERT, in their order (a transfer's rows keep the order of its changes). */
+export async function insertTransferEvents(tx: Tx, events: readonly TransferEventInput[]): Promise<void> {
+  await insertRows(
+    tx,
+    'INSERT INTO transfer_events (transfer_pk, state, substate, note, at_ms)',
+    5,
+    events.map((e) => [e.transferPk, e.state, e.substate, e.note, e.atMs]),
   );
 }
