@@ -22,12 +22,26 @@ function statementText(head: string, columns: number, rows: number): string {
   return text;
 }
 
+/** How a batch of `count` rows is cut into statements: sizes from CHUNK_ROWS, largest first. */
+export function chunkSizes(count: number): number[] {
+  const sizes: number[] = [];
+  let left = count;
+  for (const size of CHUNK_ROWS) {
+    while (left >= size) {
+      sizes.push(size);
+      left -= size;
+    }
+  }
+  return sizes;
+}
+
 /**
  * Inserts `rows` (each `columns` values long) in their order, which is also
  * the order of the keys the database gives them. `head` is the statement up
  * to VALUES: `INSERT INTO t (a, b)`; it is always a literal of the store.
  */
 export async function insertRows(tx: Tx, head: string, columns: number, rows: ReadonlyArray<readonly SqlValue[]>): Promise<void> {
+  const statements: Array<Promise<unknown>> = [];
   let start = 0;
   for (const size of CHUNK_ROWS) {
     while (rows.length - start >= size) {
@@ -37,8 +51,10 @@ export async function insertRows(tx: Tx, head: string, columns: number, rows: Re
         if (row.length !== columns) throw new Error(`insertRows: a row has ${row.length} values, expected ${columns}`);
         params.push(...row);
       }
-      await tx.run(statementText(head, columns, size), params);
+      // Sent together: PostgreSQL pipelines them and runs them in this order, so the keys still follow the rows.
+      statements.push(tx.run(statementText(head, columns, size), params));
       start += size;
     }
   }
+  await Promise.all(statements);
 }

@@ -10,7 +10,7 @@ import { STATE } from '../../domain/transfer-states.ts';
 import type { Service } from '../../service.ts';
 import type { Txn } from '../../store/db.ts';
 import { postBatch } from '../../store/ledger.ts';
-import { applyChange, insertTransferEvents, type TransferChange, type TransferEventInput, type TransferRow, unlinkCharge } from '../../store/transfers.ts';
+import { applyChanges, insertTransferEvents, type TransferChange, type TransferEventInput, type TransferRow, unlinkCharge } from '../../store/transfers.ts';
 import { emitTransferEvents, type TransferEventOf, transferEventType } from '../events/emit.ts';
 
 /** One change of a transfer with the note of its history row. */
@@ -47,24 +47,24 @@ export async function transition(
 }
 
 /**
- * Applies the transitions of a batch in the caller's transaction, set-based
- * where it pays: one guarded UPDATE per row (so a row someone else changed
- * drops only its own transition), then the ledger postings of every final
- * state as one batch, the history rows and the events each by multi-row
- * INSERT. Returns, per transition, whether it was applied.
+ * Applies the transitions of a batch in the caller's transaction, set-based:
+ * the rows' guarded UPDATEs by multi-row statements (each row still guarded
+ * by its own version, so a row someone else changed drops only its own
+ * transition), the ledger postings of every final state as one batch, the
+ * history rows and the events each by multi-row INSERT. Returns, per
+ * transition, whether it was applied.
  */
 export async function transitionBatch(tx: Txn, service: Pick<Service, 'providers'>, batch: readonly TransitionOf[], nowMs: number): Promise<boolean[]> {
   for (const { row, changes } of batch) assertChain(row, changes);
-  // Row locks are taken in pk order, so two writers of overlapping sets cannot deadlock.
-  const order = batch.map((_, i) => i).sort((a, b) => batch[a]!.row.pk - batch[b]!.row.pk);
-  const applied: boolean[] = new Array(batch.length).fill(false);
-  // Sent together: PostgreSQL pipelines them on the transaction's connection.
-  await Promise.all(
-    order.map(async (i) => {
-      const { row, changes } = batch[i]!;
-      applied[i] = await applyChange(tx, row.pk, row.version, changes[changes.length - 1]!.change, nowMs);
-    }),
+  if (new Set(batch.map(({ row }) => row.pk)).size !== batch.length) throw new Error('a transfer appears twice in one batch of transitions');
+  const changed = await applyChanges(
+    tx,
+    batch.map(({ row, changes }) => ({ pk: row.pk, version: row.version, change: changes[changes.length - 1]!.change })),
+    nowMs,
   );
+  const applied = batch.map(({ row }) => changed.has(row.pk));
+  // History rows and events in pk order, as the rows were locked.
+  const order = batch.map((_, i) => i).sort((a, b) => batch[a]!.row.pk - batch[b]!.row.pk);
   const postings: PostingInput[] = [];
   const unlinks: number[] = [];
   const history: TransferEventInput[] = [];
@@ -88,12 +88,16 @@ export async function transitionBatch(tx: Txn, service: Pick<Service, 'providers
       from = change;
     }
   }
-  const outcome = await postBatch(tx, postings);
-  // In flight has no floor, so a refusal here means the ledger is broken: stop loudly.
-  if (outcome !== 'posted') throw new Error(`transfers ${postings.map((p) => p.refId).join(', ')}: final postings were refused (${outcome})`);
-  for (const pk of unlinks) await unlinkCharge(tx, pk, nowMs);
-  await insertTransferEvents(tx, history);
-  await emitTransferEvents(tx, service, events, nowMs);
+  // Sent together (pipelined on PostgreSQL); a refused posting throws and the caller's transaction takes all of it back.
+  await Promise.all([
+    postBatch(tx, postings).then((outcome) => {
+      // In flight has no floor, so a refusal here means the ledger is broken: stop loudly.
+      if (outcome !== 'posted') throw new Error(`transfers ${postings.map((p) => p.refId).join(', ')}: final postings were refused (${outcome})`);
+    }),
+    ...unlinks.map((pk) => unlinkCharge(tx, pk, nowMs)),
+    insertTransferEvents(tx, history),
+    emitTransferEvents(tx, service, events, nowMs),
+  ]);
   return applied;
 }
 
