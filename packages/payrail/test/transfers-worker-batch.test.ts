@@ -67,5 +67,31 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(await balances(t.service, merchant.merchant_id), { available: 100_000 - 100 - 200, in_flight: 0, paid_out: 300 });
       await assertLedgerOk(t.service);
     });
+
+    it('records the rest of a batch when one row is in a state it cannot advance, then reports that row', async () => {
+      const merchant = await t.newMerchant({ fundCents: 100_000 });
+      const api = caller(t.app, merchant.transfer_api_key);
+      const bodies = [transferBody({ amount: '1.00' }), transferBody({ amount: '2.00' })];
+      for (const body of bodies) assert.equal((await api.execute(body)).status, 200);
+      const brokenPk = await transferPk(t.service, merchant.merchant_id, bodies[0]!.id);
+      // Processing at the network without a network reference: nothing the worker knows how to move on.
+      await t.service.db.write((tx) => tx.run('UPDATE transfers SET state = 40, substate = 1 WHERE pk = ?', [brokenPk]));
+      await assert.rejects(advanceDueTransfers(t.service), /cannot advance: 40\/1/);
+      assert.deepEqual(await events(t.service, merchant.merchant_id, bodies[0]!.id), [[0, 0]]);
+      assert.deepEqual(await events(t.service, merchant.merchant_id, bodies[1]!.id), [
+        [0, 0],
+        [40, 1],
+        [60, 0],
+      ]);
+      // Put back as it was, it finishes like any other.
+      await t.service.db.write((tx) => tx.run('UPDATE transfers SET state = 0, substate = 0, lease_until_ms = 0 WHERE pk = ?', [brokenPk]));
+      await t.worker.drain();
+      assert.deepEqual(await events(t.service, merchant.merchant_id, bodies[0]!.id), [
+        [0, 0],
+        [40, 1],
+        [60, 0],
+      ]);
+      await assertLedgerOk(t.service);
+    });
   });
 }

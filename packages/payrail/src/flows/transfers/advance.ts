@@ -78,30 +78,39 @@ export async function advanceDueTransfers(service: Service, limit = ADVANCE_BATC
   // commit that a crash could still take back.
   await service.db.synced();
   const calls: CallContext = { deadline: new SharedDeadline(PAYOUT_CALL_TIMEOUT_MS, NETWORK_CALLS_MAX) };
-  const plans: Plan[] = new Array(rows.length);
+  // A row the worker cannot advance has no plan (null); the rest of the batch is still recorded.
+  const plans: Array<Plan | null> = new Array(rows.length).fill(null);
+  const errors: unknown[] = [];
   await forEachBounded(rows.length, NETWORK_CALLS_MAX, async (i) => {
-    plans[i] = await plan(service, rows[i]!, calls);
+    try {
+      plans[i] = await plan(service, rows[i]!, calls);
+    } catch (error) {
+      errors.push(error);
+    }
   });
   const stepNowMs = service.clock.nowMs();
   const applied = await service.db.write((tx) => record(tx, service, rows, plans, stepNowMs));
   let stale = 0;
   applied.forEach((ok, i) => {
-    if (ok) return;
+    if (ok || plans[i] === null) return;
     stale += 1;
     service.log.warn({ transfer_pk: rows[i]!.pk, version: rows[i]!.version }, 'transfer changed meanwhile; its step was dropped');
   });
   service.log.debug({ claimed: rows.length, stale }, 'transfers advanced');
+  // The worker loop logs it and backs off, as for any failed batch.
+  if (errors.length > 0) throw errors[0];
   return { claimed: rows.length, stale };
 }
 
 /** Records the plans of a batch in the caller's transaction; per row, whether its step was applied. */
-async function record(tx: Txn, service: Service, rows: readonly TransferRow[], plans: readonly Plan[], nowMs: number): Promise<boolean[]> {
+async function record(tx: Txn, service: Service, rows: readonly TransferRow[], plans: ReadonlyArray<Plan | null>, nowMs: number): Promise<boolean[]> {
   const applied: boolean[] = new Array(rows.length).fill(false);
   const transitions: TransitionOf[] = [];
   const transitionIndex: number[] = [];
   const rescheduled: Array<Promise<void>> = [];
   plans.forEach((p, i) => {
     const row = rows[i]!;
+    if (p === null) return;
     if (p.kind === 'reschedule') {
       rescheduled.push(
         reschedule(tx, row.pk, row.version, p.nextRunAtMs, p.attempts, nowMs).then((ok) => {

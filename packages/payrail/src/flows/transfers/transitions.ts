@@ -1,11 +1,10 @@
-// Applying state changes of transfers (one, or a worker's batch): the guarded row update, the
-// ledger posting a final state needs, the release of a failed transfer's
-// payin link, and the event row, all in the caller's transaction. Every
-// path that changes a transfer's state (worker, invitations, operator)
-// comes through here, so the ledger moves of docs/api-decisions.md section 7 are made in
-// exactly one place.
-import type { PostingInput } from '../../domain/ledger.ts';
-import { merchantAccount } from '../../domain/ledger.ts';
+// Applying state changes of transfers (one, or a worker's whole batch): the
+// guarded row update, the ledger posting a final state needs, the release of
+// a failed transfer's payin link, and the event row, all in the caller's
+// transaction. Every path that changes a transfer's state (worker,
+// invitations, operator) comes through here, so the ledger moves of
+// docs/api-decisions.md section 7 are made in exactly one place.
+import { merchantAccount, type PostingInput } from '../../domain/ledger.ts';
 import { STATE } from '../../domain/transfer-states.ts';
 import type { Service } from '../../service.ts';
 import type { Txn } from '../../store/db.ts';
