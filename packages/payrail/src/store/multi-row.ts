@@ -43,18 +43,16 @@ export function chunkSizes(count: number): number[] {
 export async function insertRows(tx: Tx, head: string, columns: number, rows: ReadonlyArray<readonly SqlValue[]>): Promise<void> {
   const statements: Array<Promise<unknown>> = [];
   let start = 0;
-  for (const size of CHUNK_ROWS) {
-    while (rows.length - start >= size) {
-      const params: SqlValue[] = [];
-      for (let i = start; i < start + size; i++) {
-        const row = rows[i]!;
-        if (row.length !== columns) throw new Error(`insertRows: a row has ${row.length} values, expected ${columns}`);
-        params.push(...row);
-      }
-      // Sent together: PostgreSQL pipelines them and runs them in this order, so the keys still follow the rows.
-      statements.push(tx.run(statementText(head, columns, size), params));
-      start += size;
+  for (const size of chunkSizes(rows.length)) {
+    const params: SqlValue[] = [];
+    for (let i = start; i < start + size; i++) {
+      const row = rows[i]!;
+      if (row.length !== columns) throw new Error(`insertRows: a row has ${row.length} values, expected ${columns}`);
+      params.push(...row);
     }
+    // Sent together: PostgreSQL pipelines them and runs them in this order, so the keys still follow the rows.
+    statements.push(tx.run(statementText(head, columns, size), params));
+    start += size;
   }
   await Promise.all(statements);
 }
