@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { OPERATOR_FUNDING_ACCOUNT } from '../src/domain/ledger.ts';
 import { verifyLedger } from '../src/flows/ledger-verify.ts';
 import type { Tx } from '../src/store/db.ts';
-import { createAccount, getAccount, post } from '../src/store/ledger.ts';
+import { createAccount, getAccount, post, postBatch } from '../src/store/ledger.ts';
 import { createStore, STORE_KINDS, type TestStore } from './helpers/stores.ts';
 
 const NOW_MS = Date.UTC(2026, 0, 1);
@@ -152,6 +152,37 @@ for (const kind of STORE_KINDS) {
         assert.equal(outcome, 'below_floor');
         assert.equal((await store.db.read((tx) => getAccount(tx, 'test:b')))?.balance_cents, 15_000);
         assert.equal((await store.db.read((tx) => getAccount(tx, 'test:y')))?.balance_cents, 0);
+        assert.equal((await verifyLedger(store.db)).ok, true);
+      });
+
+      it('posts a batch all or nothing: each balance moves once by its net change, a floor is checked against that', async () => {
+        await store.db.write(async (tx) => {
+          await createAccount(tx, { id: 'test:w', merchantId: null, kind: 'test', floorCents: null, nowMs: NOW_MS });
+          await createAccount(tx, { id: 'test:z', merchantId: null, kind: 'test', floorCents: 0, nowMs: NOW_MS });
+        });
+        const balance = async (id: string) => Number((await store.db.read((tx) => getAccount(tx, id)))!.balance_cents);
+        const movement = (debitAccountId: string, creditAccountId: string, amountCents: number, refId: string) =>
+          ({ kind: 'merchant.fund', debitAccountId, creditAccountId, amountCents, merchantId: null, refId, nowMs: NOW_MS }) as const;
+        const w = await balance('test:w');
+        // test:z (floor 0, balance 0) pays 250 out of the 300 it receives in the same batch.
+        const posted = await store.db.write((tx) =>
+          postBatch(tx, [movement('test:w', 'test:z', 300, 'batch_1'), movement('test:z', 'test:w', 250, 'batch_2')]),
+        );
+        assert.equal(posted, 'posted');
+        assert.equal(await balance('test:w'), w - 50);
+        assert.equal(await balance('test:z'), 50);
+        // Net -60 would take test:z to -10: nothing of the batch is posted, test:w's credit is taken back.
+        const refused = await store.db.write((tx) =>
+          postBatch(tx, [movement('test:z', 'test:w', 100, 'batch_3'), movement('test:w', 'test:z', 40, 'batch_4')]),
+        );
+        assert.equal(refused, 'below_floor');
+        assert.equal(await balance('test:w'), w - 50);
+        assert.equal(await balance('test:z'), 50);
+        const refs = await store.db.read((tx) => tx.all<{ ref_id: string }>("SELECT ref_id FROM postings WHERE ref_id LIKE 'batch_%' ORDER BY id"));
+        assert.deepEqual(
+          refs.map((r) => r.ref_id),
+          ['batch_1', 'batch_2'],
+        );
         assert.equal((await verifyLedger(store.db)).ok, true);
       });
 

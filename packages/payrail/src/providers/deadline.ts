@@ -3,6 +3,7 @@
 // (or hangs before it looks) must still not hold up the caller: the worker
 // runs a bounded number of calls at once, so one hung call would stall every
 // transfer (or charge) behind it.
+import { setMaxListeners } from 'node:events';
 
 /**
  * Settles as `work` does, or rejects with the signal's reason as soon as the
@@ -48,4 +49,35 @@ export function withDeadline<T>(timeoutMs: number, call: (signal: AbortSignal) =
     return Promise.reject(error);
   }
   return untilAborted(work, controller.signal).finally(() => clearTimeout(timer));
+}
+
+/** How long one shared deadline signal is handed out before a new one is made. */
+const SHARED_DEADLINE_REUSE_MS = 100;
+
+/**
+ * Deadline signals for a batch of calls: one signal (and one timer) serves
+ * every call that starts within SHARED_DEADLINE_REUSE_MS of it, instead of a
+ * timer per call. It fires `timeoutMs` plus that window after it was made,
+ * so every call still gets at least `timeoutMs`, and at most the window more.
+ */
+export class SharedDeadline {
+  private current: AbortSignal | null = null;
+  private madeAtMs = 0;
+
+  constructor(
+    private readonly timeoutMs: number,
+    /** Calls in flight at once: each may listen on the signal (untilAborted, and the connector itself). */
+    private readonly callsAtOnce: number,
+  ) {}
+
+  signal(): AbortSignal {
+    const nowMs = performance.now();
+    if (this.current === null || nowMs - this.madeAtMs >= SHARED_DEADLINE_REUSE_MS) {
+      this.current = AbortSignal.timeout(this.timeoutMs + SHARED_DEADLINE_REUSE_MS);
+      // Many listeners on one signal are expected here, not a leak.
+      setMaxListeners(this.callsAtOnce * 2, this.current);
+      this.madeAtMs = nowMs;
+    }
+    return this.current;
+  }
 }

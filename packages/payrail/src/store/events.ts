@@ -2,6 +2,7 @@
 // inserted in the change's own transaction (a transactional outbox), read by
 // the events API and fanned out to webhook deliveries by the delivery worker.
 import type { Db, Tx } from './db.ts';
+import { insertRows } from './multi-row.ts';
 
 export interface EventRow {
   pk: number;
@@ -122,4 +123,14 @@ export async function pruneEventsBefore(tx: Tx, beforeMs: number, limit: number)
 export async function hasEventsBefore(tx: Tx, beforeMs: number): Promise<boolean> {
   const row = await tx.get<{ created_at_ms: number }>('SELECT created_at_ms FROM events ORDER BY pk LIMIT 1');
   return row !== undefined && Number(row.created_at_ms) < beforeMs;
+}
+
+/** Several events by multi-row INSERT, in their order (their pks, and so their delivery order, follow it). */
+export async function insertEvents(tx: Tx, events: ReadonlyArray<{ merchantId: string; type: string; dataJson: string; nowMs: number }>): Promise<void> {
+  await insertRows(
+    tx,
+    'INSERT INTO events (merchant_id, type, data_json, created_at_ms)',
+    4,
+    events.map((e) => [e.merchantId, e.type, e.dataJson, e.nowMs]),
+  );
 }

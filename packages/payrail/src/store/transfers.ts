@@ -4,7 +4,8 @@
 // instead of overwriting theirs.
 import { STATE, SUBSTATE, type WaitingFor } from '../domain/transfer-states.ts';
 import { linkableChargeSql, unlinkedCentsSql } from './charges.ts';
-import type { Db, Tx } from './db.ts';
+import type { Db, SqlValue, Tx } from './db.ts';
+import { chunkSizes, insertRows } from './multi-row.ts';
 
 export interface TransferRow {
   pk: number;
@@ -390,4 +391,105 @@ export async function reconcilableTransfers(tx: Tx, sinceMs: number, limit: numb
      ORDER BY t.pk LIMIT ?`,
     [sinceMs, limit],
   );
+}
+
+/** A transfer's history row, as insertEvent writes one. */
+export interface TransferEventInput {
+  transferPk: number;
+  state: number;
+  substate: number;
+  note: string | null;
+  atMs: number;
+}
+
+/** Several history rows by multi-row INSERT, in their order (a transfer's rows keep the order of its changes). */
+export async function insertTransferEvents(tx: Tx, events: readonly TransferEventInput[]): Promise<void> {
+  await insertRows(
+    tx,
+    'INSERT INTO transfer_events (transfer_pk, state, substate, note, at_ms)',
+    5,
+    events.map((e) => [e.transferPk, e.state, e.substate, e.note, e.atMs]),
+  );
+}
+
+/** The columns a change writes, in the order of TransferChange; BIGINT unless named here. */
+const CHANGE_COLUMNS = [
+  'state',
+  'substate',
+  'final',
+  'waiting_for',
+  'next_run_at_ms',
+  'attempts',
+  'payment_id',
+  'provider_ref',
+  'submitted_at_ms',
+  'provider_error_text',
+  'provider_error_code',
+  'trans',
+  'sum_prov',
+  'invitation_expires_at_ms',
+  'gateway_charge_pk',
+] as const satisfies ReadonlyArray<keyof TransferChange>;
+const TEXT_CHANGE_COLUMNS: ReadonlySet<string> = new Set([
+  'waiting_for',
+  'payment_id',
+  'provider_ref',
+  'provider_error_text',
+  'provider_error_code',
+  'trans',
+  'sum_prov',
+]);
+
+const applyChangesTexts = new Map<number, string>();
+
+/**
+ * The guarded UPDATE of many rows in one statement: the new values travel as
+ * a VALUES list joined to the table by pk. The first row's values carry their
+ * types (PostgreSQL infers the rest from them); SQLite reads the list once
+ * and looks each row up by its primary key.
+ */
+function applyChangesText(rows: number): string {
+  let text = applyChangesTexts.get(rows);
+  if (text === undefined) {
+    const columns = ['pk', 'version', ...CHANGE_COLUMNS];
+    const first = `(${columns.map((c) => `CAST(? AS ${TEXT_CHANGE_COLUMNS.has(c) ? 'TEXT' : 'BIGINT'})`).join(', ')})`;
+    const rest = `(${columns.map(() => '?').join(', ')})`;
+    text = `WITH v (${columns.join(', ')}) AS (VALUES ${[first, ...Array.from({ length: rows - 1 }, () => rest)].join(', ')})
+      UPDATE transfers SET ${CHANGE_COLUMNS.map((c) => `${c} = v.${c}`).join(', ')}, lease_until_ms = 0, version = transfers.version + 1, updated_at_ms = ?
+      FROM v WHERE transfers.pk = v.pk AND transfers.version = v.version AND transfers.final = 0
+      RETURNING transfers.pk`;
+    applyChangesTexts.set(rows, text);
+  }
+  return text;
+}
+
+/**
+ * applyChange for a batch of rows, each guarded by its own version: a row
+ * that is no longer at its version (or is final) is left alone without
+ * affecting the others. Returns the pks of the rows changed.
+ */
+export async function applyChanges(
+  tx: Tx,
+  changes: ReadonlyArray<{ pk: number; version: number; change: TransferChange }>,
+  nowMs: number,
+): Promise<Set<number>> {
+  // Rows are locked in pk order, so two writers of overlapping sets cannot deadlock.
+  const sorted = [...changes].sort((a, b) => a.pk - b.pk);
+  const statements: Array<Promise<Array<{ pk: number }>>> = [];
+  let start = 0;
+  for (const size of chunkSizes(sorted.length)) {
+    const params: SqlValue[] = [];
+    for (let i = start; i < start + size; i++) {
+      const { pk, version, change } = sorted[i]!;
+      params.push(pk, version);
+      for (const column of CHANGE_COLUMNS) params.push(change[column]);
+    }
+    params.push(nowMs);
+    // Sent together (pipelined on PostgreSQL, in pk order).
+    statements.push(tx.all<{ pk: number }>(applyChangesText(size), params));
+    start += size;
+  }
+  const applied = new Set<number>();
+  for (const rows of await Promise.all(statements)) for (const row of rows) applied.add(Number(row.pk));
+  return applied;
 }

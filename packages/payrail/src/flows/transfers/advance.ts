@@ -1,10 +1,15 @@
 // The worker's state machine for transfers. One call takes a bounded batch
 // of due transfers, asks the payout network about each one OUTSIDE any
-// transaction, then records each answer as its own guarded write (the group
-// commit makes those one durable commit). A crash between the network call
-// and the write leaves the row as it was: it is due again and is submitted
-// again under the same idempotency key, so nothing is paid twice and nothing
-// is half-recorded.
+// transaction, then records every answer of the batch in one write (one
+// transaction), each row's step still guarded by the row's version. A crash
+// between the network calls and the write leaves the rows as they were:
+// they are due again and are submitted again under the same idempotency
+// key, so nothing is paid twice and nothing is half-recorded.
+//
+// A submission the network accepts with its first poll due at once is
+// polled in the same step, and both changes are recorded together (history
+// rows and events exactly as two steps would write them): a payout the
+// network settles at once then costs one claim and one write, not two.
 //
 // A submission that gets no answer (timeout, lost connection) may have been
 // paid, so it never leads to a refund: the transfer waits in 40/3 and is
@@ -13,13 +18,14 @@
 // giving up (80/8, money back), and only while no attempt's outcome is unknown.
 import { formatMinor } from '../../domain/money.ts';
 import { FAILURE, INVITATION_LIFETIME_MS, STATE, SUBSTATE } from '../../domain/transfer-states.ts';
-import { untilAborted } from '../../providers/deadline.ts';
+import { SharedDeadline, untilAborted } from '../../providers/deadline.ts';
 import { PAYOUT_CALL_TIMEOUT_MS, type PollOutcome, type SubmitOutcome } from '../../providers/payout-network.ts';
 import type { Service } from '../../service.ts';
+import type { Txn } from '../../store/db.ts';
 import { changeFrom, claimDueTransfers, reschedule, type TransferChange, type TransferRow } from '../../store/transfers.ts';
 import { errorSummary } from '../charge.ts';
 import { minorUnitsOf } from './corridors.ts';
-import { transition } from './transitions.ts';
+import { type TransitionOf, transitionBatch } from './transitions.ts';
 
 /** Transfers taken per batch. */
 export const ADVANCE_BATCH_MAX = 200;
@@ -43,9 +49,19 @@ export function retryBackoffMs(attempt: number): number {
 }
 
 /** What one step decided: a state change with its event note, or only a new time to look again. */
-type Step =
-  | { readonly kind: 'change'; readonly change: TransferChange; readonly note: string }
-  | { readonly kind: 'reschedule'; readonly nextRunAtMs: number | null; readonly attempts: number };
+type Step = ChangeStep | { readonly kind: 'reschedule'; readonly nextRunAtMs: number | null; readonly attempts: number };
+/** `pollAtOnce`: the network accepted a submission and said its first poll may tell more already. */
+type ChangeStep = { readonly kind: 'change'; readonly change: TransferChange; readonly note: string; readonly pollAtOnce?: boolean };
+
+/** What the worker records for one row: a reschedule, or one or more changes (a submission and its first poll). */
+type Plan =
+  | { readonly kind: 'reschedule'; readonly nextRunAtMs: number | null; readonly attempts: number }
+  | { readonly kind: 'changes'; readonly changes: readonly ChangeStep[] };
+
+/** The network calls of one batch: they share deadline signals instead of making a timer each. */
+interface CallContext {
+  readonly deadline: SharedDeadline;
+}
 
 export interface AdvanceReport {
   /** Rows taken from the store. */
@@ -57,28 +73,77 @@ export interface AdvanceReport {
 export async function advanceDueTransfers(service: Service, limit = ADVANCE_BATCH_MAX): Promise<AdvanceReport> {
   const nowMs = service.clock.nowMs();
   const rows = await claimDueTransfers(service.db, nowMs, nowMs + CLAIM_LEASE_MS, limit);
+  if (rows.length === 0) return { claimed: 0, stale: 0 };
   // Rows read here may have been committed a moment ago; submit nothing for a
   // commit that a crash could still take back.
-  if (rows.length > 0) await service.db.synced();
-  let stale = 0;
-  await forEachBounded(rows, NETWORK_CALLS_MAX, async (row) => {
-    const step = await decide(service, row);
-    const stepNowMs = service.clock.nowMs();
-    const applied = await service.db.write((tx) =>
-      step.kind === 'change'
-        ? transition(tx, service, row, step.change, step.note, stepNowMs)
-        : reschedule(tx, row.pk, row.version, step.nextRunAtMs, step.attempts, stepNowMs),
-    );
-    if (!applied) {
-      stale += 1;
-      service.log.warn({ transfer_pk: row.pk, version: row.version }, 'transfer changed meanwhile; its step was dropped');
+  await service.db.synced();
+  const calls: CallContext = { deadline: new SharedDeadline(PAYOUT_CALL_TIMEOUT_MS, NETWORK_CALLS_MAX) };
+  // A row the worker cannot advance has no plan (null); the rest of the batch is still recorded.
+  const plans: Array<Plan | null> = new Array(rows.length).fill(null);
+  const errors: unknown[] = [];
+  await forEachBounded(rows.length, NETWORK_CALLS_MAX, async (i) => {
+    try {
+      plans[i] = await plan(service, rows[i]!, calls);
+    } catch (error) {
+      errors.push(error);
     }
   });
-  if (rows.length > 0) service.log.debug({ claimed: rows.length, stale }, 'transfers advanced');
+  const stepNowMs = service.clock.nowMs();
+  const applied = await service.db.write((tx) => record(tx, service, rows, plans, stepNowMs));
+  let stale = 0;
+  applied.forEach((ok, i) => {
+    if (ok || plans[i] === null) return;
+    stale += 1;
+    service.log.warn({ transfer_pk: rows[i]!.pk, version: rows[i]!.version }, 'transfer changed meanwhile; its step was dropped');
+  });
+  service.log.debug({ claimed: rows.length, stale }, 'transfers advanced');
+  // The worker loop logs it and backs off, as for any failed batch.
+  if (errors.length > 0) throw errors[0];
   return { claimed: rows.length, stale };
 }
 
-async function decide(service: Service, row: TransferRow): Promise<Step> {
+/** Records the plans of a batch in the caller's transaction; per row, whether its step was applied. */
+async function record(tx: Txn, service: Service, rows: readonly TransferRow[], plans: ReadonlyArray<Plan | null>, nowMs: number): Promise<boolean[]> {
+  const applied: boolean[] = new Array(rows.length).fill(false);
+  const transitions: TransitionOf[] = [];
+  const transitionIndex: number[] = [];
+  const rescheduled: Array<Promise<void>> = [];
+  plans.forEach((p, i) => {
+    const row = rows[i]!;
+    if (p === null) return;
+    if (p.kind === 'reschedule') {
+      rescheduled.push(
+        reschedule(tx, row.pk, row.version, p.nextRunAtMs, p.attempts, nowMs).then((ok) => {
+          applied[i] = ok;
+        }),
+      );
+    } else {
+      transitions.push({ row, changes: p.changes });
+      transitionIndex.push(i);
+    }
+  });
+  // Both sent at once (pipelined on PostgreSQL).
+  const [, done] = await Promise.all([Promise.all(rescheduled), transitions.length > 0 ? transitionBatch(tx, service, transitions, nowMs) : []]);
+  done.forEach((ok, k) => {
+    applied[transitionIndex[k]!] = ok;
+  });
+  return applied;
+}
+
+/** The step of a row, and when a submission is accepted with its first poll due at once, that poll's step too. */
+async function plan(service: Service, row: TransferRow, calls: CallContext): Promise<Plan> {
+  const first = await decide(service, row, calls);
+  if (first.kind === 'reschedule') return first;
+  if (first.pollAtOnce !== true) return { kind: 'changes', changes: [first] };
+  const { change } = first;
+  // The row as the first step leaves it (its version is still the one read: both steps are one guarded write).
+  const then = await poll(service, { ...row, ...change }, service.clock.nowMs(), calls);
+  if (then.kind === 'change') return { kind: 'changes', changes: [first, then] };
+  // Only the schedule moves: the first step's change, with the poll's time to look again.
+  return { kind: 'changes', changes: [{ ...first, change: { ...change, next_run_at_ms: then.nextRunAtMs, attempts: then.attempts } }] };
+}
+
+async function decide(service: Service, row: TransferRow, calls: CallContext): Promise<Step> {
   const nowMs = service.clock.nowMs();
   if (row.state === STATE.new && row.substate === SUBSTATE.waiting) {
     if (row.waiting_for === 'invitation' && row.invitation_expires_at_ms !== null && row.invitation_expires_at_ms <= nowMs) {
@@ -88,20 +153,20 @@ async function decide(service: Service, row: TransferRow): Promise<Step> {
     return { kind: 'reschedule', nextRunAtMs: row.waiting_for === 'invitation' ? row.invitation_expires_at_ms : null, attempts: row.attempts };
   }
   if (row.state === STATE.new || (row.state === STATE.processing && (row.substate === SUBSTATE.networkRetry || row.substate === SUBSTATE.outcomeUnknown))) {
-    return submit(service, row, nowMs);
+    return submit(service, row, nowMs, calls);
   }
   if (row.state === STATE.processing && row.provider_ref !== null) {
-    return poll(service, row, nowMs);
+    return poll(service, row, nowMs, calls);
   }
   throw new Error(`transfer ${row.pk} is due in a state the worker cannot advance: ${row.state}/${row.substate}`);
 }
 
-async function submit(service: Service, row: TransferRow, nowMs: number): Promise<Step> {
+async function submit(service: Service, row: TransferRow, nowMs: number, calls: CallContext): Promise<Step> {
   const attempt = row.attempts + 1;
   const attributes = JSON.parse(row.attributes_json) as Array<{ name: string; value: string }>;
   let outcome: SubmitOutcome;
   try {
-    const signal = AbortSignal.timeout(PAYOUT_CALL_TIMEOUT_MS);
+    const signal = calls.deadline.signal();
     const call = service.providers.payoutNetwork.submit({
       idempotencyKey: `transfer-${row.pk}`,
       attempt,
@@ -138,6 +203,7 @@ async function submit(service: Service, row: TransferRow, nowMs: number): Promis
           next_run_at_ms: nowMs + Math.min(POLL_INTERVAL_MS_MAX, Math.max(0, outcome.pollAfterMs)),
         },
         note: 'accepted by the payout network',
+        pollAtOnce: outcome.pollAfterMs <= 0,
       };
     case 'receiver_unregistered':
       return {
@@ -193,10 +259,10 @@ function outcomeUnknown(row: TransferRow, attempt: number, nowMs: number, note: 
   };
 }
 
-async function poll(service: Service, row: TransferRow, nowMs: number): Promise<Step> {
+async function poll(service: Service, row: TransferRow, nowMs: number, calls: CallContext): Promise<Step> {
   let outcome: PollOutcome;
   try {
-    const signal = AbortSignal.timeout(PAYOUT_CALL_TIMEOUT_MS);
+    const signal = calls.deadline.signal();
     outcome = await untilAborted(service.providers.payoutNetwork.poll({ providerRef: row.provider_ref!, signal }), signal);
   } catch (error) {
     // The money is at the network: never give up on it, only slow down.
@@ -244,11 +310,11 @@ function failureStep(row: TransferRow, substate: number, errorText: string, erro
   };
 }
 
-/** Runs `work` over `items` with at most `limit` running at once. */
-async function forEachBounded<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+/** Runs `work` for the indexes 0 .. count-1 with at most `limit` running at once. */
+async function forEachBounded(count: number, limit: number, work: (index: number) => Promise<void>): Promise<void> {
   let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await work(items[next++]!);
+  const lanes = Array.from({ length: Math.min(limit, count) }, async () => {
+    while (next < count) await work(next++);
   });
   await Promise.all(lanes);
 }

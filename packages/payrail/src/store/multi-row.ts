@@ -1,0 +1,58 @@
+// Multi-row INSERT for batches (the transfer worker records up to a few
+// hundred rows per table per transaction). One statement per chunk instead of
+// one per row saves the per-statement cost (a round trip on PostgreSQL, a
+// step through the VM and the driver on SQLite). The chunk sizes are fixed so
+// that a table gets at most CHUNK_ROWS.length distinct statement texts: both
+// adapters prepare and cache a statement per text.
+import type { SqlValue, Tx } from './db.ts';
+
+/** Rows per statement, largest first; every count is a sum of these. 64 rows of 8 columns stay far below both engines' parameter limits. */
+const CHUNK_ROWS = [64, 16, 4, 1] as const;
+
+const texts = new Map<string, string>();
+
+function statementText(head: string, columns: number, rows: number): string {
+  const key = `${rows}|${head}`;
+  let text = texts.get(key);
+  if (text === undefined) {
+    const tuple = `(${Array.from({ length: columns }, () => '?').join(', ')})`;
+    text = `${head} VALUES ${Array.from({ length: rows }, () => tuple).join(', ')}`;
+    texts.set(key, text);
+  }
+  return text;
+}
+
+/** How a batch of `count` rows is cut into statements: sizes from CHUNK_ROWS, largest first. */
+export function chunkSizes(count: number): number[] {
+  const sizes: number[] = [];
+  let left = count;
+  for (const size of CHUNK_ROWS) {
+    while (left >= size) {
+      sizes.push(size);
+      left -= size;
+    }
+  }
+  return sizes;
+}
+
+/**
+ * Inserts `rows` (each `columns` values long) in their order, which is also
+ * the order of the keys the database gives them. `head` is the statement up
+ * to VALUES: `INSERT INTO t (a, b)`; it is always a literal of the store.
+ */
+export async function insertRows(tx: Tx, head: string, columns: number, rows: ReadonlyArray<readonly SqlValue[]>): Promise<void> {
+  const statements: Array<Promise<unknown>> = [];
+  let start = 0;
+  for (const size of chunkSizes(rows.length)) {
+    const params: SqlValue[] = [];
+    for (let i = start; i < start + size; i++) {
+      const row = rows[i]!;
+      if (row.length !== columns) throw new Error(`insertRows: a row has ${row.length} values, expected ${columns}`);
+      params.push(...row);
+    }
+    // Sent together: PostgreSQL pipelines them and runs them in this order, so the keys still follow the rows.
+    statements.push(tx.run(statementText(head, columns, size), params));
+    start += size;
+  }
+  await Promise.all(statements);
+}
