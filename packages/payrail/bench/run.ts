@@ -10,7 +10,7 @@
 //      batch closes) refund each authorization once,
 // and, in the same run, a bare route of the same framework as the ceiling.
 // Ends with `payrail ledger verify`. Knobs: BENCH_DURATION_S, BENCH_CONNECTIONS,
-// BENCH_SOAK_S (memory soak), BENCH_SKIP_POSTGRES=1, BENCH_HUNG_WEBHOOK=1 (the
+// BENCH_SOAK_S (memory soak), BENCH_SKIP_SQLITE=1, BENCH_SKIP_POSTGRES=1, BENCH_HUNG_WEBHOOK=1 (the
 // execute measure again with a webhook endpoint that accepts connections and
 // never answers, subscribed to every event: deliveries must not slow the API).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -379,10 +379,12 @@ async function main(): Promise<void> {
   }
   process.stdout.write(`bare Fastify route (ceiling): ${bareMeasure.rps}/s  p99 ${bareMeasure.p99_ms} ms\n`);
 
-  const sqliteDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrail-bench-'));
-  // An empty DATABASE_URL selects the embedded store even when the caller set one for the PostgreSQL half.
-  await benchStore('sqlite', { PAYRAIL_DATA_DIR: sqliteDir, DATABASE_URL: '' }, bareMeasure.rps);
-  fs.rmSync(sqliteDir, { recursive: true, force: true });
+  if (process.env.BENCH_SKIP_SQLITE !== '1') {
+    const sqliteDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrail-bench-'));
+    // An empty DATABASE_URL selects the embedded store even when the caller set one for the PostgreSQL half.
+    await benchStore('sqlite', { PAYRAIL_DATA_DIR: sqliteDir, DATABASE_URL: '' }, bareMeasure.rps);
+    fs.rmSync(sqliteDir, { recursive: true, force: true });
+  }
 
   const databaseUrl = process.env.DATABASE_URL;
   if (databaseUrl !== undefined && databaseUrl !== '' && process.env.BENCH_SKIP_POSTGRES !== '1') {
