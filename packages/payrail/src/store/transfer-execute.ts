@@ -4,11 +4,14 @@
 //
 // Why one statement on PostgreSQL: every execute of a merchant debits the
 // same available-balance row, so executes serialize on that row's lock, and
-// a batch holds it from its debit until its commit. Written as separate
-// statements, that is one network round trip per statement; as one statement
-// of data-modifying CTEs it is one, so the lock is held for about one round
-// trip plus the commit. SQLite has no round trips (and one writer): it runs
-// the same writes as separate statements.
+// a batch holds it from its first debit until its commit. The batch's
+// operations are pipelined on one connection, so what the lock waits for is
+// the time the server and the driver spend on the batch's statements: one
+// statement of data-modifying CTEs per execute costs both less than six (in
+// a store-only measure, about 140 instead of 180 us of server CPU and 90
+// instead of 220 us of ours per execute) and needs one round trip. SQLite
+// has no round trips (and one writer): it runs the same writes as separate
+// statements.
 import { assertPosting, POSTING_KINDS, type PostingInput } from '../domain/ledger.ts';
 import { STATE } from '../domain/transfer-states.ts';
 import type { Tx } from './db.ts';
