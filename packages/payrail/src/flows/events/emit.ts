@@ -45,8 +45,16 @@ export async function emitTransferEvent(
   transfer: { merchantId: string; id: string; status: TransferStatusRow },
   nowMs: number,
 ): Promise<void> {
-  const view = statusViewOf(service, transfer.id, transfer.status, new Date(nowMs).toISOString());
-  await insertEvent(tx, { merchantId: transfer.merchantId, type, dataJson: JSON.stringify(view), nowMs });
+  await insertEvent(tx, { merchantId: transfer.merchantId, type, dataJson: transferEventData(service, transfer, nowMs), nowMs });
+}
+
+/**
+ * A transfer event's `data` (the status view at `nowMs`), as stored: for
+ * execute, whose store function writes its events in the statement that
+ * creates the transfer.
+ */
+export function transferEventData(service: Pick<Service, 'providers'>, transfer: { id: string; status: TransferStatusRow }, nowMs: number): string {
+  return JSON.stringify(statusViewOf(service, transfer.id, transfer.status, new Date(nowMs).toISOString()));
 }
 
 /** The event a transfer state change makes, or null (a move within processing, a release from waiting). */

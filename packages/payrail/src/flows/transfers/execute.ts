@@ -2,18 +2,21 @@
 // first, outside any transaction; then one atomic write creates the transfer
 // in state 0, links its payin when gatewayId names one, and moves the amount
 // from the merchant's available balance to in flight. The write is the hot
-// path of the service: a handful of statements, no reads that could be made
-// before it, and every refusal inside it (duplicate id, gatewayId, funds)
-// rolls the whole operation back.
+// path of the service: without gatewayId it is one store call
+// (store/transfer-execute.ts, one statement on PostgreSQL), no reads that
+// could be made before it, and every refusal inside it (duplicate id,
+// gatewayId, funds) rolls the whole operation back.
 import { merchantAccount } from '../../domain/ledger.ts';
 import { convertCents, formatCents } from '../../domain/money.ts';
 import { INVITATION_LIFETIME_MS, STATE, SUBSTATE, type WaitingFor } from '../../domain/transfer-states.ts';
+import type { EventType } from '../../domain/webhooks.ts';
 import { fail } from '../../errors.ts';
 import { assertRateText } from '../../providers/fx.ts';
 import type { Service } from '../../service.ts';
 import { post } from '../../store/ledger.ts';
+import { recordExecute } from '../../store/transfer-execute.ts';
 import { gatewayChargeFacts, insertEvent, insertTransfer, linkCharge, readExecuteContext } from '../../store/transfers.ts';
-import { emitTransferEvent } from '../events/emit.ts';
+import { emitTransferEvent, transferEventData } from '../events/emit.ts';
 import { gatewayRaceRefusal, gatewayRefusal } from './gateway.ts';
 import { checkReceiver } from './receiver.ts';
 import { validateTransfer, type TransferRequestBody } from './validate.ts';
@@ -49,69 +52,73 @@ export async function executeTransfer(service: Service, merchantId: string, body
   const nextRunAtMs = waitingFor === null ? nowMs : invitationExpiresAtMs;
   const substate = waitingFor === null ? SUBSTATE.ready : SUBSTATE.waiting;
 
+  const newTransfer = {
+    merchant_id: merchantId,
+    id: transfer.id,
+    sender_phone: transfer.senderPhone,
+    receiver_phone: transfer.receiverPhone,
+    amount_cents: transfer.amountCents,
+    service: corridor.service,
+    receiver_country: corridor.country,
+    receiver_currency: corridor.currency,
+    fx_rate: fxRate,
+    received_minor: receivedMinor,
+    attributes_json: JSON.stringify(transfer.attributes),
+    substate,
+    waiting_for: waitingFor,
+    next_run_at_ms: nextRunAtMs,
+    invitation_expires_at_ms: invitationExpiresAtMs,
+    gateway_charge_pk: transfer.gatewayChargePk,
+    created_at_ms: nowMs,
+  };
+  const posting = {
+    kind: 'transfer.execute',
+    debitAccountId: merchantAccount(merchantId, 'available'),
+    creditAccountId: merchantAccount(merchantId, 'in_flight'),
+    amountCents: transfer.amountCents,
+    merchantId,
+    nowMs,
+  } as const;
+  const note = waitingFor === null ? 'created' : `created; waiting for ${waitingFor}`;
+  // docs/api-decisions.md section 11: one INSERT each, built from the values above (no read).
+  const status = {
+    state: STATE.new,
+    substate,
+    final: 0,
+    code: 0,
+    waiting_for: waitingFor,
+    receiver_phone: transfer.receiverPhone,
+    provider_error_text: null,
+    provider_error_code: null,
+    trans: null,
+    sum_prov: null,
+    gateway_charge_pk: transfer.gatewayChargePk,
+  };
+  const eventTypes: EventType[] = waitingFor === null ? ['transfer.created'] : ['transfer.created', 'transfer.waiting'];
+  const dataJson = transferEventData(service, { id: transfer.id, status }, nowMs);
+  const events = eventTypes.map((type) => ({ type, dataJson }));
+  const duplicate: () => never = () => fail('duplicate_transfer', `id ${transfer.id} was already used for a transfer`);
+  const belowFloor: () => never = () => fail('insufficient_funds', `balance + overdraft does not cover amount ${formatCents(transfer.amountCents)}`);
+
   await service.db.write(async (tx) => {
-    const pk = await insertTransfer(tx, {
-      merchant_id: merchantId,
-      id: transfer.id,
-      sender_phone: transfer.senderPhone,
-      receiver_phone: transfer.receiverPhone,
-      amount_cents: transfer.amountCents,
-      service: corridor.service,
-      receiver_country: corridor.country,
-      receiver_currency: corridor.currency,
-      fx_rate: fxRate,
-      received_minor: receivedMinor,
-      attributes_json: JSON.stringify(transfer.attributes),
-      substate,
-      waiting_for: waitingFor,
-      next_run_at_ms: nextRunAtMs,
-      invitation_expires_at_ms: invitationExpiresAtMs,
-      gateway_charge_pk: transfer.gatewayChargePk,
-      created_at_ms: nowMs,
-    });
-    if (pk === null) fail('duplicate_transfer', `id ${transfer.id} was already used for a transfer`);
-    if (transfer.gatewayChargePk !== null) {
-      const linked = await linkCharge(tx, {
-        transferPk: pk,
-        chargePk: transfer.gatewayChargePk,
-        merchantId,
-        amountCents: transfer.amountCents,
-        how: 'gateway',
-        nowMs,
-      });
-      if (!linked) {
-        const chargePk = transfer.gatewayChargePk;
-        const refusal = gatewayRefusal(chargePk, await gatewayChargeFacts(tx, chargePk), merchantId, transfer.amountCents);
-        fail('invalid_request', refusal ?? gatewayRaceRefusal(chargePk));
-      }
+    if (transfer.gatewayChargePk === null) {
+      // The common case, in one store call (one statement on PostgreSQL: the merchant's balance row is locked for less time).
+      const recorded = await recordExecute(tx, { transfer: newTransfer, posting, note, events });
+      if (recorded.kind === 'duplicate') duplicate();
+      if (recorded.kind === 'below_floor') belowFloor();
+      return;
     }
-    const posted = await post(tx, {
-      kind: 'transfer.execute',
-      debitAccountId: merchantAccount(merchantId, 'available'),
-      creditAccountId: merchantAccount(merchantId, 'in_flight'),
-      amountCents: transfer.amountCents,
-      merchantId,
-      refId: String(pk),
-      nowMs,
-    });
-    if (posted === 'below_floor') fail('insufficient_funds', `balance + overdraft does not cover amount ${formatCents(transfer.amountCents)}`);
-    await insertEvent(tx, pk, STATE.new, substate, waitingFor === null ? 'created' : `created; waiting for ${waitingFor}`, nowMs);
-    // docs/api-decisions.md section 11: one INSERT each, built from the values above (no read).
-    const status = {
-      state: STATE.new,
-      substate,
-      final: 0,
-      code: 0,
-      waiting_for: waitingFor,
-      receiver_phone: transfer.receiverPhone,
-      provider_error_text: null,
-      provider_error_code: null,
-      trans: null,
-      sum_prov: null,
-      gateway_charge_pk: transfer.gatewayChargePk,
-    };
-    await emitTransferEvent(tx, service, 'transfer.created', { merchantId, id: transfer.id, status }, nowMs);
-    if (waitingFor !== null) await emitTransferEvent(tx, service, 'transfer.waiting', { merchantId, id: transfer.id, status }, nowMs);
+    const pk = await insertTransfer(tx, newTransfer);
+    if (pk === null) duplicate();
+    const chargePk = transfer.gatewayChargePk;
+    const linked = await linkCharge(tx, { transferPk: pk, chargePk, merchantId, amountCents: transfer.amountCents, how: 'gateway', nowMs });
+    if (!linked) {
+      const refusal = gatewayRefusal(chargePk, await gatewayChargeFacts(tx, chargePk), merchantId, transfer.amountCents);
+      fail('invalid_request', refusal ?? gatewayRaceRefusal(chargePk));
+    }
+    if ((await post(tx, { ...posting, refId: String(pk) })) === 'below_floor') belowFloor();
+    await insertEvent(tx, pk, STATE.new, substate, note, nowMs);
+    for (const type of eventTypes) await emitTransferEvent(tx, service, type, { merchantId, id: transfer.id, status }, nowMs);
   });
   return { id: transfer.id, state: STATE.new, substate };
 }
