@@ -45,6 +45,14 @@ function declineOf(result: OperationResult): ChargeDeclineCode {
  * be refused (card_payins has no floor); from the merchant (a void or refund
  * hold) is refused below the available balance's floor (minus the overdraft).
  */
+/**
+ * HOT_ROWS_LAST: every card operation of a merchant moves money on the same
+ * balance rows, and on PostgreSQL a transaction holds their locks from its
+ * posting until COMMIT while its other statements make their round trips.
+ * So an operation posts as its last statement (nothing it writes or answers
+ * depends on a balance), and other operations wait for those rows as little
+ * as possible.
+ */
 export async function moveCardMoney(
   tx: Txn,
   charge: Pick<ChargeRow, 'pk' | 'merchant_id'>,
@@ -96,9 +104,11 @@ export async function recordCaptureAnswer(deps: Deps, charge: ChargeRow, result:
     }
     if (!(await recordCaptured(tx, charge.pk, amountCents, nowMs))) return null;
     await joinOpenBatch(tx, charge.merchant_id, charge.pk, nowMs);
-    await postCard(tx, charge, 'charge.capture', true, amountCents, nowMs);
     await emitTransactionEvent(tx, 'charge.captured', charge.merchant_id, charge.pk, nowMs);
-    return replyFor(tx, charge, key, null);
+    const reply = await replyFor(tx, charge, key, null);
+    // Last: see HOT_ROWS_LAST.
+    await postCard(tx, charge, 'charge.capture', true, amountCents, nowMs);
+    return reply;
   });
 }
 
@@ -114,12 +124,12 @@ export async function recordVoidAnswer(deps: Deps, charge: ChargeRow, result: Op
       return replyFor(tx, charge, key, null);
     }
     if (!(await recordOperationRefused(tx, charge.pk, 'void', nowMs))) return null;
-    if (heldCents > 0) {
-      await postCard(tx, charge, 'charge.void_release', true, heldCents, nowMs);
-      // Captured again, so it settles with the open batch.
-      await joinOpenBatch(tx, charge.merchant_id, charge.pk, nowMs);
-    }
-    return replyFor(tx, charge, key, JSON.stringify(renderOperationRefused(charge, heldCents, result)));
+    // Captured again, so it settles with the open batch.
+    if (heldCents > 0) await joinOpenBatch(tx, charge.merchant_id, charge.pk, nowMs);
+    const reply = await replyFor(tx, charge, key, JSON.stringify(renderOperationRefused(charge, heldCents, result)));
+    // Last: see HOT_ROWS_LAST.
+    if (heldCents > 0) await postCard(tx, charge, 'charge.void_release', true, heldCents, nowMs);
+    return reply;
   });
 }
 
@@ -142,8 +152,10 @@ export async function recordRefundAnswer(deps: Deps, refund: ChargeRow, result: 
       { status: result.outcome, errorCode: code, errorMessage: CHARGE_DECLINES[code], processorRef: result.processorRef, nowMs },
     );
     if (!refused) return null;
-    await postCard(tx, refund, 'refund.release', true, refund.amount_cents, nowMs);
     await emitTransactionEvent(tx, 'refund.declined', refund.merchant_id, refund.pk, nowMs);
-    return replyFor(tx, refund, key, null);
+    const reply = await replyFor(tx, refund, key, null);
+    // Last: see HOT_ROWS_LAST.
+    await postCard(tx, refund, 'refund.release', true, refund.amount_cents, nowMs);
+    return reply;
   });
 }

@@ -56,20 +56,8 @@ export async function recordChargeOutcome(
   const recorded = await deps.db.write(async (tx) => {
     if (!(await recordOutcome(tx, charge.pk, awaiting, outcome, nowMs))) return null;
     // An authorization only (capture: false) is credited when it is captured (flows/charge-capture.ts).
-    if (outcome.status === 'approved' && charge.auto_capture === 1) {
-      await joinOpenBatch(tx, charge.merchant_id, charge.pk, nowMs);
-      const posted = await post(tx, {
-        kind: 'charge.approve',
-        debitAccountId: merchantAccount(charge.merchant_id, 'card_payins'),
-        creditAccountId: merchantAccount(charge.merchant_id, 'available'),
-        amountCents: charge.amount_cents,
-        merchantId: charge.merchant_id,
-        refId: String(charge.pk),
-        nowMs,
-      });
-      // card_payins has no floor, so a credit from it can never be refused.
-      if (posted !== 'posted') throw new Error(`charge ${charge.pk}: approval posting refused (${posted})`);
-    }
+    const credited = outcome.status === 'approved' && charge.auto_capture === 1;
+    if (credited) await joinOpenBatch(tx, charge.merchant_id, charge.pk, nowMs);
     // docs/api-decisions.md section 11; a pending charge polled again is no news.
     if (outcome.status !== 'pending' || awaiting === 'answer') {
       await emitTransactionEvent(tx, `charge.${outcome.status}`, charge.merchant_id, charge.pk, nowMs);
@@ -82,6 +70,20 @@ export async function recordChargeOutcome(
     // later review result does not replace it (completeKey only fills a key
     // whose charge had no answer yet, so the statement is skipped when it cannot apply).
     if (charge.idem_key !== null && awaiting === 'answer') await completeKey(tx, charge.source_id, charge.idem_key, 200, replyJson);
+    // Last: the merchant's balance rows are locked from here to COMMIT (HOT_ROWS_LAST in card-op-outcome.ts).
+    if (credited) {
+      const posted = await post(tx, {
+        kind: 'charge.approve',
+        debitAccountId: merchantAccount(charge.merchant_id, 'card_payins'),
+        creditAccountId: merchantAccount(charge.merchant_id, 'available'),
+        amountCents: charge.amount_cents,
+        merchantId: charge.merchant_id,
+        refId: String(charge.pk),
+        nowMs,
+      });
+      // card_payins has no floor, so a credit from it can never be refused.
+      if (posted !== 'posted') throw new Error(`charge ${charge.pk}: approval posting refused (${posted})`);
+    }
     return { charge: updated, replyJson };
   });
   return recorded;

@@ -77,11 +77,12 @@ async function reserveRefund(deps: OperationDeps, tx: Txn, caller: Caller, paren
     recoverAtMs: nowMs + OPERATION_RECOVERY_AFTER_MS,
     nowMs,
   });
+  const refund = await getCharge(tx, pk, caller.merchantId);
+  if (refund === undefined) throw new Error(`refund ${pk} vanished`);
+  // Last (HOT_ROWS_LAST in card-op-outcome.ts); a refusal rolls back everything above.
   if ((await moveCardMoney(tx, { pk, merchant_id: caller.merchantId }, 'refund.debit', false, cents, nowMs)) === 'below_floor') {
     fail('insufficient_funds', `balance + overdraft does not cover the refund of ${formatCents(cents)}`);
   }
-  const refund = await getCharge(tx, pk, caller.merchantId);
-  if (refund === undefined) throw new Error(`refund ${pk} vanished`);
   return { kind: 'reserved', refund, parent };
 }
 
