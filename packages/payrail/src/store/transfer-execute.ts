@@ -17,7 +17,7 @@ import { STATE } from '../domain/transfer-states.ts';
 import type { Tx } from './db.ts';
 import { insertEvent as insertOutboxEvent } from './events.ts';
 import { post } from './ledger.ts';
-import { insertEvent, insertTransfer, type NewTransfer } from './transfers.ts';
+import { insertEvent, insertTransfer, NEW_TRANSFER_COLUMNS, type NewTransfer, newTransferValues } from './transfers.ts';
 
 /** Bounds the statement's size; execute makes one or two events. */
 const EXECUTE_EVENTS_MAX = 4;
@@ -60,9 +60,6 @@ async function recordByStatements(tx: Tx, write: ExecuteWrite): Promise<ExecuteO
   return { kind: 'recorded', pk };
 }
 
-const TRANSFER_INSERT_COLUMNS =
-  'merchant_id, id, sender_phone, receiver_phone, amount_cents, service, receiver_country, receiver_currency, fx_rate, received_minor, attributes_json, state, substate, waiting_for, next_run_at_ms, invitation_expires_at_ms, gateway_charge_pk, created_at_ms, updated_at_ms';
-
 /**
  * The statement, for `eventCount` outbox events. Everything hangs on the
  * debit: it happens only if the floor allows it and the credit account
@@ -87,7 +84,7 @@ function oneStatementSql(eventCount: number): string {
       AND EXISTS (SELECT 1 FROM accounts WHERE id = ?)
     RETURNING id
   ), created AS (
-    INSERT INTO transfers (${TRANSFER_INSERT_COLUMNS})
+    INSERT INTO transfers (${NEW_TRANSFER_COLUMNS})
     SELECT ?::text, ?::text, ?::text, ?::text, ?::bigint, ?::text, ?::text, ?::text, ?::text, ?::bigint, ?::text, 0, ?::bigint, ?::text, ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::bigint
     FROM debit
     ON CONFLICT (merchant_id, id) DO NOTHING RETURNING pk
@@ -121,24 +118,7 @@ async function recordInOneStatement(tx: Tx, write: ExecuteWrite): Promise<Execut
     p.amountCents,
     p.creditAccountId,
     // created
-    t.merchant_id,
-    t.id,
-    t.sender_phone,
-    t.receiver_phone,
-    t.amount_cents,
-    t.service,
-    t.receiver_country,
-    t.receiver_currency,
-    t.fx_rate,
-    t.received_minor,
-    t.attributes_json,
-    t.substate,
-    t.waiting_for,
-    t.next_run_at_ms,
-    t.invitation_expires_at_ms,
-    t.gateway_charge_pk,
-    t.created_at_ms,
-    t.created_at_ms,
+    ...newTransferValues(t),
     // posting
     p.debitAccountId,
     p.creditAccountId,

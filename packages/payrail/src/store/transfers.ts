@@ -76,31 +76,40 @@ export interface NewTransfer {
  * merchant already has a transfer with this id (also when a concurrent
  * execute inserted it first: PostgreSQL waits for that one to commit).
  */
+/** The columns a new transfer is inserted with (state 0), in the order of newTransferValues. */
+export const NEW_TRANSFER_COLUMNS =
+  'merchant_id, id, sender_phone, receiver_phone, amount_cents, service, receiver_country, receiver_currency, fx_rate, received_minor, attributes_json, state, substate, waiting_for, next_run_at_ms, invitation_expires_at_ms, gateway_charge_pk, created_at_ms, updated_at_ms';
+
+/** The values of NEW_TRANSFER_COLUMNS but `state` (always 0, written as a literal). */
+export function newTransferValues(t: NewTransfer): SqlValue[] {
+  return [
+    t.merchant_id,
+    t.id,
+    t.sender_phone,
+    t.receiver_phone,
+    t.amount_cents,
+    t.service,
+    t.receiver_country,
+    t.receiver_currency,
+    t.fx_rate,
+    t.received_minor,
+    t.attributes_json,
+    t.substate,
+    t.waiting_for,
+    t.next_run_at_ms,
+    t.invitation_expires_at_ms,
+    t.gateway_charge_pk,
+    t.created_at_ms,
+    t.created_at_ms,
+  ];
+}
+
 export async function insertTransfer(tx: Tx, t: NewTransfer): Promise<number | null> {
   const row = await tx.get<{ pk: number }>(
-    `INSERT INTO transfers (merchant_id, id, sender_phone, receiver_phone, amount_cents, service, receiver_country, receiver_currency, fx_rate, received_minor, attributes_json, state, substate, waiting_for, next_run_at_ms, invitation_expires_at_ms, gateway_charge_pk, created_at_ms, updated_at_ms)
+    `INSERT INTO transfers (${NEW_TRANSFER_COLUMNS})
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (merchant_id, id) DO NOTHING RETURNING pk`,
-    [
-      t.merchant_id,
-      t.id,
-      t.sender_phone,
-      t.receiver_phone,
-      t.amount_cents,
-      t.service,
-      t.receiver_country,
-      t.receiver_currency,
-      t.fx_rate,
-      t.received_minor,
-      t.attributes_json,
-      t.substate,
-      t.waiting_for,
-      t.next_run_at_ms,
-      t.invitation_expires_at_ms,
-      t.gateway_charge_pk,
-      t.created_at_ms,
-      t.created_at_ms,
-    ],
+    newTransferValues(t),
   );
   return row === undefined ? null : Number(row.pk);
 }
