@@ -12,18 +12,10 @@ import { executeTransfer } from '../src/flows/transfers/execute.ts';
 import { csvDocument, csvField } from '../src/web/csv.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { decodeEntities, PanelClient, textOf } from './helpers/panel.ts';
-import { basicOf, chargeBody, nonceFor, postCharge } from './helpers/payin.ts';
+import { chargeCard } from './helpers/payin.ts';
 import { STORE_KINDS } from './helpers/stores.ts';
 
 const PASSWORD = 'correct horse battery staple';
-
-async function charge(t: TestApp, merchant: CreatedMerchant, card: string, amount: number): Promise<number> {
-  const nonce = await nonceFor(t.app, merchant, card);
-  const response = await postCharge(t.app, basicOf(merchant), chargeBody(nonce, { amount }));
-  assert.equal(response.statusCode, 200, response.body);
-  const body = response.json() as { reference_number?: number; id?: string };
-  return body.reference_number ?? Number(body.id);
-}
 
 const KE = { service: '1001', receiver_country: 'KE', receiver_currency: 'KES', receiver_phone: '+254712345678', attribute: [] };
 const PH = {
@@ -97,9 +89,9 @@ for (const kind of STORE_KINDS) {
       await createUser(deps, { email: 'ops@example.com', role: 'operator', password: PASSWORD });
       await t.service.db.write((tx) => tx.run("UPDATE panel_users SET merchant_role = 'viewer' WHERE email = ?", ['v@example.com']));
       day1 = new Date(t.clock.nowMs()).toISOString().slice(0, 10);
-      approvedRef = await charge(t, shopA, '4111111111111111', 1234.5);
-      declinedRef = await charge(t, shopA, '4000000000000002', 12.5);
-      refB = await charge(t, shopB, '4111111111111111', 99);
+      approvedRef = await chargeCard(t, shopA, '4111111111111111', 1234.5);
+      declinedRef = await chargeCard(t, shopA, '4000000000000002', 12.5);
+      refB = await chargeCard(t, shopB, '4111111111111111', 99);
       await executeTransfer(t.service, shopA.merchant_id, transfer('8001', '10.00', KE));
       t.clock.advance(2 * DAY_MS);
       day2 = new Date(t.clock.nowMs()).toISOString().slice(0, 10);

@@ -11,19 +11,10 @@ import { executeTransfer } from '../src/flows/transfers/execute.ts';
 import { getAccount } from '../src/store/ledger.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { PanelClient, textOf } from './helpers/panel.ts';
-import { basicOf, chargeBody, nonceFor, postCharge } from './helpers/payin.ts';
+import { chargeCard } from './helpers/payin.ts';
 import { STORE_KINDS } from './helpers/stores.ts';
 
 const PASSWORD = 'correct horse battery staple';
-
-/** Charges a test card through the payin API; returns the reference number. */
-async function charge(t: TestApp, merchant: CreatedMerchant, card: string, amount: number): Promise<number> {
-  const nonce = await nonceFor(t.app, merchant, card);
-  const response = await postCharge(t.app, basicOf(merchant), chargeBody(nonce, { amount }));
-  assert.equal(response.statusCode, 200, response.body);
-  const body = response.json() as { reference_number?: number; id?: string };
-  return body.reference_number ?? Number(body.id);
-}
 
 function transfer(id: string, amount: string, receiver = '+254712345678', attribute: Array<{ name: string; value: string }> = []) {
   return { id, sender_phone: '+14155550123', receiver_phone: receiver, amount, service: '1001', receiver_country: 'KE', receiver_currency: 'KES', attribute };
@@ -66,9 +57,9 @@ for (const kind of STORE_KINDS) {
       await createUser(deps, { email: 'a@example.com', role: 'merchant', merchantId: shopA.merchant_id, password: PASSWORD });
       await createUser(deps, { email: 'b@example.com', role: 'merchant', merchantId: shopB.merchant_id, password: PASSWORD });
       await createUser(deps, { email: 'ops@example.com', role: 'operator', password: PASSWORD });
-      refsA.push(await charge(t, shopA, '4111111111111111', 40));
-      refsA.push(await charge(t, shopA, '4000000000000002', 12.5));
-      refB = await charge(t, shopB, '4111111111111111', 99);
+      refsA.push(await chargeCard(t, shopA, '4111111111111111', 40));
+      refsA.push(await chargeCard(t, shopA, '4000000000000002', 12.5));
+      refB = await chargeCard(t, shopB, '4111111111111111', 99);
       // The same transfer id for both merchants: ids are unique per merchant only.
       await executeTransfer(t.service, shopA.merchant_id, transfer('7001', '10.00'));
       await executeTransfer(t.service, shopB.merchant_id, transfer('7001', '20.00'));
@@ -124,7 +115,7 @@ for (const kind of STORE_KINDS) {
       const shopD = await t.newMerchant({ name: 'Shop D' });
       await createUser({ db: t.service.db, clock: t.clock }, { email: 'd@example.com', role: 'merchant', merchantId: shopD.merchant_id, password: PASSWORD });
       const refs: number[] = [];
-      for (let i = 1; i <= 27; i++) refs.push(await charge(t, shopD, '4111111111111111', i));
+      for (let i = 1; i <= 27; i++) refs.push(await chargeCard(t, shopD, '4111111111111111', i));
       const d = new PanelClient(t.app);
       await d.signIn('d@example.com', PASSWORD);
       const first = await d.get('/dashboard/charges?status=captured');
@@ -239,7 +230,7 @@ for (const kind of STORE_KINDS) {
       assert.match(source.pin, /^[0-9]{8}$/);
       assert.match(source.tokenization_token, /^sbx_pt_/);
       const merchant = { ...shopA, source };
-      await charge(t, merchant, '4111111111111111', 1);
+      await chargeCard(t, merchant, '4111111111111111', 1);
       const list = await a.get('/dashboard/credentials');
       assert.match(list.body, /<th scope="row">Web &lt;shop&gt;<\/th>/);
       for (const secret of [source.api_key, source.pin, source.tokenization_token]) assert.ok(!list.body.includes(secret));

@@ -227,3 +227,12 @@ export async function countCharges(t: TestApp, merchantId: string): Promise<numb
   const row = await t.service.db.read((tx) => tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM charges WHERE merchant_id = ?', [merchantId]));
   return Number(row?.n ?? 0);
 }
+
+/** Charges a test card through the payin API; returns the reference number. */
+export async function chargeCard(t: TestApp, merchant: CreatedMerchant, card: string, amount: number): Promise<number> {
+  const nonce = await nonceFor(t.app, merchant, card);
+  const response = await postCharge(t.app, basicOf(merchant), chargeBody(nonce, { amount }));
+  assert.equal(response.statusCode, 200, response.body);
+  const body = response.json() as { reference_number?: number; id?: string };
+  return body.reference_number ?? Number(body.id);
+}
