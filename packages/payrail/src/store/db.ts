@@ -75,6 +75,19 @@ export interface Db {
    * (security-cache.ts). Absent: nothing may be kept.
    */
   securityVersion?(): number;
+  /**
+   * Present where one statement can write many operations' items at once and
+   * is worth it (PostgreSQL): queues `item` with the other items given under
+   * the same `key` meanwhile, and `runAll` writes them all with one
+   * statement in a transaction of its own (one round trip, its locks held
+   * only while the server runs it). Resolves with this item's result once
+   * that statement is durable. `runAll` must be a single statement (it
+   * commits by itself) whose results say, item by item, what was written;
+   * when it fails, every item of it fails with its error. A key names one
+   * kind of statement: the `runAll` given with a key's first item serves
+   * every later item of that key. Absent: callers write each item in `write`.
+   */
+  batched?<I, R>(key: string, item: I, runAll: (tx: Tx, items: readonly I[]) => Promise<readonly R[]>): Promise<R>;
   close(): Promise<void>;
 }
 

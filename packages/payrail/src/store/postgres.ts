@@ -22,6 +22,7 @@ import type { Db, SqlValue, Tx } from './db.ts';
 import { GroupCommitter, type BatchRunner } from './group-commit.ts';
 import { MIGRATIONS, translateMigration } from './migrations/index.ts';
 import { SECURITY_CHANNEL, writesSecurityTables } from './security-version.ts';
+import { StatementBatcher } from './statement-batcher.ts';
 
 const RETRYABLE_SQLSTATES = new Set(['40P01', '40001']);
 const TRANSACTION_ABORTED_SQLSTATE = '25P02';
@@ -123,6 +124,8 @@ export class PostgresDb implements Db, BatchRunner {
   private securityVersionValue = 0;
   private listen: Promise<postgres.ListenMeta> | null = null;
   private listening = false;
+  /** Db.batched's queues, by key. */
+  private readonly batchers = new Map<string, StatementBatcher<unknown, unknown>>();
 
   constructor(connectionString: string, poolSize: number, schema?: string) {
     const { url, connection } = connectionOptions(connectionString);
@@ -149,6 +152,20 @@ export class PostgresDb implements Db, BatchRunner {
   read<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
     return work(this.readTx);
+  }
+
+  batched<I, R>(key: string, item: I, runAll: (tx: Tx, items: readonly I[]) => Promise<readonly R[]>): Promise<R> {
+    if (this.closed) return Promise.reject(new Error('store is closed'));
+    let batcher = this.batchers.get(key);
+    if (batcher === undefined) {
+      // Outside a transaction block the statement is its own transaction:
+      // committed (durably: synchronous_commit) when it answers. Two at once:
+      // one is filled and sent while the other's commit is flushed.
+      const runner = (items: readonly unknown[]) => this.withDeadlockRetry(() => runAll(new PgTx(this.sql), items as I[]));
+      batcher = new StatementBatcher<unknown, unknown>(runner, 2);
+      this.batchers.set(key, batcher);
+    }
+    return batcher.submit(item) as Promise<R>;
   }
 
   readSnapshot<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
@@ -313,7 +330,8 @@ export class PostgresDb implements Db, BatchRunner {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    while (this.committer.pending > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const pending = () => this.committer.pending + [...this.batchers.values()].reduce((sum, b) => sum + b.pending, 0);
+    while (pending() > 0) await new Promise((resolve) => setTimeout(resolve, 5));
     await this.sql.end({ timeout: 5 });
   }
 }

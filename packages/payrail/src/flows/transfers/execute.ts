@@ -3,7 +3,8 @@
 // in state 0, links its payin when gatewayId names one, and moves the amount
 // from the merchant's available balance to in flight. The write is the hot
 // path of the service: without gatewayId it is one store call
-// (store/transfer-execute.ts, one statement on PostgreSQL), no reads that
+// (store/transfer-execute.ts; on PostgreSQL one statement for all the
+// executes of the moment, store/transfer-execute-batch.ts), no reads that
 // could be made before it, and every refusal inside it (duplicate id,
 // gatewayId, funds) rolls the whole operation back.
 import { merchantAccount } from '../../domain/ledger.ts';
@@ -15,6 +16,7 @@ import { assertRateText } from '../../providers/fx.ts';
 import type { Service } from '../../service.ts';
 import { post } from '../../store/ledger.ts';
 import { recordExecute } from '../../store/transfer-execute.ts';
+import { recordExecutes } from '../../store/transfer-execute-batch.ts';
 import { gatewayChargeFacts, insertEvent, insertTransfer, linkCharge, readExecuteContext } from '../../store/transfers.ts';
 import { emitTransferEvent, transferEventData } from '../events/emit.ts';
 import { gatewayRaceRefusal, gatewayRefusal } from './gateway.ts';
@@ -100,6 +102,14 @@ export async function executeTransfer(service: Service, merchantId: string, body
   const duplicate: () => never = () => fail('duplicate_transfer', `id ${transfer.id} was already used for a transfer`);
   const belowFloor: () => never = () => fail('insufficient_funds', `balance + overdraft does not cover amount ${formatCents(transfer.amountCents)}`);
 
+  if (transfer.gatewayChargePk === null && service.db.batched !== undefined) {
+    // PostgreSQL: with the other executes of the moment, in one statement that is its own transaction.
+    const joint = await service.db.batched('transfer.execute', { transfer: newTransfer, posting, note, events }, recordExecutes);
+    if (joint.kind === 'duplicate') duplicate();
+    if (joint.kind === 'below_floor') belowFloor();
+    if (joint.kind === 'recorded') return { id: transfer.id, state: STATE.new, substate };
+    // 'alone': decided by itself below.
+  }
   await service.db.write(async (tx) => {
     if (transfer.gatewayChargePk === null) {
       // The common case, in one store call (one statement on PostgreSQL: the merchant's balance row is locked for less time).
