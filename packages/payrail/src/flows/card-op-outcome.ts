@@ -17,7 +17,7 @@ import { completeKey } from '../store/idempotency.ts';
 import { post } from '../store/ledger.ts';
 import { recordRefundApproved, recordRefundRefused } from '../store/refunds.ts';
 import { renderCharge } from './charge-response.ts';
-import { emitTransactionEvent } from './events/emit.ts';
+import { asChargeRow, emitTransactionEvent } from './events/emit.ts';
 
 type Deps = Pick<Service, 'db' | 'clock'>;
 
@@ -81,10 +81,17 @@ async function postCard(tx: Txn, charge: ChargeRow, kind: PostingKind, toMerchan
 }
 
 /** The reply of the transaction as recorded, stored in its Idempotency-Key when it has one still waiting. */
-async function replyFor(tx: Txn, charge: ChargeRow, key: { sourceId: string | null; idemKey: string | null }, refused: string | null): Promise<string> {
+async function replyFor(
+  tx: Txn,
+  charge: ChargeRow,
+  key: { sourceId: string | null; idemKey: string | null },
+  refused: string | null,
+  /** The transaction as already read in this transaction after its change (by emitTransactionEvent). */
+  read?: ChargeRow,
+): Promise<string> {
   let json = refused;
   if (json === null) {
-    const current = await getCharge(tx, charge.pk, charge.merchant_id);
+    const current = read ?? (await getCharge(tx, charge.pk, charge.merchant_id));
     if (current === undefined) throw new Error(`transaction ${charge.pk} vanished`);
     json = JSON.stringify(renderCharge(current));
   }
@@ -104,8 +111,8 @@ export async function recordCaptureAnswer(deps: Deps, charge: ChargeRow, result:
     }
     if (!(await recordCaptured(tx, charge.pk, amountCents, nowMs))) return null;
     await joinOpenBatch(tx, charge.merchant_id, charge.pk, nowMs);
-    await emitTransactionEvent(tx, 'charge.captured', charge.merchant_id, charge.pk, nowMs);
-    const reply = await replyFor(tx, charge, key, null);
+    const captured = await emitTransactionEvent(tx, 'charge.captured', charge.merchant_id, charge.pk, nowMs);
+    const reply = await replyFor(tx, charge, key, null, asChargeRow(captured));
     // Last: see HOT_ROWS_LAST.
     await postCard(tx, charge, 'charge.capture', true, amountCents, nowMs);
     return reply;
@@ -120,8 +127,8 @@ export async function recordVoidAnswer(deps: Deps, charge: ChargeRow, result: Op
     const key = { sourceId: charge.op_source_id, idemKey: charge.op_idem_key };
     if (result.outcome === 'approved') {
       if (!(await recordVoided(tx, charge.pk, nowMs))) return null;
-      await emitTransactionEvent(tx, 'charge.voided', charge.merchant_id, charge.pk, nowMs);
-      return replyFor(tx, charge, key, null);
+      const voided = await emitTransactionEvent(tx, 'charge.voided', charge.merchant_id, charge.pk, nowMs);
+      return replyFor(tx, charge, key, null, asChargeRow(voided));
     }
     if (!(await recordOperationRefused(tx, charge.pk, 'void', nowMs))) return null;
     // Captured again, so it settles with the open batch.
@@ -142,8 +149,8 @@ export async function recordRefundAnswer(deps: Deps, refund: ChargeRow, result: 
     if (result.outcome === 'approved') {
       if (!(await recordRefundApproved(tx, refund.pk, { authCode: result.authCode, processorRef: result.processorRef, nowMs }))) return null;
       await joinOpenBatch(tx, refund.merchant_id, refund.pk, nowMs);
-      await emitTransactionEvent(tx, 'refund.succeeded', refund.merchant_id, refund.pk, nowMs);
-      return replyFor(tx, refund, key, null);
+      const succeeded = await emitTransactionEvent(tx, 'refund.succeeded', refund.merchant_id, refund.pk, nowMs);
+      return replyFor(tx, refund, key, null, asChargeRow(succeeded));
     }
     const code = declineOf(result);
     const refused = await recordRefundRefused(
@@ -152,8 +159,8 @@ export async function recordRefundAnswer(deps: Deps, refund: ChargeRow, result: 
       { status: result.outcome, errorCode: code, errorMessage: CHARGE_DECLINES[code], processorRef: result.processorRef, nowMs },
     );
     if (!refused) return null;
-    await emitTransactionEvent(tx, 'refund.declined', refund.merchant_id, refund.pk, nowMs);
-    const reply = await replyFor(tx, refund, key, null);
+    const declined = await emitTransactionEvent(tx, 'refund.declined', refund.merchant_id, refund.pk, nowMs);
+    const reply = await replyFor(tx, refund, key, null, asChargeRow(declined));
     // Last: see HOT_ROWS_LAST.
     await postCard(tx, refund, 'refund.release', true, refund.amount_cents, nowMs);
     return reply;

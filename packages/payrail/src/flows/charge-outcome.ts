@@ -12,7 +12,7 @@ import { getCharge, recordOutcome } from '../store/charges.ts';
 import { completeKey } from '../store/idempotency.ts';
 import { post } from '../store/ledger.ts';
 import { renderCharge } from './charge-response.ts';
-import { emitTransactionEvent } from './events/emit.ts';
+import { asChargeRow, emitTransactionEvent } from './events/emit.ts';
 
 /** Longest wait between two polls of a pending authorization, whatever a connector asks for. */
 const POLL_INTERVAL_MS_MAX = 60 * 60_000;
@@ -59,11 +59,12 @@ export async function recordChargeOutcome(
     const credited = outcome.status === 'approved' && charge.auto_capture === 1;
     if (credited) await joinOpenBatch(tx, charge.merchant_id, charge.pk, nowMs);
     // docs/api-decisions.md section 11; a pending charge polled again is no news.
-    if (outcome.status !== 'pending' || awaiting === 'answer') {
-      await emitTransactionEvent(tx, `charge.${outcome.status}`, charge.merchant_id, charge.pk, nowMs);
-    }
-    // The reply shows the charge as recorded (its stage and batch included).
-    const updated = await getCharge(tx, charge.pk, charge.merchant_id);
+    const emitted =
+      outcome.status !== 'pending' || awaiting === 'answer'
+        ? asChargeRow(await emitTransactionEvent(tx, `charge.${outcome.status}`, charge.merchant_id, charge.pk, nowMs))
+        : undefined;
+    // The reply shows the charge as recorded (its stage and batch included), as the event read it when there is one.
+    const updated = emitted ?? (await getCharge(tx, charge.pk, charge.merchant_id));
     if (updated === undefined) throw new Error(`charge ${charge.pk} vanished`);
     const replyJson = JSON.stringify(renderCharge(updated));
     // The first answer of a charge is the reply its Idempotency-Key keeps; a

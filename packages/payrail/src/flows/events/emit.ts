@@ -12,7 +12,8 @@ import type { Service } from '../../service.ts';
 import type { Txn } from '../../store/db.ts';
 import { insertEvent, insertEvents } from '../../store/events.ts';
 import { getSchedule } from '../../store/schedules.ts';
-import { getTransaction } from '../../store/transactions.ts';
+import type { ChargeRow } from '../../store/charges.ts';
+import { getTransaction, type TransactionRow } from '../../store/transactions.ts';
 import { fundedTransfers, type TransferStatusRow } from '../../store/transfers.ts';
 import { renderCharge } from '../charge-response.ts';
 import { renderSchedule } from '../schedule-view.ts';
@@ -20,11 +21,19 @@ import { FUNDED_TRANSFERS_SHOWN_MAX } from '../transfers/funding.ts';
 import { statusViewOf } from '../transfers/status.ts';
 
 /** A card transaction's event: it is read back in the transaction, so `data` shows it as just written. */
-export async function emitTransactionEvent(tx: Txn, type: EventType, merchantId: string, pk: number, nowMs: number): Promise<void> {
+export async function emitTransactionEvent(tx: Txn, type: EventType, merchantId: string, pk: number, nowMs: number): Promise<TransactionRow> {
   const row = await getTransaction(tx, pk, merchantId);
   if (row === undefined) throw new Error(`transaction ${pk} vanished before its ${type} event`);
   const funded = row.linked_cents > 0 ? await fundedTransfers(tx, pk, FUNDED_TRANSFERS_SHOWN_MAX) : [];
   await insertEvent(tx, { merchantId, type, dataJson: JSON.stringify(renderCharge(row, funded)), nowMs });
+  // The caller's reply shows the same row: one read serves both (each read is a round trip on PostgreSQL).
+  return row;
+}
+
+/** A charge or refund as emitTransactionEvent read it, for a caller that knows it is one. */
+export function asChargeRow(row: TransactionRow): ChargeRow {
+  if (row.kind === 'verify') throw new Error(`transaction ${row.pk} is a verification, not a charge`);
+  return row as ChargeRow;
 }
 
 /** A recurring schedule's event (docs/api-decisions.md section 15): `data` is the schedule as GET /api/v2/recurring-schedules/:id shows it after the change. */
