@@ -1,8 +1,8 @@
-// Items of one kind written together by one statement (see Db.batched).
-// Items given within one turn of the event loop, plus those arriving while
-// the statements before them run, form one batch of at most
-// GROUP_COMMIT_OPS_MAX items; a few batches run at once, so a batch is
-// being filled while another waits for its commit.
+// Items of one kind written together (see Db.batched). Items given within
+// one turn of the event loop, plus those arriving while the batches before
+// them run, form one batch of at most GROUP_COMMIT_OPS_MAX items; a few
+// batches run at once, so a batch is being filled while another waits for
+// its commit.
 import { GROUP_COMMIT_OPS_MAX } from './db.ts';
 
 interface Queued<I, R> {
@@ -18,7 +18,7 @@ export class StatementBatcher<I, R> {
 
   constructor(
     private readonly runAll: (items: readonly I[]) => Promise<readonly R[]>,
-    /** How many statements may run at once. */
+    /** How many batches may run at once. */
     private readonly concurrency: number,
   ) {}
 
