@@ -7,17 +7,18 @@
 import { CHARGE_DECLINES, type ChargeDeclineCode } from '../domain/card-results.ts';
 import { merchantAccount, type PostingKind } from '../domain/ledger.ts';
 import { centsToDollarNumber } from '../domain/money.ts';
+import type { EventType } from '../domain/webhooks.ts';
 import type { OperationResult } from '../providers/card-processor.ts';
 import type { Service } from '../service.ts';
 import { joinOpenBatch } from '../store/batches.ts';
 import { recordCaptured, recordOperationRefused, recordVoided } from '../store/charge-operations.ts';
-import { type ChargeRow, getCharge } from '../store/charges.ts';
+import type { ChargeRow } from '../store/charges.ts';
 import type { Txn } from '../store/db.ts';
 import { completeKey } from '../store/idempotency.ts';
 import { post } from '../store/ledger.ts';
 import { recordRefundApproved, recordRefundRefused } from '../store/refunds.ts';
 import { renderCharge } from './charge-response.ts';
-import { asChargeRow, emitTransactionEvent } from './events/emit.ts';
+import { asChargeRow, draftTransactionEvent } from './events/emit.ts';
 
 type Deps = Pick<Service, 'db' | 'clock'>;
 
@@ -80,22 +81,36 @@ async function postCard(tx: Txn, charge: ChargeRow, kind: PostingKind, toMerchan
   if (posted !== 'posted') throw new Error(`${kind} of ${charge.pk}: posting refused (${posted})`);
 }
 
-/** The reply of the transaction as recorded, stored in its Idempotency-Key when it has one still waiting. */
-async function replyFor(
+type ReplyKey = { sourceId: string | null; idemKey: string | null };
+
+/** Keeps `json` as the reply of the Idempotency-Key, when the operation has one still waiting. */
+async function keepReply(tx: Txn, key: ReplyKey, json: string): Promise<void> {
+  if (key.sourceId !== null && key.idemKey !== null) await completeKey(tx, key.sourceId, key.idemKey, 200, json);
+}
+
+/** A refusal's reply (shape B): kept in the key; the transaction itself did not change. */
+async function replyRefused(tx: Txn, key: ReplyKey, json: string): Promise<string> {
+  await keepReply(tx, key, json);
+  return json;
+}
+
+/**
+ * What follows a recorded answer that changed the transaction: joining the
+ * open batch (when `join`), reading the transaction back for its event and
+ * the reply, then writing the event, keeping the reply in the key and, last
+ * (HOT_ROWS_LAST), the posting. Statements that do not wait on each other's
+ * results are sent together, in this order (PostgreSQL runs them so, in one
+ * round trip): two round trips instead of six while the transaction is open.
+ */
+async function finishAnswer(
   tx: Txn,
   charge: ChargeRow,
-  key: { sourceId: string | null; idemKey: string | null },
-  refused: string | null,
-  /** The transaction as already read in this transaction after its change (by emitTransactionEvent). */
-  read?: ChargeRow,
+  step: { type: EventType; join: boolean; key: ReplyKey; post: (() => Promise<void>) | null; nowMs: number },
 ): Promise<string> {
-  let json = refused;
-  if (json === null) {
-    const current = read ?? (await getCharge(tx, charge.pk, charge.merchant_id));
-    if (current === undefined) throw new Error(`transaction ${charge.pk} vanished`);
-    json = JSON.stringify(renderCharge(current));
-  }
-  if (key.sourceId !== null && key.idemKey !== null) await completeKey(tx, key.sourceId, key.idemKey, 200, json);
+  const joined = step.join ? joinOpenBatch(tx, charge.merchant_id, charge.pk, step.nowMs) : undefined;
+  const [, draft] = await Promise.all([joined, draftTransactionEvent(tx, step.type, charge.merchant_id, charge.pk, step.nowMs)]);
+  const json = JSON.stringify(renderCharge(asChargeRow(draft.row)));
+  await Promise.all([draft.insert(), keepReply(tx, step.key, json), step.post?.()]);
   return json;
 }
 
@@ -107,15 +122,11 @@ export async function recordCaptureAnswer(deps: Deps, charge: ChargeRow, result:
     const key = { sourceId: charge.op_source_id, idemKey: charge.op_idem_key };
     if (result.outcome !== 'approved') {
       if (!(await recordOperationRefused(tx, charge.pk, 'capture', nowMs))) return null;
-      return replyFor(tx, charge, key, JSON.stringify(renderOperationRefused(charge, amountCents, result)));
+      return replyRefused(tx, key, JSON.stringify(renderOperationRefused(charge, amountCents, result)));
     }
     if (!(await recordCaptured(tx, charge.pk, amountCents, nowMs))) return null;
-    await joinOpenBatch(tx, charge.merchant_id, charge.pk, nowMs);
-    const captured = await emitTransactionEvent(tx, 'charge.captured', charge.merchant_id, charge.pk, nowMs);
-    const reply = await replyFor(tx, charge, key, null, asChargeRow(captured));
-    // Last: see HOT_ROWS_LAST.
-    await postCard(tx, charge, 'charge.capture', true, amountCents, nowMs);
-    return reply;
+    const post = () => postCard(tx, charge, 'charge.capture', true, amountCents, nowMs);
+    return finishAnswer(tx, charge, { type: 'charge.captured', join: true, key, post, nowMs });
   });
 }
 
@@ -127,13 +138,12 @@ export async function recordVoidAnswer(deps: Deps, charge: ChargeRow, result: Op
     const key = { sourceId: charge.op_source_id, idemKey: charge.op_idem_key };
     if (result.outcome === 'approved') {
       if (!(await recordVoided(tx, charge.pk, nowMs))) return null;
-      const voided = await emitTransactionEvent(tx, 'charge.voided', charge.merchant_id, charge.pk, nowMs);
-      return replyFor(tx, charge, key, null, asChargeRow(voided));
+      return finishAnswer(tx, charge, { type: 'charge.voided', join: false, key, post: null, nowMs });
     }
     if (!(await recordOperationRefused(tx, charge.pk, 'void', nowMs))) return null;
     // Captured again, so it settles with the open batch.
     if (heldCents > 0) await joinOpenBatch(tx, charge.merchant_id, charge.pk, nowMs);
-    const reply = await replyFor(tx, charge, key, JSON.stringify(renderOperationRefused(charge, heldCents, result)));
+    const reply = await replyRefused(tx, key, JSON.stringify(renderOperationRefused(charge, heldCents, result)));
     // Last: see HOT_ROWS_LAST.
     if (heldCents > 0) await postCard(tx, charge, 'charge.void_release', true, heldCents, nowMs);
     return reply;
@@ -148,9 +158,7 @@ export async function recordRefundAnswer(deps: Deps, refund: ChargeRow, result: 
     const key = { sourceId: refund.source_id, idemKey: refund.idem_key };
     if (result.outcome === 'approved') {
       if (!(await recordRefundApproved(tx, refund.pk, { authCode: result.authCode, processorRef: result.processorRef, nowMs }))) return null;
-      await joinOpenBatch(tx, refund.merchant_id, refund.pk, nowMs);
-      const succeeded = await emitTransactionEvent(tx, 'refund.succeeded', refund.merchant_id, refund.pk, nowMs);
-      return replyFor(tx, refund, key, null, asChargeRow(succeeded));
+      return finishAnswer(tx, refund, { type: 'refund.succeeded', join: true, key, post: null, nowMs });
     }
     const code = declineOf(result);
     const refused = await recordRefundRefused(
@@ -159,10 +167,7 @@ export async function recordRefundAnswer(deps: Deps, refund: ChargeRow, result: 
       { status: result.outcome, errorCode: code, errorMessage: CHARGE_DECLINES[code], processorRef: result.processorRef, nowMs },
     );
     if (!refused) return null;
-    const declined = await emitTransactionEvent(tx, 'refund.declined', refund.merchant_id, refund.pk, nowMs);
-    const reply = await replyFor(tx, refund, key, null, asChargeRow(declined));
-    // Last: see HOT_ROWS_LAST.
-    await postCard(tx, refund, 'refund.release', true, refund.amount_cents, nowMs);
-    return reply;
+    const post = () => postCard(tx, refund, 'refund.release', true, refund.amount_cents, nowMs);
+    return finishAnswer(tx, refund, { type: 'refund.declined', join: false, key, post, nowMs });
   });
 }

@@ -9,10 +9,11 @@ import type { Service } from '../service.ts';
 import { joinOpenBatch } from '../store/batches.ts';
 import type { ChargeRow, Outcome } from '../store/charges.ts';
 import { getCharge, recordOutcome } from '../store/charges.ts';
+import type { Txn } from '../store/db.ts';
 import { completeKey } from '../store/idempotency.ts';
 import { post } from '../store/ledger.ts';
 import { renderCharge } from './charge-response.ts';
-import { asChargeRow, emitTransactionEvent } from './events/emit.ts';
+import { asChargeRow, draftTransactionEvent } from './events/emit.ts';
 
 /** Longest wait between two polls of a pending authorization, whatever a connector asks for. */
 const POLL_INTERVAL_MS_MAX = 60 * 60_000;
@@ -57,35 +58,45 @@ export async function recordChargeOutcome(
     if (!(await recordOutcome(tx, charge.pk, awaiting, outcome, nowMs))) return null;
     // An authorization only (capture: false) is credited when it is captured (flows/charge-capture.ts).
     const credited = outcome.status === 'approved' && charge.auto_capture === 1;
-    if (credited) await joinOpenBatch(tx, charge.merchant_id, charge.pk, nowMs);
+    // Statements that do not wait on each other's results are sent together,
+    // in this order (PostgreSQL runs them so, in one round trip): the batch
+    // join and the read back; then the event, the key's reply and the posting.
+    const joined = credited ? joinOpenBatch(tx, charge.merchant_id, charge.pk, nowMs) : undefined;
     // docs/api-decisions.md section 11; a pending charge polled again is no news.
-    const emitted =
-      outcome.status !== 'pending' || awaiting === 'answer'
-        ? asChargeRow(await emitTransactionEvent(tx, `charge.${outcome.status}`, charge.merchant_id, charge.pk, nowMs))
-        : undefined;
-    // The reply shows the charge as recorded (its stage and batch included), as the event read it when there is one.
-    const updated = emitted ?? (await getCharge(tx, charge.pk, charge.merchant_id));
+    const withEvent = outcome.status !== 'pending' || awaiting === 'answer';
+    const [, draft, plain] = await Promise.all([
+      joined,
+      withEvent ? draftTransactionEvent(tx, `charge.${outcome.status}`, charge.merchant_id, charge.pk, nowMs) : undefined,
+      withEvent ? undefined : getCharge(tx, charge.pk, charge.merchant_id),
+    ]);
+    // The reply shows the charge as recorded (its stage and batch included), as the event shows it when there is one.
+    const updated = draft !== undefined ? asChargeRow(draft.row) : plain;
     if (updated === undefined) throw new Error(`charge ${charge.pk} vanished`);
     const replyJson = JSON.stringify(renderCharge(updated));
-    // The first answer of a charge is the reply its Idempotency-Key keeps; a
-    // later review result does not replace it (completeKey only fills a key
-    // whose charge had no answer yet, so the statement is skipped when it cannot apply).
-    if (charge.idem_key !== null && awaiting === 'answer') await completeKey(tx, charge.source_id, charge.idem_key, 200, replyJson);
-    // Last: the merchant's balance rows are locked from here to COMMIT (HOT_ROWS_LAST in card-op-outcome.ts).
-    if (credited) {
-      const posted = await post(tx, {
-        kind: 'charge.approve',
-        debitAccountId: merchantAccount(charge.merchant_id, 'card_payins'),
-        creditAccountId: merchantAccount(charge.merchant_id, 'available'),
-        amountCents: charge.amount_cents,
-        merchantId: charge.merchant_id,
-        refId: String(charge.pk),
-        nowMs,
-      });
-      // card_payins has no floor, so a credit from it can never be refused.
-      if (posted !== 'posted') throw new Error(`charge ${charge.pk}: approval posting refused (${posted})`);
-    }
+    await Promise.all([
+      draft?.insert(),
+      // The first answer of a charge is the reply its Idempotency-Key keeps; a
+      // later review result does not replace it (completeKey only fills a key
+      // whose charge had no answer yet, so the statement is skipped when it cannot apply).
+      charge.idem_key !== null && awaiting === 'answer' ? completeKey(tx, charge.source_id, charge.idem_key, 200, replyJson) : undefined,
+      // Last: the merchant's balance rows are locked from here to COMMIT (HOT_ROWS_LAST in card-op-outcome.ts).
+      credited ? creditApproval(tx, charge, nowMs) : undefined,
+    ]);
     return { charge: updated, replyJson };
   });
   return recorded;
+}
+
+/** The approved amount to the merchant's available balance (card_payins has no floor, so it is never refused). */
+async function creditApproval(tx: Txn, charge: ChargeRow, nowMs: number): Promise<void> {
+  const posted = await post(tx, {
+    kind: 'charge.approve',
+    debitAccountId: merchantAccount(charge.merchant_id, 'card_payins'),
+    creditAccountId: merchantAccount(charge.merchant_id, 'available'),
+    amountCents: charge.amount_cents,
+    merchantId: charge.merchant_id,
+    refId: String(charge.pk),
+    nowMs,
+  });
+  if (posted !== 'posted') throw new Error(`charge ${charge.pk}: approval posting refused (${posted})`);
 }

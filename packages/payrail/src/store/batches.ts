@@ -26,18 +26,25 @@ export interface BatchRow {
 
 /** Puts captured transaction `pk` of the merchant into its open batch, opening one when there is none. */
 export async function joinOpenBatch(tx: Tx, merchantId: string, pk: number, nowMs: number): Promise<void> {
+  // The statements are sent together (PostgreSQL runs them in this order, in one round trip).
+  const statements: Array<Promise<unknown>> = [];
   // Locks the open batch against a close in another transaction (PostgreSQL), which then
   // waits for this one or runs first. A shared lock: joiners do not wait for
   // each other. SQLite runs one write at a time, so it needs none.
-  if (tx.dialect === 'postgres') await tx.all('SELECT id FROM batches WHERE merchant_id = ? AND closed_at_ms IS NULL FOR SHARE', [merchantId]);
-  await tx.run('INSERT INTO batches (merchant_id, opened_at_ms) VALUES (?, ?) ON CONFLICT (merchant_id) WHERE closed_at_ms IS NULL DO NOTHING', [
-    merchantId,
-    nowMs,
-  ]);
-  await tx.run("UPDATE charges SET batch_id = (SELECT id FROM batches WHERE merchant_id = ? AND closed_at_ms IS NULL) WHERE pk = ? AND stage = 'captured'", [
-    merchantId,
-    pk,
-  ]);
+  if (tx.dialect === 'postgres') statements.push(tx.all('SELECT id FROM batches WHERE merchant_id = ? AND closed_at_ms IS NULL FOR SHARE', [merchantId]));
+  statements.push(
+    tx.run('INSERT INTO batches (merchant_id, opened_at_ms) VALUES (?, ?) ON CONFLICT (merchant_id) WHERE closed_at_ms IS NULL DO NOTHING', [
+      merchantId,
+      nowMs,
+    ]),
+  );
+  statements.push(
+    tx.run("UPDATE charges SET batch_id = (SELECT id FROM batches WHERE merchant_id = ? AND closed_at_ms IS NULL) WHERE pk = ? AND stage = 'captured'", [
+      merchantId,
+      pk,
+    ]),
+  );
+  await Promise.all(statements);
 }
 
 /**

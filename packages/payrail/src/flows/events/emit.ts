@@ -22,12 +22,31 @@ import { statusViewOf } from '../transfers/status.ts';
 
 /** A card transaction's event: it is read back in the transaction, so `data` shows it as just written. */
 export async function emitTransactionEvent(tx: Txn, type: EventType, merchantId: string, pk: number, nowMs: number): Promise<TransactionRow> {
+  const draft = await draftTransactionEvent(tx, type, merchantId, pk, nowMs);
+  await draft.insert();
+  return draft.row;
+}
+
+/** A card transaction's event read but not yet written: see draftTransactionEvent. */
+export interface TransactionEventDraft {
+  /** The transaction as the event shows it; the caller's reply shows the same row (one read serves both). */
+  readonly row: TransactionRow;
+  /** Writes the event. */
+  insert(): Promise<void>;
+}
+
+/**
+ * emitTransactionEvent in its two steps, so that a caller can send other
+ * statements along with each (PostgreSQL runs statements sent together in
+ * the order they were issued, in one round trip): the read, which must come
+ * after every change the event shows, and the insert.
+ */
+export async function draftTransactionEvent(tx: Txn, type: EventType, merchantId: string, pk: number, nowMs: number): Promise<TransactionEventDraft> {
   const row = await getTransaction(tx, pk, merchantId);
   if (row === undefined) throw new Error(`transaction ${pk} vanished before its ${type} event`);
   const funded = row.linked_cents > 0 ? await fundedTransfers(tx, pk, FUNDED_TRANSFERS_SHOWN_MAX) : [];
-  await insertEvent(tx, { merchantId, type, dataJson: JSON.stringify(renderCharge(row, funded)), nowMs });
-  // The caller's reply shows the same row: one read serves both (each read is a round trip on PostgreSQL).
-  return row;
+  const dataJson = JSON.stringify(renderCharge(row, funded));
+  return { row, insert: () => insertEvent(tx, { merchantId, type, dataJson, nowMs }) };
 }
 
 /** A charge or refund as emitTransactionEvent read it, for a caller that knows it is one. */
