@@ -77,12 +77,15 @@ async function reserveRefund(deps: OperationDeps, tx: Txn, caller: Caller, paren
     recoverAtMs: nowMs + OPERATION_RECOVERY_AFTER_MS,
     nowMs,
   });
-  const refund = await getCharge(tx, pk, caller.merchantId);
+  // Sent together, in this order (one round trip on PostgreSQL): the read of
+  // the new row, and last (HOT_ROWS_LAST in card-op-outcome.ts) the hold,
+  // whose refusal rolls back everything above.
+  const [refund, held] = await Promise.all([
+    getCharge(tx, pk, caller.merchantId),
+    moveCardMoney(tx, { pk, merchant_id: caller.merchantId }, 'refund.debit', false, cents, nowMs),
+  ]);
+  if (held === 'below_floor') fail('insufficient_funds', `balance + overdraft does not cover the refund of ${formatCents(cents)}`);
   if (refund === undefined) throw new Error(`refund ${pk} vanished`);
-  // Last (HOT_ROWS_LAST in card-op-outcome.ts); a refusal rolls back everything above.
-  if ((await moveCardMoney(tx, { pk, merchant_id: caller.merchantId }, 'refund.debit', false, cents, nowMs)) === 'below_floor') {
-    fail('insufficient_funds', `balance + overdraft does not cover the refund of ${formatCents(cents)}`);
-  }
   return { kind: 'reserved', refund, parent };
 }
 
