@@ -46,6 +46,20 @@ export const ERRORS = {
 
 export type ErrorName = keyof typeof ERRORS;
 
+/**
+ * Raised by a store that was closed: its process is shutting down, after the
+ * server stopped taking requests. A request still running then (its client
+ * may have left already) is answered shutting_down (503, retry), not an
+ * unexpected 500: nothing of it was written. Not an ApiError, so code that
+ * handles expected refusals does not take it for one.
+ */
+export class StoreClosedError extends Error {
+  override readonly name = 'StoreClosedError';
+  constructor() {
+    super('store is closed');
+  }
+}
+
 /** An expected, reportable failure. Programmer errors stay plain `Error`s (500). */
 export class ApiError extends Error {
   override readonly name = 'ApiError';

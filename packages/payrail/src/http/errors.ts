@@ -6,7 +6,7 @@
 // HTTP parser rejects (an over-long request line or headers).
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, isApiError, type ErrorName } from '../errors.ts';
+import { ApiError, isApiError, StoreClosedError, type ErrorName } from '../errors.ts';
 
 export type ApiFamily = 'transfer' | 'payin' | 'other';
 
@@ -55,6 +55,7 @@ export function validationError(error: FastifyError & { validation?: AjvIssue[];
 
 export function toApiError(error: unknown): ApiError | null {
   if (isApiError(error)) return error;
+  if (error instanceof StoreClosedError) return new ApiError('shutting_down');
   const fastifyError = error as FastifyError & { validation?: AjvIssue[] };
   if (fastifyError.validation !== undefined) return validationError(fastifyError);
   const status = fastifyError.statusCode;

@@ -2,7 +2,15 @@
 // placeholders and the common subset of SQLite and PostgreSQL; each adapter
 // prepares and caches statements and implements the transaction boundary.
 
+import { StoreClosedError } from '../errors.ts';
+
 export type SqlValue = string | number | bigint | null | Buffer;
+
+/** What a closed store answers every call with (see StoreClosedError). */
+export function storeClosedError(): StoreClosedError {
+  return new StoreClosedError();
+}
+
 export type Row = Record<string, unknown>;
 
 /** One connection's view inside a transaction (or a read). */

@@ -18,7 +18,7 @@
 // and the failed operation is then run alone so its own error is reported
 // and nothing it did half-way survives.
 import postgres from 'postgres';
-import type { Db, SqlValue, Tx } from './db.ts';
+import { storeClosedError, type Db, type SqlValue, type Tx } from './db.ts';
 import { GroupCommitter, type BatchRunner } from './group-commit.ts';
 import { MIGRATIONS, translateMigration } from './migrations/index.ts';
 import { SECURITY_CHANNEL, writesSecurityTables } from './security-version.ts';
@@ -145,17 +145,17 @@ export class PostgresDb implements Db, BatchRunner {
   }
 
   write<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    if (this.closed) return Promise.reject(new Error('store is closed'));
+    if (this.closed) return Promise.reject(storeClosedError());
     return this.committer.submit(work);
   }
 
   read<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    if (this.closed) return Promise.reject(new Error('store is closed'));
+    if (this.closed) return Promise.reject(storeClosedError());
     return work(this.readTx);
   }
 
   batched<I, R>(key: string, item: I, runAll: (tx: Tx, items: readonly I[]) => Promise<readonly R[]>): Promise<R> {
-    if (this.closed) return Promise.reject(new Error('store is closed'));
+    if (this.closed) return Promise.reject(storeClosedError());
     let batcher = this.batchers.get(key);
     if (batcher === undefined) {
       // Outside a transaction block the statement is its own transaction:
@@ -169,7 +169,7 @@ export class PostgresDb implements Db, BatchRunner {
   }
 
   readSnapshot<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    if (this.closed) return Promise.reject(new Error('store is closed'));
+    if (this.closed) return Promise.reject(storeClosedError());
     // REPEATABLE READ: every statement of the transaction sees the snapshot of its first one.
     return this.sql.begin('isolation level repeatable read read only', (sql) => work(new PgTx(sql as unknown as TxSql))) as Promise<T>;
   }

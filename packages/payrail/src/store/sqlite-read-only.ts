@@ -4,7 +4,7 @@
 // command can run beside a live server and can never change, migrate or
 // create anything (the writing adapter is sqlite.ts).
 import Database from 'better-sqlite3';
-import type { Db, SqlValue, Tx } from './db.ts';
+import { storeClosedError, type Db, type SqlValue, type Tx } from './db.ts';
 import { readInSnapshot } from './sqlite.ts';
 
 /** How long a read waits for a lock held by a checkpoint of the live server. */
@@ -41,12 +41,12 @@ export class ReadOnlySqliteDb implements Db {
   }
 
   read<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    if (this.closed) return Promise.reject(new Error('store is closed'));
+    if (this.closed) return Promise.reject(storeClosedError());
     return work(new ReadOnlyTx(this.connection));
   }
 
   async readSnapshot<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    if (this.closed) throw new Error('store is closed');
+    if (this.closed) throw storeClosedError();
     // A connection of its own, as in sqlite.ts: a read transaction keeps the snapshot of its first statement.
     const connection = open(this.file);
     return readInSnapshot(connection, () => work(new ReadOnlyTx(connection)));

@@ -27,7 +27,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { Db, SqlValue, Tx } from './db.ts';
+import { storeClosedError, type Db, type SqlValue, type Tx } from './db.ts';
 import { GroupCommitter, type BatchRunner } from './group-commit.ts';
 import { MIGRATIONS, translateMigration } from './migrations/index.ts';
 import { CHECKPOINT_DEFAULTS, Checkpointer } from './sqlite-checkpointer.ts';
@@ -236,12 +236,12 @@ export class SqliteDb implements Db, BatchRunner {
   }
 
   write<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    if (this.closed) return Promise.reject(new Error('store is closed'));
+    if (this.closed) return Promise.reject(storeClosedError());
     return this.committer.submit(work);
   }
 
   read<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    if (this.closed) return Promise.reject(new Error('store is closed'));
+    if (this.closed) return Promise.reject(storeClosedError());
     return work(this.readTx);
   }
 
@@ -251,7 +251,7 @@ export class SqliteDb implements Db, BatchRunner {
    * next one fills while the one before waits for its disk flush.
    */
   batched<I, R>(key: string, item: I, runAll: (tx: Tx, items: readonly I[]) => Promise<readonly R[]>): Promise<R> {
-    if (this.closed) return Promise.reject(new Error('store is closed'));
+    if (this.closed) return Promise.reject(storeClosedError());
     let batcher = this.batchers.get(key);
     if (batcher === undefined) {
       // Straight to the committer: items accepted before close() still get their answer.
@@ -334,7 +334,7 @@ export class SqliteDb implements Db, BatchRunner {
   }
 
   async readSnapshot<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    if (this.closed) throw new Error('store is closed');
+    if (this.closed) throw storeClosedError();
     // A connection of its own: `work` awaits between its statements, and the
     // shared reader must keep serving other reads the latest commits
     // meanwhile. In WAL mode a read transaction keeps the snapshot of its
