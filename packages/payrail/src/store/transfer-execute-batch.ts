@@ -37,7 +37,7 @@ import type { SqlValue, Tx } from './db.ts';
 import { insertEvents } from './events.ts';
 import { postBatch } from './ledger.ts';
 import type { ExecuteWrite } from './transfer-execute.ts';
-import { insertTransfer, insertTransferEvents, NEW_TRANSFER_COLUMNS } from './transfers.ts';
+import { insertTransfer, insertTransferEvents, NEW_TRANSFER_COLUMNS, newTransferValues } from './transfers.ts';
 
 export type BatchOutcome = { readonly kind: 'recorded'; readonly pk: number } | { readonly kind: 'duplicate' } | { readonly kind: 'alone' };
 
@@ -54,10 +54,10 @@ export type BatchOutcome = { readonly kind: 'recorded'; readonly pk: number } | 
  */
 const BATCH_SQL = `WITH input AS MATERIALIZED (
   SELECT * FROM unnest(?::int[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int8[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int8[], ?::text[],
-    ?::int8[], ?::text[], ?::int8[], ?::int8[], ?::int8[], ?::int8[], ?::text[], ?::text[], ?::int8[], ?::text[], ?::text[], ?::text[])
+    ?::int8[], ?::text[], ?::int8[], ?::int8[], ?::int8[], ?::int8[], ?::int8[], ?::text[], ?::text[], ?::int8[], ?::text[], ?::text[], ?::text[])
     AS i (ord, merchant_id, id, sender_phone, receiver_phone, amount_cents, service, receiver_country, receiver_currency, fx_rate, received_minor, attributes_json,
-      substate, waiting_for, next_run_at_ms, invitation_expires_at_ms, gateway_charge_pk, created_at_ms, debit_account_id, credit_account_id, posting_cents,
-      posting_kind, ref_type, note)
+      substate, waiting_for, next_run_at_ms, invitation_expires_at_ms, gateway_charge_pk, created_at_ms, updated_at_ms, debit_account_id, credit_account_id,
+      posting_cents, posting_kind, ref_type, note)
 ), outbox_input AS (
   SELECT * FROM unnest(?::int[], ?::int[], ?::text[], ?::text[]) AS e (ord, n, type, data_json)
 ), locked AS MATERIALIZED (
@@ -78,7 +78,7 @@ const BATCH_SQL = `WITH input AS MATERIALIZED (
 ), created AS (
   INSERT INTO transfers (${NEW_TRANSFER_COLUMNS})
   SELECT merchant_id, id, sender_phone, receiver_phone, amount_cents, service, receiver_country, receiver_currency, fx_rate, received_minor, attributes_json, 0,
-    substate, waiting_for, next_run_at_ms, invitation_expires_at_ms, gateway_charge_pk, created_at_ms, created_at_ms
+    substate, waiting_for, next_run_at_ms, invitation_expires_at_ms, gateway_charge_pk, created_at_ms, updated_at_ms
   FROM accepted ORDER BY ord
   ON CONFLICT (merchant_id, id) DO NOTHING RETURNING pk, merchant_id, id
 ), made AS (
@@ -108,6 +108,10 @@ LEFT JOIN accepted a ON a.ord = i.ord
 LEFT JOIN made m ON m.ord = i.ord
 ORDER BY i.ord`;
 
+/** The input's columns: ord, a new transfer's values (newTransferValues), then the posting's and the history note. */
+const DEBIT_COLUMN = 19;
+const INPUT_COLUMNS = DEBIT_COLUMN + 6;
+
 interface ResultRow {
   ord: number;
   accepted: boolean;
@@ -120,37 +124,12 @@ export async function recordExecutes(tx: Tx, writes: readonly ExecuteWrite[]): P
 }
 
 async function inOneStatement(tx: Tx, writes: readonly ExecuteWrite[]): Promise<BatchOutcome[]> {
-  const columns: SqlValue[][] = Array.from({ length: 24 }, () => []);
+  const columns: SqlValue[][] = Array.from({ length: INPUT_COLUMNS }, () => []);
   const outbox: SqlValue[][] = [[], [], [], []];
   writes.forEach((w, ord) => {
     const t = w.transfer;
     const p = w.posting;
-    const row: SqlValue[] = [
-      ord,
-      t.merchant_id,
-      t.id,
-      t.sender_phone,
-      t.receiver_phone,
-      t.amount_cents,
-      t.service,
-      t.receiver_country,
-      t.receiver_currency,
-      t.fx_rate,
-      t.received_minor,
-      t.attributes_json,
-      t.substate,
-      t.waiting_for,
-      t.next_run_at_ms,
-      t.invitation_expires_at_ms,
-      t.gateway_charge_pk,
-      t.created_at_ms,
-      p.debitAccountId,
-      p.creditAccountId,
-      p.amountCents,
-      p.kind,
-      POSTING_KINDS[p.kind].refType,
-      w.note,
-    ];
+    const row: SqlValue[] = [ord, ...newTransferValues(t), p.debitAccountId, p.creditAccountId, p.amountCents, p.kind, POSTING_KINDS[p.kind].refType, w.note];
     row.forEach((value, c) => {
       columns[c]!.push(value);
     });
@@ -164,7 +143,7 @@ async function inOneStatement(tx: Tx, writes: readonly ExecuteWrite[]): Promise<
   // Arrays travel as parameters (the driver encodes them); the Tx contract's
   // SqlValue does not name arrays, which only this PostgreSQL-only statement passes.
   // The accounts by their key, not a scan: the planner knows nothing of the arrays' contents.
-  const accounts = [...new Set([...(columns[18] as string[]), ...(columns[19] as string[])])].sort();
+  const accounts = [...new Set([...(columns[DEBIT_COLUMN] as string[]), ...(columns[DEBIT_COLUMN + 1] as string[])])].sort();
   const rows = await tx.all<ResultRow>(BATCH_SQL, [...columns, ...outbox, accounts, accounts] as unknown as SqlValue[]);
   if (rows.length !== writes.length) throw new Error(`execute batch: ${rows.length} results for ${writes.length} executes`);
   return rows.map((r): BatchOutcome => {
