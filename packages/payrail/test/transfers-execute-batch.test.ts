@@ -1,6 +1,7 @@
-// Executes arriving together are written together (store/transfer-execute-batch.ts:
-// one statement on PostgreSQL, one group-commit operation on SQLite), and what
-// each request gets must be what running them one after another would give. A merchant with exactly nine
+// Executes arriving together: on PostgreSQL one statement writes them all
+// (store/transfer-execute-batch.ts), on SQLite each is an operation of one
+// group commit, and on both what each request gets must be what running
+// them one after another would give. A merchant with exactly nine
 // transfers' worth of balance receives, at once, fifteen new transfers, the
 // same new id twice, and the id of a transfer it already made: exactly nine
 // succeed, the old id is a duplicate, the repeated id succeeds at most once,
@@ -25,7 +26,7 @@ for (const kind of STORE_KINDS) {
     it('answer what one after another would, with the money exact', async () => {
       const merchant = await t.newMerchant({ fundCents: 1_000 });
       const api = caller(t.app, merchant.transfer_api_key);
-      // Count how the store groups them (a key's first runAll serves it from then on, so before the first execute).
+      // Count how PostgreSQL groups them (only it has Db.batched; a key's first runAll serves it from then on, so before the first execute).
       const groupSizes: number[] = [];
       const db = t.service.db;
       const batched = db.batched?.bind(db);

@@ -32,7 +32,6 @@ import { GroupCommitter, type BatchRunner } from './group-commit.ts';
 import { MIGRATIONS, translateMigration } from './migrations/index.ts';
 import { CHECKPOINT_DEFAULTS, Checkpointer } from './sqlite-checkpointer.ts';
 import { writesSecurityTables } from './security-version.ts';
-import { StatementBatcher } from './statement-batcher.ts';
 
 type Statement = Database.Statement<unknown[], unknown>;
 
@@ -55,8 +54,6 @@ export interface SqliteOptions {
   readonly checkpointRestartFrames?: number;
 }
 const STATEMENT_CACHE_MAX = 500;
-/** Db.batched operations of one key queued in the group committer at once. */
-const BATCHED_OPS_QUEUED_MAX = 4;
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
 /** The database and the files SQLite keeps beside it. */
@@ -182,8 +179,6 @@ export class SqliteDb implements Db, BatchRunner {
   private readonly dataVersion: Database.Statement<[], number>;
   private lastDataVersion: number;
   private dataVersionChecked = false;
-  /** Db.batched's queues, by key. */
-  private readonly batchers = new Map<string, StatementBatcher<unknown, unknown>>();
 
   constructor(
     readonly file: string,
@@ -243,22 +238,6 @@ export class SqliteDb implements Db, BatchRunner {
   read<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(storeClosedError());
     return work(this.readTx);
-  }
-
-  /**
-   * The items of the moment become one operation of the next group commit
-   * (so durable with it). A few such operations may be queued at once: the
-   * next one fills while the one before waits for its disk flush.
-   */
-  batched<I, R>(key: string, item: I, runAll: (tx: Tx, items: readonly I[]) => Promise<readonly R[]>): Promise<R> {
-    if (this.closed) return Promise.reject(storeClosedError());
-    let batcher = this.batchers.get(key);
-    if (batcher === undefined) {
-      // Straight to the committer: items accepted before close() still get their answer.
-      batcher = new StatementBatcher<unknown, unknown>((items) => this.committer.submit((tx) => runAll(tx, items as I[])), BATCHED_OPS_QUEUED_MAX);
-      this.batchers.set(key, batcher);
-    }
-    return batcher.submit(item) as Promise<R>;
   }
 
   /**
@@ -417,8 +396,7 @@ export class SqliteDb implements Db, BatchRunner {
     if (this.closed) return;
     this.closed = true;
     // Let queued operations finish: they were accepted and must get an answer.
-    const pending = () => this.committer.pending + [...this.batchers.values()].reduce((sum, b) => sum + b.pending, 0);
-    while (pending() > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (this.committer.pending > 0) await new Promise((resolve) => setTimeout(resolve, 5));
     await this.checkpointer?.close();
     this.checkpointer = null;
     this.reader.close();

@@ -1,27 +1,19 @@
-// The executes of one moment, written together (Db.batched).
+// The executes of one moment on PostgreSQL, written by one statement (Db.batched).
 //
-// PostgreSQL: one statement. Every execute of a merchant debits the same
-// available-balance row, so the batches that carry executes serialize on
-// that row's lock, and what the lock waits for is the server's work on the
-// batch. One statement per execute costs the server a statement's fixed
-// work (bind, plan, executor start, a CTE chain) per execute; one statement
-// for the whole batch, its rows passed as arrays, pays that once and lets
-// each table take its rows in one insert. And run by Db.batched, the
-// statement is its own transaction: one round trip, and the balance row
-// stays locked only while the server runs it and flushes its commit, not
-// across the round trips of a BEGIN ... COMMIT block in which the process's
-// event loop, busy with requests, takes its time to send the next message.
-//
-// SQLite: one operation of a group commit, its statements one table after
-// another (the transfers, then each balance once by its net change, the
-// postings, history rows and events as multi-row inserts). The engine's
-// pages of each table and index stay in the processor's caches from one row
-// to the next, instead of being evicted by the request handling that ran
-// between two operations: measured in isolation, a transfer insert costs
-// about 6 us when rows follow each other and 18 us when 8 MB of other
-// memory is touched between them, which is what serving requests does. The
-// writer is the only one, so the floor can be judged in JavaScript from the
-// balances read in the same transaction.
+// Every execute of a merchant debits the same available-balance row, so the
+// batches that carry executes serialize on that row's lock, and what the
+// lock waits for is the server's work on the batch. One statement per
+// execute costs the server a statement's fixed work (bind, plan, executor
+// start, a CTE chain) per execute; one statement for the whole batch, its
+// rows passed as arrays, pays that once and lets each table take its rows in
+// one insert. And run by Db.batched, the statement is its own transaction:
+// one round trip, and the balance row stays locked only while the server
+// runs it and flushes its commit, not across the round trips of a BEGIN ...
+// COMMIT block in which the process's event loop, busy with requests, takes
+// its time to send the next message. (SQLite has no round trips and one
+// writer: writing the executes of a group commit table by table instead of
+// execute by execute was measured to gain nothing there, so it has no
+// Db.batched and writes each execute in its own operation.)
 //
 // What each item gets is what running them one after another in batch order
 // would give, or `alone`: the caller then writes that item by itself in a
@@ -34,10 +26,8 @@
 import { POSTING_KINDS } from '../domain/ledger.ts';
 import { STATE } from '../domain/transfer-states.ts';
 import type { SqlValue, Tx } from './db.ts';
-import { insertEvents } from './events.ts';
-import { postBatch } from './ledger.ts';
 import type { ExecuteWrite } from './transfer-execute.ts';
-import { insertTransfer, insertTransferEvents, NEW_TRANSFER_COLUMNS, newTransferValues } from './transfers.ts';
+import { NEW_TRANSFER_COLUMNS, newTransferValues } from './transfers.ts';
 
 export type BatchOutcome = { readonly kind: 'recorded'; readonly pk: number } | { readonly kind: 'duplicate' } | { readonly kind: 'alone' };
 
@@ -118,12 +108,8 @@ interface ResultRow {
   pk: number | string | null;
 }
 
-/** Writes `writes` together; one outcome per write, in order. */
+/** Writes `writes` with one statement; one outcome per write, in order. */
 export async function recordExecutes(tx: Tx, writes: readonly ExecuteWrite[]): Promise<BatchOutcome[]> {
-  return tx.dialect === 'postgres' ? inOneStatement(tx, writes) : tableByTable(tx, writes);
-}
-
-async function inOneStatement(tx: Tx, writes: readonly ExecuteWrite[]): Promise<BatchOutcome[]> {
   const columns: SqlValue[][] = Array.from({ length: INPUT_COLUMNS }, () => []);
   const outbox: SqlValue[][] = [[], [], [], []];
   writes.forEach((w, ord) => {
@@ -150,66 +136,4 @@ async function inOneStatement(tx: Tx, writes: readonly ExecuteWrite[]): Promise<
     if (r.pk !== null) return { kind: 'recorded', pk: Number(r.pk) };
     return r.accepted ? { kind: 'duplicate' } : { kind: 'alone' };
   });
-}
-
-/** SQLite (one writer): judged in batch order against the balances read here, then written table by table. */
-async function tableByTable(tx: Tx, writes: readonly ExecuteWrite[]): Promise<BatchOutcome[]> {
-  const accountIds = [...new Set(writes.flatMap((w) => [w.posting.debitAccountId, w.posting.creditAccountId]))];
-  const accounts = new Map<string, { balance: number; floor: number | null }>();
-  for (const id of accountIds) {
-    const row = await tx.get<{ balance_cents: number; floor_cents: number | null }>('SELECT balance_cents, floor_cents FROM accounts WHERE id = ?', [id]);
-    if (row !== undefined) accounts.set(id, { balance: Number(row.balance_cents), floor: row.floor_cents === null ? null : Number(row.floor_cents) });
-  }
-  const outcomes: BatchOutcome[] = new Array(writes.length);
-  const seenIds = new Set<string>();
-  const refusedAccounts = new Set<string>();
-  const accepted: number[] = [];
-  writes.forEach((w, ord) => {
-    const debit = accounts.get(w.posting.debitAccountId);
-    const idKey = `${w.transfer.merchant_id}\n${w.transfer.id}`;
-    const first = !seenIds.has(idKey);
-    seenIds.add(idKey);
-    if (!first || debit === undefined || !accounts.has(w.posting.creditAccountId) || refusedAccounts.has(w.posting.debitAccountId)) {
-      outcomes[ord] = { kind: 'alone' };
-      return;
-    }
-    if (debit.floor !== null && debit.balance - w.posting.amountCents < debit.floor) {
-      refusedAccounts.add(w.posting.debitAccountId);
-      outcomes[ord] = { kind: 'alone' };
-      return;
-    }
-    debit.balance -= w.posting.amountCents;
-    accepted.push(ord);
-  });
-  const made: Array<{ ord: number; pk: number }> = [];
-  for (const ord of accepted) {
-    const pk = await insertTransfer(tx, writes[ord]!.transfer);
-    outcomes[ord] = pk === null ? { kind: 'duplicate' } : { kind: 'recorded', pk };
-    if (pk !== null) made.push({ ord, pk });
-  }
-  if (made.length === 0) return outcomes;
-  const posted = await postBatch(
-    tx,
-    made.map(({ ord, pk }) => ({ ...writes[ord]!.posting, refId: String(pk) })),
-  );
-  // The balances were judged above in this transaction, and nothing else writes meanwhile.
-  if (posted !== 'posted') throw new Error('execute batch: a posting judged within the floor was refused');
-  await insertTransferEvents(
-    tx,
-    made.map(({ ord, pk }) => ({
-      transferPk: pk,
-      state: STATE.new,
-      substate: writes[ord]!.transfer.substate,
-      note: writes[ord]!.note,
-      atMs: writes[ord]!.transfer.created_at_ms,
-    })),
-  );
-  await insertEvents(
-    tx,
-    made.flatMap(({ ord }) => {
-      const t = writes[ord]!.transfer;
-      return writes[ord]!.events.map((e) => ({ merchantId: t.merchant_id, type: e.type, dataJson: e.dataJson, nowMs: t.created_at_ms }));
-    }),
-  );
-  return outcomes;
 }

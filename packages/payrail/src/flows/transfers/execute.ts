@@ -3,8 +3,8 @@
 // in state 0, links its payin when gatewayId names one, and moves the amount
 // from the merchant's available balance to in flight. The write is the hot
 // path of the service: without gatewayId it is one store call
-// (store/transfer-execute-batch.ts: the executes of the moment together;
-// store/transfer-execute.ts, the same write for one), no reads that
+// (store/transfer-execute.ts; on PostgreSQL one statement for all the
+// executes of the moment, store/transfer-execute-batch.ts), no reads that
 // could be made before it, and every refusal inside it (duplicate id,
 // gatewayId, funds) rolls the whole operation back.
 import { merchantAccount } from '../../domain/ledger.ts';
@@ -103,7 +103,7 @@ export async function executeTransfer(service: Service, merchantId: string, body
   const belowFloor: () => never = () => fail('insufficient_funds', `balance + overdraft does not cover amount ${formatCents(transfer.amountCents)}`);
 
   if (transfer.gatewayChargePk === null && service.db.batched !== undefined) {
-    // With the other executes of the moment: one statement on PostgreSQL, one group-commit operation on SQLite.
+    // PostgreSQL: with the other executes of the moment, in one statement that is its own transaction.
     const joint = await service.db.batched('transfer.execute', { transfer: newTransfer, posting, note, events }, recordExecutes);
     if (joint.kind === 'duplicate') duplicate();
     if (joint.kind === 'recorded') return { id: transfer.id, state: STATE.new, substate };
