@@ -6,7 +6,7 @@
 // the cheapest way through a few pages) stay in use as the table grows.
 // Seen in a 10-minute tokenize + charge soak on such a server: the charge
 // read by primary key scanning the whole charges table, 6,000 scans reading
-// 210 million rows, and pairs per second falling from 284 to 108.
+// 210 million rows, and pairs per second falling from 284 to as few as 63.
 //
 // So where autovacuum is off, the worker analyzes the tables autovacuum
 // would have, with autovacuum's default thresholds: ANALYZE refreshes the
