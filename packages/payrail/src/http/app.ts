@@ -10,6 +10,7 @@ import type { Service } from '../service.ts';
 import { ApiError } from '../errors.ts';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, notFoundHandler } from './errors.ts';
 import { registerOpenApi } from './openapi.ts';
+import { AnswerBatch } from './answer-batch.ts';
 import { registerRateLimits } from './rate-limits.ts';
 import { DEFAULT_CACHE_CONTROL, securityHeaders } from './security-headers.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -86,10 +87,11 @@ export async function buildApp(service: Service, options: AppOptions = {}): Prom
     reply.headers(headers);
     done();
   });
+  const answers = new AnswerBatch();
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', DEFAULT_CACHE_CONTROL);
-    done(null, payload);
+    answers.hold(() => done(null, payload));
   });
   // The fields are gathered only when the line is written.
   const logRequests = service.log.isLevelEnabled('info');
