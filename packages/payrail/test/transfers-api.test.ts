@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type { Tx } from '../src/store/db.ts';
 import { loadConfig } from '../src/config.ts';
 import { setOverdraft } from '../src/flows/merchants.ts';
 import { buildApp, type App } from '../src/http/app.ts';
@@ -118,6 +119,48 @@ for (const kind of STORE_KINDS) {
       const body = transferBody();
       assert.deepEqual(await caller(t.app, other.transfer_api_key).execute(body), { status: 200, body: created(body.id) });
       assert.deepEqual(await api.status(body.id), { status: 200, body: notFound(body.id) });
+    });
+
+    it('status reads arriving together each answer their own transfer (one statement for them all on PostgreSQL)', async () => {
+      // An app of its own: a batch key's first runAll serves it from then on, so the count is wrapped in before any status read.
+      const fresh = await createTestApp(kind);
+      const groupSizes: number[] = [];
+      const db = fresh.service.db;
+      const batched = db.batched?.bind(db);
+      if (batched !== undefined) {
+        db.batched = (key, item, runAll) =>
+          batched(key, item, (tx: Tx, items) => {
+            if (key === 'transfer.status') groupSizes.push(items.length);
+            return runAll(tx, items);
+          });
+      }
+      try {
+        const me = await fresh.newMerchant({ fundCents: 10_000 });
+        const other = await fresh.newMerchant({ fundCents: 10_000 });
+        const api = caller(fresh.app, me.transfer_api_key);
+        const mine = [transferBody({ amount: '1.00' }), transferBody({ amount: '2.00' }), transferBody({ amount: '3.00' })];
+        const theirs = transferBody({ amount: '4.00' });
+        for (const body of mine) assert.equal((await api.execute(body)).status, 200);
+        assert.equal((await caller(fresh.app, other.transfer_api_key).execute(theirs)).status, 200);
+        await fresh.worker.drain();
+        const ids = [mine[2]!.id, '424242424242', mine[0]!.id, theirs.id, mine[1]!.id, mine[0]!.id];
+        const replies = await Promise.all(ids.map((id) => api.status(id)));
+        const sums = replies.map((reply, n) => {
+          if (ids[n] === '424242424242' || ids[n] === theirs.id) {
+            assert.deepEqual(reply, { status: 200, body: notFound(ids[n]!) });
+            return null;
+          }
+          const result = (reply.body as { status: { result: { id: string; state: number; sum_prov: string } } }).status.result;
+          assert.equal(result.id, ids[n]);
+          assert.equal(result.state, 60);
+          return result.sum_prov;
+        });
+        // Each transfer's own amount (1.00, 2.00, 3.00 at the corridor's rate), in the order asked.
+        assert.deepEqual(sums, ['387.75', null, '129.25', null, '258.50', '129.25']);
+        if (batched !== undefined) assert.ok(Math.max(...groupSizes) > 1, `several status reads shared a statement: ${groupSizes.join(',')}`);
+      } finally {
+        await fresh.close();
+      }
     });
 
     it('accepts every phone form: E.164 with +, digits without +, and national numbers (receiver in receiver_country, sender as US)', async () => {

@@ -94,6 +94,9 @@ export interface Db {
    * when it fails, every item of it fails with its error. A key names one
    * kind of statement: the `runAll` given with a key's first item serves
    * every later item of that key. Absent: callers write each item in `write`.
+   * A read statement may be batched the same way (one statement answers
+   * the reads of the moment); its callers then read each item in `read`
+   * where this is absent.
    */
   batched?<I, R>(key: string, item: I, runAll: (tx: Tx, items: readonly I[]) => Promise<readonly R[]>): Promise<R>;
   close(): Promise<void>;

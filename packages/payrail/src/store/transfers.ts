@@ -146,6 +146,32 @@ export function readTransferStatus(tx: Tx, merchantId: string, id: string): Prom
   return tx.get<TransferStatusRow>(`SELECT ${TRANSFER_STATUS_COLUMNS} FROM transfers WHERE merchant_id = ? AND id = ?`, [merchantId, id]);
 }
 
+/**
+ * The status rows of many transfers with one statement (PostgreSQL, Db.batched): one
+ * entry per key, in order, undefined where no transfer has it.
+ */
+export async function readTransferStatuses(
+  tx: Tx,
+  keys: ReadonlyArray<{ readonly merchantId: string; readonly id: string }>,
+): Promise<Array<TransferStatusRow | undefined>> {
+  const columns = TRANSFER_STATUS_COLUMNS.split(', ')
+    .map((column) => `t.${column}`)
+    .join(', ');
+  // Arrays travel as parameters (the driver encodes them); SqlValue does not name arrays, which only this PostgreSQL statement passes.
+  const rows = await tx.all<TransferStatusRow & { found: boolean }>(
+    `SELECT t.pk IS NOT NULL AS found, ${columns}
+     FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS k (merchant_id, id, ord)
+     LEFT JOIN transfers t ON t.merchant_id = k.merchant_id AND t.id = k.id
+     ORDER BY k.ord`,
+    [keys.map((k) => k.merchantId), keys.map((k) => k.id)] as unknown as SqlValue[],
+  );
+  return rows.map((row) => {
+    if (!row.found) return undefined;
+    const { found: _found, ...status } = row;
+    return status;
+  });
+}
+
 /** The full set of columns a state change may write; the worker computes them from the row it read. */
 export interface TransferChange {
   state: number;

@@ -4,7 +4,7 @@
 import { STATE } from '../../domain/transfer-states.ts';
 import { isTransferId } from '../../domain/references.ts';
 import type { Service } from '../../service.ts';
-import { readTransferStatus, type TransferStatusRow } from '../../store/transfers.ts';
+import { readTransferStatus, readTransferStatuses, type TransferStatusRow } from '../../store/transfers.ts';
 import type { Attribute } from './validate.ts';
 
 export interface StatusView {
@@ -22,7 +22,11 @@ export interface StatusView {
 export async function transferStatus(service: Service, merchantId: string, id: string): Promise<StatusView | null> {
   // An id that is not digits was never accepted, so it cannot exist.
   if (!isTransferId(id)) return null;
-  const row = await service.db.read((tx) => readTransferStatus(tx, merchantId, id));
+  // PostgreSQL: with the other status reads of the moment, in one statement (a statement's fixed cost paid once for them all).
+  const row =
+    service.db.batched !== undefined
+      ? await service.db.batched('transfer.status', { merchantId, id }, readTransferStatuses)
+      : await service.db.read((tx) => readTransferStatus(tx, merchantId, id));
   if (row === undefined) return null;
   return statusViewOf(service, id, row, new Date(service.clock.nowMs()).toISOString());
 }
