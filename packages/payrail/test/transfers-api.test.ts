@@ -419,6 +419,20 @@ for (const kind of STORE_KINDS) {
         assert.equal(await sumProvOf(body.id), '1292.50');
       });
 
+      it('executes arriving together each honour their own quote, and only theirs', async () => {
+        const quoted = [transferBody({ amount: '10.00' }), transferBody({ amount: '10.00' })];
+        for (const body of quoted) assert.deepEqual(await api.check(body), { status: 200, body: checked('129.25', '1292.50') });
+        const unquoted = [transferBody({ amount: '10.00' }), transferBody({ amount: '10.00' })];
+        const alt = caller(altApp, merchant.transfer_api_key);
+        const order = [unquoted[0]!, quoted[0]!, unquoted[1]!, quoted[1]!];
+        const replies = await Promise.all(order.map((body) => alt.execute(body)));
+        assert.deepEqual(
+          replies,
+          order.map((body) => ({ status: 200, body: created(body.id) })),
+        );
+        assert.deepEqual(await Promise.all(order.map((body) => sumProvOf(body.id))), ['1300.00', '1292.50', '1300.00', '1292.50']);
+      });
+
       it('an expired quote, or one for another amount, is not honoured', async () => {
         const alt = caller(altApp, merchant.transfer_api_key);
         const late = transferBody({ amount: '10.00' });

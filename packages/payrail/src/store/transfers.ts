@@ -324,6 +324,28 @@ export async function readExecuteContext(tx: Tx, merchantId: string, transferId:
   );
 }
 
+/** readExecuteContext for many executes with one statement (PostgreSQL, Db.batched): one entry per key, in order. */
+export async function readExecuteContexts(
+  tx: Tx,
+  keys: ReadonlyArray<{ readonly merchantId: string; readonly transferId: string }>,
+): Promise<Array<ExecuteContext | undefined>> {
+  // Arrays travel as parameters (the driver encodes them); SqlValue does not name arrays, which only this PostgreSQL statement passes.
+  const rows = await tx.all<ExecuteContext & { found: boolean }>(
+    `SELECT m.id IS NOT NULL AS found, m.payouts_must_link, q.service AS quote_service, q.amount_cents AS quote_amount_cents,
+       q.fx_rate AS quote_fx_rate, q.expires_at_ms AS quote_expires_at_ms
+     FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS k (merchant_id, transfer_id, ord)
+     LEFT JOIN merchants m ON m.id = k.merchant_id
+     LEFT JOIN quotes q ON q.merchant_id = k.merchant_id AND q.transfer_id = k.transfer_id
+     ORDER BY k.ord`,
+    [keys.map((k) => k.merchantId), keys.map((k) => k.transferId)] as unknown as SqlValue[],
+  );
+  return rows.map((row) => {
+    if (!row.found) return undefined;
+    const { found: _found, ...context } = row;
+    return context;
+  });
+}
+
 /** Deletes at most `limit` expired quotes; returns how many. */
 export async function deleteExpiredQuotes(tx: Tx, nowMs: number, limit: number): Promise<number> {
   const result = await tx.run(

@@ -17,7 +17,7 @@ import type { Service } from '../../service.ts';
 import { post } from '../../store/ledger.ts';
 import { recordExecute } from '../../store/transfer-execute.ts';
 import { recordExecutes } from '../../store/transfer-execute-batch.ts';
-import { gatewayChargeFacts, insertEvent, insertTransfer, linkCharge, readExecuteContext } from '../../store/transfers.ts';
+import { gatewayChargeFacts, insertEvent, insertTransfer, linkCharge, readExecuteContext, readExecuteContexts } from '../../store/transfers.ts';
 import { emitTransferEvent, transferEventData } from '../events/emit.ts';
 import { gatewayRaceRefusal, gatewayRefusal } from './gateway.ts';
 import { checkReceiver } from './receiver.ts';
@@ -32,7 +32,11 @@ export interface ExecuteResult {
 export async function executeTransfer(service: Service, merchantId: string, body: TransferRequestBody): Promise<ExecuteResult> {
   const transfer = validateTransfer(body, service.corridors);
   const receiverStatus = await checkReceiver(service.providers, transfer.receiverPhone, transfer.amountCents);
-  const context = await service.db.read((tx) => readExecuteContext(tx, merchantId, transfer.id));
+  // PostgreSQL: with the other executes' context reads of the moment, in one statement.
+  const context =
+    service.db.batched !== undefined
+      ? await service.db.batched('transfer.execute-context', { merchantId, transferId: transfer.id }, readExecuteContexts)
+      : await service.db.read((tx) => readExecuteContext(tx, merchantId, transfer.id));
   if (context === undefined) throw new Error(`merchant ${merchantId} of an authenticated key does not exist`);
 
   const corridor = transfer.corridor;
