@@ -90,4 +90,50 @@ describe('SQLite checkpoints off the main thread', () => {
       await db.close();
     }
   });
+
+  it("keeps a group commit's savepoint journals in memory: no temporary file, so no page images left on disk", async () => {
+    const db = await openScratch(dir);
+    /** Files this process has open that SQLite made as temporary files (named etilqs_*, deleted at once). */
+    const temporaryFiles = () =>
+      fs
+        .readdirSync('/proc/self/fd')
+        .map((fd) => {
+          try {
+            return fs.readlinkSync(path.join('/proc/self/fd', fd));
+          } catch {
+            return '';
+          }
+        })
+        .filter((target) => target.includes('etilqs_'));
+    try {
+      // Index entries spread over pages that exist before the group commit (a savepoint journal copies only those).
+      const key = (n: number) => ((n * 7919) % 100_003).toString(36).padStart(8, '0');
+      await db.write(async (tx) => {
+        await tx.run('CREATE TABLE journal_probe (k INTEGER PRIMARY KEY, a TEXT NOT NULL, b TEXT NOT NULL)');
+        await tx.run('CREATE INDEX journal_probe_a ON journal_probe (a)');
+        await tx.run('CREATE INDEX journal_probe_b ON journal_probe (b)');
+        for (let n = 0; n < 20_000; n++) await tx.run('INSERT INTO journal_probe (k, a, b) VALUES (?, ?, ?)', [n, key(n), key(n + 50_000)]);
+      });
+      const operations = 64;
+      const rowsEach = 32;
+      const seen: string[] = [];
+      // One group commit, each operation under its savepoint: together far more than the 64 KiB a savepoint journal keeps in memory by default.
+      await Promise.all(
+        Array.from({ length: operations }, (_, i) =>
+          db.write(async (tx) => {
+            for (let r = 0; r < rowsEach; r++) {
+              const n = 20_000 + i * rowsEach + r;
+              await tx.run('INSERT INTO journal_probe (k, a, b) VALUES (?, ?, ?)', [n, key(n * 13), key(n * 17)]);
+            }
+            seen.push(...temporaryFiles());
+          }),
+        ),
+      );
+      assert.deepEqual([...new Set(seen)], []);
+      const rows = await db.read((tx) => tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM journal_probe'));
+      assert.equal(Number(rows!.n), 20_000 + operations * rowsEach);
+    } finally {
+      await db.close();
+    }
+  });
 });

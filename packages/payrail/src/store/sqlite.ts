@@ -191,6 +191,12 @@ export class SqliteDb implements Db, BatchRunner {
     this.writer.pragma('foreign_keys = ON');
     // Deleted and overwritten content is zeroed, not left in free space.
     this.writer.pragma('secure_delete = ON');
+    // A group commit runs each operation under a savepoint, whose journal
+    // (copies of the pages it changes) otherwise spills to a temporary file
+    // past 64 KiB: two more write calls per changed page, 27.6 instead of
+    // 6.6 per execute as measured, and page images left in deleted files.
+    // In memory it is freed with the transaction.
+    this.writer.pragma('temp_store = MEMORY');
     // From here on the writer never waits inside SQLite (that would stop the event loop): see begin().
     this.writer.pragma('busy_timeout = 0');
     this.reader = new Database(file, { timeout: BUSY_TIMEOUT_MS });
