@@ -157,18 +157,28 @@ export async function readTransferStatuses(
   const columns = TRANSFER_STATUS_COLUMNS.split(', ')
     .map((column) => `t.${column}`)
     .join(', ');
-  // Arrays travel as parameters (the driver encodes them); SqlValue does not name arrays, which only this PostgreSQL statement passes.
-  const rows = await tx.all<TransferStatusRow & { found: boolean }>(
+  return readByKeyPairs<TransferStatusRow>(
+    tx,
     `SELECT t.pk IS NOT NULL AS found, ${columns}
      FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS k (merchant_id, id, ord)
      LEFT JOIN transfers t ON t.merchant_id = k.merchant_id AND t.id = k.id
      ORDER BY k.ord`,
-    [keys.map((k) => k.merchantId), keys.map((k) => k.id)] as unknown as SqlValue[],
+    keys.map((k) => [k.merchantId, k.id]),
   );
+}
+
+/**
+ * Runs a PostgreSQL read whose two text-array parameters are the keys' two
+ * halves and whose rows come one per key, in order, with `found` saying
+ * whether anything matched; the rows without it, undefined where not found.
+ */
+async function readByKeyPairs<T>(tx: Tx, sql: string, keys: ReadonlyArray<readonly [string, string]>): Promise<Array<T | undefined>> {
+  // Arrays travel as parameters (the driver encodes them); SqlValue does not name arrays, which only PostgreSQL statements pass.
+  const rows = await tx.all<T & { found: boolean }>(sql, [keys.map((k) => k[0]), keys.map((k) => k[1])] as unknown as SqlValue[]);
   return rows.map((row) => {
     if (!row.found) return undefined;
-    const { found: _found, ...status } = row;
-    return status;
+    const { found: _found, ...rest } = row;
+    return rest as T;
   });
 }
 
@@ -329,21 +339,16 @@ export async function readExecuteContexts(
   tx: Tx,
   keys: ReadonlyArray<{ readonly merchantId: string; readonly transferId: string }>,
 ): Promise<Array<ExecuteContext | undefined>> {
-  // Arrays travel as parameters (the driver encodes them); SqlValue does not name arrays, which only this PostgreSQL statement passes.
-  const rows = await tx.all<ExecuteContext & { found: boolean }>(
+  return readByKeyPairs<ExecuteContext>(
+    tx,
     `SELECT m.id IS NOT NULL AS found, m.payouts_must_link, q.service AS quote_service, q.amount_cents AS quote_amount_cents,
        q.fx_rate AS quote_fx_rate, q.expires_at_ms AS quote_expires_at_ms
      FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS k (merchant_id, transfer_id, ord)
      LEFT JOIN merchants m ON m.id = k.merchant_id
      LEFT JOIN quotes q ON q.merchant_id = k.merchant_id AND q.transfer_id = k.transfer_id
      ORDER BY k.ord`,
-    [keys.map((k) => k.merchantId), keys.map((k) => k.transferId)] as unknown as SqlValue[],
+    keys.map((k) => [k.merchantId, k.transferId]),
   );
-  return rows.map((row) => {
-    if (!row.found) return undefined;
-    const { found: _found, ...context } = row;
-    return context;
-  });
 }
 
 /** Deletes at most `limit` expired quotes; returns how many. */
