@@ -34,6 +34,27 @@ export async function reserveCapture(tx: Tx, r: OperationReservation & { amountC
 }
 
 /**
+ * reserveCapture in one statement that also returns the row as reserved,
+ * for a capture's common case: `amountCents` null captures the authorized
+ * amount. Undefined when the charge is not such an authorization: the
+ * caller then reads it to tell why (or what to answer), and reserves with
+ * reserveCapture.
+ */
+export async function reserveCaptureReturning(
+  tx: Tx,
+  r: OperationReservation & { amountCents: number | null; createdAfterMs: number },
+): Promise<ChargeRow | undefined> {
+  const row = await tx.get<ChargeRow>(
+    `UPDATE charges SET op = 'capture', op_cents = COALESCE(?, amount_cents), op_source_id = ?, op_idem_key = ?, op_next_run_at_ms = ?, updated_at_ms = ?
+     WHERE pk = ? AND merchant_id = ? AND kind = 'charge' AND status = 'approved' AND stage = 'authorized' AND op IS NULL
+       AND created_at_ms > ? AND amount_cents >= COALESCE(?, amount_cents)
+     RETURNING ${CHARGE_COLUMNS}`,
+    [r.amountCents, r.sourceId, r.idemKey, r.recoverAtMs, r.nowMs, r.pk, r.merchantId, r.createdAfterMs, r.amountCents],
+  );
+  return row === undefined ? undefined : chargeRowOf(row);
+}
+
+/**
  * Reserves the void of an authorization, or of a captured charge that funds
  * no transfer; a captured one holds its captured amount in voided_cents (the
  * caller posts it back in the same transaction). Returns the amount held, or
