@@ -14,7 +14,7 @@
 // charge can never both happen.
 import { fail } from '../errors.ts';
 import { captureWithDeadline, type OperationResult, voidWithDeadline } from '../providers/card-processor.ts';
-import { type OperationReservation, reserveCapture, reserveCaptureReturning, reserveVoid } from '../store/charge-operations.ts';
+import { type OperationReservation, reserveCapture, reserveVoid } from '../store/charge-operations.ts';
 import { type ChargeRow, getCharge } from '../store/charges.ts';
 import type { Txn } from '../store/db.ts';
 import { completeKey, reserveKey } from '../store/idempotency.ts';
@@ -114,7 +114,7 @@ async function captureStep(deps: OperationDeps, tx: Txn, caller: Caller, pk: num
   // The common case (an authorization that can take this capture) in one
   // statement, one round trip on PostgreSQL; anything else is read and
   // decided below, exactly as if this had not been tried (it changed nothing).
-  const reserved = await reserveCaptureReturning(tx, { ...reservationOf(caller, pk, idem, nowMs), amountCents, createdAfterMs });
+  const reserved = await reserveCapture(tx, { ...reservationOf(caller, pk, idem, nowMs), amountCents, createdAfterMs });
   if (reserved !== undefined) return { kind: 'reserved', row: reserved };
   const row = await operableAfterKey(tx, 'capture', caller, pk);
   if (row.stage === 'captured' || row.stage === 'settled') return answerAsIs(tx, caller, idem, row);
@@ -122,8 +122,9 @@ async function captureStep(deps: OperationDeps, tx: Txn, caller: Caller, pk: num
   const cents = amountCents ?? row.amount_cents;
   if (cents > row.amount_cents) refuseAmountAbove('authorized amount', row.amount_cents);
   if (row.created_at_ms <= createdAfterMs) fail('invalid_request', `reference_number ${pk}: the authorization expired 7 days after it was made`);
-  if (!(await reserveCapture(tx, { ...reservationOf(caller, pk, idem, nowMs), amountCents: cents, createdAfterMs }))) throw new Busy();
-  return { kind: 'reserved', row: reservedRow(row, 'capture', cents, caller, idem) };
+  const reservedNow = await reserveCapture(tx, { ...reservationOf(caller, pk, idem, nowMs), amountCents: cents, createdAfterMs });
+  if (reservedNow === undefined) throw new Busy();
+  return { kind: 'reserved', row: reservedNow };
 }
 
 async function voidStep(deps: OperationDeps, tx: Txn, caller: Caller, pk: number, amountCents: number | null, idem: Idem): Promise<Step> {

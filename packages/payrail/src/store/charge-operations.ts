@@ -19,28 +19,13 @@ export interface OperationReservation {
 }
 
 /**
- * Reserves the capture of `amountCents` (at most the authorized amount) of
- * an authorization created after `createdAfterMs` (younger than its
- * lifetime). False when the charge is not such an authorization (any more).
+ * Reserves the capture of `amountCents` (at most the authorized amount;
+ * null: the authorized amount) of an authorization created after
+ * `createdAfterMs` (younger than its lifetime), and returns the row as
+ * reserved. Undefined when the charge is not such an authorization (any
+ * more): the caller reads it to tell why, or what to answer.
  */
-export async function reserveCapture(tx: Tx, r: OperationReservation & { amountCents: number; createdAfterMs: number }): Promise<boolean> {
-  const result = await tx.run(
-    `UPDATE charges SET op = 'capture', op_cents = ?, op_source_id = ?, op_idem_key = ?, op_next_run_at_ms = ?, updated_at_ms = ?
-     WHERE pk = ? AND merchant_id = ? AND kind = 'charge' AND status = 'approved' AND stage = 'authorized' AND op IS NULL
-       AND created_at_ms > ? AND amount_cents >= ?`,
-    [r.amountCents, r.sourceId, r.idemKey, r.recoverAtMs, r.nowMs, r.pk, r.merchantId, r.createdAfterMs, r.amountCents],
-  );
-  return result.changes === 1;
-}
-
-/**
- * reserveCapture in one statement that also returns the row as reserved,
- * for a capture's common case: `amountCents` null captures the authorized
- * amount. Undefined when the charge is not such an authorization: the
- * caller then reads it to tell why (or what to answer), and reserves with
- * reserveCapture.
- */
-export async function reserveCaptureReturning(
+export async function reserveCapture(
   tx: Tx,
   r: OperationReservation & { amountCents: number | null; createdAfterMs: number },
 ): Promise<ChargeRow | undefined> {

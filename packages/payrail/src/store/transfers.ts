@@ -142,6 +142,11 @@ export interface TransferStatusRow {
 export const TRANSFER_STATUS_COLUMNS =
   'state, substate, final, code, waiting_for, receiver_phone, provider_error_text, provider_error_code, trans, sum_prov, gateway_charge_pk';
 
+/** TRANSFER_STATUS_COLUMNS of the table aliased t. */
+const TRANSFER_STATUS_COLUMNS_OF_T = TRANSFER_STATUS_COLUMNS.split(', ')
+  .map((column) => `t.${column}`)
+  .join(', ');
+
 export function readTransferStatus(tx: Tx, merchantId: string, id: string): Promise<TransferStatusRow | undefined> {
   return tx.get<TransferStatusRow>(`SELECT ${TRANSFER_STATUS_COLUMNS} FROM transfers WHERE merchant_id = ? AND id = ?`, [merchantId, id]);
 }
@@ -154,12 +159,9 @@ export async function readTransferStatuses(
   tx: Tx,
   keys: ReadonlyArray<{ readonly merchantId: string; readonly id: string }>,
 ): Promise<Array<TransferStatusRow | undefined>> {
-  const columns = TRANSFER_STATUS_COLUMNS.split(', ')
-    .map((column) => `t.${column}`)
-    .join(', ');
   return readByKeyPairs<TransferStatusRow>(
     tx,
-    `SELECT t.pk IS NOT NULL AS found, ${columns}
+    `SELECT t.pk IS NOT NULL AS found, ${TRANSFER_STATUS_COLUMNS_OF_T}
      FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS k (merchant_id, id, ord)
      LEFT JOIN transfers t ON t.merchant_id = k.merchant_id AND t.id = k.id
      ORDER BY k.ord`,
@@ -324,10 +326,14 @@ export interface ExecuteContext {
   quote_expires_at_ms: number | null;
 }
 
+/** The columns of ExecuteContext, from merchants m and quotes q. */
+const EXECUTE_CONTEXT_COLUMNS =
+  'm.payouts_must_link, q.service AS quote_service, q.amount_cents AS quote_amount_cents, q.fx_rate AS quote_fx_rate, q.expires_at_ms AS quote_expires_at_ms';
+
 /** What execute needs besides the request, in one read: the merchant's link flag and any quote for this id. */
 export async function readExecuteContext(tx: Tx, merchantId: string, transferId: string): Promise<ExecuteContext | undefined> {
   return tx.get<ExecuteContext>(
-    `SELECT m.payouts_must_link, q.service AS quote_service, q.amount_cents AS quote_amount_cents, q.fx_rate AS quote_fx_rate, q.expires_at_ms AS quote_expires_at_ms
+    `SELECT ${EXECUTE_CONTEXT_COLUMNS}
      FROM merchants m LEFT JOIN quotes q ON q.merchant_id = m.id AND q.transfer_id = ?
      WHERE m.id = ?`,
     [transferId, merchantId],
@@ -341,8 +347,7 @@ export async function readExecuteContexts(
 ): Promise<Array<ExecuteContext | undefined>> {
   return readByKeyPairs<ExecuteContext>(
     tx,
-    `SELECT m.id IS NOT NULL AS found, m.payouts_must_link, q.service AS quote_service, q.amount_cents AS quote_amount_cents,
-       q.fx_rate AS quote_fx_rate, q.expires_at_ms AS quote_expires_at_ms
+    `SELECT m.id IS NOT NULL AS found, ${EXECUTE_CONTEXT_COLUMNS}
      FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS k (merchant_id, transfer_id, ord)
      LEFT JOIN merchants m ON m.id = k.merchant_id
      LEFT JOIN quotes q ON q.merchant_id = k.merchant_id AND q.transfer_id = k.transfer_id
