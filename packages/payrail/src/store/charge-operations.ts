@@ -25,10 +25,7 @@ export interface OperationReservation {
  * reserved. Undefined when the charge is not such an authorization (any
  * more): the caller reads it to tell why, or what to answer.
  */
-export async function reserveCapture(
-  tx: Tx,
-  r: OperationReservation & { amountCents: number | null; createdAfterMs: number },
-): Promise<ChargeRow | undefined> {
+export async function reserveCapture(tx: Tx, r: OperationReservation & { amountCents: number | null; createdAfterMs: number }): Promise<ChargeRow | undefined> {
   const row = await tx.get<ChargeRow>(
     `UPDATE charges SET op = 'capture', op_cents = COALESCE(?, amount_cents), op_source_id = ?, op_idem_key = ?, op_next_run_at_ms = ?, updated_at_ms = ?
      WHERE pk = ? AND merchant_id = ? AND kind = 'charge' AND status = 'approved' AND stage = 'authorized' AND op IS NULL
