@@ -15,6 +15,7 @@
 // versions or backups, not even with the card-data key
 // (docs/api-decisions.md section 8).
 import crypto from 'node:crypto';
+import { randomBytes } from '../domain/random.ts';
 import { Secret } from '../domain/secret.ts';
 import { deriveSubkey, deriveSubkeyFast } from './subkeys.ts';
 
@@ -95,7 +96,7 @@ export class CardCipher {
 }
 
 function sealWith(key: Buffer, version: number, value: Secret<string>, field: CardField, sourceId: string): Buffer {
-  const iv = crypto.randomBytes(IV_BYTES);
+  const iv = randomBytes(IV_BYTES);
   const cipher = crypto.createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(context(field, sourceId));
   const body = Buffer.concat([cipher.update(value.reveal(), 'utf8'), cipher.final()]);

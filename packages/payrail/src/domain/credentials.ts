@@ -76,7 +76,8 @@ const PIN_HASH_TAG = 'hmac256$';
  * whole key text is hashed, so the hash also binds environment and kind.
  */
 export function hashKey(keyText: string): string {
-  return `${KEY_HASH_TAG}${crypto.createHash('sha256').update(keyText).digest('hex')}`;
+  // The one-shot crypto.hash: a key is hashed on every request, and it skips building a Hash object.
+  return `${KEY_HASH_TAG}${crypto.hash('sha256', keyText, 'hex')}`;
 }
 
 /**

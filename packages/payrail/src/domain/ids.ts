@@ -1,6 +1,6 @@
-// Random identifiers and secrets. crypto.randomBytes is the only source;
+// Random identifiers and secrets. The CSPRNG (random.ts) is the only source;
 // base62 keeps them copy-paste safe (no +, /, = in URLs or headers).
-import crypto from 'node:crypto';
+import { randomBytes } from './random.ts';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -8,7 +8,7 @@ export function randomBase62(length: number): string {
   // 248 = 4 * 62: bytes at or above it are dropped so every symbol is equally likely.
   let out = '';
   while (out.length < length) {
-    for (const byte of crypto.randomBytes(length * 2)) {
+    for (const byte of randomBytes(length * 2)) {
       if (byte < 248 && out.length < length) out += ALPHABET[byte % 62];
     }
   }
@@ -18,7 +18,7 @@ export function randomBase62(length: number): string {
 export function randomDigits(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of crypto.randomBytes(length * 2)) {
+    for (const byte of randomBytes(length * 2)) {
       if (byte < 250 && out.length < length) out += String(byte % 10);
     }
   }

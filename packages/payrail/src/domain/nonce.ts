@@ -13,5 +13,5 @@ export function newNonce(): string {
 }
 
 export function hashNonce(nonce: string): string {
-  return crypto.createHash('sha256').update(nonce).digest('hex');
+  return crypto.hash('sha256', nonce, 'hex');
 }
