@@ -10,7 +10,7 @@ import { createLogger } from './log.ts';
 import { createProviders } from './providers/index.ts';
 import type { Service } from './service.ts';
 import type { Db } from './store/db.ts';
-import { openDb, openMigratedDb } from './store/open.ts';
+import { newCommitSignalBuffer, openDb, openMigratedDb } from './store/open.ts';
 import { sandboxReceiverStates } from './store/sandbox-receivers.ts';
 
 export interface ServiceOptions {
@@ -22,12 +22,21 @@ export interface ServiceOptions {
    * recorded or checked against the configuration.
    */
   readonly db?: Db;
+  /**
+   * Given to the store when other threads of this process write it too (the
+   * server and its worker thread, worker/inline-thread.ts): see
+   * store/commit-signal.ts. Made by newStoreThreadSignal().
+   */
+  readonly storeThreadSignal?: SharedArrayBuffer;
 }
+
+/** The shared memory by which the threads of one process writing one store wake each other (store/commit-signal.ts). */
+export const newStoreThreadSignal = newCommitSignalBuffer;
 
 export async function createService(config: Config, options: ServiceOptions = {}): Promise<Service> {
   const log = options.log ?? createLogger(config.logLevel);
   const corridors = loadCorridors(config.corridorsFile);
-  const db = options.db ?? (await openOwnStore(config, log));
+  const db = options.db ?? (await openOwnStore(config, log, options.storeThreadSignal));
   const clock = options.clock ?? systemClock;
   const context = { environment: config.environment, publicUrl: config.publicUrl, sandboxDelayMs: config.sandboxDelayMs, clock, log };
   const providers = await createProviders(config.providers, context, sandboxReceiverStates(db));
@@ -35,8 +44,8 @@ export async function createService(config: Config, options: ServiceOptions = {}
 }
 
 /** Opens the configured store, migrated, and refuses one of the other environment (docs/api-decisions.md section 1). */
-async function openOwnStore(config: Config, log: Logger): Promise<Db> {
-  const db = await openMigratedDb(config);
+async function openOwnStore(config: Config, log: Logger, commitSignal: SharedArrayBuffer | undefined): Promise<Db> {
+  const db = await openMigratedDb(config, commitSignal === undefined ? {} : { commitSignal });
   try {
     await claimStoreEnvironment({ db, log }, config.environment);
   } catch (error) {

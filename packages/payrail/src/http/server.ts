@@ -1,21 +1,18 @@
 // `payrail serve`: the HTTP server plus, by default, the worker in the same
-// process. SIGTERM/SIGINT finish in-flight requests, stop the worker after
-// its current batch, and close the store.
+// process, on a thread of its own (worker/inline-thread.ts). SIGTERM/SIGINT
+// finish in-flight requests, stop the worker after its current batch, and
+// close the store.
 import fs from 'node:fs';
 import type { Config } from '../config.ts';
 import { demoBanner, seedDemoMerchant } from '../flows/seed.ts';
-import { createService } from '../runtime.ts';
-import { createJobs } from '../worker/jobs.ts';
-import { createWebhookWorker } from '../worker/webhook-worker.ts';
-import { Worker } from '../worker/worker.ts';
+import { createService, newStoreThreadSignal } from '../runtime.ts';
+import { type InlineWorkerThread, startInlineWorkerThread } from '../worker/inline-thread.ts';
 import { buildApp } from './app.ts';
 
 export async function serve(config: Config): Promise<{ close(): Promise<void>; port: number }> {
-  const service = await createService(config);
+  const storeThreadSignal = newStoreThreadSignal();
+  const service = await createService(config, { storeThreadSignal });
   const seeded = await seedDemoMerchant(service);
-  const worker = config.worker === 'inline' ? new Worker(createJobs(service), service.log.child({ component: 'worker' })) : null;
-  // Webhook deliveries run in a loop of their own (docs/api-decisions.md section 11): a slow endpoint never holds up the jobs.
-  const webhooks = config.worker === 'inline' ? createWebhookWorker(service) : null;
   const https =
     config.tlsCertFile !== null && config.tlsKeyFile !== null ? { cert: fs.readFileSync(config.tlsCertFile), key: fs.readFileSync(config.tlsKeyFile) } : null;
   const app = await buildApp(service, { https });
@@ -29,8 +26,15 @@ export async function serve(config: Config): Promise<{ close(): Promise<void>; p
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
-  worker?.start();
-  webhooks?.start();
+  // Its jobs and webhook deliveries (each in a loop of its own: a slow endpoint never holds up the jobs) on a thread of their own.
+  let worker: InlineWorkerThread | null = null;
+  try {
+    if (config.worker === 'inline') worker = await startInlineWorkerThread(config, storeThreadSignal, service.log.child({ component: 'worker' }));
+  } catch (error) {
+    await app.close();
+    await service.db.close();
+    throw error;
+  }
   service.log.info({ port, environment: config.environment, store: service.db.dialect, worker: config.worker }, 'payrail listening');
   if (seeded !== null) process.stdout.write(`${demoBanner(seeded, config.publicUrl)}\n`);
 
@@ -40,7 +44,6 @@ export async function serve(config: Config): Promise<{ close(): Promise<void>; p
       service.log.info('shutting down: finishing in-flight requests');
       await app.close();
       await worker?.stop();
-      await webhooks?.stop();
       await service.db.close();
       service.log.flush?.();
     })();

@@ -28,6 +28,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { storeClosedError, type Db, type SqlValue, type Tx } from './db.ts';
+import { CommitSignal } from './commit-signal.ts';
 import { GroupCommitter, type BatchRunner } from './group-commit.ts';
 import { MIGRATIONS, translateMigration } from './migrations/index.ts';
 import { CHECKPOINT_DEFAULTS, Checkpointer } from './sqlite-checkpointer.ts';
@@ -52,6 +53,12 @@ export interface SqliteOptions {
   readonly checkpointThreadStartBytes?: number;
   readonly checkpointIntervalMs?: number;
   readonly checkpointRestartFrames?: number;
+  /**
+   * Shared with the other threads of this process that write the same file
+   * (commit-signal.ts): a begin that finds the file locked is woken when
+   * their transaction ends instead of polling.
+   */
+  readonly commitSignal?: SharedArrayBuffer;
 }
 const STATEMENT_CACHE_MAX = 500;
 const DIR_MODE = 0o700;
@@ -179,6 +186,7 @@ export class SqliteDb implements Db, BatchRunner {
   private readonly dataVersion: Database.Statement<[], number>;
   private lastDataVersion: number;
   private dataVersionChecked = false;
+  private readonly commitSignal: CommitSignal | null;
 
   constructor(
     readonly file: string,
@@ -204,6 +212,7 @@ export class SqliteDb implements Db, BatchRunner {
     this.writeTx = new SqliteTx(this.writer);
     this.readTx = new ReadTx(this.writer, this.writeTx, new SqliteTx(this.reader));
     this.committer = new GroupCommitter(this, 1);
+    this.commitSignal = options.commitSignal === undefined ? null : new CommitSignal(options.commitSignal);
     this.dataVersion = this.writer.prepare<[], number>('PRAGMA data_version').pluck();
     this.lastDataVersion = this.dataVersion.get()!;
   }
@@ -308,14 +317,22 @@ export class SqliteDb implements Db, BatchRunner {
   private async begin(): Promise<void> {
     const deadlineMs = Date.now() + BUSY_TIMEOUT_MS;
     for (let pauseMs = BEGIN_RETRY_MS_MIN; ; pauseMs = Math.min(pauseMs * 2, BEGIN_RETRY_MS_MAX)) {
+      // Read before trying, so a transaction of another thread ending in between still wakes the wait.
+      const generation = this.commitSignal?.generation() ?? 0;
       try {
         this.writeTx.exec('BEGIN IMMEDIATE');
         return;
       } catch (error) {
         if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() >= deadlineMs) throw error;
       }
-      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+      if (this.commitSignal !== null) await this.commitSignal.endedSince(generation, pauseMs);
+      else await new Promise((resolve) => setTimeout(resolve, pauseMs));
     }
+  }
+
+  /** After COMMIT or ROLLBACK of a write transaction. */
+  private ended(): void {
+    this.commitSignal?.ended();
   }
 
   async readSnapshot<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
@@ -356,6 +373,7 @@ export class SqliteDb implements Db, BatchRunner {
       throw error;
     } finally {
       tx.wroteSecurityTables = false;
+      this.ended();
     }
     return outcomes;
   }
@@ -379,6 +397,8 @@ export class SqliteDb implements Db, BatchRunner {
     } catch (error) {
       if (this.writer.inTransaction) tx.exec('ROLLBACK');
       throw error;
+    } finally {
+      this.ended();
     }
   }
 
