@@ -10,8 +10,9 @@ import { type InlineWorkerThread, startInlineWorkerThread } from '../worker/inli
 import { buildApp } from './app.ts';
 
 export async function serve(config: Config): Promise<{ close(): Promise<void>; port: number }> {
-  const storeThreadSignal = newStoreThreadSignal();
-  const service = await createService(config, { storeThreadSignal });
+  // Shared by the server's store connection and its worker thread's (store/commit-signal.ts).
+  const storeThreadSignal = config.worker === 'inline' ? newStoreThreadSignal() : null;
+  const service = await createService(config, storeThreadSignal === null ? {} : { storeThreadSignal });
   const seeded = await seedDemoMerchant(service);
   const https =
     config.tlsCertFile !== null && config.tlsKeyFile !== null ? { cert: fs.readFileSync(config.tlsCertFile), key: fs.readFileSync(config.tlsKeyFile) } : null;
@@ -29,7 +30,7 @@ export async function serve(config: Config): Promise<{ close(): Promise<void>; p
   // Its jobs and webhook deliveries (each in a loop of its own: a slow endpoint never holds up the jobs) on a thread of their own.
   let worker: InlineWorkerThread | null = null;
   try {
-    if (config.worker === 'inline') worker = await startInlineWorkerThread(config, storeThreadSignal, service.log.child({ component: 'worker' }));
+    if (storeThreadSignal !== null) worker = await startInlineWorkerThread(config, storeThreadSignal, service.log.child({ component: 'worker' }));
   } catch (error) {
     await app.close();
     await service.db.close();

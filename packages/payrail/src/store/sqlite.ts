@@ -330,11 +330,6 @@ export class SqliteDb implements Db, BatchRunner {
     }
   }
 
-  /** After COMMIT or ROLLBACK of a write transaction. */
-  private ended(): void {
-    this.commitSignal?.ended();
-  }
-
   async readSnapshot<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     if (this.closed) throw storeClosedError();
     // A connection of its own: `work` awaits between its statements, and the
@@ -373,7 +368,7 @@ export class SqliteDb implements Db, BatchRunner {
       throw error;
     } finally {
       tx.wroteSecurityTables = false;
-      this.ended();
+      this.commitSignal?.ended();
     }
     return outcomes;
   }
@@ -398,7 +393,7 @@ export class SqliteDb implements Db, BatchRunner {
       if (this.writer.inTransaction) tx.exec('ROLLBACK');
       throw error;
     } finally {
-      this.ended();
+      this.commitSignal?.ended();
     }
   }
 
