@@ -2,7 +2,8 @@
 // (src/worker/inline-thread.ts): on both stores, with the server's own
 // connection writing beside it, every transfer executed on the main thread
 // is carried to its final state by the thread, the ledger verifies, and
-// stop() ends the thread after its current batch. And the SQLite commit
+// stop() ends the thread after its current batch; a thread that dies is
+// logged and started again. And the SQLite commit
 // signal the two threads share (src/store/commit-signal.ts): a writer that
 // finds the file locked goes on once the holder's transaction ends.
 import assert from 'node:assert/strict';
@@ -79,6 +80,28 @@ for (const kind of STORE_KINDS) {
     });
   });
 }
+
+describe('the inline worker thread when it dies', () => {
+  it('is logged and started again, until stopped', async () => {
+    const lines: string[] = [];
+    const log = createLogger('info', { write: (line: string) => lines.push(line) });
+    const starts = newStoreThreadSignal();
+    const entry = new URL('./helpers/dying-worker-thread.ts', import.meta.url);
+    const thread = await startInlineWorkerThread(loadConfig({ PAYRAIL_DATA_DIR: tempDir() }), starts, log, { entry, restartPauseMs: 1 });
+    // A bound on the wait, not a measure: the test fails if it is reached.
+    const deadline = Date.now() + SETTLE_DEADLINE_MS;
+    while (Atomics.load(new Int32Array(starts), 0) < 3) {
+      assert.ok(Date.now() < deadline, 'the thread was not started again');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await thread.stop();
+    const died = lines
+      .map((line) => JSON.parse(line) as { msg: string; exit_code?: number })
+      .filter((l) => l.msg === 'the worker thread ended unexpectedly; starting it again');
+    assert.ok(died.length >= 2, `${died.length} deaths logged`);
+    assert.equal(died[0]!.exit_code, 3);
+  });
+});
 
 describe('the SQLite commit signal', () => {
   it('wakes a wait when a transaction ends after the generation was read, and not before', async () => {

@@ -26,9 +26,15 @@ const START_TIMEOUT_MS = 60_000;
 /** Pause before a thread that died is started again. */
 const RESTART_PAUSE_MS = 1_000;
 
+export interface InlineWorkerThreadOptions {
+  /** The thread's entry module (tests give one that misbehaves); thread-main by default. */
+  readonly entry?: URL;
+  readonly restartPauseMs?: number;
+}
+
 const FROM_SOURCES = import.meta.url.endsWith('.ts');
 /** The entry beside this module, as built: .js from dist, .ts when running from the sources (tests, under tsx). */
-const ENTRY = new URL(`./thread-main${FROM_SOURCES ? '.ts' : '.js'}`, import.meta.url);
+const DEFAULT_ENTRY = new URL(`./thread-main${FROM_SOURCES ? '.ts' : '.js'}`, import.meta.url);
 
 /**
  * From the sources, the thread registers tsx itself before loading the
@@ -36,10 +42,10 @@ const ENTRY = new URL(`./thread-main${FROM_SOURCES ? '.ts' : '.js'}`, import.met
  * thread's entry, so a .ts entry would not load. tsx is a development
  * dependency, asked for only then; the built package loads plain .js.
  */
-function newThread(workerData: ThreadData): Thread {
-  if (!FROM_SOURCES) return new Thread(ENTRY, { workerData });
+function newThread(entry: URL, workerData: ThreadData): Thread {
+  if (!FROM_SOURCES) return new Thread(entry, { workerData });
   const tsx = import.meta.resolve('tsx/esm/api');
-  const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(ENTRY.href)}); })`;
+  const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); })`;
   return new Thread(bootstrap, { eval: true, workerData });
 }
 
@@ -49,9 +55,16 @@ export interface InlineWorkerThread {
 }
 
 /** Starts the thread and resolves once its worker runs; rejects if it cannot start. */
-export async function startInlineWorkerThread(config: Config, storeThreadSignal: SharedArrayBuffer, log: Logger): Promise<InlineWorkerThread> {
+export async function startInlineWorkerThread(
+  config: Config,
+  storeThreadSignal: SharedArrayBuffer,
+  log: Logger,
+  options: InlineWorkerThreadOptions = {},
+): Promise<InlineWorkerThread> {
+  const entry = options.entry ?? DEFAULT_ENTRY;
+  const data: ThreadData = { config, storeThreadSignal };
   let stopping = false;
-  let current = await spawn(config, storeThreadSignal);
+  let current = await spawn(entry, data);
   let restartTimer: NodeJS.Timeout | null = null;
 
   const watch = (thread: Thread) => {
@@ -61,7 +74,7 @@ export async function startInlineWorkerThread(config: Config, storeThreadSignal:
       log.error({ exit_code: code }, 'the worker thread ended unexpectedly; starting it again');
       restartTimer = setTimeout(() => {
         restartTimer = null;
-        spawn(config, storeThreadSignal).then(
+        spawn(entry, data).then(
           (next) => {
             current = next;
             if (stopping) void stopThread(next);
@@ -69,7 +82,7 @@ export async function startInlineWorkerThread(config: Config, storeThreadSignal:
           },
           (error: unknown) => log.error({ err: error }, 'the worker thread could not start again'),
         );
-      }, RESTART_PAUSE_MS);
+      }, options.restartPauseMs ?? RESTART_PAUSE_MS);
     });
   };
   watch(current);
@@ -83,8 +96,8 @@ export async function startInlineWorkerThread(config: Config, storeThreadSignal:
   };
 }
 
-function spawn(config: Config, storeThreadSignal: SharedArrayBuffer): Promise<Thread> {
-  const thread = newThread({ config, storeThreadSignal });
+function spawn(entry: URL, data: ThreadData): Promise<Thread> {
+  const thread = newThread(entry, data);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       void thread.terminate();
