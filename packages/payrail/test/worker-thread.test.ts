@@ -7,6 +7,7 @@
 // signal the two threads share (src/store/commit-signal.ts): a writer that
 // finds the file locked goes on once the holder's transaction ends.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
@@ -119,6 +120,19 @@ describe('the SQLite commit signal', () => {
     assert.equal(signal.generation(), seen + 1);
     // A generation already past returns at once.
     await signal.endedSince(seen, 60_000);
+  });
+
+  it('keeps a process with nothing else to do alive while it waits', async () => {
+    // A pending Atomics.waitAsync alone does not: the process would end mid-wait with exit code 13.
+    const module = new URL('../src/store/commit-signal.ts', import.meta.url).href;
+    const code = `
+      const { CommitSignal, newCommitSignalBuffer } = await import(${JSON.stringify(module)});
+      const signal = new CommitSignal(newCommitSignalBuffer());
+      await signal.endedSince(signal.generation(), 20);
+      process.stdout.write('waited');`;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', code], { encoding: 'utf8' });
+    assert.equal(child.status, 0, child.stderr);
+    assert.equal(child.stdout, 'waited');
   });
 
   it('lets a store that found the file locked write once the holder commits and signals', async () => {

@@ -44,6 +44,13 @@ export class CommitSignal {
   /** Resolves once a write transaction ended after `generation` was read, or after `timeoutMs` at most. */
   async endedSince(generation: number, timeoutMs: number): Promise<void> {
     const wait = waitAsync(this.counter, 0, generation, timeoutMs);
-    if (wait.async) await wait.value;
+    if (!wait.async) return;
+    // A pending Atomics.waitAsync does not keep Node's event loop alive: a
+    // thread with nothing else to do (the worker thread opening its store
+    // while the server writes) would end mid-wait (exit code 13, an
+    // unsettled top-level await). A timer as long as the wait keeps it alive.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([wait.value, new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    clearTimeout(timer);
   }
 }
