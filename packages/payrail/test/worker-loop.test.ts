@@ -5,11 +5,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pino from 'pino';
-import { nextIdleBackoffMs, Worker, type Job } from '../src/worker/worker.ts';
+import { BUSY_LINGER_MS, nextIdleBackoffMs, Worker, type Job } from '../src/worker/worker.ts';
 
-function countingJob(name: string, work: () => number): Job & { calls: number } {
+function countingJob(name: string, work: () => number, batchMax?: number): Job & { calls: number } {
   const job = {
     name,
+    ...(batchMax === undefined ? {} : { batchMax }),
     calls: 0,
     async runOnce() {
       job.calls += 1;
@@ -70,6 +71,33 @@ describe('worker loop', () => {
     assert.equal(await worker.round(), 0, 'the job with work runs again at once');
     assert.equal(a.calls, 5);
     assert.equal(b.calls, 4, 'the idle one waits out its back-off');
+  });
+
+  it('lets a job that found a partial batch linger, and runs one with a full batch again at once', async () => {
+    let nowMs = 0;
+    let found = 3;
+    const batched = countingJob('batched', () => found, 10);
+    const worker = new Worker([batched], pino({ level: 'silent' }), () => nowMs);
+
+    assert.equal(await worker.round(), BUSY_LINGER_MS, 'a partial batch: the loop sleeps for the linger');
+    assert.equal(batched.calls, 1);
+    nowMs += BUSY_LINGER_MS - 1;
+    await worker.round();
+    assert.equal(batched.calls, 1, 'not called again within the linger');
+    nowMs += 1;
+    found = 10;
+    assert.equal(await worker.round(), 0, 'a full batch: the next round follows at once');
+    assert.equal(batched.calls, 2);
+    found = 4;
+    assert.equal(await worker.round(), BUSY_LINGER_MS);
+    assert.equal(batched.calls, 3, 'called again at once after a full batch');
+
+    // A job without a bound is called again at once whenever it found work, as before.
+    const unbounded = countingJob('unbounded', () => 1);
+    const plain = new Worker([unbounded], pino({ level: 'silent' }), () => nowMs);
+    assert.equal(await plain.round(), 0);
+    assert.equal(await plain.round(), 0);
+    assert.equal(unbounded.calls, 2);
   });
 
   it('caps the back-off at 200 ms', () => {

@@ -1,6 +1,6 @@
 // Worker jobs of the transfer API: drive due transfers through their states,
 // reconcile waiting ones with card payins, and sweep expired quotes.
-import { advanceDueTransfers } from '../flows/transfers/advance.ts';
+import { ADVANCE_BATCH_MAX, advanceDueTransfers } from '../flows/transfers/advance.ts';
 import { sweepExpiredQuotes, QUOTE_SWEEP_BATCH_MAX } from '../flows/transfers/quotes.ts';
 import { reconcileWaitingTransfers } from '../flows/transfers/reconcile.ts';
 import type { Service } from '../service.ts';
@@ -14,6 +14,7 @@ export function createTransferJobs(service: Service): Job[] {
   return [
     {
       name: 'transfers',
+      batchMax: ADVANCE_BATCH_MAX,
       runOnce: async () => (await advanceDueTransfers(service)).claimed,
     },
     {

@@ -14,11 +14,13 @@ import {
   type DeliveryRow,
   deliver,
   deliveryDepsOf,
+  FAN_OUT_BATCH_MAX,
   fanOut,
   SENDS_PER_ENDPOINT_MAX,
   SLOW_ENDPOINT_POSTPONE_MS,
 } from '../flows/webhooks/deliver.ts';
 import type { Service } from '../service.ts';
+import { BUSY_LINGER_MS } from './worker.ts';
 
 export const DELIVERY_CONCURRENCY_MAX = 32;
 /** An endpoint at its send limit with a send under way longer than this is slow: its backlog is set aside meanwhile. */
@@ -57,13 +59,16 @@ export class WebhookWorker {
   private async run(): Promise<void> {
     let sleepMs = IDLE_SLEEP_MS_MIN;
     while (!this.stopping) {
-      let found = 0;
       try {
-        found += await fanOut(this.deps);
-        const claims = await claimDeliveries(this.deps, this.concurrency - this.inFlight.size, this.perEndpoint, { slow: this.slowEndpoints() });
+        const fanned = await fanOut(this.deps);
+        const free = this.concurrency - this.inFlight.size;
+        const claims = await claimDeliveries(this.deps, free, this.perEndpoint, { slow: this.slowEndpoints() });
         for (const claim of claims) this.start1(claim);
-        found += claims.length;
-        sleepMs = found > 0 ? 0 : Math.min(IDLE_SLEEP_MS_MAX, Math.max(IDLE_SLEEP_MS_MIN, sleepMs * 2));
+        // A full batch of either: more is waiting, go on at once. Some work: linger, as the job loop does
+        // (worker.ts), so a steady stream of events is fanned out in batches, not a few at a time. None: back off.
+        if (fanned >= FAN_OUT_BATCH_MAX || (free > 0 && claims.length >= free)) sleepMs = 0;
+        else if (fanned + claims.length > 0) sleepMs = BUSY_LINGER_MS;
+        else sleepMs = Math.min(IDLE_SLEEP_MS_MAX, Math.max(IDLE_SLEEP_MS_MIN, sleepMs * 2));
       } catch (error) {
         this.log.error({ err: error }, 'webhook delivery round failed; will retry');
         sleepMs = ERROR_SLEEP_MS;

@@ -1,22 +1,37 @@
 // The worker loop. It runs a fixed list of jobs (drive transfers, resolve
 // pending charges, expire invitations, ...). Each job does one bounded batch
-// per call and says how much it did. A job that found work runs again in the
-// next round, at once; a job that found none backs off on its own, from
-// IDLE_SLEEP_MS_MIN doubling up to IDLE_SLEEP_MS_MAX, while the busy ones
-// keep running. So under load the rounds are the busy jobs' batches, not a
-// look at every table: the recovery and expiry jobs each cost a statement and
-// a durable write op even when they find nothing (measured at ~1 ms of the
-// process per round during an execute load, about 26 rounds a second).
-// An idle job is looked at again within IDLE_SLEEP_MS_MAX, as when the whole
-// worker is idle, so nothing waits longer than it did before.
+// per call and says how much it did. A job that found a full batch runs
+// again in the next round, at once; one that found work but less than a
+// full batch lingers BUSY_LINGER_MS first, so that under a steady load its
+// batches fill up instead of being taken a few rows at a time: on SQLite
+// every commit of the worker's connection empties the page cache of the
+// API's connections in this process (SQLite drops a connection's cache when
+// another connection changed the file), and on PostgreSQL each batch costs
+// round trips. Measured during an execute load on SQLite: ~160 worker
+// commits a second without it, ~55 with it, and 10-30% less CPU per execute.
+// A job that found none backs off on its own, from IDLE_SLEEP_MS_MIN
+// doubling up to IDLE_SLEEP_MS_MAX, while the busy ones keep running. So
+// under load the rounds are the busy jobs' batches, not a look at every
+// table: the recovery and expiry jobs each cost a statement and a durable
+// write op even when they find nothing. An idle job is looked at again
+// within IDLE_SLEEP_MS_MAX, as when the whole worker is idle, so nothing
+// waits longer than it did before.
 import type { Logger } from 'pino';
 
 export interface Job {
   readonly name: string;
+  /**
+   * The most items one call handles, when the job has such a bound: a call
+   * that handles fewer (but some) is followed by the next only after
+   * BUSY_LINGER_MS. Without it, a call that found work is followed at once.
+   */
+  readonly batchMax?: number;
   /** Processes at most one bounded batch; returns the number of items handled. */
   runOnce(): Promise<number>;
 }
 
+/** How long a job that found a partial batch waits before its next call (see the top of this file). */
+export const BUSY_LINGER_MS = 20;
 const IDLE_SLEEP_MS_MIN = 5;
 const IDLE_SLEEP_MS_MAX = 200;
 const ERROR_SLEEP_MS = 1000;
@@ -73,25 +88,26 @@ export class Worker {
 
   /**
    * One round: each job that is due runs once. Returns how long the loop may
-   * sleep before the next round: 0 when a job found work, else until the
-   * earliest idle job is due again.
+   * sleep before the next round: 0 when a job found a full batch (or work,
+   * without a bound), else until the earliest job is due again.
    */
   async round(): Promise<number> {
-    let busy = false;
+    let again = false;
     for (const slot of this.slots) {
       if (this.stopping) break;
       if (this.nowMs() < slot.dueAtMs) continue;
       const done = await slot.job.runOnce();
       if (done > 0) {
-        busy = true;
         slot.backoffMs = 0;
-        slot.dueAtMs = 0;
+        const partial = slot.job.batchMax !== undefined && done < slot.job.batchMax;
+        slot.dueAtMs = partial ? this.nowMs() + BUSY_LINGER_MS : 0;
+        if (!partial) again = true;
       } else {
         slot.backoffMs = nextIdleBackoffMs(slot.backoffMs);
         slot.dueAtMs = this.nowMs() + slot.backoffMs;
       }
     }
-    if (busy) return 0;
+    if (again) return 0;
     const nowMs = this.nowMs();
     const earliestMs = Math.min(...this.slots.map((slot) => slot.dueAtMs));
     return Math.min(IDLE_SLEEP_MS_MAX, Math.max(IDLE_SLEEP_MS_MIN, Math.ceil(earliestMs - nowMs)));
