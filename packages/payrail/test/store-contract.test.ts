@@ -71,6 +71,43 @@ for (const kind of STORE_KINDS) {
       assert.equal(Number(count?.n), 300);
     });
 
+    it('inserts a row and returns its pk; a duplicate of the named key gives null, the transaction goes on, any other refusal is an error', async () => {
+      const key = kind === 'sqlite' ? 'INTEGER PRIMARY KEY AUTOINCREMENT' : 'BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY';
+      await store.db.write((tx) => tx.run(`CREATE TABLE insert_probe (pk ${key}, a TEXT NOT NULL, b TEXT NOT NULL, c TEXT NOT NULL UNIQUE, UNIQUE (a, b))`));
+      const sql = 'INSERT INTO insert_probe (a, b, c) VALUES (?, ?, ?)';
+      const first = await store.db.write((tx) => tx.insert(sql, ['a1', 'b1', 'c1'], 'a, b'));
+      const second = await store.db.write((tx) => tx.insert(sql, ['a1', 'b2', 'c2']));
+      assert.equal(typeof first, 'number');
+      assert.ok(second! > first!, `${second} follows ${first}`);
+      // In one operation: the duplicate is refused quietly and the next insert still lands.
+      const [duplicate, third] = await store.db.write(async (tx) => [
+        await tx.insert(sql, ['a1', 'b1', 'c3'], 'a, b'),
+        await tx.insert(sql, ['a3', 'b3', 'c3'], 'a,b'),
+      ]);
+      assert.equal(duplicate, null);
+      assert.ok(third! > second!);
+      await assert.rejects(
+        store.db.write((tx) => tx.insert(sql, ['a4', 'b4', 'c1'], 'a, b')),
+        /unique|duplicate/i,
+        'another unique key refused: an error',
+      );
+      await assert.rejects(
+        store.db.write((tx) => tx.insert(sql, ['a1', 'b1', 'c5'])),
+        /unique|duplicate/i,
+        'no key named: an error',
+      );
+      const rows = await store.db.read((tx) => tx.all<{ pk: number; a: string; c: string }>('SELECT pk, a, c FROM insert_probe ORDER BY pk'));
+      assert.deepEqual(
+        rows.map((r) => [Number(r.pk), r.a, r.c]),
+        [
+          [first, 'a1', 'c1'],
+          [second, 'a1', 'c2'],
+          [third, 'a3', 'c3'],
+        ],
+      );
+      await store.db.write((tx) => tx.run('DROP TABLE insert_probe'));
+    });
+
     it('keeps 64-bit integers exact within the safe range', async () => {
       const big = 2 ** 53 - 1;
       await store.db.write((tx) => createAccount(tx, { id: 'test:big', merchantId: null, kind: 'test', floorCents: -big, nowMs: NOW_MS }));

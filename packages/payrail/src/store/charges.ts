@@ -146,9 +146,9 @@ export interface NewCharge {
 
 /** Inserts a charge awaiting the processor's answer; returns its reference number. */
 export async function insertPendingCharge(tx: Tx, charge: NewCharge): Promise<number> {
-  const row = await tx.get<{ pk: number }>(
+  const pk = await tx.insert(
     `INSERT INTO charges (merchant_id, source_id, status, amount_cents, currency, card_type, last4, bin, expiry_month, expiry_year, card_number_enc, request_json, idem_key, next_run_at_ms, created_at_ms, updated_at_ms, auto_capture, customer_pk, payment_method_pk, schedule_pk, ref_card_enc)
-     VALUES (?, ?, 'pending', ?, 'USD', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING pk`,
+     VALUES (?, ?, 'pending', ?, 'USD', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       charge.merchant_id,
       charge.source_id,
@@ -171,8 +171,8 @@ export async function insertPendingCharge(tx: Tx, charge: NewCharge): Promise<nu
       charge.ref_card_enc ?? null,
     ],
   );
-  if (row === undefined) throw new Error('INSERT INTO charges returned no pk');
-  return Number(row.pk);
+  if (pk === null) throw new Error('INSERT INTO charges returned no pk');
+  return pk;
 }
 
 /** What a final charge keeps in place of its sealed card number. */

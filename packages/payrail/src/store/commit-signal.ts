@@ -7,7 +7,10 @@
 // every COMMIT or ROLLBACK adds one and notifies, and a thread waiting to
 // begin sleeps on it with the same timer as its bound. Nothing depends on
 // it for correctness: SQLite's own lock decides who writes; a wake-up that
-// comes late or never only costs the timer's wait, as without it.
+// comes late or never only costs the timer's wait, as without it. Readers
+// look at it too: a read transaction kept open for the rest of a turn of the
+// event loop is ended once the counter moved, so a thread reads another's
+// commit as soon as it is made (sqlite.ts ReadTx).
 
 /** Atomics.waitAsync (ES2024; Node >= 16), which the ES2022 library types do not declare. */
 type WaitAsync = (

@@ -91,6 +91,11 @@ class PgTx implements Tx {
   async run(sql: string, params: readonly SqlValue[] = []): Promise<{ changes: number }> {
     return { changes: (await this.query(sql, params)).count };
   }
+  async insert(sql: string, params: readonly SqlValue[], onConflict?: string): Promise<number | null> {
+    const conflict = onConflict === undefined ? '' : ` ON CONFLICT (${onConflict}) DO NOTHING`;
+    const row = (await this.query(`${sql}${conflict} RETURNING pk`, params))[0];
+    return row === undefined ? null : Number(row.pk);
+  }
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };

@@ -34,10 +34,10 @@ const NO_CARD = Buffer.alloc(0);
 /** Inserts a refund awaiting the processor's answer; returns its reference number. */
 export async function insertRefund(tx: Tx, r: NewRefund): Promise<number> {
   const p = r.parent;
-  const row = await tx.get<{ pk: number }>(
+  const pk = await tx.insert(
     `INSERT INTO charges (merchant_id, source_id, status, amount_cents, currency, card_type, last4, bin, expiry_month, expiry_year, card_number_enc,
        request_json, idem_key, next_run_at_ms, created_at_ms, updated_at_ms, kind, parent_pk)
-     VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'refund', ?) RETURNING pk`,
+     VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'refund', ?)`,
     [
       p.merchant_id,
       r.sourceId,
@@ -57,8 +57,8 @@ export async function insertRefund(tx: Tx, r: NewRefund): Promise<number> {
       p.pk,
     ],
   );
-  if (row === undefined) throw new Error('INSERT INTO charges (refund) returned no pk');
-  return Number(row.pk);
+  if (pk === null) throw new Error('INSERT INTO charges (refund) returned no pk');
+  return pk;
 }
 
 /** Records an approved refund: captured now, settled with the next batch. False when recorded already. */

@@ -22,6 +22,9 @@ class ReadOnlyTx implements Tx {
   async run(): Promise<{ changes: number }> {
     throw new Error('the store is open read-only');
   }
+  async insert(): Promise<number | null> {
+    throw new Error('the store is open read-only');
+  }
 }
 
 const open = (file: string) => new Database(file, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });

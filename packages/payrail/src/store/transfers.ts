@@ -71,11 +71,6 @@ export interface NewTransfer {
   created_at_ms: number;
 }
 
-/**
- * Inserts a new transfer in state 0. Returns its pk, or null when this
- * merchant already has a transfer with this id (also when a concurrent
- * execute inserted it first: PostgreSQL waits for that one to commit).
- */
 /** The columns a new transfer is inserted with (state 0), in the order of newTransferValues. */
 export const NEW_TRANSFER_COLUMNS =
   'merchant_id, id, sender_phone, receiver_phone, amount_cents, service, receiver_country, receiver_currency, fx_rate, received_minor, attributes_json, state, substate, waiting_for, next_run_at_ms, invitation_expires_at_ms, gateway_charge_pk, created_at_ms, updated_at_ms';
@@ -104,14 +99,17 @@ export function newTransferValues(t: NewTransfer): SqlValue[] {
   ];
 }
 
-export async function insertTransfer(tx: Tx, t: NewTransfer): Promise<number | null> {
-  const row = await tx.get<{ pk: number }>(
-    `INSERT INTO transfers (${NEW_TRANSFER_COLUMNS})
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (merchant_id, id) DO NOTHING RETURNING pk`,
+/**
+ * Inserts a new transfer in state 0. Returns its pk, or null when this
+ * merchant already has a transfer with this id (also when a concurrent
+ * execute inserted it first: PostgreSQL waits for that one to commit).
+ */
+export function insertTransfer(tx: Tx, t: NewTransfer): Promise<number | null> {
+  return tx.insert(
+    `INSERT INTO transfers (${NEW_TRANSFER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)`,
     newTransferValues(t),
+    'merchant_id, id',
   );
-  return row === undefined ? null : Number(row.pk);
 }
 
 export async function insertEvent(tx: Tx, transferPk: number, state: number, substate: number, note: string | null, atMs: number): Promise<void> {

@@ -41,10 +41,10 @@ function rowOf<T extends VerificationRow>(row: T): T {
 }
 
 export async function insertPendingVerification(tx: Tx, v: NewVerification): Promise<number> {
-  const row = await tx.get<{ pk: number }>(
+  const pk = await tx.insert(
     `INSERT INTO verifications (merchant_id, source_id, status, card_type, last4, bin, expiry_month, expiry_year, card_number_enc, request_json, idem_key,
        next_run_at_ms, created_at_ms, updated_at_ms)
-     VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING pk`,
+     VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       v.merchant_id,
       v.source_id,
@@ -61,8 +61,8 @@ export async function insertPendingVerification(tx: Tx, v: NewVerification): Pro
       v.created_at_ms,
     ],
   );
-  if (row === undefined) throw new Error('INSERT INTO verifications returned no pk');
-  return Number(row.pk);
+  if (pk === null) throw new Error('INSERT INTO verifications returned no pk');
+  return pk;
 }
 
 export interface VerificationOutcome {
