@@ -453,6 +453,29 @@ for (const kind of STORE_KINDS) {
         assert.equal(await sumProvOf(changed.id), '2600.00');
       });
 
+      it('a quoted execute goes ahead while the FX provider fails; one without a quote is refused and writes nothing', async () => {
+        const down = await buildApp({
+          ...t.service,
+          providers: { ...t.service.providers, fx: { rate: () => Promise.reject(new Error('FX provider unreachable')) } },
+        });
+        try {
+          const broken = caller(down, merchant.transfer_api_key);
+          const quoted = transferBody({ amount: '10.00' });
+          await api.check(quoted);
+          assert.deepEqual(await broken.execute(quoted), { status: 200, body: created(quoted.id) });
+          assert.equal(await sumProvOf(quoted.id), '1292.50');
+
+          const before = await api.balance();
+          const unquoted = transferBody({ amount: '10.00' });
+          const refused = await broken.execute(unquoted);
+          assert.equal(refused.status, 500);
+          assert.deepEqual(await api.status(unquoted.id), { status: 200, body: notFound(unquoted.id) }, 'no transfer was made');
+          assert.deepEqual(await api.balance(), before, 'no money moved');
+        } finally {
+          await down.close();
+        }
+      });
+
       it('expired quotes are swept by the worker', async () => {
         const body = transferBody();
         await api.check(body);

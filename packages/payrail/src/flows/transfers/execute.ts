@@ -4,9 +4,11 @@
 // from the merchant's available balance to in flight. The write is the hot
 // path of the service: without gatewayId it is one store call
 // (store/transfer-execute.ts; on PostgreSQL one statement for all the
-// executes of the moment, store/transfer-execute-batch.ts), no reads that
-// could be made before it, and every refusal inside it (duplicate id,
-// gatewayId, funds) rolls the whole operation back.
+// executes of the moment, store/transfer-execute-batch.ts), and every
+// refusal inside it (duplicate id, gatewayId, funds) rolls the whole
+// operation back. What it needs of the store besides (the merchant's link
+// rule, a quote for this id) is one read: on PostgreSQL made beforehand with
+// the other executes' of the moment, on SQLite inside the write.
 import { merchantAccount } from '../../domain/ledger.ts';
 import { convertCents, formatCents } from '../../domain/money.ts';
 import { INVITATION_LIFETIME_MS, STATE, SUBSTATE, type WaitingFor } from '../../domain/transfer-states.ts';
@@ -15,12 +17,22 @@ import { fail } from '../../errors.ts';
 import { assertRateText } from '../../providers/fx.ts';
 import type { Service } from '../../service.ts';
 import { post } from '../../store/ledger.ts';
-import { recordExecute } from '../../store/transfer-execute.ts';
+import type { Txn } from '../../store/db.ts';
+import { type ExecuteWrite, recordExecute } from '../../store/transfer-execute.ts';
 import { recordExecutes } from '../../store/transfer-execute-batch.ts';
-import { gatewayChargeFacts, insertEvent, insertTransfer, linkCharge, readExecuteContext, readExecuteContexts } from '../../store/transfers.ts';
+import {
+  type ExecuteContext,
+  gatewayChargeFacts,
+  insertEvent,
+  insertTransfer,
+  linkCharge,
+  readExecuteContext,
+  readExecuteContexts,
+  type TransferStatusRow,
+} from '../../store/transfers.ts';
 import { emitTransferEvent, transferEventData } from '../events/emit.ts';
 import { gatewayRaceRefusal, gatewayRefusal } from './gateway.ts';
-import { checkReceiver } from './receiver.ts';
+import { checkReceiver, type ReceiverStatus } from './receiver.ts';
 import { validateTransfer, type TransferRequestBody } from './validate.ts';
 
 export interface ExecuteResult {
@@ -32,21 +44,84 @@ export interface ExecuteResult {
 export async function executeTransfer(service: Service, merchantId: string, body: TransferRequestBody): Promise<ExecuteResult> {
   const transfer = validateTransfer(body, service.corridors);
   const receiverStatus = await checkReceiver(service.providers, transfer.receiverPhone, transfer.amountCents);
-  // PostgreSQL: with the other executes' context reads of the moment, in one statement.
-  const context =
-    service.db.batched !== undefined
-      ? await service.db.batched('transfer.execute-context', { merchantId, transferId: transfer.id }, readExecuteContexts)
-      : await service.db.read((tx) => readExecuteContext(tx, merchantId, transfer.id));
-  if (context === undefined) throw new Error(`merchant ${merchantId} of an authenticated key does not exist`);
+  const duplicate: () => never = () => fail('duplicate_transfer', `id ${transfer.id} was already used for a transfer`);
 
-  const corridor = transfer.corridor;
+  if (service.db.batched === undefined) {
+    // SQLite: the context is read inside the write, on the writer's warm
+    // cache and in its transaction (a read of its own would begin and end a
+    // read transaction, which cost more than the read). So the provider's
+    // rate is asked first, and used only when no quote is honoured; should
+    // the provider fail, a transfer with a valid quote still goes ahead.
+    const provided = await service.providers.fx.rate(transfer.corridor).then(
+      (rate) => ({ ok: true as const, rate }),
+      (error: unknown) => ({ ok: false as const, error }),
+    );
+    const plan = await service.db.write(async (tx) => {
+      const context = contextOf(merchantId, await readExecuteContext(tx, merchantId, transfer.id));
+      const decided = planExecute(service, merchantId, transfer, receiverStatus, context, service.clock.nowMs(), () => {
+        if (!provided.ok) throw provided.error;
+        return provided.rate;
+      });
+      await writeExecute(tx, service, decided, duplicate);
+      return decided;
+    });
+    return { id: transfer.id, state: STATE.new, substate: plan.transfer.substate };
+  }
+
+  // PostgreSQL: the context read with the other executes' of the moment, in one statement; then the write.
+  const context = contextOf(merchantId, await service.db.batched('transfer.execute-context', { merchantId, transferId: transfer.id }, readExecuteContexts));
   const nowMs = service.clock.nowMs();
-  const quoteHonoured =
+  const providerRate = quotedRate(transfer, context, nowMs) === null ? await service.providers.fx.rate(transfer.corridor) : null;
+  // Asked for exactly when planExecute finds no quote honoured at the same nowMs.
+  const plan = planExecute(service, merchantId, transfer, receiverStatus, context, nowMs, () => providerRate!);
+  if (transfer.gatewayChargePk === null) {
+    // With the other executes of the moment, in one statement that is its own transaction.
+    const { transfer: newTransfer, posting, note, events } = plan;
+    const joint = await service.db.batched('transfer.execute', { transfer: newTransfer, posting, note, events }, recordExecutes);
+    if (joint.kind === 'duplicate') duplicate();
+    if (joint.kind === 'recorded') return { id: transfer.id, state: STATE.new, substate: newTransfer.substate };
+    // 'alone' (a refusal for funds among them): decided by itself below.
+  }
+  await service.db.write((tx) => writeExecute(tx, service, plan, duplicate));
+  return { id: transfer.id, state: STATE.new, substate: plan.transfer.substate };
+}
+
+type ValidTransfer = ReturnType<typeof validateTransfer>;
+
+/** Everything execute writes, decided from the request, the receiver's status and the context. */
+interface ExecutePlan extends ExecuteWrite {
+  readonly gatewayChargePk: number | null;
+  readonly eventTypes: readonly EventType[];
+  readonly status: TransferStatusRow;
+}
+
+function contextOf(merchantId: string, context: ExecuteContext | undefined): ExecuteContext {
+  if (context === undefined) throw new Error(`merchant ${merchantId} of an authenticated key does not exist`);
+  return context;
+}
+
+/** The rate of a quote (POST /api/check) this execute honours, or null: same service and amount, not expired. */
+function quotedRate(transfer: ValidTransfer, context: ExecuteContext, nowMs: number): string | null {
+  const honoured =
     context.quote_fx_rate !== null &&
-    context.quote_service === corridor.service &&
+    context.quote_service === transfer.corridor.service &&
     Number(context.quote_amount_cents) === transfer.amountCents &&
     Number(context.quote_expires_at_ms) >= nowMs;
-  const fxRate = quoteHonoured ? context.quote_fx_rate! : assertRateText(await service.providers.fx.rate(corridor), corridor.currency);
+  return honoured ? context.quote_fx_rate : null;
+}
+
+/** Pure: the rows execute writes, made at `nowMs`. `providerRate` is called only when no quote is honoured. */
+function planExecute(
+  service: Service,
+  merchantId: string,
+  transfer: ValidTransfer,
+  receiverStatus: ReceiverStatus,
+  context: ExecuteContext,
+  nowMs: number,
+  providerRate: () => string,
+): ExecutePlan {
+  const corridor = transfer.corridor;
+  const fxRate = quotedRate(transfer, context, nowMs) ?? assertRateText(providerRate(), corridor.currency);
   const receivedMinor = convertCents(transfer.amountCents, fxRate, corridor.currencyMinorUnits);
 
   // Money must be tied to a payin before it leaves; a new receiver must accept the invitation first.
@@ -103,35 +178,31 @@ export async function executeTransfer(service: Service, merchantId: string, body
   const eventTypes: EventType[] = waitingFor === null ? ['transfer.created'] : ['transfer.created', 'transfer.waiting'];
   const dataJson = transferEventData(service, { id: transfer.id, status }, nowMs);
   const events = eventTypes.map((type) => ({ type, dataJson }));
-  const duplicate: () => never = () => fail('duplicate_transfer', `id ${transfer.id} was already used for a transfer`);
-  const belowFloor: () => never = () => fail('insufficient_funds', `balance + overdraft does not cover amount ${formatCents(transfer.amountCents)}`);
+  return { transfer: newTransfer, posting, note, events, gatewayChargePk: transfer.gatewayChargePk, eventTypes, status };
+}
 
-  if (transfer.gatewayChargePk === null && service.db.batched !== undefined) {
-    // PostgreSQL: with the other executes of the moment, in one statement that is its own transaction.
-    const joint = await service.db.batched('transfer.execute', { transfer: newTransfer, posting, note, events }, recordExecutes);
-    if (joint.kind === 'duplicate') duplicate();
-    if (joint.kind === 'recorded') return { id: transfer.id, state: STATE.new, substate };
-    // 'alone' (a refusal for funds among them): decided by itself below.
+/** The write of a plan, in the caller's transaction; every refusal throws, so the caller's operation rolls back whole. */
+async function writeExecute(tx: Txn, service: Service, plan: ExecutePlan, duplicate: () => never): Promise<void> {
+  const belowFloor: () => never = () => fail('insufficient_funds', `balance + overdraft does not cover amount ${formatCents(plan.posting.amountCents)}`);
+  const { transfer, posting, note, events } = plan;
+  if (plan.gatewayChargePk === null) {
+    // The common case, in one store call (one statement on PostgreSQL: the merchant's balance row is locked for less time).
+    const recorded = await recordExecute(tx, { transfer, posting, note, events });
+    if (recorded.kind === 'duplicate') duplicate();
+    if (recorded.kind === 'below_floor') belowFloor();
+    return;
   }
-  await service.db.write(async (tx) => {
-    if (transfer.gatewayChargePk === null) {
-      // The common case, in one store call (one statement on PostgreSQL: the merchant's balance row is locked for less time).
-      const recorded = await recordExecute(tx, { transfer: newTransfer, posting, note, events });
-      if (recorded.kind === 'duplicate') duplicate();
-      if (recorded.kind === 'below_floor') belowFloor();
-      return;
-    }
-    const pk = await insertTransfer(tx, newTransfer);
-    if (pk === null) duplicate();
-    const chargePk = transfer.gatewayChargePk;
-    const linked = await linkCharge(tx, { transferPk: pk, chargePk, merchantId, amountCents: transfer.amountCents, how: 'gateway', nowMs });
-    if (!linked) {
-      const refusal = gatewayRefusal(chargePk, await gatewayChargeFacts(tx, chargePk), merchantId, transfer.amountCents);
-      fail('invalid_request', refusal ?? gatewayRaceRefusal(chargePk));
-    }
-    if ((await post(tx, { ...posting, refId: String(pk) })) === 'below_floor') belowFloor();
-    await insertEvent(tx, pk, STATE.new, substate, note, nowMs);
-    for (const type of eventTypes) await emitTransferEvent(tx, service, type, { merchantId, id: transfer.id, status }, nowMs);
-  });
-  return { id: transfer.id, state: STATE.new, substate };
+  const pk = await insertTransfer(tx, transfer);
+  if (pk === null) duplicate();
+  const chargePk = plan.gatewayChargePk;
+  const merchantId = transfer.merchant_id;
+  const nowMs = transfer.created_at_ms;
+  const linked = await linkCharge(tx, { transferPk: pk, chargePk, merchantId, amountCents: transfer.amount_cents, how: 'gateway', nowMs });
+  if (!linked) {
+    const refusal = gatewayRefusal(chargePk, await gatewayChargeFacts(tx, chargePk), merchantId, transfer.amount_cents);
+    fail('invalid_request', refusal ?? gatewayRaceRefusal(chargePk));
+  }
+  if ((await post(tx, { ...posting, refId: String(pk) })) === 'below_floor') belowFloor();
+  await insertEvent(tx, pk, STATE.new, transfer.substate, note, nowMs);
+  for (const type of plan.eventTypes) await emitTransferEvent(tx, service, type, { merchantId, id: transfer.id, status: plan.status }, nowMs);
 }
