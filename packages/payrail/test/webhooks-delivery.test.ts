@@ -134,6 +134,55 @@ for (const kind of STORE_KINDS) {
       }
     });
 
+    it('writes the events of a merchant without an enabled endpoint fanned out already: no fan-out write, no delivery', async () => {
+      const receiver = await startReceiver();
+      try {
+        const quiet = await t.newMerchant({ fundCents: 100_000 });
+        const listened = await t.newMerchant({ fundCents: 100_000 });
+        await createEndpoint(t, listened, { url: receiver.url });
+        const paused = await t.newMerchant({ fundCents: 100_000 });
+        const off = await createEndpoint(t, paused, { url: receiver.url });
+        await t.service.db.write((tx) => tx.run('UPDATE webhook_endpoints SET enabled = 0 WHERE id = ?', [off.id]));
+        // Events of every path: execute (alone and, on PostgreSQL, batched), the worker's transitions, a card charge.
+        for (const merchant of [quiet, listened, paused]) {
+          const api = caller(t.app, merchant.transfer_api_key);
+          const replies = await Promise.all([transferBody(), transferBody(), transferBody()].map((body) => api.execute(body)));
+          assert.deepEqual(
+            replies.map((r) => r.status),
+            [200, 200, 200],
+          );
+          await chargeCard(t, merchant, { amount: 5 });
+        }
+        await t.worker.drain();
+        const flags = async (merchantId: string) =>
+          (
+            await t.service.db.read((tx) => tx.all<{ fanned_out: number }>('SELECT fanned_out FROM events WHERE merchant_id = ? ORDER BY pk', [merchantId]))
+          ).map((r) => Number(r.fanned_out));
+        const quietFlags = await flags(quiet.merchant_id);
+        assert.ok(quietFlags.length >= 7, `events of the quiet merchant: ${quietFlags.length}`);
+        assert.deepEqual(new Set(quietFlags), new Set([1]), 'written fanned out');
+        assert.deepEqual(new Set(await flags(paused.merchant_id)), new Set([1]), 'a disabled endpoint counts as none');
+        assert.deepEqual(new Set(await flags(listened.merchant_id)), new Set([0]), 'left for the fan-out');
+
+        const delivered = await deliverDue(depsOf(t));
+        assert.equal(delivered, (await flags(listened.merchant_id)).length, 'one delivery per event of the merchant with an endpoint, none for the others');
+        assert.deepEqual(new Set(await flags(listened.merchant_id)), new Set([1]));
+        const deliveries = await t.service.db.read((tx) =>
+          tx.all<{ merchant_id: string }>('SELECT DISTINCT merchant_id FROM webhook_deliveries WHERE merchant_id IN (?, ?, ?)', [
+            quiet.merchant_id,
+            listened.merchant_id,
+            paused.merchant_id,
+          ]),
+        );
+        assert.deepEqual(
+          deliveries.map((d) => d.merchant_id),
+          [listened.merchant_id],
+        );
+      } finally {
+        await receiver.close();
+      }
+    });
+
     it('retries a receiver that answers 500 with growing delays and delivers once it answers 200', async () => {
       const receiver = await startReceiver((index) => (index < 3 ? 500 : 200));
       try {

@@ -11,11 +11,10 @@ const CHUNK_ROWS = [64, 16, 4, 1] as const;
 
 const texts = new Map<string, string>();
 
-function statementText(head: string, columns: number, rows: number): string {
-  const key = `${rows}|${head}`;
+function statementText(head: string, tuple: string, rows: number): string {
+  const key = `${rows}|${head}|${tuple}`;
   let text = texts.get(key);
   if (text === undefined) {
-    const tuple = `(${Array.from({ length: columns }, () => '?').join(', ')})`;
     text = `${head} VALUES ${Array.from({ length: rows }, () => tuple).join(', ')}`;
     texts.set(key, text);
   }
@@ -39,8 +38,18 @@ export function chunkSizes(count: number): number[] {
  * Inserts `rows` (each `columns` values long) in their order, which is also
  * the order of the keys the database gives them. `head` is the statement up
  * to VALUES: `INSERT INTO t (a, b)`; it is always a literal of the store.
+ * `tuple` is one row's VALUES item, by default `(?, ?, ...)`; a literal of
+ * the store too, with exactly `columns` parameters (it may compute a column
+ * from them, as the events' fanned_out).
  */
-export async function insertRows(tx: Tx, head: string, columns: number, rows: ReadonlyArray<readonly SqlValue[]>): Promise<void> {
+export async function insertRows(
+  tx: Tx,
+  head: string,
+  columns: number,
+  rows: ReadonlyArray<readonly SqlValue[]>,
+  tuple = `(${Array.from({ length: columns }, () => '?').join(', ')})`,
+): Promise<void> {
+  if (tuple.split('?').length - 1 !== columns) throw new Error(`insertRows: the row ${tuple} does not take ${columns} values`);
   const statements: Array<Promise<unknown>> = [];
   let start = 0;
   for (const size of chunkSizes(rows.length)) {
@@ -51,7 +60,7 @@ export async function insertRows(tx: Tx, head: string, columns: number, rows: Re
       params.push(...row);
     }
     // Sent together: PostgreSQL pipelines them and runs them in this order, so the keys still follow the rows.
-    statements.push(tx.run(statementText(head, columns, size), params));
+    statements.push(tx.run(statementText(head, tuple, size), params));
     start += size;
   }
   await Promise.all(statements);

@@ -26,6 +26,7 @@
 import { POSTING_KINDS } from '../domain/ledger.ts';
 import { STATE } from '../domain/transfer-states.ts';
 import type { SqlValue, Tx } from './db.ts';
+import { newEventFannedOutSql } from './events.ts';
 import type { ExecuteWrite } from './transfer-execute.ts';
 import { NEW_TRANSFER_COLUMNS, newTransferValues } from './transfers.ts';
 
@@ -89,8 +90,9 @@ const BATCH_SQL = `WITH input AS MATERIALIZED (
   INSERT INTO transfer_events (transfer_pk, state, substate, note, at_ms)
   SELECT pk, ${STATE.new}, substate, note, created_at_ms FROM made ORDER BY ord
 ), outbox AS (
-  INSERT INTO events (merchant_id, type, data_json, created_at_ms)
-  SELECT m.merchant_id, e.type, e.data_json, m.created_at_ms FROM made m JOIN outbox_input e ON e.ord = m.ord ORDER BY m.ord, e.n
+  INSERT INTO events (merchant_id, type, data_json, created_at_ms, fanned_out)
+  SELECT m.merchant_id, e.type, e.data_json, m.created_at_ms, ${newEventFannedOutSql('m.merchant_id')}
+  FROM made m JOIN outbox_input e ON e.ord = m.ord ORDER BY m.ord, e.n
 )
 SELECT i.ord, a.ord IS NOT NULL AS accepted, m.pk
 FROM input i

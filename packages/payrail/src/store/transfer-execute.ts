@@ -15,7 +15,7 @@
 import { assertPosting, POSTING_KINDS, type PostingInput } from '../domain/ledger.ts';
 import { STATE } from '../domain/transfer-states.ts';
 import type { Tx } from './db.ts';
-import { insertEvent as insertOutboxEvent } from './events.ts';
+import { insertEvent as insertOutboxEvent, newEventFannedOutSql } from './events.ts';
 import { post } from './ledger.ts';
 import { insertEvent, insertTransfer, NEW_TRANSFER_COLUMNS, type NewTransfer, newTransferValues } from './transfers.ts';
 
@@ -98,8 +98,9 @@ function oneStatementSql(eventCount: number): string {
     eventCount === 0
       ? ''
       : `, outbox AS (
-    INSERT INTO events (merchant_id, type, data_json, created_at_ms)
-    SELECT ?::text, e.type, e.data_json, ?::bigint FROM created CROSS JOIN (VALUES ${events}) AS e (n, type, data_json) ORDER BY e.n
+    INSERT INTO events (merchant_id, type, data_json, created_at_ms, fanned_out)
+    SELECT ?::text, e.type, e.data_json, ?::bigint, ${newEventFannedOutSql('?::text')}
+    FROM created CROSS JOIN (VALUES ${events}) AS e (n, type, data_json) ORDER BY e.n
   )`
   }
   UPDATE accounts SET balance_cents = balance_cents + ?::bigint FROM debit WHERE accounts.id = ?
@@ -133,7 +134,7 @@ async function recordInOneStatement(tx: Tx, write: ExecuteWrite): Promise<Execut
     write.note,
     t.created_at_ms,
     // outbox
-    ...(write.events.length === 0 ? [] : [t.merchant_id, t.created_at_ms, ...write.events.flatMap((e) => [e.type, e.dataJson])]),
+    ...(write.events.length === 0 ? [] : [t.merchant_id, t.created_at_ms, t.merchant_id, ...write.events.flatMap((e) => [e.type, e.dataJson])]),
     // credit
     p.amountCents,
     p.creditAccountId,
