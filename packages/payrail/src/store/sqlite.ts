@@ -471,6 +471,8 @@ export class SqliteDb implements Db, BatchRunner {
 
   async scrub(): Promise<boolean> {
     if (this.closed) return false;
+    // The log can be emptied only once no reader uses it: this thread's read transactions end here.
+    endReadsOfThisThread();
     // With the checkpoint thread running, it does the work, off this thread.
     if (this.checkpointer !== null) return this.checkpointer.truncate();
     // A connection of its own that never waits: the writer's busy handler
