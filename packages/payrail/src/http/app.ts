@@ -12,6 +12,7 @@ import { clientErrorHandler, errorHandler, frameworkErrorHandler, notFoundHandle
 import { registerOpenApi } from './openapi.ts';
 import { AnswerBatch } from './answer-batch.ts';
 import { registerRateLimits } from './rate-limits.ts';
+import { lazyRequestLogger } from './request-logger.ts';
 import { DEFAULT_CACHE_CONTROL, securityHeaders } from './security-headers.ts';
 import { healthRoutes } from './routes/health.ts';
 import { balanceRoutes } from './routes/balance.ts';
@@ -45,6 +46,7 @@ export async function buildApp(service: Service, options: AppOptions = {}): Prom
     loggerInstance: service.log,
     // One line per request is written in onResponse below; Fastify's own two are off.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyRequestLogger,
     bodyLimit: service.config.bodyLimitBytes,
     // Honour a caller's X-Request-Id when it is sane, else make one.
     requestIdHeader: false,
