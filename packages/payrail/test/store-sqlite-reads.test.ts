@@ -89,6 +89,23 @@ describe('SQLite reads in one transaction per turn', () => {
     }
   });
 
+  it('a new security version (another process wrote) ends the read transaction, so what made it is read', async () => {
+    const outside = new Database(file, { timeout: 10_000 });
+    try {
+      const before = db.securityVersion();
+      // Later turns: the version is looked at again (once a turn).
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      const seen = await readFromCheckPhase(db);
+      outside.prepare("UPDATE settings SET value = 'revoked' WHERE key = 'probe'").run();
+      assert.notEqual(db.securityVersion(), before, "the other process's commit is seen");
+      assert.notEqual(seen, 'revoked');
+      assert.equal(await readValue(db), 'revoked', 'and read under the new version');
+    } finally {
+      outside.close();
+    }
+  });
+
   it('shares one read transaction among the reads of a turn and ends it with the turn', async () => {
     // Another process, as far as this thread's stores know: a plain connection of its own.
     const outside = new Database(file, { timeout: 10_000 });

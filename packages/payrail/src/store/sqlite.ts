@@ -310,6 +310,9 @@ export class SqliteDb implements Db, BatchRunner {
       if (dataVersion !== this.lastDataVersion) {
         this.lastDataVersion = dataVersion;
         this.securityVersionValue += 1;
+        // What is read under the new version must include the commit that made it: a read
+        // transaction begun before that commit (ReadTx keeps one for the turn) ends here.
+        this.readTx.end();
       }
     }
     return this.securityVersionValue;
