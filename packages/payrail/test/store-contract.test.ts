@@ -8,6 +8,7 @@ import postgres from 'postgres';
 import { merchantAccount, OPERATOR_FUNDING_ACCOUNT } from '../src/domain/ledger.ts';
 import { verifyLedger } from '../src/flows/ledger-verify.ts';
 import type { Tx } from '../src/store/db.ts';
+import type { SqliteDb } from '../src/store/sqlite.ts';
 import { createAccount, getAccount, post, postBatch } from '../src/store/ledger.ts';
 import { type ExecuteWrite, recordExecute } from '../src/store/transfer-execute.ts';
 import { createStore, STORE_KINDS, TEST_DATABASE_URL, type TestStore } from './helpers/stores.ts';
@@ -52,6 +53,65 @@ for (const kind of STORE_KINDS) {
         { key: 'c', value: '3' },
         { key: 'seed', value: 'x' },
       ]);
+    });
+
+    it('runs the other operations of a batch once when one is refused before writing, and takes back one refused after writing', async () => {
+      const runs = new Map<string, number>();
+      const counted = (name: string, work: (tx: Tx) => Promise<unknown>) => (tx: Tx) => {
+        runs.set(name, (runs.get(name) ?? 0) + 1);
+        return work(tx);
+      };
+      const runAgainBefore = kind === 'sqlite' ? (store.db as SqliteDb).batchesRunAgain : 0;
+      // Issued in one turn: one batch.
+      const clean = await Promise.allSettled([
+        store.db.write(counted('p1', (tx) => tx.run("INSERT INTO settings (key, value) VALUES ('p1', '1')"))),
+        store.db.write(
+          counted('refused', async (tx) => {
+            await tx.get("SELECT value FROM settings WHERE key = 'p1'");
+            await tx.run("UPDATE settings SET value = 'never' WHERE key = 'no such key'");
+            throw new Error('refused before writing');
+          }),
+        ),
+        store.db.write(counted('p2', (tx) => tx.run("INSERT INTO settings (key, value) VALUES ('p2', '2')"))),
+      ]);
+      assert.deepEqual(
+        clean.map((r) => r.status),
+        ['fulfilled', 'rejected', 'fulfilled'],
+      );
+      assert.deepEqual(Object.fromEntries(runs), { p1: 1, refused: 1, p2: 1 });
+      if (kind === 'sqlite') assert.equal((store.db as SqliteDb).batchesRunAgain, runAgainBefore);
+
+      runs.clear();
+      const unclean = await Promise.allSettled([
+        store.db.write(counted('q1', (tx) => tx.run("INSERT INTO settings (key, value) VALUES ('q1', '1')"))),
+        store.db.write(
+          counted('undone', async (tx) => {
+            await tx.run("UPDATE settings SET value = 'changed' WHERE key = 'p1'");
+            await tx.run("INSERT INTO settings (key, value) VALUES ('undone', 'x')");
+            throw new Error('refused after writing');
+          }),
+        ),
+        store.db.write(counted('q2', (tx) => tx.run("INSERT INTO settings (key, value) VALUES ('q2', '2')"))),
+      ]);
+      assert.deepEqual(
+        unclean.map((r) => r.status),
+        ['fulfilled', 'rejected', 'fulfilled'],
+      );
+      assert.match(String((unclean[1] as PromiseRejectedResult).reason), /refused after writing/);
+      const rows = await store.db.read((tx) =>
+        tx.all<{ key: string; value: string }>("SELECT key, value FROM settings WHERE key IN ('p1', 'p2', 'q1', 'q2', 'undone') ORDER BY key"),
+      );
+      assert.deepEqual(rows, [
+        { key: 'p1', value: '1' },
+        { key: 'p2', value: '2' },
+        { key: 'q1', value: '1' },
+        { key: 'q2', value: '2' },
+      ]);
+      if (kind === 'sqlite') {
+        // The batch was taken back whole at the failure and run again, each operation in a savepoint.
+        assert.equal((store.db as SqliteDb).batchesRunAgain, runAgainBefore + 1);
+        assert.deepEqual(Object.fromEntries(runs), { q1: 2, undone: 2, q2: 1 });
+      }
     });
 
     it('returns each operation its own value in order', async () => {

@@ -117,9 +117,11 @@ describe('SQLite checkpoints off the main thread', () => {
       const operations = 64;
       const rowsEach = 32;
       const seen: string[] = [];
-      // One group commit, each operation under its savepoint: together far more than the 64 KiB a savepoint journal keeps in memory by default.
-      await Promise.all(
-        Array.from({ length: operations }, (_, i) =>
+      const runAgainBefore = db.batchesRunAgain;
+      // One group commit, which the last operation (failing after it wrote) makes run again with each
+      // operation under its savepoint: together far more than the 64 KiB a savepoint journal keeps in memory by default.
+      const settled = await Promise.allSettled([
+        ...Array.from({ length: operations }, (_, i) =>
           db.write(async (tx) => {
             for (let r = 0; r < rowsEach; r++) {
               const n = 20_000 + i * rowsEach + r;
@@ -128,7 +130,13 @@ describe('SQLite checkpoints off the main thread', () => {
             seen.push(...temporaryFiles());
           }),
         ),
-      );
+        db.write(async (tx) => {
+          await tx.run('INSERT INTO journal_probe (k, a, b) VALUES (?, ?, ?)', [-1, 'x', 'y']);
+          throw new Error('taken back');
+        }),
+      ]);
+      assert.equal(settled.filter((r) => r.status === 'rejected').length, 1);
+      assert.equal(db.batchesRunAgain, runAgainBefore + 1);
       assert.deepEqual([...new Set(seen)], []);
       const rows = await db.read((tx) => tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM journal_probe'));
       assert.equal(Number(rows!.n), 20_000 + operations * rowsEach);

@@ -45,8 +45,8 @@ export interface Db {
   readonly dialect: Dialect;
   /**
    * Runs `work` in a write transaction. Concurrent calls are group-committed:
-   * several operations share one transaction (each in its own savepoint, so a
-   * failing one rolls back alone) and one durable commit. The promise settles
+   * several operations share one transaction (a failing one is rolled back
+   * alone: see each adapter's run()) and one durable commit. The promise settles
    * only after that commit, so nothing is answered before it is durable.
    * `work` must do database work only: no network calls, no timers, and it
    * may run more than once (a batch is retried after a deadlock), so it must

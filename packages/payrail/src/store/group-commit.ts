@@ -1,8 +1,8 @@
 // Group commit: operations queued within one turn of the event loop (plus
 // whatever arrives while a commit is being made durable) share one
-// transaction. Each operation runs in its own savepoint, so an operation that
-// fails (an expected ApiError or anything else) is rolled back alone and gets
-// its own error; the others still commit. Callers hear back after COMMIT.
+// transaction. An operation that fails (an expected ApiError or anything
+// else) is rolled back alone and gets its own error; the others still commit
+// (how, each runner's run() says). Callers hear back after COMMIT.
 import { GROUP_COMMIT_OPS_MAX, type Tx } from './db.ts';
 
 interface PendingOp {
