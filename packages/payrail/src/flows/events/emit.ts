@@ -10,7 +10,7 @@ import { STATE, SUBSTATE } from '../../domain/transfer-states.ts';
 import type { EventType } from '../../domain/webhooks.ts';
 import type { Service } from '../../service.ts';
 import type { Txn } from '../../store/db.ts';
-import { insertEvent, insertEvents } from '../../store/events.ts';
+import { insertEvent } from '../../store/events.ts';
 import { getSchedule } from '../../store/schedules.ts';
 import type { ChargeRow } from '../../store/charges.ts';
 import { getTransaction, type TransactionRow } from '../../store/transactions.ts';
@@ -82,7 +82,12 @@ export async function emitTransferEvent(
  * creates the transfer.
  */
 export function transferEventData(service: Pick<Service, 'providers'>, transfer: { id: string; status: TransferStatusRow }, nowMs: number): string {
-  return JSON.stringify(statusViewOf(service, transfer.id, transfer.status, new Date(nowMs).toISOString()));
+  return transferEventDataAt(service, transfer, new Date(nowMs).toISOString());
+}
+
+/** transferEventData with the event's time already written out (one for a whole batch). */
+export function transferEventDataAt(service: Pick<Service, 'providers'>, transfer: { id: string; status: TransferStatusRow }, serverTime: string): string {
+  return JSON.stringify(statusViewOf(service, transfer.id, transfer.status, serverTime));
 }
 
 /** The event a transfer state change makes, or null (a move within processing, a release from waiting). */
@@ -92,24 +97,4 @@ export function transferEventType(from: { state: number }, to: { state: number; 
   if (to.state === STATE.processing) return from.state === STATE.processing ? null : 'transfer.processing';
   if (to.state === STATE.new && to.substate === SUBSTATE.waiting) return 'transfer.waiting';
   return null;
-}
-
-/** A transfer event of a batch: what emitTransferEvent takes, plus its type. */
-export interface TransferEventOf {
-  readonly type: EventType;
-  readonly transfer: { merchantId: string; id: string; status: TransferStatusRow };
-}
-
-/** Several transfers' events in one multi-row INSERT, in their order; each `data` as emitTransferEvent renders it. */
-export async function emitTransferEvents(tx: Txn, service: Pick<Service, 'providers'>, items: readonly TransferEventOf[], nowMs: number): Promise<void> {
-  const serverTime = new Date(nowMs).toISOString();
-  await insertEvents(
-    tx,
-    items.map(({ type, transfer }) => ({
-      merchantId: transfer.merchantId,
-      type,
-      dataJson: JSON.stringify(statusViewOf(service, transfer.id, transfer.status, serverTime)),
-      nowMs,
-    })),
-  );
 }

@@ -21,11 +21,10 @@ import { FAILURE, INVITATION_LIFETIME_MS, STATE, SUBSTATE } from '../../domain/t
 import { SharedDeadline, untilAborted } from '../../providers/deadline.ts';
 import { PAYOUT_CALL_TIMEOUT_MS, type PollOutcome, type SubmitOutcome } from '../../providers/payout-network.ts';
 import type { Service } from '../../service.ts';
-import type { Txn } from '../../store/db.ts';
 import { changeFrom, claimDueTransfers, reschedule, type TransferChange, type TransferRow } from '../../store/transfers.ts';
 import { errorSummary } from '../charge.ts';
 import { minorUnitsOf } from './corridors.ts';
-import { type TransitionOf, transitionBatch } from './transitions.ts';
+import { applyTransitions, prepareTransitions, type TransitionOf } from './transitions.ts';
 
 /** Transfers taken per batch. */
 export const ADVANCE_BATCH_MAX = 200;
@@ -89,7 +88,7 @@ export async function advanceDueTransfers(service: Service, limit = ADVANCE_BATC
     }
   });
   const stepNowMs = service.clock.nowMs();
-  const applied = await service.db.write((tx) => record(tx, service, rows, plans, stepNowMs));
+  const applied = await record(service, rows, plans, stepNowMs);
   let stale = 0;
   applied.forEach((ok, i) => {
     if (ok || plans[i] === null) return;
@@ -102,32 +101,39 @@ export async function advanceDueTransfers(service: Service, limit = ADVANCE_BATC
   return { claimed: rows.length, stale };
 }
 
-/** Records the plans of a batch in the caller's transaction; per row, whether its step was applied. */
-async function record(tx: Txn, service: Service, rows: readonly TransferRow[], plans: ReadonlyArray<Plan | null>, nowMs: number): Promise<boolean[]> {
-  const applied: boolean[] = new Array(rows.length).fill(false);
+/**
+ * Records the plans of a batch: everything is decided and rendered first,
+ * then one transaction runs the statements (it holds the store's write lock
+ * no longer than they take). Per row, whether its step was applied.
+ */
+async function record(service: Service, rows: readonly TransferRow[], plans: ReadonlyArray<Plan | null>, nowMs: number): Promise<boolean[]> {
   const transitions: TransitionOf[] = [];
   const transitionIndex: number[] = [];
-  const rescheduled: Array<Promise<void>> = [];
+  const reschedules: Array<{ readonly i: number; readonly nextRunAtMs: number | null; readonly attempts: number }> = [];
   plans.forEach((p, i) => {
-    const row = rows[i]!;
     if (p === null) return;
-    if (p.kind === 'reschedule') {
-      rescheduled.push(
-        reschedule(tx, row.pk, row.version, p.nextRunAtMs, p.attempts, nowMs).then((ok) => {
-          applied[i] = ok;
-        }),
-      );
-    } else {
-      transitions.push({ row, changes: p.changes });
+    if (p.kind === 'reschedule') reschedules.push({ i, nextRunAtMs: p.nextRunAtMs, attempts: p.attempts });
+    else {
+      transitions.push({ row: rows[i]!, changes: p.changes });
       transitionIndex.push(i);
     }
   });
-  // Both sent at once (pipelined on PostgreSQL).
-  const [, done] = await Promise.all([Promise.all(rescheduled), transitions.length > 0 ? transitionBatch(tx, service, transitions, nowMs) : []]);
-  done.forEach((ok, k) => {
-    applied[transitionIndex[k]!] = ok;
+  const prepared = transitions.length > 0 ? prepareTransitions(service, transitions, nowMs) : null;
+  return service.db.write(async (tx) => {
+    const applied: boolean[] = new Array(rows.length).fill(false);
+    // Both sent at once (pipelined on PostgreSQL).
+    const [rescheduled, done] = await Promise.all([
+      Promise.all(reschedules.map(({ i, nextRunAtMs, attempts }) => reschedule(tx, rows[i]!.pk, rows[i]!.version, nextRunAtMs, attempts, nowMs))),
+      prepared === null ? [] : applyTransitions(tx, prepared),
+    ]);
+    rescheduled.forEach((ok, k) => {
+      applied[reschedules[k]!.i] = ok;
+    });
+    done.forEach((ok, k) => {
+      applied[transitionIndex[k]!] = ok;
+    });
+    return applied;
   });
-  return applied;
 }
 
 /** The step of a row, and when a submission is accepted with its first poll due at once, that poll's step too. */

@@ -10,7 +10,8 @@ import type { Service } from '../../service.ts';
 import type { Txn } from '../../store/db.ts';
 import { postBatch } from '../../store/ledger.ts';
 import { applyChanges, insertTransferEvents, type TransferChange, type TransferEventInput, type TransferRow, unlinkCharge } from '../../store/transfers.ts';
-import { emitTransferEvents, type TransferEventOf, transferEventType } from '../events/emit.ts';
+import { insertEvents } from '../../store/events.ts';
+import { transferEventDataAt, transferEventType } from '../events/emit.ts';
 
 /** One change of a transfer with the note of its history row. */
 export interface NotedChange {
@@ -45,6 +46,23 @@ export async function transition(
   return applied!;
 }
 
+/** Everything a batch of transitions writes, decided before its transaction (prepareTransitions). */
+export interface PreparedTransitions {
+  /** The guarded row updates, one per transition, in the batch's order. */
+  readonly updates: ReadonlyArray<{ readonly pk: number; readonly version: number; readonly change: TransferChange }>;
+  /** What each transition writes if its row is still at its version; the batch's indexes in pk order. */
+  readonly writes: ReadonlyArray<TransitionWrites>;
+  readonly order: readonly number[];
+  readonly nowMs: number;
+}
+
+interface TransitionWrites {
+  readonly postings: readonly PostingInput[];
+  readonly unlink: boolean;
+  readonly history: readonly TransferEventInput[];
+  readonly events: ReadonlyArray<{ readonly merchantId: string; readonly type: string; readonly dataJson: string; readonly nowMs: number }>;
+}
+
 /**
  * Applies the transitions of a batch in the caller's transaction, set-based:
  * the rows' guarded UPDATEs by multi-row statements (each row still guarded
@@ -54,38 +72,66 @@ export async function transition(
  * transition, whether it was applied.
  */
 export async function transitionBatch(tx: Txn, service: Pick<Service, 'providers'>, batch: readonly TransitionOf[], nowMs: number): Promise<boolean[]> {
+  return applyTransitions(tx, prepareTransitions(service, batch, nowMs));
+}
+
+/**
+ * Pure: the rows a batch of transitions writes, events rendered, as if every
+ * row were still at the version it was read at. The worker prepares its
+ * batch before it opens the transaction, which then holds the store's write
+ * lock for the statements only (on SQLite, the lock the API's executes wait for).
+ */
+export function prepareTransitions(service: Pick<Service, 'providers'>, batch: readonly TransitionOf[], nowMs: number): PreparedTransitions {
   for (const { row, changes } of batch) assertChain(row, changes);
   if (new Set(batch.map(({ row }) => row.pk)).size !== batch.length) throw new Error('a transfer appears twice in one batch of transitions');
-  const changed = await applyChanges(
-    tx,
-    batch.map(({ row, changes }) => ({ pk: row.pk, version: row.version, change: changes[changes.length - 1]!.change })),
-    nowMs,
-  );
-  const applied = batch.map(({ row }) => changed.has(row.pk));
-  // History rows and events in pk order, as the rows were locked.
-  const order = batch.map((_, i) => i).sort((a, b) => batch[a]!.row.pk - batch[b]!.row.pk);
-  const postings: PostingInput[] = [];
-  const unlinks: number[] = [];
-  const history: TransferEventInput[] = [];
-  const events: TransferEventOf[] = [];
-  for (const i of order) {
-    if (!applied[i]) continue;
-    const { row, changes } = batch[i]!;
+  const serverTime = new Date(nowMs).toISOString();
+  const writes = batch.map(({ row, changes }): TransitionWrites => {
+    const postings: PostingInput[] = [];
+    const history: TransferEventInput[] = [];
+    const events: Array<TransitionWrites['events'][number]> = [];
+    let unlink = false;
     let from: { state: number } = row;
     for (const { change, note } of changes) {
       if (change.state === STATE.succeeded) {
         postings.push(finalPosting(row, 'transfer.succeed', 'paid_out', nowMs));
       } else if (change.state === STATE.failed) {
         postings.push(finalPosting(row, 'transfer.fail', 'available', nowMs));
-        if (row.gateway_charge_pk !== null) unlinks.push(row.pk);
+        if (row.gateway_charge_pk !== null) unlink = true;
       }
       history.push({ transferPk: row.pk, state: change.state, substate: change.substate, note, atMs: nowMs });
       const type = transferEventType(from, change);
       if (type !== null) {
-        events.push({ type, transfer: { merchantId: row.merchant_id, id: row.id, status: { ...change, code: row.code, receiver_phone: row.receiver_phone } } });
+        const status = { ...change, code: row.code, receiver_phone: row.receiver_phone };
+        events.push({ merchantId: row.merchant_id, type, dataJson: transferEventDataAt(service, { id: row.id, status }, serverTime), nowMs });
       }
       from = change;
     }
+    return { postings, unlink, history, events };
+  });
+  return {
+    updates: batch.map(({ row, changes }) => ({ pk: row.pk, version: row.version, change: changes[changes.length - 1]!.change })),
+    writes,
+    // History rows and events in pk order, as the rows were locked.
+    order: batch.map((_, i) => i).sort((a, b) => batch[a]!.row.pk - batch[b]!.row.pk),
+    nowMs,
+  };
+}
+
+/** The writes of prepared transitions, in the caller's transaction; per transition, whether it was applied. */
+export async function applyTransitions(tx: Txn, prepared: PreparedTransitions): Promise<boolean[]> {
+  const changed = await applyChanges(tx, prepared.updates, prepared.nowMs);
+  const applied = prepared.updates.map(({ pk }) => changed.has(pk));
+  const postings: PostingInput[] = [];
+  const unlinks: number[] = [];
+  const history: TransferEventInput[] = [];
+  const events: Array<TransitionWrites['events'][number]> = [];
+  for (const i of prepared.order) {
+    if (!applied[i]) continue;
+    const w = prepared.writes[i]!;
+    postings.push(...w.postings);
+    if (w.unlink) unlinks.push(prepared.updates[i]!.pk);
+    history.push(...w.history);
+    events.push(...w.events);
   }
   // Sent together (pipelined on PostgreSQL); a refused posting throws and the caller's transaction takes all of it back.
   await Promise.all([
@@ -93,9 +139,9 @@ export async function transitionBatch(tx: Txn, service: Pick<Service, 'providers
       // In flight has no floor, so a refusal here means the ledger is broken: stop loudly.
       if (outcome !== 'posted') throw new Error(`transfers ${postings.map((p) => p.refId).join(', ')}: final postings were refused (${outcome})`);
     }),
-    ...unlinks.map((pk) => unlinkCharge(tx, pk, nowMs)),
+    ...unlinks.map((pk) => unlinkCharge(tx, pk, prepared.nowMs)),
     insertTransferEvents(tx, history),
-    emitTransferEvents(tx, service, events, nowMs),
+    insertEvents(tx, events),
   ]);
   return applied;
 }
