@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DAY_MS } from '../src/domain/clock.ts';
 import { retryDelayMs } from '../src/domain/webhooks.ts';
-import { type DeliveryDeps, deliverDue, SENDS_PER_ENDPOINT_MAX } from '../src/flows/webhooks/deliver.ts';
+import { claimDeliveries, type DeliveryDeps, deliver, deliverDue, fanOut, SENDS_PER_ENDPOINT_MAX } from '../src/flows/webhooks/deliver.ts';
 import { sendWebhook } from '../src/providers/webhook-sender.ts';
 import { WebhookWorker } from '../src/worker/webhook-worker.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
@@ -262,6 +262,52 @@ for (const kind of STORE_KINDS) {
       }
     });
 
+    it('pauses a failing endpoint without rewriting its backlog: its waiting deliveries keep their times, claims skip them until the pause ends', async () => {
+      const failing = await startReceiver((index) => (index === 0 ? 503 : 200));
+      const healthy = await startReceiver();
+      try {
+        const merchant = await t.newMerchant({ fundCents: 1_000_000 });
+        const a = await createEndpoint(t, merchant, { url: failing.url, events: ['transfer.created'] });
+        const api = caller(t.app, merchant.transfer_api_key);
+        const backlog = 30;
+        for (let i = 0; i < backlog; i++) assert.equal((await api.execute(transferBody({ amount: '1.00' }))).status, 200);
+        const createdAtMs = t.clock.nowMs();
+        // One delivery at a time: the first fails, and the endpoint pauses with the rest of the backlog due.
+        const deps = depsOf(t);
+        await fanOut(deps);
+        const first = await claimDeliveries(deps, 1, new Map(), { perEndpointMax: 1 });
+        assert.equal(first.length, 1);
+        assert.equal(await deliver(deps, first[0]!), 'retry');
+        const waiting = await t.service.db.read((tx) =>
+          tx.all<{ at: number }>("SELECT next_attempt_at_ms AS at FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'pending' AND pk <> ?", [
+            a.id,
+            first[0]!.pk,
+          ]),
+        );
+        assert.equal(waiting.length, backlog - 1);
+        assert.ok(
+          waiting.every((row) => Number(row.at) <= createdAtMs),
+          'the waiting deliveries were not rewritten',
+        );
+        // Paused: nothing of its backlog is claimed, while another endpoint's new events are.
+        await createEndpoint(t, merchant, { url: healthy.url, events: ['transfer.created'] });
+        assert.equal((await api.execute(transferBody({ amount: '1.00' }))).status, 200);
+        assert.equal(await deliverDue(deps), 1);
+        assert.deepEqual([failing.received.length, healthy.received.length], [1, 1]);
+        // Once the pause ends, the backlog goes, oldest first.
+        t.clock.advance(retryDelayMs(1));
+        await deliverDue(deps);
+        assert.equal(failing.received.length, 1 + backlog + 1);
+        const pending = await t.service.db.read((tx) =>
+          tx.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status <> 'delivered'", [a.id]),
+        );
+        assert.equal(Number(pending!.n), 0);
+      } finally {
+        await failing.close();
+        await healthy.close();
+      }
+    });
+
     it('a hung endpoint holds at most its share of delivery slots: another endpoint gets every event meanwhile', async () => {
       const hung = await startReceiver(() => 'hang');
       const fast = await startReceiver();
@@ -280,18 +326,13 @@ for (const kind of STORE_KINDS) {
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
         assert.ok(hung.received.length <= SENDS_PER_ENDPOINT_MAX, `${hung.received.length} sends to the hung endpoint at once`);
-        // Once its sends have hung a while, its backlog is set aside out of the due range, so claims need not step over it.
-        const dueOfHung = async () =>
+        // Once its sends have hung a while, the endpoint is paused: claims skip it without reading its backlog.
+        const pausedUntil = async () =>
           Number(
-            (await t.service.db.read((tx) =>
-              tx.get<{ n: number }>(
-                "SELECT COUNT(*) AS n FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE e.url = ? AND d.status = 'pending' AND d.next_attempt_at_ms <= ?",
-                [hung.url, t.clock.nowMs()],
-              ),
-            ))!.n,
+            (await t.service.db.read((tx) => tx.get<{ at: number }>('SELECT paused_until_ms AS at FROM webhook_endpoints WHERE url = ?', [hung.url])))!.at,
           );
-        while ((await dueOfHung()) > 0) {
-          assert.ok(Date.now() < deadline, 'the hung endpoint backlog was set aside');
+        while ((await pausedUntil()) <= t.clock.nowMs()) {
+          assert.ok(Date.now() < deadline, 'the hung endpoint was paused');
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
         // Stopping ends the hung sends at once (not after their 60 s), recording nothing: their claims lapse and they are sent again later.

@@ -32,9 +32,15 @@ export async function hasDueDeliveries(tx: Tx, nowMs: number): Promise<boolean> 
 }
 
 /**
- * Claims up to `limit` due deliveries until `leaseUntilMs`, none of the
- * endpoints in `skipEndpointIds` (those this worker already has enough sends
- * to); returns them as claimed (attempts already counted).
+ * Claims due deliveries until `leaseUntilMs`, endpoint by endpoint: the
+ * endpoints that are not paused, not in `skipEndpointIds` (those this worker
+ * already has enough sends to) and have a delivery due, oldest due first, up
+ * to `limit` endpoints; of each, its oldest due deliveries, as many as
+ * `takeOf(endpoint)` allows, up to `limit` in all. Returns them as claimed
+ * (attempts already counted). Each step reads an index range of one endpoint,
+ * so a paused or slow endpoint's backlog, however long, is never stepped
+ * over, and nothing has to be moved out of the way when an endpoint pauses
+ * (one endpoint row changes, whatever its backlog).
  */
 export async function claimDueDeliveries(
   db: Db,
@@ -42,46 +48,51 @@ export async function claimDueDeliveries(
   leaseUntilMs: number,
   limit: number,
   skipEndpointIds: readonly string[] = [],
+  takeOf: (endpointId: string) => number = () => limit,
 ): Promise<DeliveryRow[]> {
   const skipLocked = db.dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
-  const skip = skipEndpointIds.length === 0 ? '' : ` AND endpoint_id NOT IN (${skipEndpointIds.map(() => '?').join(', ')})`;
-  return db.write((tx) =>
-    tx.all<DeliveryRow>(
-      `UPDATE webhook_deliveries SET next_attempt_at_ms = ?, attempts = attempts + 1, updated_at_ms = ?
-       WHERE pk IN (SELECT pk FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at_ms <= ?${skip}
-                    ORDER BY next_attempt_at_ms LIMIT ?${skipLocked})
-       RETURNING ${DELIVERY_COLUMNS}`,
-      [leaseUntilMs, nowMs, nowMs, ...skipEndpointIds, limit],
-    ),
-  );
-}
-
-/** Gives claims back unsent (due again at `dueAtMs`, their attempt not counted), while they are still the latest claim. */
-export async function releaseClaims(tx: Tx, claims: ReadonlyArray<{ pk: number; attempts: number }>, dueAtMs: number): Promise<void> {
-  for (const claim of claims) {
-    await tx.run("UPDATE webhook_deliveries SET next_attempt_at_ms = ?, attempts = attempts - 1 WHERE pk = ? AND attempts = ? AND status = 'pending'", [
-      dueAtMs,
-      claim.pk,
-      claim.attempts,
-    ]);
-  }
+  const skip = skipEndpointIds.length === 0 ? '' : ` AND e.id NOT IN (${skipEndpointIds.map(() => '?').join(', ')})`;
+  return db.write(async (tx) => {
+    const endpoints = await tx.all<{ id: string }>(
+      `SELECT id FROM (
+         SELECT e.id, (SELECT MIN(d.next_attempt_at_ms) FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.status = 'pending') AS due_at_ms
+         FROM webhook_endpoints e WHERE e.paused_until_ms <= ?${skip}
+       ) AS waiting WHERE due_at_ms <= ? ORDER BY due_at_ms, id LIMIT ?`,
+      [nowMs, ...skipEndpointIds, nowMs, limit],
+    );
+    const takes: Array<{ id: string; take: number }> = [];
+    let left = limit;
+    for (const { id } of endpoints) {
+      const take = Math.min(left, takeOf(id));
+      if (take <= 0) continue;
+      takes.push({ id, take });
+      left -= take;
+      if (left === 0) break;
+    }
+    // Sent together (pipelined on PostgreSQL).
+    const claimed = await Promise.all(
+      takes.map(({ id, take }) =>
+        tx.all<DeliveryRow>(
+          `UPDATE webhook_deliveries SET next_attempt_at_ms = ?, attempts = attempts + 1, updated_at_ms = ?
+           WHERE pk IN (SELECT pk FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'pending' AND next_attempt_at_ms <= ?
+                        ORDER BY next_attempt_at_ms LIMIT ?${skipLocked})
+           RETURNING ${DELIVERY_COLUMNS}`,
+          [leaseUntilMs, nowMs, id, nowMs, take],
+        ),
+      ),
+    );
+    return claimed.flat();
+  });
 }
 
 /**
- * Moves the due pending deliveries of these endpoints to their `dueAtMs` (an
- * endpoint this worker already sends as much to as it may): one short range
- * of the (endpoint, due time) index each, and afterwards they are out of the
- * due range, so claiming does not have to step over them. The endpoint keeps
- * the time too (its pause, never shortened), so deliveries fanned out
- * meanwhile are made due then and need no moving of their own.
+ * Pauses these endpoints until their `dueAtMs` (endpoints this worker already
+ * sends as much to as it may): their deliveries are not claimed before then
+ * (claimDueDeliveries), and deliveries fanned out meanwhile are made due then.
+ * A pause is never shortened.
  */
-export async function postponeDue(tx: Tx, setAsides: ReadonlyArray<{ endpointId: string; dueAtMs: number }>, nowMs: number): Promise<void> {
-  for (const { endpointId, dueAtMs } of setAsides) {
-    await tx.run("UPDATE webhook_deliveries SET next_attempt_at_ms = ? WHERE endpoint_id = ? AND status = 'pending' AND next_attempt_at_ms <= ?", [
-      dueAtMs,
-      endpointId,
-      nowMs,
-    ]);
+export async function pauseEndpoints(tx: Tx, pauses: ReadonlyArray<{ endpointId: string; dueAtMs: number }>): Promise<void> {
+  for (const { endpointId, dueAtMs } of pauses) {
     await tx.run('UPDATE webhook_endpoints SET paused_until_ms = ? WHERE id = ? AND paused_until_ms < ?', [dueAtMs, endpointId, dueAtMs]);
   }
 }
@@ -156,8 +167,17 @@ export async function abandonDelivery(tx: Tx, claim: { pk: number; attempts: num
   ]);
 }
 
-/** A re-send: a new pending delivery of the event to every enabled endpoint of its merchant subscribed to its type. */
+/**
+ * A re-send: a new pending delivery of the event to every enabled endpoint of
+ * its merchant subscribed to its type, due now. Someone asked for it to go
+ * now, so those endpoints' pauses end (the endpoint rows first, the order
+ * every path takes them in).
+ */
 export async function queueResend(tx: Tx, merchantId: string, eventPk: number, eventType: string, nowMs: number): Promise<number> {
+  await tx.run(
+    "UPDATE webhook_endpoints SET paused_until_ms = 0 WHERE merchant_id = ? AND enabled = 1 AND (event_types = '' OR event_types LIKE ?) AND paused_until_ms > 0",
+    [merchantId, `% ${eventType} %`],
+  );
   const result = await tx.run(
     `INSERT INTO webhook_deliveries (event_pk, endpoint_id, merchant_id, status, attempts, next_attempt_at_ms, created_at_ms, updated_at_ms)
      SELECT ?, id, merchant_id, 'pending', 0, ?, ?, ? FROM webhook_endpoints
@@ -167,8 +187,12 @@ export async function queueResend(tx: Tx, merchantId: string, eventPk: number, e
   return result.changes;
 }
 
-/** A re-send of one delivery to its own endpoint (the panel's button); false when it is not the merchant's. */
+/** A re-send of one delivery to its own endpoint (the panel's button), due now, its endpoint's pause ended; false when it is not the merchant's. */
 export async function queueDeliveryResend(tx: Tx, merchantId: string, deliveryPk: number, nowMs: number): Promise<boolean> {
+  await tx.run(
+    'UPDATE webhook_endpoints SET paused_until_ms = 0 WHERE id = (SELECT endpoint_id FROM webhook_deliveries WHERE pk = ? AND merchant_id = ?) AND paused_until_ms > 0',
+    [deliveryPk, merchantId],
+  );
   const result = await tx.run(
     `INSERT INTO webhook_deliveries (event_pk, endpoint_id, merchant_id, status, attempts, next_attempt_at_ms, created_at_ms, updated_at_ms)
      SELECT event_pk, endpoint_id, merchant_id, 'pending', 0, ?, ?, ? FROM webhook_deliveries WHERE pk = ? AND merchant_id = ?`,

@@ -90,31 +90,28 @@ export async function deleteEndpoint(tx: Tx, merchantId: string, id: string): Pr
 
 /**
  * An attempt failed: starts the failure streak if none is running, counts
- * the failure and pauses the endpoint until `pausedUntilMs` (given the count,
- * by `pauseFor`): its other pending deliveries due before then move to then
- * (the failed one keeps its own schedule). Returns when the streak started.
+ * the failure and pauses the endpoint for `pauseFor(failures)`, but no
+ * later than the failed delivery's own next attempt (`retryAtMs`; null when
+ * it will not be tried again), which then tells whether the endpoint is
+ * back: none of its deliveries is claimed before the pause ends
+ * (claimDueDeliveries). One row changes, however many deliveries wait.
+ * Returns when the streak started.
  */
 export async function markEndpointFailing(
   tx: Tx,
   id: string,
-  failed: { deliveryPk: number; nowMs: number },
+  failed: { nowMs: number; retryAtMs: number | null },
   pauseFor: (failures: number) => number,
 ): Promise<number> {
-  const { nowMs } = failed;
+  const { nowMs, retryAtMs } = failed;
   const row = await tx.get<{ failing_since_ms: number; consecutive_failures: number }>(
     `UPDATE webhook_endpoints SET failing_since_ms = COALESCE(failing_since_ms, ?), consecutive_failures = consecutive_failures + 1
      WHERE id = ? RETURNING failing_since_ms, consecutive_failures`,
     [nowMs, id],
   );
   if (row === undefined) return nowMs;
-  const pausedUntilMs = nowMs + pauseFor(Number(row.consecutive_failures));
-  await tx.run('UPDATE webhook_endpoints SET paused_until_ms = ? WHERE id = ?', [pausedUntilMs, id]);
-  await tx.run("UPDATE webhook_deliveries SET next_attempt_at_ms = ? WHERE endpoint_id = ? AND status = 'pending' AND next_attempt_at_ms < ? AND pk <> ?", [
-    pausedUntilMs,
-    id,
-    pausedUntilMs,
-    failed.deliveryPk,
-  ]);
+  const pausedUntilMs = Math.min(nowMs + pauseFor(Number(row.consecutive_failures)), retryAtMs ?? Number.POSITIVE_INFINITY);
+  await tx.run('UPDATE webhook_endpoints SET paused_until_ms = ? WHERE id = ? AND paused_until_ms < ?', [pausedUntilMs, id, pausedUntilMs]);
   return Number(row.failing_since_ms);
 }
 

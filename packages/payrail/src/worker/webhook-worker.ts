@@ -23,7 +23,7 @@ import type { Service } from '../service.ts';
 import { BUSY_LINGER_MS } from './worker.ts';
 
 export const DELIVERY_CONCURRENCY_MAX = 32;
-/** An endpoint at its send limit with a send under way longer than this is slow: its backlog is set aside meanwhile. */
+/** An endpoint at its send limit with a send under way longer than this is slow: it is paused meanwhile. */
 const SLOW_SEND_MS = 1_000;
 const IDLE_SLEEP_MS_MIN = 5;
 const IDLE_SLEEP_MS_MAX = 250;
@@ -38,7 +38,7 @@ export class WebhookWorker {
   private readonly perEndpoint = new Map<string, number>();
   /** When each endpoint's oldest send under way started (performance.now()), to tell a slow endpoint. */
   private readonly startedAt = new Map<string, number[]>();
-  /** Slow endpoints set aside: until when (performance.now()) and for how long the last time. */
+  /** Slow endpoints paused: until when (performance.now()) and for how long the last time. */
   private readonly setAside = new Map<string, { untilMs: number; forMs: number }>();
   private readonly stopped = new AbortController();
   private readonly deps: DeliveryDeps;
@@ -92,7 +92,7 @@ export class WebhookWorker {
 
   /**
    * Endpoints at their send limit with a send under way for longer than
-   * SLOW_SEND_MS whose backlog is due to be set aside, with how long: the
+   * SLOW_SEND_MS that are due to be paused, with how long: the
    * first time SLOW_ENDPOINT_POSTPONE_MS, then twice the last time while the
    * endpoint stays slow, up to the send deadline. One that is no longer slow
    * starts again from the first.

@@ -29,9 +29,8 @@ import {
   claimDueDeliveries,
   type DeliveryRow,
   hasDueDeliveries,
-  postponeDue,
+  pauseEndpoints,
   recordAttempt,
-  releaseClaims,
   sendableOf,
 } from '../../store/webhook-deliveries.ts';
 import { disableFailingEndpoint, markEndpointFailing, markEndpointHealthy } from '../../store/webhook-endpoints.ts';
@@ -72,21 +71,21 @@ export function fanOut(deps: Pick<DeliveryDeps, 'db' | 'clock'>, limit = FAN_OUT
 /** Sends to one endpoint under way at once in one worker, at most: a hung endpoint holds this many slots, never all. */
 export const SENDS_PER_ENDPOINT_MAX = 4;
 /**
- * How long the due backlog of a slow endpoint (its sends at the limit and one
- * under way a while) is first set aside; each further set-aside of an endpoint
- * still slow is twice as long, up to the send deadline (a hung endpoint's sends
- * end by then). A busy but healthy endpoint is set aside briefly or not at all.
+ * How long a slow endpoint (its sends at the limit and one under way a
+ * while) is first paused; each further pause of an endpoint still slow is
+ * twice as long, up to the send deadline (a hung endpoint's sends end by
+ * then). A busy but healthy endpoint is paused briefly or not at all.
  */
 export const SLOW_ENDPOINT_POSTPONE_MS = 1_000;
 
 /**
  * Claims up to `limit` due deliveries for this worker, given how many sends
  * to each endpoint it has under way: none to an endpoint already at
- * `perEndpointMax` (claims beyond it, from a burst, are given back at once),
- * so one slow endpoint never takes every slot. The due backlog of the
- * endpoints in `slow` (at the limit, with a send under way for a while) is
- * moved their `postponeMs` ahead in one statement each, so a hung endpoint's
- * backlog does not lengthen the claim's index scan.
+ * `perEndpointMax`, so one slow endpoint never takes every slot. The
+ * endpoints in `slow` (at the limit, with a send under way for a while) are
+ * paused for their `postponeMs`, so deliveries fanned out to them meanwhile
+ * wait too; paused endpoints are skipped by the claim without reading their
+ * backlog (store/webhook-deliveries.ts).
  */
 export async function claimDeliveries(
   deps: Pick<DeliveryDeps, 'db' | 'clock' | 'timeoutMs'>,
@@ -100,29 +99,21 @@ export async function claimDeliveries(
   if (!(await deps.db.read((tx) => hasDueDeliveries(tx, nowMs)))) return [];
   const slow = options.slow ?? [];
   if (slow.length > 0) {
-    const setAsides = slow.map(({ endpointId, postponeMs }) => ({ endpointId, dueAtMs: nowMs + postponeMs }));
-    await deps.db.write((tx) => postponeDue(tx, setAsides, nowMs));
+    const pauses = slow.map(({ endpointId, postponeMs }) => ({ endpointId, dueAtMs: nowMs + postponeMs }));
+    await deps.db.write((tx) => pauseEndpoints(tx, pauses));
   }
   const busy = [...underWay].filter(([, count]) => count >= perEndpointMax).map(([id]) => id);
-  const claimed = await claimDueDeliveries(deps.db, nowMs, nowMs + (deps.timeoutMs ?? DELIVERY_TIMEOUT_MS) + CLAIM_MARGIN_MS, limit, busy);
-  const counts = new Map(underWay);
-  const kept: DeliveryRow[] = [];
-  const extra: DeliveryRow[] = [];
-  for (const claim of claimed) {
-    const count = counts.get(claim.endpoint_id) ?? 0;
-    if (count >= perEndpointMax) extra.push(claim);
-    else {
-      counts.set(claim.endpoint_id, count + 1);
-      kept.push(claim);
-    }
-  }
-  if (extra.length > 0) {
-    const released = extra.map((c) => ({ pk: c.pk, attempts: Number(c.attempts) }));
-    await deps.db.write((tx) => releaseClaims(tx, released, nowMs));
-  }
+  const claimed = await claimDueDeliveries(
+    deps.db,
+    nowMs,
+    nowMs + (deps.timeoutMs ?? DELIVERY_TIMEOUT_MS) + CLAIM_MARGIN_MS,
+    limit,
+    busy,
+    (endpointId) => perEndpointMax - (underWay.get(endpointId) ?? 0),
+  );
   // The event rows may have been committed a moment ago: send nothing a crash could still take back.
-  if (kept.length > 0) await deps.db.synced();
-  return kept;
+  if (claimed.length > 0) await deps.db.synced();
+  return claimed;
 }
 
 /** Sends one claimed delivery and records the outcome. Returns its outcome, or null when nothing was sent. */
@@ -186,7 +177,7 @@ async function record(deps: DeliveryDeps, claim: DeliveryRow, eventId: string, r
       let disable = false;
       if (ok) await markEndpointHealthy(tx, claim.endpoint_id);
       else {
-        const failingSinceMs = await markEndpointFailing(tx, claim.endpoint_id, { deliveryPk: claim.pk, nowMs }, retryDelayMs);
+        const failingSinceMs = await markEndpointFailing(tx, claim.endpoint_id, { nowMs, retryAtMs }, retryDelayMs);
         disable = nowMs - failingSinceMs >= ENDPOINT_FAILING_DISABLE_MS;
       }
       // A lapsed claim (someone else claimed it since) changes nothing: roll all of it back.
