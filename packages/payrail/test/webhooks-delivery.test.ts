@@ -40,6 +40,14 @@ async function createEndpoint(t: TestApp, merchant: Merchant, body: Record<strin
   return response.json() as { id: string; signature: string; events: string[]; enabled: boolean };
 }
 
+/** How many of the endpoint's deliveries are not delivered. */
+async function undeliveredOf(t: TestApp, endpointId: string): Promise<number> {
+  const row = await t.service.db.read((tx) =>
+    tx.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status <> 'delivered'", [endpointId]),
+  );
+  return Number(row!.n);
+}
+
 for (const kind of STORE_KINDS) {
   describe(`webhook deliveries (${kind})`, () => {
     let t: TestApp;
@@ -252,10 +260,7 @@ for (const kind of STORE_KINDS) {
         await deliverDue(depsOf(t));
         assert.equal(failing.received.length, 5);
         assert.equal(new Set(failing.received.map((r) => r.headers['payrail-event-id'])).size, 4);
-        const pending = await t.service.db.read((tx) =>
-          tx.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status <> 'delivered'", [a.id]),
-        );
-        assert.equal(Number(pending!.n), 0);
+        assert.equal(await undeliveredOf(t, a.id), 0);
       } finally {
         await failing.close();
         await healthy.close();
@@ -294,14 +299,11 @@ for (const kind of STORE_KINDS) {
         assert.equal((await api.execute(transferBody({ amount: '1.00' }))).status, 200);
         assert.equal(await deliverDue(deps), 1);
         assert.deepEqual([failing.received.length, healthy.received.length], [1, 1]);
-        // Once the pause ends, the backlog goes, oldest first.
+        // Once the pause ends, the whole backlog goes.
         t.clock.advance(retryDelayMs(1));
         await deliverDue(deps);
         assert.equal(failing.received.length, 1 + backlog + 1);
-        const pending = await t.service.db.read((tx) =>
-          tx.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status <> 'delivered'", [a.id]),
-        );
-        assert.equal(Number(pending!.n), 0);
+        assert.equal(await undeliveredOf(t, a.id), 0);
       } finally {
         await failing.close();
         await healthy.close();
@@ -394,6 +396,41 @@ for (const kind of STORE_KINDS) {
       } finally {
         await receiver.close();
       }
+    });
+  });
+}
+
+for (const kind of STORE_KINDS) {
+  describe(`webhook delivery claims (${kind})`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await createTestApp(kind);
+    });
+    after(() => t.close());
+
+    it('fills a claim from several endpoints when each has fewer due than it may take, and takes at most its allowance of each', async () => {
+      const merchant = await t.newMerchant({ fundCents: 100_000 });
+      const endpoints = [];
+      for (let i = 0; i < 3; i++) endpoints.push(await createEndpoint(t, merchant, { url: `https://hooks.example.com/${i}`, events: ['transfer.created'] }));
+      const api = caller(t.app, merchant.transfer_api_key);
+      // One event, one delivery to each endpoint.
+      assert.equal((await api.execute(transferBody({ amount: '1.00' }))).status, 200);
+      const deps = depsOf(t);
+      await fanOut(deps);
+      const claimed = await claimDeliveries(deps, 3, new Map(), { perEndpointMax: 4 });
+      assert.deepEqual(claimed.map((c) => c.endpoint_id).sort(), endpoints.map((e) => e.id).sort());
+      // Claimed: none is due again before its lease ends.
+      assert.deepEqual(await claimDeliveries(deps, 3, new Map(), { perEndpointMax: 4 }), []);
+      for (let i = 0; i < 3; i++) assert.equal((await api.execute(transferBody({ amount: '1.00' }))).status, 200);
+      await fanOut(deps);
+      // Three due at each endpoint now; the first has its 2 sends under way already, the others take 2 each.
+      const busy = new Map([[endpoints[0]!.id, 2]]);
+      const next = await claimDeliveries(deps, 10, busy, { perEndpointMax: 2 });
+      const perEndpoint = (id: string) => next.filter((c) => c.endpoint_id === id).length;
+      assert.deepEqual(
+        endpoints.map((e) => perEndpoint(e.id)),
+        [0, 2, 2],
+      );
     });
   });
 }

@@ -53,17 +53,21 @@ export async function claimDueDeliveries(
   const skipLocked = db.dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
   const skip = skipEndpointIds.length === 0 ? '' : ` AND e.id NOT IN (${skipEndpointIds.map(() => '?').join(', ')})`;
   return db.write(async (tx) => {
-    const endpoints = await tx.all<{ id: string }>(
-      `SELECT id FROM (
-         SELECT e.id, (SELECT MIN(d.next_attempt_at_ms) FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.status = 'pending') AS due_at_ms
+    // Each endpoint's oldest due time and how many are due (counted up to `limit`), from its own index range.
+    const endpoints = await tx.all<{ id: string; due: number }>(
+      `SELECT id, due FROM (
+         SELECT e.id,
+           (SELECT MIN(d.next_attempt_at_ms) FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.status = 'pending') AS due_at_ms,
+           (SELECT COUNT(*) FROM (SELECT 1 AS one FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at_ms <= ?
+                                  LIMIT ?) AS capped) AS due
          FROM webhook_endpoints e WHERE e.paused_until_ms <= ?${skip}
        ) AS waiting WHERE due_at_ms <= ? ORDER BY due_at_ms, id LIMIT ?`,
-      [nowMs, ...skipEndpointIds, nowMs, limit],
+      [nowMs, limit, nowMs, ...skipEndpointIds, nowMs, limit],
     );
     const takes: Array<{ id: string; take: number }> = [];
     let left = limit;
-    for (const { id } of endpoints) {
-      const take = Math.min(left, takeOf(id));
+    for (const { id, due } of endpoints) {
+      const take = Math.min(left, takeOf(id), Number(due));
       if (take <= 0) continue;
       takes.push({ id, take });
       left -= take;

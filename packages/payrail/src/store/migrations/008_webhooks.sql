@@ -36,10 +36,11 @@ CREATE TABLE webhook_endpoints (
   failing_since_ms BIGINT,
   -- Set when Payrail disabled the endpoint itself (failing for 3 days).
   disabled_reason TEXT,
-  -- After a failed attempt the whole endpoint waits (growing with
-  -- consecutive_failures): its due deliveries move to paused_until_ms and new
-  -- ones are made due then, so a dead endpoint's backlog sits outside the due
-  -- range and claiming stays a short index scan.
+  -- After a failed attempt (or while its sends hang) the whole endpoint waits
+  -- until paused_until_ms (growing with consecutive_failures): deliveries are
+  -- claimed endpoint by endpoint and a paused one is skipped, so a dead
+  -- endpoint's backlog is neither rewritten nor stepped over. New deliveries
+  -- are made due then. (Comment only: the schema is as first applied.)
   consecutive_failures BIGINT NOT NULL DEFAULT 0,
   paused_until_ms BIGINT NOT NULL DEFAULT 0,
   created_at_ms BIGINT NOT NULL,
