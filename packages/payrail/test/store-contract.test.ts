@@ -394,6 +394,39 @@ for (const kind of STORE_KINDS) {
         assert.equal((await verifyLedger(store.db)).ok, true);
       });
 
+      it('detects rows whose keys the store does not check on insert: a posting of no account, a transfer of no merchant, history of no transfer', async () => {
+        // Migration 011 dropped these foreign keys; the insert would have been refused before it.
+        await store.db.write(async (tx) => {
+          await tx.run(
+            `INSERT INTO postings (debit_account_id, credit_account_id, amount_cents, kind, merchant_id, ref_type, ref_id, created_at_ms)
+             VALUES ('test:missing', 'test:a', 1, 'adjustment', NULL, 'adjustment', 'planted', ?)`,
+            [NOW_MS],
+          );
+          await tx.run(
+            `INSERT INTO transfers (merchant_id, id, sender_phone, receiver_phone, amount_cents, service, receiver_country, receiver_currency,
+               fx_rate, received_minor, attributes_json, state, substate, final, created_at_ms, updated_at_ms)
+             VALUES ('mer_missing', 'planted', '+14155550100', '+254712345678', 1, '1001', 'KE', 'KES', '1', 1, '[]', 80, 8, 1, ?, ?)`,
+            [NOW_MS, NOW_MS],
+          );
+          await tx.run('INSERT INTO transfer_events (transfer_pk, state, substate, note, at_ms) VALUES (987654321, 0, 0, ?, ?)', ['planted', NOW_MS]);
+        });
+        const report = await verifyLedger(store.db);
+        const has = (pattern: RegExp) =>
+          assert.ok(
+            report.problems.some((p) => pattern.test(p)),
+            `${pattern}\n${report.problems.join('\n')}`,
+          );
+        has(/^postings reference unknown account test:missing$/);
+        has(/^transfer \d+ names merchant mer_missing, which does not exist$/);
+        has(/^transfer history row \d+ names transfer 987654321, which does not exist$/);
+        await store.db.write(async (tx) => {
+          await tx.run("DELETE FROM postings WHERE ref_id = 'planted'");
+          await tx.run("DELETE FROM transfers WHERE id = 'planted'");
+          await tx.run("DELETE FROM transfer_events WHERE note = 'planted'");
+        });
+        assert.equal((await verifyLedger(store.db)).ok, true);
+      });
+
       it('detects a cached balance that differs from its postings', async () => {
         await store.db.write((tx) => tx.run("UPDATE accounts SET balance_cents = balance_cents + 1 WHERE id = 'test:b'"));
         const report = await verifyLedger(store.db);

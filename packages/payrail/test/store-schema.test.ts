@@ -93,6 +93,19 @@ CREATE INDEX things_size ON things (size_bytes) WHERE size_bytes > 0;
     }
   });
 
+  it('keeps an @only block for its dialect, as written, and leaves it out (line numbers kept) for the other', () => {
+    const sql =
+      'CREATE TABLE t (n BIGINT);\n@only postgres\nALTER TABLE t DROP CONSTRAINT t_n_fkey;\n@end\n@only sqlite\nDELETE FROM sqlite_sequence;\n@end\nDROP TABLE t;';
+    assert.equal(translateMigration(sql, 'postgres'), 'CREATE TABLE t (n BIGINT);\n\nALTER TABLE t DROP CONSTRAINT t_n_fkey;\n\n\n\n\nDROP TABLE t;');
+    assert.equal(translateMigration(sql, 'sqlite'), 'CREATE TABLE t (n INTEGER);\n\n\n\n\nDELETE FROM sqlite_sequence;\n\nDROP TABLE t;');
+    for (const dialect of ['sqlite', 'postgres'] as const) {
+      assert.throws(() => translateMigration('@only sqlite\nSELECT 1;', dialect, 'm.sql'), /^Error: m\.sql:2: @only sqlite block not closed/);
+      assert.throws(() => translateMigration('@end', dialect, 'm.sql'), /^Error: m\.sql:1: @end without @only/);
+      assert.throws(() => translateMigration('@only sqlite\n@only postgres\n@end', dialect, 'm.sql'), /^Error: m\.sql:2: @only postgres inside an @only block/);
+      assert.throws(() => translateMigration('@only mysql\n@end', dialect, 'm.sql'), /^Error: m\.sql:1: unknown directive/);
+    }
+  });
+
   it('translates every migration for both dialects, keeping versions and names', () => {
     // Every migration file is listed once, in version order, and named by its version.
     const files = fs

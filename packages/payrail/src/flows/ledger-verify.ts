@@ -64,6 +64,8 @@ function checkBusinessRecords(facts: LedgerFacts, balances: Map<string, number>,
   for (const row of facts.transfersWithMismatchedPostings) report(`transfer ${row.pk} (state ${row.state}) has postings that do not match its state`);
   for (const row of facts.chargesWithMismatchedPostings) report(`charge ${row.pk} (${row.status}) has postings that do not match its status`);
   for (const row of facts.orphanPostings) report(`posting ${row.id} names ${row.ref_type} ${row.ref_id}, which does not exist`);
+  for (const row of facts.transfersOfUnknownMerchants) report(`transfer ${row.pk} names merchant ${row.merchant_id}, which does not exist`);
+  for (const row of facts.historyOfUnknownTransfers) report(`transfer history row ${row.id} names transfer ${row.transfer_pk}, which does not exist`);
   for (const pk of facts.chargesWithWrongLinkedTotal) report(`charge ${pk}: linked amount does not equal the sum of its transfer links`);
   for (const pk of facts.chargesWithWrongRefundedTotal) report(`charge ${pk}: refunded amount does not equal the sum of its refunds`);
 }

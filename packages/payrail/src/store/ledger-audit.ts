@@ -33,6 +33,9 @@ export interface LedgerFacts {
   readonly transfersWithMismatchedPostings: Array<{ pk: number; state: number }>;
   readonly chargesWithMismatchedPostings: Array<{ pk: number; status: string }>;
   readonly orphanPostings: Array<{ id: number; ref_type: string; ref_id: string }>;
+  /** Keys the database no longer checks on each insert (migration 011): transfers of no merchant, history of no transfer. */
+  readonly transfersOfUnknownMerchants: Array<{ pk: number; merchant_id: string }>;
+  readonly historyOfUnknownTransfers: Array<{ id: number; transfer_pk: number }>;
   readonly chargesWithWrongLinkedTotal: number[];
   /** Charges whose refunded amount is not the sum of their refunds that were not declined or failed. */
   readonly chargesWithWrongRefundedTotal: number[];
@@ -66,6 +69,14 @@ export function readLedgerFacts(db: Db): Promise<LedgerFacts> {
        WHERE (p.ref_type = 'transfer' AND NOT EXISTS (SELECT 1 FROM transfers t WHERE t.pk = ${refAsPk(tx)}))
           OR (p.ref_type = 'charge' AND NOT EXISTS (SELECT 1 FROM charges c WHERE c.pk = ${refAsPk(tx)}))
        LIMIT ?`,
+      [AUDIT_ROWS_MAX],
+    ),
+    transfersOfUnknownMerchants: await tx.all(
+      'SELECT t.pk, t.merchant_id FROM transfers t WHERE NOT EXISTS (SELECT 1 FROM merchants m WHERE m.id = t.merchant_id) LIMIT ?',
+      [AUDIT_ROWS_MAX],
+    ),
+    historyOfUnknownTransfers: await tx.all(
+      'SELECT e.id, e.transfer_pk FROM transfer_events e WHERE NOT EXISTS (SELECT 1 FROM transfers t WHERE t.pk = e.transfer_pk) LIMIT ?',
       [AUDIT_ROWS_MAX],
     ),
     chargesWithWrongLinkedTotal: (

@@ -509,6 +509,20 @@ export class SqliteDb implements Db, BatchRunner {
 
   async migrate(): Promise<number> {
     const tx = this.writeTx;
+    // SQLite changes a table's definition (a constraint dropped) only by
+    // rebuilding the table, which its documented procedure does with
+    // foreign-key enforcement off (dropping the old table must not touch
+    // the rows that name it) and every key checked before the commit. The
+    // pragma is a no-op inside a transaction, so it is set around it.
+    this.writer.pragma('foreign_keys = OFF');
+    try {
+      return await this.migrateInTransaction(tx);
+    } finally {
+      this.writer.pragma('foreign_keys = ON');
+    }
+  }
+
+  private async migrateInTransaction(tx: SqliteTx): Promise<number> {
     await this.begin();
     try {
       tx.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at_ms INTEGER NOT NULL)');
@@ -519,6 +533,11 @@ export class SqliteDb implements Db, BatchRunner {
         this.writer.exec(translateMigration(migration.sql, 'sqlite', `${migration.name}.sql`));
         await tx.run('INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (?, ?, ?)', [migration.version, migration.name, Date.now()]);
         applied += 1;
+      }
+      const broken = applied === 0 ? [] : (this.writer.pragma('foreign_key_check') as Array<{ table: string; rowid: number; parent: string }>);
+      if (broken.length > 0) {
+        const first = broken[0]!;
+        throw new Error(`migration left ${broken.length} row(s) whose foreign key names nothing, first ${first.table} rowid ${first.rowid} -> ${first.parent}`);
       }
       tx.control('COMMIT');
       this.securityVersionValue += 1;

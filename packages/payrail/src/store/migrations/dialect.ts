@@ -30,6 +30,21 @@
 // exactly `INTEGER PRIMARY KEY` is the rowid, which AUTOINCREMENT needs;
 // SQLite integers are 64-bit whatever the declared type.)
 //
+// A change whose statements differ by dialect, not only by word, goes in a
+// block of each dialect, its lines copied as they are for that dialect and
+// left out (as blank lines, so line numbers hold) for the other:
+//
+//   @only sqlite
+//   ...SQLite's statements...
+//   @end
+//   @only postgres
+//   ...PostgreSQL's statements...
+//   @end
+//
+// The one change that needs it so far: dropping a constraint, which
+// PostgreSQL does in place and SQLite only by rebuilding the table. Both
+// blocks must reach the same schema; test/store-schema.test.ts compares them.
+//
 // Rules that keep this a plain word substitution, and keep it honest:
 // - the three words are replaced only in upper case, as whole words, and only
 //   in code: what follows `--` on a line is a comment and is copied as is (so
@@ -48,6 +63,7 @@ const WORDS: Readonly<Record<string, Readonly<Record<Dialect, string>>>> = {
 
 /** Neutral words (to translate) and dialect-specific words (to reject), matched in any case. */
 const WORD_PATTERN = /\b(BIGINT|BYTES|IDENTITY_PK|INTEGER|BLOB|BYTEA|AUTOINCREMENT|IDENTITY|SERIAL|BIGSERIAL|SQLITE_SEQUENCE)\b/gi;
+const ONLY = /^@only\s+(sqlite|postgres)\s*$/;
 const DIRECTIVE = /^@identity_start\s+([a-z_][a-z0-9_]*)\.([a-z_][a-z0-9_]*)\s+([1-9][0-9]*)\s*;$/;
 const CREATE_TABLE = /^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?([a-z_][a-z0-9_]*)/i;
 const IDENTITY_COLUMN = /^\s*([a-z_][a-z0-9_]*)\s+IDENTITY_PK\b/;
@@ -60,44 +76,61 @@ const IDENTITY_COLUMN = /^\s*([a-z_][a-z0-9_]*)\s+IDENTITY_PK\b/;
 export function translateMigration(sql: string, dialect: Dialect, file = 'migration'): string {
   let table: string | undefined;
   const identityColumns = new Set<string>();
-  return sql
-    .split('\n')
-    .map((line, index) => {
-      const fail = (message: string): never => {
-        throw new Error(`${file}:${index + 1}: ${message}`);
-      };
-      const commentAt = line.indexOf('--');
-      const code = commentAt === -1 ? line : line.slice(0, commentAt);
-      const comment = commentAt === -1 ? '' : line.slice(commentAt);
-
-      if (code.trimStart().startsWith('@')) {
-        const match = DIRECTIVE.exec(line.trimEnd());
-        if (match === null) return fail(`unknown directive or wrong form (expected "@identity_start table.column N;"): ${line.trim()}`);
-        const [, name, column, start] = match as unknown as [string, string, string, string];
-        if (!identityColumns.has(`${name}.${column}`))
-          fail(`@identity_start ${name}.${column}: no IDENTITY_PK column ${column} in a table ${name} created earlier in this migration`);
-        return dialect === 'sqlite'
-          ? `INSERT INTO sqlite_sequence (name, seq) VALUES ('${name}', ${BigInt(start) - 1n});`
-          : `ALTER TABLE ${name} ALTER COLUMN ${column} RESTART WITH ${start};`;
+  /** The dialect of the block being read, or null outside blocks. */
+  let only: Dialect | null = null;
+  const lines = sql.split('\n');
+  const translatedLines = lines.map((line, index) => {
+    const fail = (message: string): never => {
+      throw new Error(`${file}:${index + 1}: ${message}`);
+    };
+    const directive = line.trim();
+    if (only !== null) {
+      if (directive === '@end') {
+        only = null;
+        return '';
       }
+      if (directive.startsWith('@')) return fail(`${directive} inside an @only block (close it with @end first)`);
+      return only === dialect ? line : '';
+    }
+    const block = ONLY.exec(directive);
+    if (block !== null) {
+      only = block[1] as Dialect;
+      return '';
+    }
+    if (directive === '@end') return fail('@end without @only');
+    const commentAt = line.indexOf('--');
+    const code = commentAt === -1 ? line : line.slice(0, commentAt);
+    const comment = commentAt === -1 ? '' : line.slice(commentAt);
 
-      const created = CREATE_TABLE.exec(code);
-      if (created !== null) table = created[1];
-      const identity = IDENTITY_COLUMN.exec(code);
-      if (identity !== null && table !== undefined) identityColumns.add(`${table}.${identity[1]}`);
+    if (code.trimStart().startsWith('@')) {
+      const match = DIRECTIVE.exec(line.trimEnd());
+      if (match === null) return fail(`unknown directive or wrong form (expected "@identity_start table.column N;"): ${line.trim()}`);
+      const [, name, column, start] = match as unknown as [string, string, string, string];
+      if (!identityColumns.has(`${name}.${column}`))
+        fail(`@identity_start ${name}.${column}: no IDENTITY_PK column ${column} in a table ${name} created earlier in this migration`);
+      return dialect === 'sqlite'
+        ? `INSERT INTO sqlite_sequence (name, seq) VALUES ('${name}', ${BigInt(start) - 1n});`
+        : `ALTER TABLE ${name} ALTER COLUMN ${column} RESTART WITH ${start};`;
+    }
 
-      const translated = code.replace(WORD_PATTERN, (word) => {
-        const target = WORDS[word]?.[dialect];
-        if (target === undefined) {
-          return fail(
-            word.toUpperCase() in WORDS
-              ? `write the neutral type ${word.toUpperCase()} in upper case, not ${word}`
-              : `${word} is dialect-specific; use the neutral BIGINT, BYTES, IDENTITY_PK or @identity_start`,
-          );
-        }
-        return target;
-      });
-      return translated + comment;
-    })
-    .join('\n');
+    const created = CREATE_TABLE.exec(code);
+    if (created !== null) table = created[1];
+    const identity = IDENTITY_COLUMN.exec(code);
+    if (identity !== null && table !== undefined) identityColumns.add(`${table}.${identity[1]}`);
+
+    const translated = code.replace(WORD_PATTERN, (word) => {
+      const target = WORDS[word]?.[dialect];
+      if (target === undefined) {
+        return fail(
+          word.toUpperCase() in WORDS
+            ? `write the neutral type ${word.toUpperCase()} in upper case, not ${word}`
+            : `${word} is dialect-specific; use the neutral BIGINT, BYTES, IDENTITY_PK or @identity_start`,
+        );
+      }
+      return target;
+    });
+    return translated + comment;
+  });
+  if (only !== null) throw new Error(`${file}:${lines.length}: @only ${only} block not closed with @end`);
+  return translatedLines.join('\n');
 }

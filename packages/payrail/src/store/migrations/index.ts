@@ -24,6 +24,7 @@ const names = [
   '008_webhooks',
   '009_stored_cards',
   '010_signup_mail',
+  '011_hot_path_keys',
 ];
 
 export const MIGRATIONS: readonly Migration[] = names.map((name) => ({

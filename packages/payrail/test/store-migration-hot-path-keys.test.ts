@@ -1,0 +1,148 @@
+// Migration 011 (the hot path's foreign keys dropped) on a store that holds
+// transfers, history and postings, through the store's own migrate(), on
+// both dialects: every row is kept as it was, each table's identity goes on
+// from where it was (not from its largest row: a row deleted at the top must
+// not have its number handed out again), the dropped keys no longer refuse
+// a row, and the keys other tables hold on the rebuilt ones still do.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import postgres from 'postgres';
+import { randomBase62 } from '../src/domain/ids.ts';
+import type { Db } from '../src/store/db.ts';
+import { SQLITE_FILE_NAME } from '../src/store/location.ts';
+import { MIGRATIONS, translateMigration } from '../src/store/migrations/index.ts';
+import { openMigratedDb } from '../src/store/open.ts';
+import { adminQuery, TEST_DATABASE_URL, tempDir } from './helpers/stores.ts';
+
+const BEFORE = MIGRATIONS.filter((m) => m.version < 11);
+
+const TRANSFER = (id: string) =>
+  `INSERT INTO transfers (merchant_id, id, sender_phone, receiver_phone, amount_cents, service, receiver_country, receiver_currency,
+     fx_rate, received_minor, attributes_json, state, substate, final, created_at_ms, updated_at_ms)
+   VALUES ('mer_a', '${id}', '+14155550100', '+254712345678', 100, '1001', 'KE', 'KES', '129.25', 12925, '[]', 0, 0, 0, 1, 1)`;
+const POSTING = (ref: string) =>
+  `INSERT INTO postings (debit_account_id, credit_account_id, amount_cents, kind, merchant_id, ref_type, ref_id, created_at_ms)
+   VALUES ('mer_a:available', 'mer_a:in_flight', 100, 'transfer.execute', 'mer_a', 'transfer', '${ref}', 1)`;
+const HISTORY = (transferPk: number) => `INSERT INTO transfer_events (transfer_pk, state, substate, note, at_ms) VALUES (${transferPk}, 0, 0, 'created', 1)`;
+
+/** Three of each, the last of each deleted again: each identity is then one past its largest row. */
+const SEED = [
+  "INSERT INTO merchants (id, name, payouts_must_link, created_at_ms) VALUES ('mer_a', 'A', 0, 1)",
+  "INSERT INTO sources (id, merchant_id, name, created_at_ms) VALUES ('src_a', 'mer_a', 'S', 1)",
+  "INSERT INTO accounts (id, merchant_id, kind, currency, balance_cents, created_at_ms) VALUES ('mer_a:available', 'mer_a', 'available', 'USD', -200, 1)",
+  "INSERT INTO accounts (id, merchant_id, kind, currency, balance_cents, created_at_ms) VALUES ('mer_a:in_flight', 'mer_a', 'in_flight', 'USD', 200, 1)",
+  TRANSFER('1'),
+  TRANSFER('2'),
+  TRANSFER('3'),
+  POSTING('1'),
+  POSTING('2'),
+  POSTING('3'),
+  HISTORY(1),
+  HISTORY(2),
+  HISTORY(3),
+  'DELETE FROM transfer_events WHERE transfer_pk = 3',
+  "DELETE FROM postings WHERE ref_id = '3'",
+  "DELETE FROM transfers WHERE id = '3'",
+  `INSERT INTO charges (merchant_id, source_id, status, amount_cents, currency, card_type, last4, bin, expiry_month, expiry_year, card_number_enc, request_json, created_at_ms, updated_at_ms)
+   VALUES ('mer_a', 'src_a', 'approved', 100, 'USD', 'Visa', '1111', '411111', 12, 2035, EMPTY_BYTES, '{}', 1, 1)`,
+  "INSERT INTO transfer_links (transfer_pk, charge_pk, amount_cents, how, created_at_ms) VALUES (1, 100000001, 100, 'gateway', 1)",
+];
+
+const TABLES = ['transfers ORDER BY pk', 'postings ORDER BY id', 'transfer_events ORDER BY id', 'transfer_links ORDER BY transfer_pk'];
+
+/** Numbers as numbers, whichever driver read them. */
+function normal(rows: ReadonlyArray<Record<string, unknown>>): Array<Record<string, unknown>> {
+  return rows.map((row) =>
+    Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'bigint' || (typeof v === 'string' && /^-?[0-9]+$/.test(v)) ? Number(v) : v])),
+  );
+}
+
+type Snapshot = Array<Array<Record<string, unknown>>>;
+
+/** The tables' rows, read by `all` (the store's, or a driver's before the store migrates). */
+async function snapshot(all: (sql: string) => Promise<ReadonlyArray<Record<string, unknown>>>): Promise<Snapshot> {
+  const tables: Snapshot = [];
+  for (const t of TABLES) tables.push(normal(await all(`SELECT * FROM ${t}`)));
+  assert.equal(tables[0]!.length, 2);
+  return tables;
+}
+
+async function assertMigrated(db: Db, before: Snapshot): Promise<void> {
+  assert.deepEqual(await snapshot((sql) => db.read((tx) => tx.all(sql))), before, 'every row kept as it was');
+  const pks = await db.write(async (tx) => {
+    const numberOf = async (sql: string) => Number((await tx.get<{ n: unknown }>(sql))?.n);
+    return {
+      transfer: await numberOf(`${TRANSFER('4')} RETURNING pk AS n`),
+      posting: await numberOf(`${POSTING('4')} RETURNING id AS n`),
+      history: await numberOf(`${HISTORY(1)} RETURNING id AS n`),
+    };
+  });
+  // The deleted third rows' numbers are not handed out again.
+  assert.deepEqual(pks, { transfer: 4, posting: 4, history: 4 });
+  // The dropped keys no longer refuse a row (the ledger verifier reports such rows instead)...
+  await db.write(async (tx) => {
+    await tx.run(TRANSFER('5').replace("'mer_a'", "'mer_missing'"));
+    await tx.run(HISTORY(999));
+    await tx.run(POSTING('5').replace("'mer_a:available'", "'no_such_account'"));
+  });
+  // ...and a key another table holds on a rebuilt one still does.
+  await assert.rejects(
+    db.write((tx) => tx.run("INSERT INTO transfer_links (transfer_pk, charge_pk, amount_cents, how, created_at_ms) VALUES (999, 100000001, 1, 'gateway', 1)")),
+    /FOREIGN KEY|foreign key/,
+  );
+}
+
+describe('migration 011 on a store that holds transfers', () => {
+  it('SQLite', async () => {
+    const dataDir = tempDir();
+    try {
+      const file = new Database(path.join(dataDir, SQLITE_FILE_NAME));
+      file.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at_ms INTEGER NOT NULL)');
+      for (const m of BEFORE) {
+        file.exec(translateMigration(m.sql, 'sqlite', m.name));
+        file.prepare('INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (?, ?, 1)').run(m.version, m.name);
+      }
+      for (const statement of SEED) file.exec(statement.replace('EMPTY_BYTES', "X''"));
+      const before = await snapshot(async (sql) => file.prepare(sql).all() as Array<Record<string, unknown>>);
+      file.close();
+      const db = await openMigratedDb({ databaseUrl: null, dataDir, pgPoolSize: 1 });
+      try {
+        await assertMigrated(db, before);
+      } finally {
+        await db.close();
+      }
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  const schema = `t_${randomBase62(12).toLowerCase()}`;
+  after(() => adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+
+  it('PostgreSQL', async () => {
+    await adminQuery(`CREATE SCHEMA ${schema}`);
+    const sql = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => undefined, connection: { search_path: schema } });
+    let before: Snapshot;
+    try {
+      await sql.unsafe('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at_ms BIGINT NOT NULL)');
+      for (const m of BEFORE) {
+        await sql.unsafe(translateMigration(m.sql, 'postgres', m.name));
+        await sql.unsafe('INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES ($1, $2, 1)', [m.version, m.name]);
+      }
+      for (const statement of SEED) await sql.unsafe(statement.replace('EMPTY_BYTES', "'\\x'::bytea"));
+      before = await snapshot(async (statement) => [...(await sql.unsafe(statement))]);
+    } finally {
+      await sql.end();
+    }
+    const url = `${TEST_DATABASE_URL}${TEST_DATABASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    const db = await openMigratedDb({ databaseUrl: url, dataDir: tempDir(), pgPoolSize: 2 });
+    try {
+      await assertMigrated(db, before);
+    } finally {
+      await db.close();
+    }
+  });
+});
