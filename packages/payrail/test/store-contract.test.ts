@@ -254,7 +254,7 @@ for (const kind of STORE_KINDS) {
         assert.equal((await verifyLedger(store.db)).ok, true);
       });
 
-      it('posts a batch all or nothing: each balance moves once by its net change, a floor is checked against that', async () => {
+      it('posts a batch: each balance moves once by its net change, a floor is checked against that and refuses the batch', async () => {
         await store.db.write(async (tx) => {
           await createAccount(tx, { id: 'test:w', merchantId: null, kind: 'test', floorCents: null, nowMs: NOW_MS });
           await createAccount(tx, { id: 'test:z', merchantId: null, kind: 'test', floorCents: 0, nowMs: NOW_MS });
@@ -270,11 +270,15 @@ for (const kind of STORE_KINDS) {
         assert.equal(posted, 'posted');
         assert.equal(await balance('test:w'), w - 50);
         assert.equal(await balance('test:z'), 50);
-        // Net -60 would take test:z to -10: nothing of the batch is posted, test:w's credit is taken back.
-        const refused = await store.db.write((tx) =>
-          postBatch(tx, [movement('test:z', 'test:w', 100, 'batch_3'), movement('test:w', 'test:z', 40, 'batch_4')]),
+        // Net -60 would take test:z to -10: refused, and the caller's failed transaction takes the whole batch back.
+        await assert.rejects(
+          store.db.write(async (tx) => {
+            const refused = await postBatch(tx, [movement('test:z', 'test:w', 100, 'batch_3'), movement('test:w', 'test:z', 40, 'batch_4')]);
+            assert.equal(refused, 'below_floor');
+            throw new Error('batch refused');
+          }),
+          /^Error: batch refused$/,
         );
-        assert.equal(refused, 'below_floor');
         assert.equal(await balance('test:w'), w - 50);
         assert.equal(await balance('test:z'), 50);
         const refs = await store.db.read((tx) => tx.all<{ ref_id: string }>("SELECT ref_id FROM postings WHERE ref_id LIKE 'batch_%' ORDER BY id"));

@@ -128,13 +128,20 @@ export async function setFloor(tx: Tx, accountId: string, floorCents: number): P
 }
 
 /**
- * Posts a batch of postings all or nothing, for a worker that records many
- * movements in one transaction. Each account's balance moves once, by the
- * sum of its debits and credits in the batch (one UPDATE per account instead
- * of two per posting), and the postings go in by multi-row INSERT. A floor is
- * checked against the account's net change: nothing in between is visible
- * to anyone, since the whole batch commits at once. When an account would
- * end below its floor, every balance is put back and nothing is posted.
+ * Posts a batch of postings, for a worker that records many movements in one
+ * transaction. Each account's balance moves once, by the sum of its debits
+ * and credits in the batch (one UPDATE per account instead of two per
+ * posting), and the postings go in by multi-row INSERT. A floor is checked
+ * against the account's net change: nothing in between is visible to
+ * anyone, since the whole batch commits at once.
+ *
+ * The postings go in first and the balances move last: on PostgreSQL a
+ * balance row stays locked from its update to the commit, and the
+ * merchant's balance rows are the ones every execute updates too, so they
+ * are held for as little as the end of the transaction. `below_floor`: an
+ * account would end below its floor; the postings are written and some
+ * balances may have moved, so the caller must fail its transaction (throw)
+ * to take all of it back.
  */
 export async function postBatch(tx: Tx, inputs: readonly PostingInput[]): Promise<PostOutcome> {
   if (inputs.length === 0) return 'posted';
@@ -146,28 +153,26 @@ export async function postBatch(tx: Tx, inputs: readonly PostingInput[]): Promis
   }
   // Locked in the order of their ids, as post() does, so batches and single postings cannot deadlock.
   const accountIds = [...netCents.keys()].sort();
-  // Sent together (PostgreSQL pipelines them in this order on the one connection).
-  const moved = await Promise.all(accountIds.map((id) => moveBalance(tx, id, netCents.get(id)!)));
-  if (moved.some((ok) => !ok)) {
-    await Promise.all(accountIds.map((id, i) => (moved[i] ? credit(tx, id, -netCents.get(id)!) : undefined)));
-    return 'below_floor';
-  }
-  await insertRows(
-    tx,
-    'INSERT INTO postings (debit_account_id, credit_account_id, amount_cents, kind, merchant_id, ref_type, ref_id, created_at_ms)',
-    8,
-    inputs.map((input) => [
-      input.debitAccountId,
-      input.creditAccountId,
-      input.amountCents,
-      input.kind,
-      input.merchantId,
-      POSTING_KINDS[input.kind].refType,
-      input.refId,
-      input.nowMs,
-    ]),
-  );
-  return 'posted';
+  // Sent together, in this order (PostgreSQL pipelines them on the one connection).
+  const [, ...moved] = await Promise.all([
+    insertRows(
+      tx,
+      'INSERT INTO postings (debit_account_id, credit_account_id, amount_cents, kind, merchant_id, ref_type, ref_id, created_at_ms)',
+      8,
+      inputs.map((input) => [
+        input.debitAccountId,
+        input.creditAccountId,
+        input.amountCents,
+        input.kind,
+        input.merchantId,
+        POSTING_KINDS[input.kind].refType,
+        input.refId,
+        input.nowMs,
+      ]),
+    ),
+    ...accountIds.map((id) => moveBalance(tx, id, netCents.get(id)!)),
+  ]);
+  return moved.every((ok) => ok) ? 'posted' : 'below_floor';
 }
 
 /** Adds `deltaCents` to an account; a decrease is refused (false) when it would take the account below its floor. */

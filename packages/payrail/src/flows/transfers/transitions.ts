@@ -134,14 +134,17 @@ export async function applyTransitions(tx: Txn, prepared: PreparedTransitions): 
     events.push(...w.events);
   }
   // Sent together (pipelined on PostgreSQL); a refused posting throws and the caller's transaction takes all of it back.
+  // The balances last: the merchant's balance rows are the ones every execute
+  // of the API updates too, and from its update to the commit a row stays
+  // locked; sent after the inserts, they are held for the commit alone.
   await Promise.all([
+    ...unlinks.map((pk) => unlinkCharge(tx, pk, prepared.nowMs)),
+    insertTransferEvents(tx, history),
+    insertEvents(tx, events),
     postBatch(tx, postings).then((outcome) => {
       // In flight has no floor, so a refusal here means the ledger is broken: stop loudly.
       if (outcome !== 'posted') throw new Error(`transfers ${postings.map((p) => p.refId).join(', ')}: final postings were refused (${outcome})`);
     }),
-    ...unlinks.map((pk) => unlinkCharge(tx, pk, prepared.nowMs)),
-    insertTransferEvents(tx, history),
-    insertEvents(tx, events),
   ]);
   return applied;
 }
