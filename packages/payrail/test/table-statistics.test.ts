@@ -4,7 +4,11 @@
 // run checks: both end in an assertion about what the store now holds.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ManualClock } from '../src/domain/clock.ts';
 import { refreshTableStatistics } from '../src/flows/table-statistics.ts';
+import type { Service } from '../src/service.ts';
+import type { Db } from '../src/store/db.ts';
+import { STATISTICS_INTERVAL_MS, tableStatisticsJob } from '../src/worker/maintenance-jobs.ts';
 import { createStore, STORE_KINDS, type TestStore } from './helpers/stores.ts';
 
 for (const kind of STORE_KINDS) {
@@ -48,6 +52,29 @@ for (const kind of STORE_KINDS) {
       assert.notEqual((await analyzedAt())?.at, null, 'last_analyze set');
       // Analyzed now, so not again until it changes enough again.
       assert.ok(!(await refreshTableStatistics(store)).analyzed.includes('settings'));
+    });
+
+    it('are looked at by the worker every few seconds, not once a minute', async () => {
+      // A table that grows from empty is planned as if nearly empty until it is analyzed (src/worker/maintenance-jobs.ts).
+      assert.ok(STATISTICS_INTERVAL_MS <= 10_000, `a growing table waits at most ${STATISTICS_INTERVAL_MS} ms for its statistics`);
+      let looks = 0;
+      const db: Db = Object.assign(Object.create(store.db) as Db, {
+        read: <T>(work: Parameters<Db['read']>[0]) => {
+          looks += 1;
+          return store.db.read(work) as Promise<T>;
+        },
+      });
+      const clock = new ManualClock(1_000_000);
+      const log = { warn: () => undefined, debug: () => undefined };
+      const job = tableStatisticsJob({ db, clock, log } as unknown as Service);
+      assert.equal(await job.runOnce(), 0, 'never counts as work');
+      assert.equal(looks, 1);
+      clock.advance(STATISTICS_INTERVAL_MS - 1);
+      await job.runOnce();
+      assert.equal(looks, 1, 'not before the interval');
+      clock.advance(1);
+      await job.runOnce();
+      assert.equal(looks, 2, 'again once it has passed');
     });
   });
 }
