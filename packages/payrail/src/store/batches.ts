@@ -11,6 +11,7 @@
 // its settle statement. A captured transaction is therefore always in the
 // open batch or settled, never stranded in a closed one.
 import type { Tx } from './db.ts';
+import { byKey } from './by-key.ts';
 
 /** A batch with its totals, as the API and the panel show it. */
 export interface BatchRow {
@@ -39,7 +40,7 @@ export async function joinOpenBatch(tx: Tx, merchantId: string, pk: number, nowM
     ]),
   );
   statements.push(
-    tx.run("UPDATE charges SET batch_id = (SELECT id FROM batches WHERE merchant_id = ? AND closed_at_ms IS NULL) WHERE pk = ? AND stage = 'captured'", [
+    tx.run(`UPDATE charges SET batch_id = (SELECT id FROM batches WHERE merchant_id = ? AND closed_at_ms IS NULL) WHERE ${byKey('pk', "stage = 'captured'")}`, [
       merchantId,
       pk,
     ]),

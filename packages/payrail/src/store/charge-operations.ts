@@ -7,6 +7,7 @@
 // a void, of one charge can never both be reserved, however they interleave.
 import { CHARGE_COLUMNS, type ChargeRow, chargeRowOf } from './charges.ts';
 import type { Tx } from './db.ts';
+import { byKey } from './by-key.ts';
 
 export interface OperationReservation {
   readonly pk: number;
@@ -28,8 +29,7 @@ export interface OperationReservation {
 export async function reserveCapture(tx: Tx, r: OperationReservation & { amountCents: number | null; createdAfterMs: number }): Promise<ChargeRow | undefined> {
   const row = await tx.get<ChargeRow>(
     `UPDATE charges SET op = 'capture', op_cents = COALESCE(?, amount_cents), op_source_id = ?, op_idem_key = ?, op_next_run_at_ms = ?, updated_at_ms = ?
-     WHERE pk = ? AND merchant_id = ? AND kind = 'charge' AND status = 'approved' AND stage = 'authorized' AND op IS NULL
-       AND created_at_ms > ? AND amount_cents >= COALESCE(?, amount_cents)
+     WHERE ${byKey('pk', "merchant_id = ? AND kind = 'charge' AND status = 'approved' AND stage = 'authorized' AND op IS NULL AND created_at_ms > ? AND amount_cents >= COALESCE(?, amount_cents)")}
      RETURNING ${CHARGE_COLUMNS}`,
     [r.amountCents, r.sourceId, r.idemKey, r.recoverAtMs, r.nowMs, r.pk, r.merchantId, r.createdAfterMs, r.amountCents],
   );
@@ -47,8 +47,7 @@ export async function reserveVoid(tx: Tx, r: OperationReservation): Promise<numb
     `UPDATE charges SET op = 'void', voided_cents = CASE WHEN stage = 'captured' THEN captured_cents ELSE 0 END,
        op_cents = CASE WHEN stage = 'captured' THEN captured_cents ELSE 0 END,
        op_source_id = ?, op_idem_key = ?, op_next_run_at_ms = ?, updated_at_ms = ?
-     WHERE pk = ? AND merchant_id = ? AND kind = 'charge' AND status = 'approved' AND op IS NULL AND void_refused = 0
-       AND (stage = 'authorized' OR (stage = 'captured' AND linked_cents = 0))
+     WHERE ${byKey('pk', "merchant_id = ? AND kind = 'charge' AND status = 'approved' AND op IS NULL AND void_refused = 0 AND (stage = 'authorized' OR (stage = 'captured' AND linked_cents = 0))")}
      RETURNING voided_cents`,
     [r.sourceId, r.idemKey, r.recoverAtMs, r.nowMs, r.pk, r.merchantId],
   );
@@ -59,7 +58,7 @@ export async function reserveVoid(tx: Tx, r: OperationReservation): Promise<numb
 export async function recordCaptured(tx: Tx, pk: number, capturedCents: number, nowMs: number): Promise<boolean> {
   const result = await tx.run(
     `UPDATE charges SET stage = 'captured', captured_cents = ?, op = NULL, op_cents = NULL, op_next_run_at_ms = NULL, updated_at_ms = ?
-     WHERE pk = ? AND op = 'capture'`,
+     WHERE ${byKey('pk', "op = 'capture'")}`,
     [capturedCents, nowMs, pk],
   );
   return result.changes === 1;
@@ -68,7 +67,7 @@ export async function recordCaptured(tx: Tx, pk: number, capturedCents: number, 
 /** Records an approved void; false when someone recorded this operation first. */
 export async function recordVoided(tx: Tx, pk: number, nowMs: number): Promise<boolean> {
   const result = await tx.run(
-    "UPDATE charges SET stage = 'voided', op = NULL, op_cents = NULL, op_next_run_at_ms = NULL, updated_at_ms = ? WHERE pk = ? AND op = 'void'",
+    `UPDATE charges SET stage = 'voided', op = NULL, op_cents = NULL, op_next_run_at_ms = NULL, updated_at_ms = ? WHERE ${byKey('pk', "op = 'void'")}`,
     [nowMs, pk],
   );
   return result.changes === 1;
@@ -82,7 +81,7 @@ export async function recordVoided(tx: Tx, pk: number, nowMs: number): Promise<b
 export async function recordOperationRefused(tx: Tx, pk: number, op: 'capture' | 'void', nowMs: number): Promise<boolean> {
   const voidReset = op === 'void' ? ', voided_cents = 0, void_refused = 1' : '';
   const result = await tx.run(
-    `UPDATE charges SET op = NULL, op_cents = NULL, op_next_run_at_ms = NULL, updated_at_ms = ?${voidReset} WHERE pk = ? AND op = ?`,
+    `UPDATE charges SET op = NULL, op_cents = NULL, op_next_run_at_ms = NULL, updated_at_ms = ?${voidReset} WHERE ${byKey('pk', 'op = ?')}`,
     [nowMs, pk, op],
   );
   return result.changes === 1;

@@ -5,6 +5,7 @@
 import type { PendingOperation, Stage } from '../domain/card-lifecycle.ts';
 import type { Tx } from './db.ts';
 import { getRowHoldingKey, type HeldKey } from './idempotency.ts';
+import { byKey } from './by-key.ts';
 
 export type ChargeStatus = 'approved' | 'pending' | 'declined' | 'failed';
 
@@ -209,7 +210,7 @@ export async function recordOutcome(tx: Tx, pk: number, awaiting: 'answer' | 're
       : '';
   const result = await tx.run(
     `UPDATE charges SET status = ?, auth_code = ?, avs_result_code = ?, cvv_result_code = ?, error_code = ?, error_message = ?, processor_ref = ?, next_run_at_ms = ?, updated_at_ms = ?${erase}${eraseRef}${approved}
-     WHERE pk = ? AND kind = 'charge' AND status = 'pending' AND processor_ref IS ${awaiting === 'answer' ? 'NULL' : 'NOT NULL'}`,
+     WHERE ${byKey('pk', `kind = 'charge' AND status = 'pending' AND processor_ref IS ${awaiting === 'answer' ? 'NULL' : 'NOT NULL'}`)}`,
     [
       outcome.status,
       outcome.auth_code,
@@ -229,7 +230,7 @@ export async function recordOutcome(tx: Tx, pk: number, awaiting: 'answer' | 're
 
 /** A charge of this merchant by reference number; another merchant's reads as absent. */
 export async function getCharge(tx: Tx, pk: number, merchantId: string): Promise<ChargeRow | undefined> {
-  const row = await tx.get<ChargeRow>(`SELECT ${COLUMNS} FROM charges WHERE pk = ? AND merchant_id = ?`, [pk, merchantId]);
+  const row = await tx.get<ChargeRow>(`SELECT ${COLUMNS} FROM charges WHERE ${byKey('pk', 'merchant_id = ?')}`, [pk, merchantId]);
   return row === undefined ? undefined : chargeRowOf(row);
 }
 
@@ -274,7 +275,7 @@ export async function claimDueOfKind<T extends ChargeRow>(
 
 /** Sets when to look at a pending charge again (a processor that is still reviewing, or unreachable). */
 export async function rescheduleCharge(tx: Tx, pk: number, nextRunAtMs: number): Promise<void> {
-  await tx.run("UPDATE charges SET next_run_at_ms = ? WHERE pk = ? AND status = 'pending'", [nextRunAtMs, pk]);
+  await tx.run(`UPDATE charges SET next_run_at_ms = ? WHERE ${byKey('pk', "status = 'pending'")}`, [nextRunAtMs, pk]);
 }
 
 /** The card of an earlier approved charge of the merchant, for a `ref-` charge: its own kept copy, or its saved payment method. */
@@ -295,7 +296,7 @@ export interface ReferenceCard {
 export async function getReferenceCard(tx: Tx, pk: number, merchantId: string): Promise<ReferenceCard | undefined> {
   const row = await tx.get<ReferenceCard>(
     `SELECT pk, source_id, card_type, last4, bin, expiry_month, expiry_year, request_json, customer_pk, payment_method_pk, ref_card_enc
-     FROM charges WHERE pk = ? AND merchant_id = ? AND kind = 'charge' AND status = 'approved'`,
+     FROM charges WHERE ${byKey('pk', "merchant_id = ? AND kind = 'charge' AND status = 'approved'")}`,
     [pk, merchantId],
   );
   if (row === undefined) return undefined;

@@ -10,6 +10,7 @@ import { transactionStatusSql } from './transactions.ts';
 import { waitingForSql } from './transfers.ts';
 import type { Tx } from './db.ts';
 import { addGivenConditions } from './optional-conditions.ts';
+import { byKey } from './by-key.ts';
 
 /** A charge (or a refund) as a row of the merchant's list, with what its lifecycle status is derived from. */
 export type ChargeListItem = Pick<
@@ -121,7 +122,7 @@ export async function getChargeDetail(tx: Tx, merchantId: string, pk: number): P
     `SELECT ${LIST_COLUMNS}, source_id, bin, expiry_month, expiry_year,
             auth_code, avs_result_code, cvv_result_code, error_code, error_message, request_json, updated_at_ms, settled_at_ms, void_refused,
             customer_pk, schedule_pk
-     FROM charges WHERE pk = ? AND merchant_id = ?`,
+     FROM charges WHERE ${byKey('pk', 'merchant_id = ?')}`,
     [pk, merchantId],
   );
   if (row === undefined) return undefined;

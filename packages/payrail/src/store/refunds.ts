@@ -7,12 +7,13 @@
 import { CHARGE_COLUMNS, type ChargeRow, chargeRowOf, claimDueOfKind, getChargeHoldingKey } from './charges.ts';
 import type { Tx } from './db.ts';
 import type { HeldKey } from './idempotency.ts';
+import { byKey } from './by-key.ts';
 
 /** Reserves `amountCents` of a settled charge for a refund; false when it is not settled or not that much is refundable. */
 export async function reserveRefundCents(tx: Tx, parentPk: number, merchantId: string, amountCents: number, nowMs: number): Promise<boolean> {
   const result = await tx.run(
     `UPDATE charges SET refunded_cents = refunded_cents + ?, updated_at_ms = ?
-     WHERE pk = ? AND merchant_id = ? AND kind = 'charge' AND stage = 'settled' AND captured_cents - refunded_cents - linked_cents >= ?`,
+     WHERE ${byKey('pk', "merchant_id = ? AND kind = 'charge' AND stage = 'settled' AND captured_cents - refunded_cents - linked_cents >= ?")}`,
     [amountCents, nowMs, parentPk, merchantId, amountCents],
   );
   return result.changes === 1;
@@ -65,7 +66,7 @@ export async function insertRefund(tx: Tx, r: NewRefund): Promise<number> {
 export async function recordRefundApproved(tx: Tx, pk: number, answer: { authCode: string; processorRef: string; nowMs: number }): Promise<boolean> {
   const result = await tx.run(
     `UPDATE charges SET status = 'approved', stage = 'captured', auth_code = ?, processor_ref = ?, next_run_at_ms = NULL, updated_at_ms = ?
-     WHERE pk = ? AND kind = 'refund' AND status = 'pending'`,
+     WHERE ${byKey('pk', "kind = 'refund' AND status = 'pending'")}`,
     [answer.authCode, answer.processorRef, answer.nowMs, pk],
   );
   return result.changes === 1;
@@ -79,7 +80,7 @@ export async function recordRefundRefused(
 ): Promise<boolean> {
   const result = await tx.run(
     `UPDATE charges SET status = ?, auth_code = '', error_code = ?, error_message = ?, processor_ref = ?, next_run_at_ms = NULL, updated_at_ms = ?
-     WHERE pk = ? AND kind = 'refund' AND status = 'pending'`,
+     WHERE ${byKey('pk', "kind = 'refund' AND status = 'pending'")}`,
     [answer.status, answer.errorCode, answer.errorMessage, answer.processorRef, answer.nowMs, refund.pk],
   );
   if (result.changes !== 1) return false;

@@ -8,6 +8,7 @@ import type { TransactionStatus, TransactionType } from '../domain/card-lifecycl
 import { CHARGE_COLUMNS, type ChargeRow, chargeRowOf } from './charges.ts';
 import type { Tx } from './db.ts';
 import { BATCH_MEMBER_SQL } from './batches.ts';
+import { byKey } from './by-key.ts';
 
 /** A charge, refund or verification, in the columns of a charge row. */
 export type TransactionRow = Omit<ChargeRow, 'kind'> & { kind: TransactionType };
@@ -53,8 +54,8 @@ function rowOf(row: TransactionRow): TransactionRow {
 /** A transaction of the merchant by reference number; another merchant's reads as absent. */
 export async function getTransaction(tx: Tx, pk: number, merchantId: string): Promise<TransactionRow | undefined> {
   const row =
-    (await tx.get<TransactionRow>(`SELECT ${CHARGE_COLUMNS} FROM charges WHERE pk = ? AND merchant_id = ?`, [pk, merchantId])) ??
-    (await tx.get<TransactionRow>(`${VERIFICATION_AS_TRANSACTION} WHERE pk = ? AND merchant_id = ?`, [pk, merchantId]));
+    (await tx.get<TransactionRow>(`SELECT ${CHARGE_COLUMNS} FROM charges WHERE ${byKey('pk', 'merchant_id = ?')}`, [pk, merchantId])) ??
+    (await tx.get<TransactionRow>(`${VERIFICATION_AS_TRANSACTION} WHERE ${byKey('pk', 'merchant_id = ?')}`, [pk, merchantId]));
   return row === undefined ? undefined : rowOf(row);
 }
 

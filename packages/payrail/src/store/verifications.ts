@@ -4,6 +4,7 @@
 // so the worker can ask again after a crash or timeout.
 import type { Tx } from './db.ts';
 import { getRowHoldingKey, type HeldKey } from './idempotency.ts';
+import { byKey } from './by-key.ts';
 
 export interface VerificationRow {
   pk: number;
@@ -79,7 +80,7 @@ export async function recordVerificationOutcome(tx: Tx, pk: number, outcome: Ver
   const result = await tx.run(
     `UPDATE verifications SET status = ?, avs_result_code = ?, cvv_result_code = ?, error_code = ?, error_message = ?, processor_ref = ?,
        next_run_at_ms = NULL, card_number_enc = ?, updated_at_ms = ?
-     WHERE pk = ? AND status = 'pending'`,
+     WHERE ${byKey('pk', "status = 'pending'")}`,
     [
       outcome.status,
       outcome.avs_result_code,
@@ -96,7 +97,7 @@ export async function recordVerificationOutcome(tx: Tx, pk: number, outcome: Ver
 }
 
 export async function getVerification(tx: Tx, pk: number, merchantId: string): Promise<VerificationRow | undefined> {
-  const row = await tx.get<VerificationRow>(`SELECT ${COLUMNS} FROM verifications WHERE pk = ? AND merchant_id = ?`, [pk, merchantId]);
+  const row = await tx.get<VerificationRow>(`SELECT ${COLUMNS} FROM verifications WHERE ${byKey('pk', 'merchant_id = ?')}`, [pk, merchantId]);
   return row === undefined ? undefined : rowOf(row);
 }
 

@@ -6,6 +6,7 @@
 // claim is still the latest (attempts unchanged), so a lapsed claim's late
 // answer changes nothing.
 import type { Db, Tx } from './db.ts';
+import { byKey } from './by-key.ts';
 
 export interface DeliveryRow {
   pk: number;
@@ -144,7 +145,7 @@ export async function recordAttempt(
   const updated = await tx.run(
     `UPDATE webhook_deliveries SET status = ?, next_attempt_at_ms = ?, last_attempt_at_ms = ?, last_status_code = ?, last_error = ?,
        last_latency_ms = ?, last_response_body = ?, updated_at_ms = ?
-     WHERE pk = ? AND attempts = ? AND status = 'pending'`,
+     WHERE ${byKey('pk', "attempts = ? AND status = 'pending'")}`,
     [
       status,
       nextAttemptAtMs,
@@ -163,12 +164,10 @@ export async function recordAttempt(
 
 /** A delivery whose endpoint is gone or disabled ends without a send. */
 export async function abandonDelivery(tx: Tx, claim: { pk: number; attempts: number }, reason: string, nowMs: number): Promise<void> {
-  await tx.run("UPDATE webhook_deliveries SET status = 'failed', last_error = ?, updated_at_ms = ? WHERE pk = ? AND attempts = ? AND status = 'pending'", [
-    reason,
-    nowMs,
-    claim.pk,
-    claim.attempts,
-  ]);
+  await tx.run(
+    `UPDATE webhook_deliveries SET status = 'failed', last_error = ?, updated_at_ms = ? WHERE ${byKey('pk', "attempts = ? AND status = 'pending'")}`,
+    [reason, nowMs, claim.pk, claim.attempts],
+  );
 }
 
 /**
