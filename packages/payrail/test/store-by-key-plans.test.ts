@@ -17,13 +17,16 @@ import { createStore, type TestStore } from './helpers/stores.ts';
 /** The statements a store function would run, with their parameters; it answers nothing. */
 function recorder(): { tx: Tx; statements: Array<{ sql: string; params: readonly SqlValue[] }> } {
   const statements: Array<{ sql: string; params: readonly SqlValue[] }> = [];
-  const note = (sql: string, params: readonly SqlValue[] = []) => statements.push({ sql, params });
+  const note = <T>(sql: string, params: readonly SqlValue[] | undefined, answer: T): Promise<T> => {
+    statements.push({ sql, params: params ?? [] });
+    return Promise.resolve(answer);
+  };
   const tx: Tx = {
     dialect: 'postgres',
-    all: async (sql, params) => (note(sql, params), []),
-    get: async (sql, params) => (note(sql, params), undefined),
-    run: async (sql, params) => (note(sql, params), { changes: 0 }),
-    insert: async (sql, params) => (note(sql, params), null),
+    all: (sql, params) => note(sql, params, []),
+    get: (sql, params) => note(sql, params, undefined),
+    run: (sql, params) => note(sql, params, { changes: 0 }),
+    insert: (sql, params) => note(sql, params, null),
   } as Tx;
   return { tx, statements };
 }
