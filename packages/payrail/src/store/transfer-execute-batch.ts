@@ -21,13 +21,31 @@
 // That is the case for the rare items the batch does not decide: an id
 // given twice in the batch, an item the floor refused (alone, a taken id is
 // reported before the funds, as the single write does) and every later item
-// of its account (the running sum counted money that was not taken), and an
-// item whose accounts are missing (written alone, it says which).
+// of its account (the running sum counted money that was not taken), an
+// item whose accounts are missing (written alone, it says which), and an
+// item planned on assumptions the store no longer bears out.
+//
+// Assumptions: an execute may be planned without reading the store first
+// (flows/transfers/execute.ts), on the merchant's payouts-must-link rule as
+// last seen and on there being no quote for its id. The item carries them,
+// and the statement accepts it only if the merchant's row still says that
+// rule and, when it assumed no quote, no quote exists for the id; otherwise
+// nothing of it is written and it is `alone`.
 import { POSTING_KINDS } from '../domain/ledger.ts';
 import { STATE } from '../domain/transfer-states.ts';
 import type { SqlValue, Tx } from './db.ts';
 import { newEventFannedOutSql } from './events.ts';
 import type { ExecuteWrite } from './transfer-execute.ts';
+
+/** What an execute was planned on, checked by the statement (see the head of this file). */
+export interface ExecuteAssumptions {
+  /** The merchant's payouts_must_link the plan used (0 or 1). */
+  readonly payoutsMustLink: number;
+  /** True when the plan assumed there is no quote for the transfer's id. */
+  readonly noQuote: boolean;
+}
+
+export type BatchedExecute = ExecuteWrite & { readonly assumed: ExecuteAssumptions };
 import { NEW_TRANSFER_COLUMNS, newTransferValues } from './transfers.ts';
 
 export type BatchOutcome = { readonly kind: 'recorded'; readonly pk: number } | { readonly kind: 'duplicate' } | { readonly kind: 'alone' };
@@ -45,21 +63,26 @@ export type BatchOutcome = { readonly kind: 'recorded'; readonly pk: number } | 
  */
 const BATCH_SQL = `WITH input AS MATERIALIZED (
   SELECT * FROM unnest(?::int[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int8[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int8[], ?::text[],
-    ?::int8[], ?::text[], ?::int8[], ?::int8[], ?::int8[], ?::int8[], ?::int8[], ?::text[], ?::text[], ?::int8[], ?::text[], ?::text[], ?::text[])
+    ?::int8[], ?::text[], ?::int8[], ?::int8[], ?::int8[], ?::int8[], ?::int8[], ?::text[], ?::text[], ?::int8[], ?::text[], ?::text[], ?::text[],
+    ?::int[], ?::int[])
     AS i (ord, merchant_id, id, sender_phone, receiver_phone, amount_cents, service, receiver_country, receiver_currency, fx_rate, received_minor, attributes_json,
       substate, waiting_for, next_run_at_ms, invitation_expires_at_ms, gateway_charge_pk, created_at_ms, updated_at_ms, debit_account_id, credit_account_id,
-      posting_cents, posting_kind, ref_type, note)
+      posting_cents, posting_kind, ref_type, note, assumed_must_link, assumed_no_quote)
 ), outbox_input AS (
   SELECT * FROM unnest(?::int[], ?::int[], ?::text[], ?::text[]) AS e (ord, n, type, data_json)
 ), locked AS MATERIALIZED (
   SELECT id, balance_cents, floor_cents FROM accounts WHERE id = ANY (?::text[]) ORDER BY id FOR UPDATE
 ), first_of_id AS (
   SELECT DISTINCT ON (merchant_id, id) ord FROM input ORDER BY merchant_id, id, ord
+), borne_out AS (
+  SELECT i.ord FROM input i JOIN merchants m ON m.id = i.merchant_id
+  WHERE m.payouts_must_link = i.assumed_must_link
+    AND NOT (i.assumed_no_quote = 1 AND EXISTS (SELECT 1 FROM quotes q WHERE q.merchant_id = i.merchant_id AND q.transfer_id = i.id))
 ), running AS (
   SELECT i.ord, i.debit_account_id,
     (d.id IS NOT NULL AND c.id IS NOT NULL) AS accounts_found,
     (d.floor_cents IS NULL OR d.balance_cents - sum(i.posting_cents) OVER (PARTITION BY i.debit_account_id ORDER BY i.ord) >= d.floor_cents) AS fits
-  FROM input i JOIN first_of_id f ON f.ord = i.ord
+  FROM input i JOIN first_of_id f ON f.ord = i.ord JOIN borne_out b ON b.ord = i.ord
   LEFT JOIN locked d ON d.id = i.debit_account_id LEFT JOIN locked c ON c.id = i.credit_account_id
 ), judged AS (
   SELECT r.*, bool_and(r.fits) OVER (PARTITION BY r.debit_account_id ORDER BY r.ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS earlier_fit
@@ -100,9 +123,9 @@ LEFT JOIN accepted a ON a.ord = i.ord
 LEFT JOIN made m ON m.ord = i.ord
 ORDER BY i.ord`;
 
-/** The input's columns: ord, a new transfer's values (newTransferValues), then the posting's and the history note. */
+/** The input's columns: ord, a new transfer's values (newTransferValues), then the posting's, the history note and the assumptions. */
 const DEBIT_COLUMN = 19;
-const INPUT_COLUMNS = DEBIT_COLUMN + 6;
+const INPUT_COLUMNS = DEBIT_COLUMN + 8;
 
 interface ResultRow {
   ord: number;
@@ -111,13 +134,24 @@ interface ResultRow {
 }
 
 /** Writes `writes` with one statement; one outcome per write, in order. */
-export async function recordExecutes(tx: Tx, writes: readonly ExecuteWrite[]): Promise<BatchOutcome[]> {
+export async function recordExecutes(tx: Tx, writes: readonly BatchedExecute[]): Promise<BatchOutcome[]> {
   const columns: SqlValue[][] = Array.from({ length: INPUT_COLUMNS }, () => []);
   const outbox: SqlValue[][] = [[], [], [], []];
   writes.forEach((w, ord) => {
     const t = w.transfer;
     const p = w.posting;
-    const row: SqlValue[] = [ord, ...newTransferValues(t), p.debitAccountId, p.creditAccountId, p.amountCents, p.kind, POSTING_KINDS[p.kind].refType, w.note];
+    const row: SqlValue[] = [
+      ord,
+      ...newTransferValues(t),
+      p.debitAccountId,
+      p.creditAccountId,
+      p.amountCents,
+      p.kind,
+      POSTING_KINDS[p.kind].refType,
+      w.note,
+      w.assumed.payoutsMustLink,
+      w.assumed.noQuote ? 1 : 0,
+    ];
     row.forEach((value, c) => {
       columns[c]!.push(value);
     });

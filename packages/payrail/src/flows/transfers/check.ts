@@ -7,6 +7,7 @@ import { fail } from '../../errors.ts';
 import { assertRateText } from '../../providers/fx.ts';
 import type { Service } from '../../service.ts';
 import { gatewayChargeFacts, saveQuote } from '../../store/transfers.ts';
+import { executeHints } from './execute-hints.ts';
 import { gatewayRefusal } from './gateway.ts';
 import { checkReceiver, type ReceiverStatus } from './receiver.ts';
 import { validateTransfer, type TransferRequestBody } from './validate.ts';
@@ -40,5 +41,7 @@ export async function checkTransfer(service: Service, merchantId: string, body: 
       expires_at_ms: nowMs + QUOTE_LIFETIME_MS,
     }),
   );
+  // So that this id's execute reads the quote rather than assume there is none (execute-hints.ts).
+  executeHints(service).noteQuote(merchantId, transfer.id, nowMs);
   return { fxRate, receivedAmount: formatMinor(receivedMinor, corridor.currencyMinorUnits), receiverStatus };
 }

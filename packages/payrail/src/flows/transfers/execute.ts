@@ -7,8 +7,10 @@
 // executes of the moment, store/transfer-execute-batch.ts), and every
 // refusal inside it (duplicate id, gatewayId, funds) rolls the whole
 // operation back. What it needs of the store besides (the merchant's link
-// rule, a quote for this id) is one read: on PostgreSQL made beforehand with
-// the other executes' of the moment, on SQLite inside the write.
+// rule, a quote for this id) is one read: on SQLite inside the write; on
+// PostgreSQL made beforehand with the other executes' of the moment, or,
+// when this process's hints allow (execute-hints.ts), not made at all: the
+// write then checks what the plan assumed.
 import { merchantAccount } from '../../domain/ledger.ts';
 import { convertCents, formatCents } from '../../domain/money.ts';
 import { INVITATION_LIFETIME_MS, STATE, SUBSTATE, type WaitingFor } from '../../domain/transfer-states.ts';
@@ -31,6 +33,7 @@ import {
   type TransferStatusRow,
 } from '../../store/transfers.ts';
 import { emitTransferEvent, transferEventData } from '../events/emit.ts';
+import { type ExecuteHints, executeHints } from './execute-hints.ts';
 import { gatewayRaceRefusal, gatewayRefusal } from './gateway.ts';
 import { checkReceiver, type ReceiverStatus } from './receiver.ts';
 import { validateTransfer, type TransferRequestBody } from './validate.ts';
@@ -68,8 +71,19 @@ export async function executeTransfer(service: Service, merchantId: string, body
     return { id: transfer.id, state: STATE.new, substate: plan.transfer.substate };
   }
 
-  // PostgreSQL: the context read with the other executes' of the moment, in one statement; then the write.
+  // PostgreSQL: without gatewayId, first planned on what this process last
+  // saw (execute-hints.ts) and written in one round trip, the statement
+  // checking what the plan assumed; otherwise, or when an assumption no
+  // longer holds, the exact path: the context read, then the write.
+  const hints = executeHints(service);
+  if (transfer.gatewayChargePk === null) {
+    const optimistic = await writeOnHints(service, hints, merchantId, transfer, receiverStatus);
+    if (optimistic === 'duplicate') duplicate();
+    if (optimistic !== null) return { id: transfer.id, state: STATE.new, substate: optimistic.substate };
+  }
+  // The context read with the other executes' of the moment, in one statement; then the write.
   const context = contextOf(merchantId, await service.db.batched('transfer.execute-context', { merchantId, transferId: transfer.id }, readExecuteContexts));
+  hints.rememberPayoutsMustLink(merchantId, Number(context.payouts_must_link));
   const nowMs = service.clock.nowMs();
   const providerRate = quotedRate(transfer, context, nowMs) === null ? await service.providers.fx.rate(transfer.corridor) : null;
   // Asked for exactly when planExecute finds no quote honoured at the same nowMs.
@@ -77,13 +91,53 @@ export async function executeTransfer(service: Service, merchantId: string, body
   if (transfer.gatewayChargePk === null) {
     // With the other executes of the moment, in one statement that is its own transaction.
     const { transfer: newTransfer, posting, note, events } = plan;
-    const joint = await service.db.batched('transfer.execute', { transfer: newTransfer, posting, note, events }, recordExecutes);
+    const assumed = { payoutsMustLink: Number(context.payouts_must_link), noQuote: false };
+    const joint = await service.db.batched('transfer.execute', { transfer: newTransfer, posting, note, events, assumed }, recordExecutes);
     if (joint.kind === 'duplicate') duplicate();
     if (joint.kind === 'recorded') return { id: transfer.id, state: STATE.new, substate: newTransfer.substate };
     // 'alone' (a refusal for funds among them): decided by itself below.
   }
   await service.db.write((tx) => writeExecute(tx, service, plan, duplicate));
   return { id: transfer.id, state: STATE.new, substate: plan.transfer.substate };
+}
+
+/**
+ * PostgreSQL's execute without a read: planned on the merchant's rule as
+ * last seen and on there being no quote for the id, written with the other
+ * executes of the moment by the statement that checks both. Null when the
+ * hints do not allow it (a merchant not seen yet, an id this process
+ * quoted, the provider's rate failing: the exact path then decides, quote
+ * and all) or when the statement left the execute alone (an assumption that
+ * no longer holds, a refusal for funds among them).
+ */
+async function writeOnHints(
+  service: Service,
+  hints: ExecuteHints,
+  merchantId: string,
+  transfer: ValidTransfer,
+  receiverStatus: ReceiverStatus,
+): Promise<{ substate: number } | 'duplicate' | null> {
+  const payoutsMustLink = hints.payoutsMustLink(merchantId);
+  const nowMs = service.clock.nowMs();
+  if (payoutsMustLink === undefined || hints.mayHaveQuote(merchantId, transfer.id, nowMs)) return null;
+  let rate: string;
+  try {
+    rate = await service.providers.fx.rate(transfer.corridor);
+  } catch {
+    return null;
+  }
+  const assumedContext: ExecuteContext = {
+    payouts_must_link: payoutsMustLink,
+    quote_service: null,
+    quote_amount_cents: null,
+    quote_fx_rate: null,
+    quote_expires_at_ms: null,
+  };
+  const { transfer: newTransfer, posting, note, events } = planExecute(service, merchantId, transfer, receiverStatus, assumedContext, nowMs, () => rate);
+  const assumed = { payoutsMustLink, noQuote: true };
+  const joint = await service.db.batched!('transfer.execute', { transfer: newTransfer, posting, note, events, assumed }, recordExecutes);
+  if (joint.kind === 'recorded') return { substate: newTransfer.substate };
+  return joint.kind === 'duplicate' ? 'duplicate' : null;
 }
 
 type ValidTransfer = ReturnType<typeof validateTransfer>;
