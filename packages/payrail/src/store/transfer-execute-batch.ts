@@ -36,6 +36,7 @@ import { STATE } from '../domain/transfer-states.ts';
 import type { SqlValue, Tx } from './db.ts';
 import { newEventFannedOutSql } from './events.ts';
 import type { ExecuteWrite } from './transfer-execute.ts';
+import { NEW_TRANSFER_COLUMNS, newTransferValues } from './transfers.ts';
 
 /** What an execute was planned on, checked by the statement (see the head of this file). */
 export interface ExecuteAssumptions {
@@ -46,7 +47,6 @@ export interface ExecuteAssumptions {
 }
 
 export type BatchedExecute = ExecuteWrite & { readonly assumed: ExecuteAssumptions };
-import { NEW_TRANSFER_COLUMNS, newTransferValues } from './transfers.ts';
 
 export type BatchOutcome = { readonly kind: 'recorded'; readonly pk: number } | { readonly kind: 'duplicate' } | { readonly kind: 'alone' };
 
