@@ -33,6 +33,7 @@ import { GroupCommitter, type BatchRunner } from './group-commit.ts';
 import { MIGRATIONS, translateMigration } from './migrations/index.ts';
 import { CHECKPOINT_DEFAULTS, Checkpointer } from './sqlite-checkpointer.ts';
 import { writesSecurityTables } from './security-version.ts';
+import { rowBuilder, type RowBuilder } from './sqlite-rows.ts';
 
 type Statement = Database.Statement<unknown[], unknown>;
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -98,9 +99,16 @@ export async function readInSnapshot<T>(connection: Database.Database, work: () 
   }
 }
 
+/** A cached statement, and for one that returns rows the builder of its row objects (see sqlite-rows.ts). */
+interface Prepared {
+  readonly statement: Statement;
+  /** Null: better-sqlite3 builds the rows itself (no rows, or a column name a literal cannot hold). */
+  readonly build: RowBuilder | null;
+}
+
 class SqliteTx implements Tx {
   readonly dialect = 'sqlite' as const;
-  private readonly statements = new Map<string, Statement>();
+  private readonly statements = new Map<string, Prepared>();
   /** Set when a statement wrote a table authentication reads; the adapter looks after COMMIT. */
   wroteSecurityTables = false;
   /**
@@ -113,29 +121,39 @@ class SqliteTx implements Tx {
   wrote = false;
   constructor(private readonly connection: Database.Database) {}
 
-  prepare(sql: string): Statement {
-    let statement = this.statements.get(sql);
-    if (statement === undefined) {
+  private prepared(sql: string): Prepared {
+    let prepared = this.statements.get(sql);
+    if (prepared === undefined) {
       if (this.statements.size >= STATEMENT_CACHE_MAX) this.statements.clear();
-      statement = this.connection.prepare(sql);
-      this.statements.set(sql, statement);
+      const statement = this.connection.prepare(sql);
+      const build = statement.reader ? rowBuilder(statement.columns().map((column) => column.name)) : null;
+      if (build !== null) statement.raw(true);
+      prepared = { statement, build };
+      this.statements.set(sql, prepared);
     }
-    return statement;
+    return prepared;
+  }
+
+  prepare(sql: string): Statement {
+    return this.prepared(sql).statement;
   }
 
   async all<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
-    const statement = this.prepare(sql);
+    const { statement, build } = this.prepared(sql);
     if (writesSecurityTables(sql)) this.wroteSecurityTables = true;
-    const rows = statement.all(...params) as T[];
+    const rows = statement.all(...params);
     if (!statement.readonly) this.wrote = true;
-    return rows;
+    if (build === null) return rows as T[];
+    for (let i = 0; i < rows.length; i++) rows[i] = build(rows[i] as unknown[]);
+    return rows as T[];
   }
   async get<T>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
-    const statement = this.prepare(sql);
+    const { statement, build } = this.prepared(sql);
     if (writesSecurityTables(sql)) this.wroteSecurityTables = true;
-    const row = statement.get(...params) as T | undefined;
+    const row = statement.get(...params);
     if (!statement.readonly) this.wrote = true;
-    return row;
+    if (build === null || row === undefined) return row as T | undefined;
+    return build(row as unknown[]) as T;
   }
   async run(sql: string, params: readonly SqlValue[] = []): Promise<{ changes: number }> {
     const statement = this.prepare(sql);
