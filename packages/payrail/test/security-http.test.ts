@@ -1,6 +1,7 @@
 // HTTP hardening (issue 13 findings 8, 10 and 11): security headers on every
 // answer (no-store and nosniff on JSON, a CSP that lets a JSON answer do
-// nothing, HSTS in production) while the pages with content of their own
+// nothing, HSTS in production; the JSON APIs without helmet's document-only
+// headers, pages with them) while the pages with content of their own
 // keep working policies; /docs only when enabled; and every answer of each
 // API in that API's envelope, the framework's own refusals included (a URL
 // it cannot decode, an over-long path segment, an over-long request line
@@ -60,6 +61,43 @@ for (const kind of STORE_KINDS) {
       const production = await productionApp();
       try {
         const response = await production.inject({ method: 'GET', url: '/healthz' });
+        assert.equal(response.headers['strict-transport-security'], 'max-age=31536000; includeSubDomains');
+      } finally {
+        await production.close();
+      }
+    });
+
+    it('answers the JSON APIs with the headers an API answer needs, and pages with the whole document set', async () => {
+      const merchant = await t.newMerchant();
+      const documentOnly = [
+        'cross-origin-opener-policy',
+        'origin-agent-cluster',
+        'referrer-policy',
+        'x-dns-prefetch-control',
+        'x-download-options',
+        'x-permitted-cross-domain-policies',
+        'x-xss-protection',
+      ];
+      for (const response of [
+        await t.app.inject({ method: 'GET', url: '/api/agent_balance', headers: { 'api-key': merchant.transfer_api_key } }),
+        await t.app.inject({ method: 'GET', url: '/api/status/1' }),
+        await t.app.inject({ method: 'POST', url: '/api/v2/transactions/charge', payload: {} }),
+        await t.app.inject({ method: 'GET', url: '/api/no-such-route' }),
+      ]) {
+        assert.equal(response.headers['x-content-type-options'], 'nosniff', response.body);
+        assert.equal(response.headers['cross-origin-resource-policy'], 'same-origin');
+        assert.match(String(response.headers['content-security-policy']), /default-src 'none'.*frame-ancestors 'none'/);
+        for (const name of documentOnly) assert.equal(response.headers[name], undefined, `${name} on ${response.body.slice(0, 60)}`);
+      }
+      for (const url of ['/healthz', '/dashboard/login', '/docs']) {
+        const page = await t.app.inject({ method: 'GET', url });
+        assert.equal(page.headers['cross-origin-opener-policy'], 'same-origin', url);
+        assert.equal(page.headers['x-content-type-options'], 'nosniff', url);
+        assert.ok(page.headers['x-dns-prefetch-control'] !== undefined, url);
+      }
+      const production = await productionApp();
+      try {
+        const response = await production.inject({ method: 'GET', url: '/api/status/1' });
         assert.equal(response.headers['strict-transport-security'], 'max-age=31536000; includeSubDomains');
       } finally {
         await production.close();

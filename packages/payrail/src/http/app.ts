@@ -13,7 +13,7 @@ import { registerOpenApi } from './openapi.ts';
 import { AnswerBatch } from './answer-batch.ts';
 import { registerRateLimits } from './rate-limits.ts';
 import { lazyRequestLogger } from './request-logger.ts';
-import { DEFAULT_CACHE_CONTROL, securityHeaders } from './security-headers.ts';
+import { DEFAULT_CACHE_CONTROL, isApiAnswer, securityHeaders } from './security-headers.ts';
 import { healthRoutes } from './routes/health.ts';
 import { balanceRoutes } from './routes/balance.ts';
 import { hostedFormRoutes } from './routes/hosted-form.ts';
@@ -81,12 +81,12 @@ export async function buildApp(service: Service, options: AppOptions = {}): Prom
   });
   // The hooks every request runs are synchronous (no promise each) and one per stage.
   const headers = securityHeaders(service);
-  app.addHook('onRequest', (_request, reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     if (closing) {
       done(new ApiError('shutting_down'));
       return;
     }
-    reply.headers(headers);
+    reply.headers(isApiAnswer(request.url) ? headers.api : headers.document);
     done();
   });
   const answers = new AnswerBatch();
