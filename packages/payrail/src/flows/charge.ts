@@ -364,17 +364,20 @@ export async function reserveChargeIn(
     payment_method_pk: card.methodPk,
     schedule_pk: options.schedulePk,
   } as const;
+  // The charge's own copy, for recovery should this request die before the
+  // processor answers: sealed under the card-data key and erased once the
+  // charge is final.
+  const sealedNumber = deps.cipher.seal(card.number, 'card_number', payer.sourceId);
   const pk = await insertPendingCharge(tx, {
     ...row,
-    // The charge's own copy, for recovery should this request die before the
-    // processor answers: sealed under the card-data key and erased once the
-    // charge is final.
-    card_number_enc: deps.cipher.seal(card.number, 'card_number', payer.sourceId),
+    card_number_enc: sealedNumber,
     recover_at_ms: nowMs + CHARGE_RECOVERY_AFTER_MS,
     // A nonce's card is kept (sealed) for later `ref-` charges while the
     // charge stays approved; a saved card is reached through its method,
     // so deleting the method leaves no copy behind (docs/api-decisions.md section 15).
-    ref_card_enc: card.keepForReference ? deps.cipher.seal(card.number, 'card_number', payer.sourceId) : null,
+    // The same sealed bytes as the recovery copy: one seal, and each column is
+    // erased on its own schedule (an identical value tells nothing more).
+    ref_card_enc: card.keepForReference ? sealedNumber : null,
   });
   const charge: ChargeRow = {
     ...NEW_CHARGE_LIFECYCLE,
