@@ -23,8 +23,9 @@
 // work.
 //
 // The headers depend on the configuration only, never on the request, so
-// helmet is asked for them once at start and every response gets the same
-// set (helmet's own middleware would rebuild the policy text per request).
+// helmet is asked for them once at start and every response gets one of the
+// two fixed sets (helmet's own middleware would rebuild the policy text per
+// request).
 import helmet from 'helmet';
 import type { Service } from '../service.ts';
 

@@ -134,7 +134,8 @@ class SqliteTx implements Tx {
     return prepared;
   }
 
-  prepare(sql: string): Statement {
+  /** For statements run for their effect (run, insert, control): one that returns rows answers raw arrays, so reads go through get() and all(). */
+  private statement(sql: string): Statement {
     return this.prepared(sql).statement;
   }
 
@@ -156,14 +157,14 @@ class SqliteTx implements Tx {
     return build(row as unknown[]) as T;
   }
   async run(sql: string, params: readonly SqlValue[] = []): Promise<{ changes: number }> {
-    const statement = this.prepare(sql);
+    const statement = this.statement(sql);
     if (writesSecurityTables(sql)) this.wroteSecurityTables = true;
     const result = statement.run(...params);
     if (result.changes > 0) this.wrote = true;
     return { changes: result.changes };
   }
   async insert(sql: string, params: readonly SqlValue[], onConflict?: string): Promise<number | null> {
-    const statement = this.prepare(sql);
+    const statement = this.statement(sql);
     if (writesSecurityTables(sql)) this.wroteSecurityTables = true;
     try {
       const pk = Number(statement.run(...params).lastInsertRowid);
@@ -182,7 +183,7 @@ class SqliteTx implements Tx {
   }
   /** Transaction control of the adapter itself (BEGIN, COMMIT, savepoints): writes nothing of its own. */
   control(sql: string): void {
-    this.prepare(sql).run();
+    this.statement(sql).run();
   }
 }
 
