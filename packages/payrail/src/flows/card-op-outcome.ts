@@ -109,7 +109,7 @@ async function finishAnswer(
 ): Promise<string> {
   const joined = step.join ? joinOpenBatch(tx, charge.merchant_id, charge.pk, step.nowMs) : undefined;
   const [, draft] = await Promise.all([joined, draftTransactionEvent(tx, step.type, charge.merchant_id, charge.pk, step.nowMs)]);
-  const json = JSON.stringify(renderCharge(asChargeRow(draft.row)));
+  const json = draft.plainJson ?? JSON.stringify(renderCharge(asChargeRow(draft.row)));
   await Promise.all([draft.insert(), keepReply(tx, step.key, json), step.post?.()]);
   return json;
 }

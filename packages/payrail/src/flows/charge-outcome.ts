@@ -72,7 +72,7 @@ export async function recordChargeOutcome(
     // The reply shows the charge as recorded (its stage and batch included), as the event shows it when there is one.
     const updated = draft !== undefined ? asChargeRow(draft.row) : plain;
     if (updated === undefined) throw new Error(`charge ${charge.pk} vanished`);
-    const replyJson = JSON.stringify(renderCharge(updated));
+    const replyJson = draft?.plainJson ?? JSON.stringify(renderCharge(updated));
     await Promise.all([
       draft?.insert(),
       // The first answer of a charge is the reply its Idempotency-Key keeps; a

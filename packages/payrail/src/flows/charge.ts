@@ -37,7 +37,7 @@ import {
   type CardProcessor,
 } from '../providers/card-processor.ts';
 import type { Service } from '../service.ts';
-import { getCharge, getChargeHoldingKey, insertPendingCharge, NEW_CHARGE_LIFECYCLE, type ChargeRow } from '../store/charges.ts';
+import { getCharge, getChargeHoldingKey, insertPendingCharge, type NewCharge, pendingChargeRow, type ChargeRow } from '../store/charges.ts';
 import { markKeyOutcomeUnknown, reserveKey } from '../store/idempotency.ts';
 import type { Txn } from '../store/db.ts';
 import { takeCardSource, type ChargeCard } from './card-source.ts';
@@ -346,8 +346,11 @@ export async function reserveChargeIn(
     { source: sourceOf(request), sourceText: request.source, expiryMonth: request.expiry_month, expiryYear: request.expiry_year, billing: billingOf(request) },
     nowMs,
   );
-  const requestJson = JSON.stringify(storedRequest(request, card.billing));
-  const row = {
+  // The charge's own copy of the card number, for recovery should this
+  // request die before the processor answers: sealed under the card-data key
+  // and erased once the charge is final.
+  const sealedNumber = deps.cipher.seal(card.number, 'card_number', payer.sourceId);
+  const pending: NewCharge = {
     merchant_id: payer.merchantId,
     source_id: payer.sourceId,
     amount_cents: amountCents,
@@ -356,42 +359,23 @@ export async function reserveChargeIn(
     bin: card.bin,
     expiry_month: card.expiryMonth,
     expiry_year: card.expiryYear,
-    request_json: requestJson,
+    card_number_enc: sealedNumber,
+    request_json: JSON.stringify(storedRequest(request, card.billing)),
     idem_key: idemKey,
+    recover_at_ms: nowMs + CHARGE_RECOVERY_AFTER_MS,
     created_at_ms: nowMs,
     auto_capture: request.capture === false ? 0 : 1,
     customer_pk: card.customerPk,
     payment_method_pk: card.methodPk,
     schedule_pk: options.schedulePk,
-  } as const;
-  // The charge's own copy, for recovery should this request die before the
-  // processor answers: sealed under the card-data key and erased once the
-  // charge is final.
-  const sealedNumber = deps.cipher.seal(card.number, 'card_number', payer.sourceId);
-  const pk = await insertPendingCharge(tx, {
-    ...row,
-    card_number_enc: sealedNumber,
-    recover_at_ms: nowMs + CHARGE_RECOVERY_AFTER_MS,
     // A nonce's card is kept (sealed) for later `ref-` charges while the
     // charge stays approved; a saved card is reached through its method,
     // so deleting the method leaves no copy behind (docs/api-decisions.md section 15).
     // The same sealed bytes as the recovery copy: one seal, and each column is
     // erased on its own schedule (an identical value tells nothing more).
     ref_card_enc: card.keepForReference ? sealedNumber : null,
-  });
-  const charge: ChargeRow = {
-    ...NEW_CHARGE_LIFECYCLE,
-    ...row,
-    pk,
-    status: 'pending',
-    currency: 'USD',
-    auth_code: null,
-    avs_result_code: null,
-    cvv_result_code: null,
-    error_code: null,
-    error_message: null,
-    processor_ref: null,
   };
+  const charge = pendingChargeRow(await insertPendingCharge(tx, pending), pending);
   return { charge, card };
 }
 

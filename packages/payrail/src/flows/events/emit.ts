@@ -31,6 +31,12 @@ export async function emitTransactionEvent(tx: Txn, type: EventType, merchantId:
 export interface TransactionEventDraft {
   /** The transaction as the event shows it; the caller's reply shows the same row (one read serves both). */
   readonly row: TransactionRow;
+  /**
+   * JSON.stringify(renderCharge(row)), which the event's data is when the
+   * transaction funds no transfer; null otherwise. A reply of the same row
+   * reuses it instead of rendering the row again.
+   */
+  readonly plainJson: string | null;
   /** Writes the event. */
   insert(): Promise<void>;
 }
@@ -46,7 +52,7 @@ export async function draftTransactionEvent(tx: Txn, type: EventType, merchantId
   if (row === undefined) throw new Error(`transaction ${pk} vanished before its ${type} event`);
   const funded = row.linked_cents > 0 ? await fundedTransfers(tx, pk, FUNDED_TRANSFERS_SHOWN_MAX) : [];
   const dataJson = JSON.stringify(renderCharge(row, funded));
-  return { row, insert: () => insertEvent(tx, { merchantId, type, dataJson, nowMs }) };
+  return { row, plainJson: funded.length === 0 ? dataJson : null, insert: () => insertEvent(tx, { merchantId, type, dataJson, nowMs }) };
 }
 
 /** A charge or refund as emitTransactionEvent read it, for a caller that knows it is one. */
