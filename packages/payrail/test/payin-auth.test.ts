@@ -53,7 +53,7 @@ for (const kind of STORE_KINDS) {
         payload: chargeBody(nonce),
       });
       assert.equal(response.statusCode, 403, response.body);
-      assert.deepEqual(response.json(), shapeC('permission_denied', 'this credential cannot charge; use a source API key and its PIN with Basic auth'));
+      assert.deepEqual(response.json(), shapeC('permission_denied', 'a tokenization token only tokenizes cards; use a source API key and its PIN with Basic auth'));
       const token = merchant.source.tokenization_token;
       await expect401(`Bearer ${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`, FAILED);
       await expect401('Bearer nope', FAILED);
@@ -83,7 +83,7 @@ for (const kind of STORE_KINDS) {
       for (const key of [merchant.source.tokenization_token, merchant.transfer_api_key]) {
         const response = await postCharge(t.app, basic(key, merchant.source.pin), chargeBody(nonce));
         assert.equal(response.statusCode, 403, response.body);
-        assert.deepEqual(response.json(), shapeC('permission_denied', 'this credential cannot charge; use a source API key and its PIN'));
+        assert.deepEqual(response.json(), shapeC('permission_denied', 'this credential is not a source API key; use a source API key and its PIN'));
         const read = await getTransaction(t.app, basic(key, merchant.source.pin), 100000001);
         assert.equal(read.statusCode, 403, read.body);
       }

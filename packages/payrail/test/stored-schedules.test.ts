@@ -267,6 +267,7 @@ for (const kind of STORE_KINDS) {
       assert.equal((await transactionsOf(t, merchant, schedule.id)).length, 0);
       const paused = await runScheduleNow(t, merchant, schedule.id);
       assert.deepEqual([paused.statusCode, paused.json().error.code], [400, 'invalid_request']);
+      assert.equal(paused.json().error.message, `recurring schedule ${schedule.id} is not active: it is paused (active: false)`);
       await callOk(t, merchant, 'PATCH', `/api/v2/recurring-schedules/${schedule.id}`, { active: true });
       await t.worker.drain();
       assert.equal((await transactionsOf(t, merchant, schedule.id)).length, 1);

@@ -270,13 +270,13 @@ export async function authenticateBasic(options: AuthOptions, attempt: AuthAttem
   if (bearer !== null) {
     // A valid credential presented the wrong way (a tokenization token as Bearer) is a 403, not a 401.
     await verifyKey(run, bearer);
-    refuseWrongKind(run, 'this credential cannot charge; use a source API key and its PIN with Basic auth');
+    refuseWrongKind(run, 'a tokenization token only tokenizes cards; use a source API key and its PIN with Basic auth');
   }
   const basic = decodeBasic(header);
   if (basic === null) return refuse(run, 'malformed');
   const checked = await verifyKey(run, basic.key);
   const row = checked.row;
-  if (row.kind !== 'source_key') refuseWrongKind(run, 'this credential cannot charge; use a source API key and its PIN');
+  if (row.kind !== 'source_key') refuseWrongKind(run, 'this credential is not a source API key; use a source API key and its PIN');
   refuseIfLocked(run, row);
   const pinMatch = pinHashMatches(row.pin_hash, options.pinKey(), row.id, basic.pin);
   if (pinMatch === 'no') return refuse(run, 'wrong_pin', { wrongPinOf: row });

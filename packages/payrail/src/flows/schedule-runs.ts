@@ -244,7 +244,11 @@ export async function runScheduleNow(deps: ScheduleRunDeps, merchantId: string, 
   const pk = idOf('recurring schedule', id);
   const schedule = await deps.db.read((tx) => getSchedule(tx, merchantId, pk));
   if (schedule === undefined) fail('not_found', `recurring schedule ${pk} not found`);
-  if (schedule.active !== 1) fail('invalid_request', `recurring schedule ${pk} is not active (status ${schedule.status})`);
+  if (schedule.active !== 1) {
+    // `status` is how the runs went; `active` whether it runs at all (paused by the merchant, or stopped by a run's outcome).
+    const why = schedule.status === 'active' ? 'it is paused (active: false)' : `its status is ${schedule.status}`;
+    fail('invalid_request', `recurring schedule ${pk} is not active: ${why}`);
+  }
   const runDate = schedule.next_run_date;
   const charge = await runOnce(deps, schedule, runDate);
   await applyFinishedRuns(deps);
