@@ -53,7 +53,10 @@ for (const kind of STORE_KINDS) {
         payload: chargeBody(nonce),
       });
       assert.equal(response.statusCode, 403, response.body);
-      assert.deepEqual(response.json(), shapeC('permission_denied', 'a tokenization token only tokenizes cards; use a source API key and its PIN with Basic auth'));
+      assert.deepEqual(
+        response.json(),
+        shapeC('permission_denied', 'a tokenization token only tokenizes cards; use a source API key and its PIN with Basic auth'),
+      );
       const token = merchant.source.tokenization_token;
       await expect401(`Bearer ${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`, FAILED);
       await expect401('Bearer nope', FAILED);
