@@ -8,7 +8,7 @@ import { DAY_MS } from '../src/domain/clock.ts';
 import { verifyLedger } from '../src/flows/ledger-verify.ts';
 import { executeTransfer } from '../src/flows/transfers/execute.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
-import { chargeCard, closeSandboxBatch, getJson, operate, snapshot } from './helpers/lifecycle.ts';
+import { chargeCard, closeSandboxBatch, getJson, operate, snapshot, verifyCard } from './helpers/lifecycle.ts';
 import { STORE_KINDS } from './helpers/stores.ts';
 
 type Case = readonly [
@@ -53,8 +53,19 @@ for (const kind of STORE_KINDS) {
       await closeSandboxBatch(t, merchant);
       const unsettled = await chargeCard(t, merchant, { amount: 12 });
       const refund = (await operate(t, merchant, 'refund', { reference_number: settled, amount: 1 })).json().reference_number as number;
+      const verification = (await verifyCard(t, merchant)).json().reference_number as number;
       await refuses(merchant.merchant_id, merchant, [
         ['unknown reference', 'capture', { reference_number: 999999999 }, 404, 'not_found', 'reference_number 999999999 not found'],
+        ...(['capture', 'void', 'refund'] as const).map(
+          (operation): Case => [
+            `${operation} of a verification`,
+            operation,
+            { reference_number: verification },
+            400,
+            'invalid_request',
+            `reference_number ${verification} is a verification: it moved no money, so it cannot be captured, voided or refunded`,
+          ],
+        ),
         ["another merchant's reference", 'refund', { reference_number: foreign }, 404, 'not_found', `reference_number ${foreign} not found`],
         ['reference as a string', 'void', { reference_number: String(authorization) }, 400, 'invalid_request', 'reference_number must be of type integer'],
         ['missing reference', 'capture', {}, 400, 'invalid_request', 'reference_number is required'],

@@ -324,6 +324,30 @@ for (const kind of STORE_KINDS) {
         }
       });
 
+      it('a body with a __proto__ key is refused as such, and an empty body as a missing object', async () => {
+        const send = (payload: string) =>
+          t.app.inject({
+            method: 'POST',
+            url: '/api/transfer',
+            headers: { 'api-key': merchant.transfer_api_key, 'content-type': 'application/json' },
+            payload,
+          });
+        const proto = await send('{"__proto__":{"x":1},"id":"1"}');
+        assert.equal(proto.statusCode, 400);
+        assert.deepEqual(
+          JSON.parse(proto.body),
+          failure('invalid_request', 'request body may not contain a "__proto__" key or a "constructor" key holding "prototype"'),
+        );
+        const constructorKey = await send('{"a":{"constructor":{"prototype":{}}}}');
+        assert.equal(JSON.parse(constructorKey.body).error.code, 'invalid_request');
+        assert.match(JSON.parse(constructorKey.body).error.message, /constructor/);
+        for (const empty of ['', '  ']) {
+          const response = await send(empty);
+          assert.equal(response.statusCode, 400);
+          assert.deepEqual(JSON.parse(response.body), failure('invalid_request', 'body must be of type object'));
+        }
+      });
+
       it('a refused execute changes nothing', async () => {
         const start = await balances(t.service, merchant.merchant_id);
         const count = async () => (await t.service.db.read((tx) => tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM transfers')))!.n;

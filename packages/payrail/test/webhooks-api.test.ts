@@ -120,6 +120,14 @@ for (const kind of STORE_KINDS) {
       assert.equal(changed.json().enabled, false);
       assert.equal(changed.json().events.length, EVENT_TYPES.length, 'an empty list means every type');
 
+      // Many HTTP clients send a JSON content type with every request: an empty body is no body.
+      const rotatedEmpty = await t.app.inject({
+        method: 'POST',
+        url: `/api/v2/webhooks/${endpoint.id}/rotate`,
+        headers: { authorization: basicOf(merchant), 'content-type': 'application/json' },
+        payload: '',
+      });
+      assert.equal(rotatedEmpty.statusCode, 200, rotatedEmpty.body);
       const rotated = await call(t, merchant, 'POST', `/api/v2/webhooks/${endpoint.id}/rotate`);
       assert.equal(rotated.statusCode, 200);
       assert.match(rotated.json().signature, /^whsec_/);

@@ -14,6 +14,7 @@ import type { Service } from '../service.ts';
 import type { ChargeRow } from '../store/charges.ts';
 import { getCharge } from '../store/charges.ts';
 import { markKeyOutcomeUnknown } from '../store/idempotency.ts';
+import { getVerification } from '../store/verifications.ts';
 import { errorSummary } from './charge.ts';
 import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_WAIT_MARGIN_MS } from './idempotency-replay.ts';
 
@@ -65,11 +66,18 @@ export function hashOperation(operation: string, body: unknown): string {
     .digest('hex');
 }
 
-/** The transaction named by reference_number, or 404 not_found (another merchant's reads the same). */
+/**
+ * The charge or refund named by reference_number, or 404 not_found (another
+ * merchant's reads the same). A verification of the merchant is named as one:
+ * it exists (GET /api/v2/transactions/:id shows it) but moved no money.
+ */
 export async function chargeOrNotFound(tx: Parameters<typeof getCharge>[0], pk: number, merchantId: string): Promise<ChargeRow> {
   const row = await getCharge(tx, pk, merchantId);
-  if (row === undefined) fail('not_found', `reference_number ${pk} not found`);
-  return row;
+  if (row !== undefined) return row;
+  if ((await getVerification(tx, pk, merchantId)) !== undefined) {
+    fail('invalid_request', `reference_number ${pk} is a verification: it moved no money, so it cannot be captured, voided or refunded`);
+  }
+  return fail('not_found', `reference_number ${pk} not found`);
 }
 
 /**

@@ -12,6 +12,7 @@ import { clientErrorHandler, errorHandler, frameworkErrorHandler, notFoundHandle
 import { registerOpenApi } from './openapi.ts';
 import { AnswerBatch } from './answer-batch.ts';
 import { registerRateLimits } from './rate-limits.ts';
+import { parseJsonBodies } from './raw-json.ts';
 import { lazyRequestLogger } from './request-logger.ts';
 import { DEFAULT_CACHE_CONTROL, isApiAnswer, securityHeaders } from './security-headers.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -75,6 +76,7 @@ export async function buildApp(service: Service, options: AppOptions = {}): Prom
 
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
+  parseJsonBodies(app as unknown as FastifyInstance);
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;

@@ -4,6 +4,7 @@
 // under this parser keep the raw body text, and rawMemberText() finds the
 // text of one top-level member without a second full parse.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../errors.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -13,17 +14,48 @@ declare module 'fastify' {
 }
 
 /**
- * Replaces the JSON parser of this plugin's scope (only) with Fastify's own
- * safe parser that also keeps the raw text on the request.
+ * The JSON parser of the whole API: Fastify's own safe parser (a body with a
+ * `__proto__` or `constructor.prototype` key is refused, never merged into
+ * an object), with two differences. An empty body reads as no body, as a
+ * POST or DELETE without a body does: many HTTP clients send
+ * `Content-Type: application/json` on every request, and a route that needs
+ * a body still refuses its absence through its schema ("body must be of
+ * type object"). And a body refused only for such a key says so, instead of
+ * "not valid JSON".
  */
-export function keepRawJson(app: FastifyInstance): void {
+export function parseJsonBodies(app: FastifyInstance, options: { readonly keepRaw: boolean } = { keepRaw: false }): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request: FastifyRequest, body: string | Buffer, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
-    request.rawJson = text;
-    parse(request, text, done);
+    if (options.keepRaw) request.rawJson = text;
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    parse(request, text, (error, value) => {
+      if (error !== null && parsesAsPlainJson(text)) {
+        done(new ApiError('invalid_request', 'request body may not contain a "__proto__" key or a "constructor" key holding "prototype"'), undefined);
+        return;
+      }
+      done(error, value);
+    });
   });
+}
+
+/** Routes registered after this in the plugin's scope (only) keep the raw body text too (request.rawJson). */
+export function keepRawJson(app: FastifyInstance): void {
+  parseJsonBodies(app, { keepRaw: true });
+}
+
+/** True when plain JSON.parse accepts `text` (it makes an own "__proto__" property, so it is safe to try). */
+function parsesAsPlainJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
