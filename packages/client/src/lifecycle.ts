@@ -20,7 +20,11 @@ export interface Transaction extends Charge {
    */
   transaction_status: TransactionStatus;
   type: TransactionType;
-  /** What the transaction moved: the captured amount of a capture, a refund's amount, 0 for a verify. */
+  /**
+   * What the transaction moved: the captured amount of a sale or capture, a
+   * refund's amount; 0 for an authorization not captured (yet), a pending,
+   * voided or expired charge, and a verify.
+   */
   moved_cents: number;
   /** For a refund: the reference number of the transaction it refunds. */
   refunded_reference: string | null;
@@ -87,6 +91,9 @@ export function operationBody(reference: string | number, options: OptionalAmoun
   return body;
 }
 
+/** Where a charge holds money but has moved none to the merchant (an authorization only) or none any more. */
+const NOTHING_MOVED: readonly TransactionStatus[] = ['approved', 'pending', 'voided', 'expired'];
+
 /** A transaction in shape A or B, with its lifecycle fields. */
 export function readTransaction(body: Json): Transaction {
   const charge = readCharge(body);
@@ -108,11 +115,16 @@ export function readTransaction(body: Json): Transaction {
   const amount = isObject(transaction.amount_details) ? centsOfWireDollars(transaction.amount_details.amount) : null;
   const type = details.type === 'refund' || details.type === 'verify' ? details.type : 'charge';
   const batch = typeof details.batch_id === 'number' && details.batch_id > 0 ? details.batch_id : null;
+  const transactionStatus: TransactionStatus = STATUSES.includes(status as TransactionStatus)
+    ? (status as TransactionStatus)
+    : charge.status === 'pending'
+      ? 'pending'
+      : 'approved';
   return {
     ...charge,
-    transaction_status: STATUSES.includes(status as TransactionStatus) ? (status as TransactionStatus) : charge.status === 'pending' ? 'pending' : 'approved',
+    transaction_status: transactionStatus,
     type,
-    moved_cents: amount ?? charge.amount_cents,
+    moved_cents: type === 'charge' && NOTHING_MOVED.includes(transactionStatus) ? 0 : (amount ?? charge.amount_cents),
     refunded_reference: typeof details.reference_number === 'string' && type === 'refund' ? details.reference_number : null,
     batch_id: batch,
     settled_date: typeof transaction.settled_date === 'string' ? transaction.settled_date : null,

@@ -141,7 +141,7 @@ describe('card lifecycle against a real server', () => {
     const card = { expiry_month: 12, expiry_year: 2030, billing_info: billing };
     const { nonce } = await payrail.tokenize({ card_number: '4111111111111111', expiry_month: 12, expiry_year: 2030, cvv2: '123' });
     const authorization = await payrail.authorize({ ...card, source: nonce, amount: '40.00' });
-    assert.equal(authorization.transaction_status, 'approved');
+    assert.deepEqual([authorization.transaction_status, authorization.moved_cents], ['approved', 0]);
     const captured = await payrail.capture(authorization.reference_number, { amount: '30.00' });
     assert.deepEqual([captured.transaction_status, captured.moved_cents], ['captured', 3000]);
     const [closed] = await payrail.sandbox.closeBatch();
