@@ -311,6 +311,14 @@ for (const kind of STORE_KINDS) {
       assert.equal((await callOk(t, merchant, 'GET', `/api/v2/recurring-schedules/${schedule.id}`)).active, false);
       await t.worker.drain();
       assert.equal((await transactionsOf(t, merchant, schedule.id)).length, 0);
+      // Resumed alone it would only fail at its next run: refused, naming what to give.
+      const resumed = await call(t, merchant, 'PATCH', `/api/v2/recurring-schedules/${schedule.id}`, { active: true });
+      assert.equal(resumed.statusCode, 400, resumed.body);
+      assert.equal(
+        resumed.json().error.message,
+        `payment method ${method.id} of recurring schedule ${schedule.id} was deleted; give a payment_method_id to resume it`,
+      );
+      assert.equal((await callOk(t, merchant, 'GET', `/api/v2/recurring-schedules/${schedule.id}`)).active, false);
       await ledgerClean(t);
     });
   });

@@ -167,6 +167,10 @@ export async function changeSchedule(
     const current = await getSchedule(tx, owner.merchantId, pk);
     if (current === undefined) fail('not_found', `recurring schedule ${pk} not found`);
     if (input.payment_method_id !== undefined) await checkMethod(tx, owner, current.customer_pk, input.payment_method_id);
+    else if (fields.active === 1 && (await getPaymentMethod(tx, owner.merchantId, current.payment_method_pk)) === undefined) {
+      // Its card was deleted (which stopped it): resuming it alone would only fail at its next run.
+      fail('invalid_request', `payment method ${current.payment_method_pk} of recurring schedule ${pk} was deleted; give a payment_method_id to resume it`);
+    }
     // A finished schedule has no runs left; 0 would mean unlimited, so it must be told how many.
     if (current.status === 'finished' && fields.active === 1 && fields.num_left === undefined) {
       fail('invalid_request', 'num_left is required to resume a finished schedule');
