@@ -90,6 +90,27 @@ for (const kind of STORE_KINDS) {
       }
     });
 
+    it('names every request and success body of the APIs (a schema in components, or a list of one) for client generators', () => {
+      type Schema = { $ref?: string; type?: string; items?: Schema };
+      const named = (schema: Schema | undefined) =>
+        schema === undefined || schema.$ref !== undefined || (schema.type === 'array' && schema.items?.$ref !== undefined);
+      const unnamed: string[] = [];
+      for (const [path, operations] of Object.entries(document.paths)) {
+        if (!path.startsWith('/api/') && !path.startsWith('/sandbox/')) continue;
+        for (const [method, operation] of Object.entries(operations)) {
+          const op = operation as unknown as {
+            requestBody?: { content?: Record<string, { schema?: Schema }> };
+            responses: Record<string, { content?: Record<string, { schema?: Schema }> }>;
+          };
+          if (!named(op.requestBody?.content?.['application/json']?.schema)) unnamed.push(`${method} ${path} request`);
+          for (const [status, response] of Object.entries(op.responses)) {
+            if (status.startsWith('2') && !named(response.content?.['application/json']?.schema)) unnamed.push(`${method} ${path} ${status}`);
+          }
+        }
+      }
+      assert.deepEqual(unnamed, []);
+    });
+
     it('documents deletions as 204 without a body, and a duplicate card as 409 naming the existing id', () => {
       for (const path of DELETIONS) {
         const operation = document.paths[path]?.delete;
@@ -99,7 +120,9 @@ for (const kind of STORE_KINDS) {
         assert.equal(operation.responses['204']?.content, undefined);
       }
       const duplicate = document.paths['/api/v2/customers/{id}/payment-methods']!.post!.responses['409']?.content?.['application/json']?.schema;
-      assert.deepEqual(Object.keys((duplicate?.properties as Record<string, unknown>) ?? {}), ['error', 'id']);
+      assert.equal(duplicate?.$ref, '#/components/schemas/DuplicatePaymentMethodError');
+      const components = (document as unknown as { components: { schemas: Record<string, { properties?: Record<string, unknown> }> } }).components;
+      assert.deepEqual(Object.keys(components.schemas.DuplicatePaymentMethodError?.properties ?? {}), ['error', 'id']);
     });
 
     it('documents the errors every operation shares in the envelope of its API, and its own codes only', () => {

@@ -26,7 +26,7 @@ export const CustomerCreate = Type.Object(
     phone: optionalText(32),
     active: Type.Optional(Type.Boolean({ description: 'Default true' })),
   },
-  { additionalProperties: false },
+  { title: 'CustomerCreateRequest', additionalProperties: false },
 );
 export type CustomerCreate = Static<typeof CustomerCreate>;
 
@@ -40,20 +40,23 @@ export const CustomerUpdate = Type.Object(
     phone: optionalText(32),
     active: Type.Optional(Type.Boolean()),
   },
-  { additionalProperties: false },
+  { title: 'CustomerUpdateRequest', additionalProperties: false },
 );
 
-export const Customer = Type.Object({
-  id: Type.Integer(),
-  identifier: Type.String(),
-  customer_number: nullableText(),
-  email: nullableText(),
-  first_name: nullableText(),
-  last_name: nullableText(),
-  phone: nullableText(),
-  active: Type.Boolean(),
-  created_at: Type.String(),
-});
+export const Customer = Type.Object(
+  {
+    id: Type.Integer(),
+    identifier: Type.String(),
+    customer_number: nullableText(),
+    email: nullableText(),
+    first_name: nullableText(),
+    last_name: nullableText(),
+    phone: nullableText(),
+    active: Type.Boolean(),
+    created_at: Type.String(),
+  },
+  { title: 'Customer' },
+);
 
 export const CustomerList = Type.Array(Customer, { description: 'Oldest first' });
 
@@ -77,33 +80,39 @@ export const PaymentMethodCreate = Type.Object(
     ),
     name: optionalText(100, 'Name on the card, or a label'),
   },
-  { additionalProperties: false },
+  { title: 'PaymentMethodCreateRequest', additionalProperties: false },
 );
 
 export const PaymentMethodUpdate = Type.Object(
   { name: optionalText(100), expiry_month: Type.Optional(ExpiryMonth), expiry_year: Type.Optional(ExpiryYear) },
-  { additionalProperties: false },
+  { title: 'PaymentMethodUpdateRequest', additionalProperties: false },
 );
 
-export const PaymentMethod = Type.Object({
-  id: Type.Integer({ description: 'Charge it with source "pm-<id>"' }),
-  customer_id: Type.Integer(),
-  payment_method_type: Type.Literal('card'),
-  card_type: Type.String(),
-  last4: Type.String(),
-  expiry_month: Type.Integer(),
-  expiry_year: Type.Integer(),
-  name: nullableText(),
-  created_at: Type.String(),
-});
+export const PaymentMethod = Type.Object(
+  {
+    id: Type.Integer({ description: 'Charge it with source "pm-<id>"' }),
+    customer_id: Type.Integer(),
+    payment_method_type: Type.Literal('card'),
+    card_type: Type.String(),
+    last4: Type.String(),
+    expiry_month: Type.Integer(),
+    expiry_year: Type.Integer(),
+    name: nullableText(),
+    created_at: Type.String(),
+  },
+  { title: 'PaymentMethod' },
+);
 
 export const PaymentMethodList = Type.Array(PaymentMethod, { description: 'Oldest first' });
 
 /** 409: the card is saved for the customer already; `id` is that method's. */
-export const DuplicatePaymentMethod = Type.Object({
-  error: Type.Object({ code: Type.Literal('duplicate_payment_method'), message: Type.String() }),
-  id: Type.Integer({ description: 'The payment method that has this card already' }),
-});
+export const DuplicatePaymentMethod = Type.Object(
+  {
+    error: Type.Object({ code: Type.Literal('duplicate_payment_method'), message: Type.String() }),
+    id: Type.Integer({ description: 'The payment method that has this card already' }),
+  },
+  { title: 'DuplicatePaymentMethodError' },
+);
 
 const Frequency = Type.Unsafe<FrequencyName>({ type: 'string', enum: [...FREQUENCIES], description: FREQUENCIES.join(', ') });
 const RunDate = Type.String({ maxLength: 10, description: 'YYYY-MM-DD (UTC), today or later' });
@@ -121,7 +130,7 @@ export const ScheduleCreate = Type.Object(
     payment_method_id: Id,
     active: Type.Optional(Type.Boolean({ description: 'Default true' })),
   },
-  { additionalProperties: false },
+  { title: 'RecurringScheduleCreateRequest', additionalProperties: false },
 );
 export type ScheduleCreate = Static<typeof ScheduleCreate>;
 
@@ -136,33 +145,39 @@ export const ScheduleUpdate = Type.Object(
     payment_method_id: Type.Optional(Id),
     active: Type.Optional(Type.Boolean({ description: 'false pauses the schedule, true resumes it' })),
   },
-  { additionalProperties: false },
+  { title: 'RecurringScheduleUpdateRequest', additionalProperties: false },
 );
 export type ScheduleUpdate = Static<typeof ScheduleUpdate>;
 
-export const Schedule = Type.Object({
-  id: Type.Integer(),
-  customer_id: Type.Integer(),
-  title: Type.String(),
-  receipt_email: nullableText(),
-  amount: Type.Number(),
-  frequency: Frequency,
-  next_run_date: Type.String(),
-  num_left: Type.Integer(),
-  payment_method_id: Type.Integer(),
-  active: Type.Boolean(),
-  status: Type.Union([Type.Literal('active'), Type.Literal('declined'), Type.Literal('failed'), Type.Literal('finished')], {
-    description: 'declined: the last run was declined and is retried on each of the next 3 days; failed: stopped after that',
-  }),
-  created_at: Type.String(),
-});
+export const Schedule = Type.Object(
+  {
+    id: Type.Integer(),
+    customer_id: Type.Integer(),
+    title: Type.String(),
+    receipt_email: nullableText(),
+    amount: Type.Number(),
+    frequency: Frequency,
+    next_run_date: Type.String(),
+    num_left: Type.Integer(),
+    payment_method_id: Type.Integer(),
+    active: Type.Boolean(),
+    status: Type.Union([Type.Literal('active'), Type.Literal('declined'), Type.Literal('failed'), Type.Literal('finished')], {
+      description: 'declined: the last run was declined and is retried on each of the next 3 days; failed: stopped after that',
+    }),
+    created_at: Type.String(),
+  },
+  { title: 'RecurringSchedule' },
+);
 
 export const ScheduleList = Type.Array(Schedule, { description: 'Oldest first' });
 
-export const SandboxScheduleRunResponse = Type.Object({
-  success: Type.Literal(true),
-  error: Type.Literal(''),
-  charged: Type.Boolean({ description: 'false when the date had been run already (nothing charged now)' }),
-  schedule: Schedule,
-  transaction: Type.Unknown({ description: "The run's transaction as GET /api/v2/transactions/{id} shows it" }),
-});
+export const SandboxScheduleRunResponse = Type.Object(
+  {
+    success: Type.Literal(true),
+    error: Type.Literal(''),
+    charged: Type.Boolean({ description: 'false when the date had been run already (nothing charged now)' }),
+    schedule: Schedule,
+    transaction: Type.Unknown({ description: "The run's transaction as GET /api/v2/transactions/{id} shows it" }),
+  },
+  { title: 'SandboxScheduleRunResponse' },
+);

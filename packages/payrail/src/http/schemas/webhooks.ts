@@ -11,7 +11,7 @@ export const EndpointCreate = Type.Object(
     url: Type.String({ description: 'Where to POST events: https (sandbox also http://localhost)', maxLength: 2048 }),
     events: Type.Optional(Type.Array(Type.String(), { description: 'Event types to receive (default all)', maxItems: 32 })),
   },
-  { additionalProperties: false },
+  { title: 'WebhookEndpointCreateRequest', additionalProperties: false },
 );
 
 export const EndpointChange = Type.Object(
@@ -20,7 +20,7 @@ export const EndpointChange = Type.Object(
     events: Type.Optional(Type.Array(Type.String(), { maxItems: 32 })),
     enabled: Type.Optional(Type.Boolean()),
   },
-  { additionalProperties: false },
+  { title: 'WebhookEndpointUpdateRequest', additionalProperties: false },
 );
 
 const endpointFields = {
@@ -32,14 +32,17 @@ const endpointFields = {
   disabled_reason: Type.Union([Type.String(), Type.Null()], { description: 'Why Payrail disabled the endpoint (failing for 3 days), or null' }),
 };
 
-export const Endpoint = Type.Object(endpointFields, { additionalProperties: false });
+export const Endpoint = Type.Object(endpointFields, { title: 'WebhookEndpoint', additionalProperties: false });
 export const EndpointWithSecret = Type.Object(
   { ...endpointFields, signature: Type.String({ description: 'The signing secret (whsec_...); shown only here' }) },
-  { additionalProperties: false },
+  { title: 'WebhookEndpointWithSecret', additionalProperties: false },
 );
 export const EndpointList = Type.Array(Endpoint);
 export const EndpointParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
-export const EndpointDeleted = Type.Object({ id: Type.String(), deleted: Type.Literal(true) }, { additionalProperties: false });
+export const EndpointDeleted = Type.Object(
+  { id: Type.String(), deleted: Type.Literal(true) },
+  { title: 'WebhookEndpointDeleted', additionalProperties: false },
+);
 
 export const Event = Type.Object(
   {
@@ -49,9 +52,9 @@ export const Event = Type.Object(
     livemode: Type.Boolean(),
     data: Type.Object({}, { additionalProperties: true, description: 'The object exactly as its GET endpoint showed it' }),
   },
-  { additionalProperties: false },
+  { title: 'Event', additionalProperties: false },
 );
-export const EventList = Type.Object({ data: Type.Array(Event), has_more: Type.Boolean() }, { additionalProperties: false });
+export const EventList = Type.Object({ data: Type.Array(Event), has_more: Type.Boolean() }, { title: 'EventList', additionalProperties: false });
 export const EventParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 export const EventListQuery = Type.Object(
   {
@@ -65,5 +68,5 @@ export const EventListQuery = Type.Object(
 );
 export const EventResent = Type.Object(
   { id: Type.String(), deliveries: Type.Integer({ description: 'Deliveries queued (one per enabled endpoint subscribed to the type)' }) },
-  { additionalProperties: false },
+  { title: 'EventResent', additionalProperties: false },
 );
