@@ -75,9 +75,12 @@ export function panelRoutes(service: Service): FastifyPluginAsync {
  */
 function sessionHook(service: Service, names: CookieNames) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const user = await findSession(service, request.cookies[names.session]);
+    const presented = request.cookies[names.session];
+    const user = await findSession(service, presented);
     if (user === null) {
-      if (request.method === 'GET' || request.method === 'HEAD') return reply.redirect('/dashboard/login?m=expired', 303);
+      // "Your session has ended" only for a browser that had one; a first visit just signs in.
+      const login = presented === undefined || presented === '' ? '/dashboard/login' : '/dashboard/login?m=expired';
+      if (request.method === 'GET' || request.method === 'HEAD') return reply.redirect(login, 303);
       return sendPage(reply, context(service, request), 'Signed out', errorBody('Your session has ended. Sign in again, then repeat the action.', false), 401);
     }
     request.panelUser = user;
