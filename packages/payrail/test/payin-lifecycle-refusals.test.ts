@@ -90,6 +90,14 @@ for (const kind of STORE_KINDS) {
           `amount exceeds the refundable 29.00 of reference_number ${settled}`,
         ],
         [
+          'capture again with another amount',
+          'capture',
+          { reference_number: settled, amount: 5 },
+          400,
+          'invalid_request',
+          `reference_number ${settled} is already captured (30.00); a transaction is captured once`,
+        ],
+        [
           'void of a settled transaction',
           'void',
           { reference_number: settled },

@@ -117,7 +117,13 @@ async function captureStep(deps: OperationDeps, tx: Txn, caller: Caller, pk: num
   const reserved = await reserveCapture(tx, { ...reservationOf(caller, pk, idem, nowMs), amountCents, createdAfterMs });
   if (reserved !== undefined) return { kind: 'reserved', row: reserved };
   const row = await operableAfterKey(tx, 'capture', caller, pk);
-  if (row.stage === 'captured' || row.stage === 'settled') return answerAsIs(tx, caller, idem, row);
+  if (row.stage === 'captured' || row.stage === 'settled') {
+    // Captured once: asked again without an amount, or for the amount captured, it answers as it stands; another amount is refused.
+    if (amountCents !== null && amountCents !== row.captured_cents) {
+      fail('invalid_request', `reference_number ${pk} is already captured (${formatCents(row.captured_cents)}); a transaction is captured once`);
+    }
+    return answerAsIs(tx, caller, idem, row);
+  }
   if (row.stage !== 'authorized') fail('invalid_request', `reference_number ${pk} is ${row.stage}; it can no longer be captured`);
   const cents = amountCents ?? row.amount_cents;
   if (cents > row.amount_cents) refuseAmountAbove('authorized amount', row.amount_cents);
