@@ -25,6 +25,7 @@ const names = [
   '009_stored_cards',
   '010_signup_mail',
   '011_hot_path_keys',
+  '012_sparse_charge_indexes',
 ];
 
 export const MIGRATIONS: readonly Migration[] = names.map((name) => ({
