@@ -40,6 +40,69 @@ for (const kind of STORE_KINDS) {
     });
     after(() => t.close());
 
+    it('creates a customer, saves a card and creates a schedule once per Idempotency-Key: a retry replays, another body is refused', async () => {
+      const merchant = await t.newMerchant();
+      const post = (url: string, body: unknown, key: string) =>
+        t.app.inject({
+          method: 'POST',
+          url,
+          headers: { authorization: basicOf(merchant), 'content-type': 'application/json', 'idempotency-key': key },
+          payload: JSON.stringify(body),
+        });
+      const count = async (table: string) =>
+        Number((await t.service.db.read((tx) => tx.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE merchant_id = ?`, [merchant.merchant_id])))!.n);
+
+      const customerBody = { identifier: 'Ada', customer_number: 'c-1' };
+      const first = await post('/api/v2/customers', customerBody, 'cust-1');
+      assert.equal(first.statusCode, 200, first.body);
+      assert.equal(first.headers['idempotent-replayed'], undefined);
+      const again = await post('/api/v2/customers', customerBody, 'cust-1');
+      assert.equal(again.statusCode, 200, again.body);
+      assert.equal(again.headers['idempotent-replayed'], 'true');
+      assert.deepEqual(again.json(), first.json());
+      assert.equal(await count('customers'), 1);
+      // Sent at once: one creates, the other replays it.
+      const together = await Promise.all([1, 2, 3].map(() => post('/api/v2/customers', { identifier: 'Lin' }, 'cust-2')));
+      assert.deepEqual(
+        together.map((r) => r.statusCode),
+        [200, 200, 200],
+      );
+      assert.equal(new Set(together.map((r) => r.json().id)).size, 1);
+      assert.equal(together.filter((r) => r.headers['idempotent-replayed'] === 'true').length, 2);
+      assert.equal(await count('customers'), 2);
+      const other = await post('/api/v2/customers', { identifier: 'Grace' }, 'cust-1');
+      assert.deepEqual([other.statusCode, other.json().error.code], [400, 'idempotency_key_reused']);
+      assert.equal(await count('customers'), 2);
+      const badKey = await post('/api/v2/customers', customerBody, 'no spaces allowed');
+      assert.deepEqual([badKey.statusCode, badKey.json().error.code], [400, 'invalid_request']);
+      assert.equal(await count('customers'), 2);
+
+      // A save retried after a lost answer: the nonce is used once, the retry gets the same card.
+      const customerId = first.json().id as number;
+      const source = await nonceFor(t.app, merchant);
+      const cardBody = { source, expiry_month: EXPIRY_MONTH, expiry_year: EXPIRY_YEAR };
+      const saved = await post(`/api/v2/customers/${customerId}/payment-methods`, cardBody, 'card-1');
+      assert.equal(saved.statusCode, 200, saved.body);
+      const savedAgain = await post(`/api/v2/customers/${customerId}/payment-methods`, cardBody, 'card-1');
+      assert.deepEqual([savedAgain.statusCode, savedAgain.headers['idempotent-replayed']], [200, 'true']);
+      assert.deepEqual(savedAgain.json(), saved.json());
+      assert.equal(await count('payment_methods'), 1);
+      // Without the key, the retry finds the nonce used.
+      const noKey = await call(t, merchant, 'POST', `/api/v2/customers/${customerId}/payment-methods`, cardBody);
+      assert.equal(noKey.statusCode, 400, noKey.body);
+
+      const scheduleBody = { title: 'Box', amount: 12.5, frequency: 'monthly', next_run_date: '2031-01-01', payment_method_id: saved.json().id };
+      const scheduled = await post(`/api/v2/customers/${customerId}/recurring-schedules`, scheduleBody, 'sched-1');
+      assert.equal(scheduled.statusCode, 200, scheduled.body);
+      const scheduledAgain = await post(`/api/v2/customers/${customerId}/recurring-schedules`, scheduleBody, 'sched-1');
+      assert.deepEqual([scheduledAgain.statusCode, scheduledAgain.headers['idempotent-replayed']], [200, 'true']);
+      assert.deepEqual(scheduledAgain.json(), scheduled.json());
+      assert.equal(await count('recurring_schedules'), 1);
+      // A key names one operation: the customer's key cannot create a schedule.
+      const crossed = await post(`/api/v2/customers/${customerId}/recurring-schedules`, scheduleBody, 'cust-1');
+      assert.deepEqual([crossed.statusCode, crossed.json().error.code], [400, 'idempotency_key_reused']);
+    });
+
     it('creates, reads, lists with filters, updates and deletes customers', async () => {
       const merchant = await t.newMerchant();
       const created = await newCustomer(t, merchant, { customer_number: 'C-1', email: 'ada@example.com', phone: '+15550100' });

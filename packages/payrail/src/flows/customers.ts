@@ -10,6 +10,7 @@ import { checkExpiry } from '../domain/cards.ts';
 import type { Clock } from '../domain/clock.ts';
 import { isoTime } from '../domain/iso-time.ts';
 import { NONCE_PATTERN } from '../domain/nonce.ts';
+import { type Created, createOnce } from './idempotent-create.ts';
 import { fail, failWith } from '../errors.ts';
 import type { Service } from '../service.ts';
 import { listChargesOf, type ChargeRow } from '../store/charges.ts';
@@ -111,7 +112,12 @@ function fieldsOf(input: CustomerInput): Partial<CustomerFields> {
   } as Partial<CustomerFields>;
 }
 
-export async function createCustomer(deps: CustomerDeps, owner: Owner, input: CustomerInput & { identifier: string }): Promise<CustomerView> {
+export async function createCustomer(
+  deps: CustomerDeps,
+  owner: Owner,
+  input: CustomerInput & { identifier: string },
+  idempotencyKey: string | null = null,
+): Promise<Created<CustomerView>> {
   const fields: CustomerFields = {
     identifier: input.identifier,
     customer_number: input.customer_number ?? null,
@@ -121,7 +127,9 @@ export async function createCustomer(deps: CustomerDeps, owner: Owner, input: Cu
     phone: input.phone ?? null,
     active: input.active === false ? 0 : 1,
   };
-  return renderCustomer(await deps.db.write((tx) => insertCustomer(tx, owner.merchantId, fields, deps.clock.nowMs())));
+  return createOnce(deps, owner, { key: idempotencyKey, operation: 'create-customer', body: input }, async (tx) =>
+    renderCustomer(await insertCustomer(tx, owner.merchantId, fields, deps.clock.nowMs())),
+  );
 }
 
 export interface CustomerListQuery extends PageQuery {
@@ -192,12 +200,19 @@ export interface SaveCardInput {
  */
 export const PAYMENT_METHODS_PER_CUSTOMER_MAX = 50;
 
-export async function saveCard(deps: CustomerDeps, owner: Owner, customerId: string, input: SaveCardInput): Promise<PaymentMethodView> {
+export async function saveCard(
+  deps: CustomerDeps,
+  owner: Owner,
+  customerId: string,
+  input: SaveCardInput,
+  idempotencyKey: string | null = null,
+): Promise<Created<PaymentMethodView>> {
   const customerPk = idOf('customer', customerId);
   if (!NONCE_PATTERN.test(input.source)) fail('invalid_nonce', 'source is not a nonce from tokenization');
   const expiryProblem = checkExpiry(input.expiry_month, input.expiry_year, deps.clock.nowMs());
   if (expiryProblem !== null) fail('invalid_card', expiryProblem);
-  const row = await deps.db.write(async (tx) => {
+  const idem = { key: idempotencyKey, operation: 'save-card', body: { customer: customerPk, ...input } };
+  return createOnce(deps, owner, idem, async (tx) => {
     const nowMs = deps.clock.nowMs();
     if ((await getCustomer(tx, owner.merchantId, customerPk)) === undefined) fail('not_found', `customer ${customerPk} not found`);
     if ((await countPaymentMethods(tx, customerPk)) >= PAYMENT_METHODS_PER_CUSTOMER_MAX) {
@@ -231,9 +246,8 @@ export async function saveCard(deps: CustomerDeps, owner: Owner, customerId: str
         id: saved.duplicateOf,
       });
     }
-    return saved.created;
+    return renderPaymentMethod(saved.created);
   });
-  return renderPaymentMethod(row);
 }
 
 export async function listCustomerMethods(

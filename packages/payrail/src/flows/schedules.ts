@@ -7,6 +7,7 @@
 import type { Clock } from '../domain/clock.ts';
 import { parseDollarNumber, parseDollarString } from '../domain/money.ts';
 import { isFrequency, parseRunDate, runDateOf, type Frequency } from '../domain/recurring.ts';
+import { type Created, createOnce } from './idempotent-create.ts';
 import { fail } from '../errors.ts';
 import type { Service } from '../service.ts';
 import { listChargesOf } from '../store/charges.ts';
@@ -103,10 +104,13 @@ export async function createSchedule(
   customerId: string,
   input: ScheduleInput & { title: string; amount: number; frequency: string; next_run_date: string; payment_method_id: number },
   amountText: string | null,
-): Promise<ScheduleView> {
+  idempotencyKey: string | null = null,
+): Promise<Created<ScheduleView>> {
   const customerPk = idOf('customer', customerId);
   const fields = checkFields(input, amountText, deps.clock.nowMs());
-  const row = await deps.db.write(async (tx) => {
+  // The amount as written (12.5 and 12.50 are one body), with the customer the path names.
+  const idem = { key: idempotencyKey, operation: 'create-schedule', body: { customer: customerPk, ...input, amount: fields.amount_cents } };
+  return createOnce(deps, owner, idem, async (tx) => {
     if ((await getCustomer(tx, owner.merchantId, customerPk)) === undefined) fail('not_found', `customer ${customerPk} not found`);
     await checkMethod(tx, owner, customerPk, input.payment_method_id);
     if ((await countSchedules(tx, customerPk)) >= SCHEDULES_PER_CUSTOMER_MAX) {
@@ -127,9 +131,8 @@ export async function createSchedule(
         active: fields.active ?? 1,
       },
       deps.clock.nowMs(),
-    );
+    ).then(renderSchedule);
   });
-  return renderSchedule(row);
 }
 
 export async function readSchedule(deps: Pick<ScheduleDeps, 'db'>, owner: Pick<Owner, 'merchantId'>, id: string): Promise<ScheduleView> {

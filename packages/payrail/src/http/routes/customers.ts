@@ -19,10 +19,11 @@ import {
   removePaymentMethod,
   saveCard,
 } from '../../flows/customers.ts';
+import type { Created } from '../../flows/idempotent-create.ts';
 import type { Owner } from '../../flows/stored-common.ts';
 import type { Service } from '../../service.ts';
 import { basicAuth } from '../auth-hooks.ts';
-import { PageQuery, ShapeC, TransactionList } from '../schemas/payin.ts';
+import { ChargeHeaders, PageQuery, ShapeC, TransactionList } from '../schemas/payin.ts';
 import {
   Customer,
   CustomerCreate,
@@ -49,6 +50,18 @@ export function noContent(reply: FastifyReply): FastifyReply {
   return reply.code(204).send();
 }
 
+/** A create's answer: the view, flagged `Idempotent-Replayed: true` when an earlier same-key request made it. */
+export function createdView<T>(reply: FastifyReply, created: Created<T>): T {
+  if (created.replayed) reply.header('idempotent-replayed', 'true');
+  return created.view;
+}
+
+/** The request's Idempotency-Key header, if any (checked by the flow). */
+export function idempotencyKeyOf(request: FastifyRequest): string | null {
+  const key = request.headers['idempotency-key'];
+  return typeof key === 'string' ? key : null;
+}
+
 export function ownerOf(request: FastifyRequest): Owner {
   const principal = request.principal!;
   if (principal.sourceId === null) throw new Error('a source API key without a source');
@@ -65,14 +78,15 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
       {
         schema: {
           operationId: 'createCustomer',
-          errors: [],
+          errors: ['idempotency_key_reused'],
           summary: 'Create a stored customer',
+          headers: ChargeHeaders,
           body: CustomerCreate,
           response: { 200: Customer, ...STORED_REFUSALS },
         },
         onRequest,
       },
-      async (request) => createCustomer(deps, ownerOf(request), request.body),
+      async (request, reply) => createdView(reply, await createCustomer(deps, ownerOf(request), request.body, idempotencyKeyOf(request))),
     );
     app.get(
       '/api/v2/customers',
@@ -155,15 +169,16 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
       {
         schema: {
           operationId: 'createPaymentMethod',
-          errors: ['not_found', 'invalid_nonce', 'invalid_card', 'duplicate_payment_method'],
+          errors: ['not_found', 'invalid_nonce', 'invalid_card', 'duplicate_payment_method', 'idempotency_key_reused'],
           summary: "Save a card for a customer from a nonce (the same card twice: 409 with the existing method's id)",
           params: IdParams,
+          headers: ChargeHeaders,
           body: PaymentMethodCreate,
           response: { 200: PaymentMethod, 409: DuplicatePaymentMethod, ...STORED_REFUSALS },
         },
         onRequest,
       },
-      async (request) => saveCard(deps, ownerOf(request), request.params.id, request.body),
+      async (request, reply) => createdView(reply, await saveCard(deps, ownerOf(request), request.params.id, request.body, idempotencyKeyOf(request))),
     );
     app.get(
       '/api/v2/customers/:id/payment-methods',

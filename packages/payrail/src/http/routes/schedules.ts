@@ -11,9 +11,9 @@ import { changeSchedule, createSchedule, listSchedulesOfCustomer, readSchedule, 
 import type { Service } from '../../service.ts';
 import { basicAuth, transferAuth } from '../auth-hooks.ts';
 import { keepRawJson, rawMemberText } from '../raw-json.ts';
-import { PageQuery, TransactionList } from '../schemas/payin.ts';
+import { ChargeHeaders, PageQuery, TransactionList } from '../schemas/payin.ts';
 import { IdParams, SandboxScheduleRunResponse, Schedule, ScheduleCreate, ScheduleList, ScheduleUpdate } from '../schemas/stored.ts';
-import { noContent, ownerOf, sendJsonText, STORED_REFUSALS } from './customers.ts';
+import { createdView, idempotencyKeyOf, noContent, ownerOf, sendJsonText, STORED_REFUSALS } from './customers.ts';
 
 export function scheduleRoutes(service: Service): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -27,15 +27,20 @@ export function scheduleRoutes(service: Service): FastifyPluginAsyncTypebox {
       {
         schema: {
           operationId: 'createSchedule',
-          errors: ['not_found', 'invalid_amount'],
+          errors: ['not_found', 'invalid_amount', 'idempotency_key_reused'],
           summary: "Create a recurring schedule charging one of the customer's saved cards",
           params: IdParams,
+          headers: ChargeHeaders,
           body: ScheduleCreate,
           response: { 200: Schedule, ...STORED_REFUSALS },
         },
         onRequest,
       },
-      async (request) => createSchedule(deps, ownerOf(request), request.params.id, request.body, amountText(request.rawJson)),
+      async (request, reply) =>
+        createdView(
+          reply,
+          await createSchedule(deps, ownerOf(request), request.params.id, request.body, amountText(request.rawJson), idempotencyKeyOf(request)),
+        ),
     );
     app.get(
       '/api/v2/customers/:id/recurring-schedules',
