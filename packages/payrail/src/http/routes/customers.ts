@@ -19,10 +19,10 @@ import {
   removePaymentMethod,
   saveCard,
 } from '../../flows/customers.ts';
-import type { Created } from '../../flows/idempotent-create.ts';
 import type { Owner } from '../../flows/stored-common.ts';
 import type { Service } from '../../service.ts';
 import { basicAuth } from '../auth-hooks.ts';
+import { createdView, idempotencyKeyOf } from '../idempotent-replies.ts';
 import { ChargeHeaders, PageQuery, ShapeC, TransactionList } from '../schemas/payin.ts';
 import {
   Customer,
@@ -48,18 +48,6 @@ export function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
 
 export function noContent(reply: FastifyReply): FastifyReply {
   return reply.code(204).send();
-}
-
-/** A create's answer: the view, flagged `Idempotent-Replayed: true` when an earlier same-key request made it. */
-export function createdView<T>(reply: FastifyReply, created: Created<T>): T {
-  if (created.replayed) reply.header('idempotent-replayed', 'true');
-  return created.view;
-}
-
-/** The request's Idempotency-Key header, if any (checked by the flow). */
-export function idempotencyKeyOf(request: FastifyRequest): string | null {
-  const key = request.headers['idempotency-key'];
-  return typeof key === 'string' ? key : null;
 }
 
 export function ownerOf(request: FastifyRequest): Owner {

@@ -3,20 +3,15 @@
 // Replies are sent as the JSON text the flow produced, so an idempotent
 // replay is exactly the first reply.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
 import { cardCipherFor } from '../../crypto/card-key.ts';
-import { createChargeFlow, type ChargeReply } from '../../flows/charge.ts';
+import { createChargeFlow } from '../../flows/charge.ts';
 import type { Service } from '../../service.ts';
 import { keepRawJson, rawMemberText } from '../raw-json.ts';
 import { ChargeHeaders, ChargeRequest, ChargeResponse, ShapeC, TransactionParams } from '../schemas/payin.ts';
 import { basicAuth } from '../auth-hooks.ts';
+import { idempotencyKeyOf, sendReply } from '../idempotent-replies.ts';
 
 const REFUSALS = { 400: ShapeC, 401: ShapeC, 403: ShapeC, 404: ShapeC, 500: ShapeC };
-
-function send(reply: FastifyReply, result: ChargeReply): FastifyReply {
-  if (result.replayed === true) reply.header('idempotent-replayed', 'true');
-  return reply.code(result.statusCode).type('application/json; charset=utf-8').send(result.json);
-}
 
 export function payinChargeRoutes(service: Service): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -48,16 +43,15 @@ export function payinChargeRoutes(service: Service): FastifyPluginAsyncTypebox {
       async (request, reply) => {
         const principal = request.principal!;
         if (principal.sourceId === null) throw new Error('a source API key without a source');
-        const idempotencyKey = request.headers['idempotency-key'];
         const result = await flow.charge(
           { merchantId: principal.merchantId, sourceId: principal.sourceId },
           {
             request: request.body,
             amountText: request.rawJson === undefined ? null : rawMemberText(request.rawJson, 'amount'),
-            idempotencyKey: idempotencyKey === undefined ? null : idempotencyKey,
+            idempotencyKey: idempotencyKeyOf(request),
           },
         );
-        return send(reply, result);
+        return sendReply(reply, result);
       },
     );
 
@@ -73,7 +67,7 @@ export function payinChargeRoutes(service: Service): FastifyPluginAsyncTypebox {
         },
         onRequest: authenticate,
       },
-      async (request, reply) => send(reply, await flow.read(request.principal!.merchantId, request.params.id)),
+      async (request, reply) => sendReply(reply, await flow.read(request.principal!.merchantId, request.params.id)),
     );
   };
 }

@@ -5,33 +5,23 @@
 // not_found) with shape C. Every POST honours an Idempotency-Key. Replies are
 // sent as the JSON text the flow produced, so a replay is exactly the first.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { cardCipherFor } from '../../crypto/card-key.ts';
 import { createCardLifecycleFlow, type Caller } from '../../flows/card-lifecycle.ts';
-import type { Reply } from '../../flows/idempotency-replay.ts';
 import { createVerifyFlow } from '../../flows/verify.ts';
 import type { ErrorName } from '../../errors.ts';
 import type { Service } from '../../service.ts';
 import { basicAuth } from '../auth-hooks.ts';
+import { idempotencyKeyOf, sendReply } from '../idempotent-replies.ts';
 import { keepRawJson, rawMemberText } from '../raw-json.ts';
 import { ChargeHeaders, ChargeResponse, OperationRequest, ShapeC, VerifyRequest } from '../schemas/payin.ts';
 
 const REFUSALS = { 400: ShapeC, 401: ShapeC, 403: ShapeC, 404: ShapeC, 500: ShapeC };
 
-function send(reply: FastifyReply, result: Reply): FastifyReply {
-  if (result.replayed === true) reply.header('idempotent-replayed', 'true');
-  return reply.code(result.statusCode).type('application/json; charset=utf-8').send(result.json);
-}
-
 function callerOf(request: FastifyRequest): Caller {
   const principal = request.principal!;
   if (principal.sourceId === null) throw new Error('a source API key without a source');
   return { merchantId: principal.merchantId, sourceId: principal.sourceId };
-}
-
-function idempotencyKeyOf(request: FastifyRequest): string | null {
-  const key = request.headers['idempotency-key'];
-  return typeof key === 'string' ? key : null;
 }
 
 /** How each operation is documented: its operationId, summary and the errors of its own. */
@@ -93,13 +83,13 @@ export function payinLifecycleRoutes(service: Service): FastifyPluginAsyncTypebo
           amountText: request.rawJson === undefined ? null : rawMemberText(request.rawJson, 'amount'),
           idempotencyKey: idempotencyKeyOf(request),
         });
-        return send(reply, result);
+        return sendReply(reply, result);
       });
     }
 
     app.post('/api/v2/transactions/verify', { schema: schemaOf(DOCS.verify, VerifyRequest), onRequest: authenticate }, async (request, reply) => {
       const result = await verifyFlow.verify(callerOf(request), { request: request.body as VerifyRequest, idempotencyKey: idempotencyKeyOf(request) });
-      return send(reply, result);
+      return sendReply(reply, result);
     });
   };
 }

@@ -13,7 +13,8 @@ import { basicAuth, transferAuth } from '../auth-hooks.ts';
 import { keepRawJson, rawMemberText } from '../raw-json.ts';
 import { ChargeHeaders, PageQuery, TransactionList } from '../schemas/payin.ts';
 import { IdParams, SandboxScheduleRunResponse, Schedule, ScheduleCreate, ScheduleList, ScheduleUpdate } from '../schemas/stored.ts';
-import { createdView, idempotencyKeyOf, noContent, ownerOf, sendJsonText, STORED_REFUSALS } from './customers.ts';
+import { noContent, ownerOf, sendJsonText, STORED_REFUSALS } from './customers.ts';
+import { createdView, idempotencyKeyOf } from '../idempotent-replies.ts';
 
 export function scheduleRoutes(service: Service): FastifyPluginAsyncTypebox {
   return async (app) => {
