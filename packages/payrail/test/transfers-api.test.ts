@@ -341,6 +341,25 @@ for (const kind of STORE_KINDS) {
         const constructorKey = await send('{"a":{"constructor":{"prototype":{}}}}');
         assert.equal(JSON.parse(constructorKey.body).error.code, 'invalid_request');
         assert.match(JSON.parse(constructorKey.body).error.message, /constructor/);
+        const sendAs = (headers: Record<string, string>) =>
+          t.app.inject({
+            method: 'POST',
+            url: '/api/transfer',
+            headers: { 'api-key': merchant.transfer_api_key, 'content-type': 'application/json', ...headers },
+            payload: '{"id":"1"}',
+          });
+        assert.deepEqual(
+          JSON.parse((await sendAs({ 'content-encoding': 'gzip' })).body),
+          failure('invalid_request', 'Content-Encoding gzip is not supported; send the body uncompressed'),
+        );
+        assert.deepEqual(
+          JSON.parse((await sendAs({ 'content-type': 'application/json; charset=utf-16' })).body),
+          failure('invalid_request', 'charset utf-16 is not supported; send UTF-8 JSON'),
+        );
+        // UTF-8 named or not, and no encoding: read (and refused here for the missing fields, not the body).
+        for (const headers of [{ 'content-type': 'application/json; charset=UTF-8' }, { 'content-encoding': 'identity' }]) {
+          assert.match(JSON.parse((await sendAs(headers)).body).error.message, /is required/);
+        }
         for (const empty of ['', '  ']) {
           const response = await send(empty);
           assert.equal(response.statusCode, 400);

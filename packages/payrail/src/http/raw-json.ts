@@ -27,6 +27,11 @@ export function parseJsonBodies(app: FastifyInstance, options: { readonly keepRa
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request: FastifyRequest, body: string | Buffer, done) => {
+    const unreadable = unreadableBody(request);
+    if (unreadable !== null) {
+      done(new ApiError('unsupported_media_type', unreadable), undefined);
+      return;
+    }
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (options.keepRaw) request.rawJson = text;
     if (text.trim() === '') {
@@ -41,6 +46,21 @@ export function parseJsonBodies(app: FastifyInstance, options: { readonly keepRa
       done(error, value);
     });
   });
+}
+
+/**
+ * Why a JSON body cannot be read as sent, or null: bodies are read as plain
+ * UTF-8, so a compressed body or another charset is refused by name rather
+ * than misread (or "not valid JSON").
+ */
+function unreadableBody(request: FastifyRequest): string | null {
+  const encoding = request.headers['content-encoding'];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+    return `Content-Encoding ${encoding.slice(0, 40)} is not supported; send the body uncompressed`;
+  }
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1];
+  if (charset !== undefined && !/^utf-?8$/i.test(charset)) return `charset ${charset.slice(0, 40)} is not supported; send UTF-8 JSON`;
+  return null;
 }
 
 /** Routes registered after this in the plugin's scope (only) keep the raw body text too (request.rawJson). */
