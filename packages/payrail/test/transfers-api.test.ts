@@ -357,7 +357,8 @@ for (const kind of STORE_KINDS) {
           failure('invalid_request', 'charset utf-16 is not supported; send UTF-8 JSON'),
         );
         // UTF-8 named or not, and no encoding: read (and refused here for the missing fields, not the body).
-        for (const headers of [{ 'content-type': 'application/json; charset=UTF-8' }, { 'content-encoding': 'identity' }]) {
+        const readable: Array<Record<string, string>> = [{ 'content-type': 'application/json; charset=UTF-8' }, { 'content-encoding': 'identity' }];
+        for (const headers of readable) {
           assert.match(JSON.parse((await sendAs(headers)).body).error.message, /is required/);
         }
         for (const empty of ['', '  ']) {
