@@ -12,6 +12,7 @@ import { getCharge } from '../src/store/charges.ts';
 import { reserveCapture, reserveVoid } from '../src/store/charge-operations.ts';
 import { reserveRefundCents } from '../src/store/refunds.ts';
 import { getTransaction } from '../src/store/transactions.ts';
+import { indexesOf } from './helpers/plans.ts';
 import { createStore, type TestStore } from './helpers/stores.ts';
 
 /** The statements a store function would run, with their parameters; it answers nothing. */
@@ -29,14 +30,6 @@ function recorder(): { tx: Tx; statements: Array<{ sql: string; params: readonly
     insert: (sql, params) => note(sql, params, null),
   } as Tx;
   return { tx, statements };
-}
-
-/** Every index a plan scans, by name. */
-function indexesOf(plan: unknown): string[] {
-  if (typeof plan !== 'object' || plan === null) return [];
-  const node = plan as Record<string, unknown>;
-  const own = typeof node['Index Name'] === 'string' ? [node['Index Name'] as string] : [];
-  return [...own, ...Object.values(node).flatMap((value) => (Array.isArray(value) ? value.flatMap(indexesOf) : indexesOf(value)))];
 }
 
 describe('charge statements by key, on PostgreSQL without table statistics', () => {

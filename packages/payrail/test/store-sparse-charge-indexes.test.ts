@@ -4,15 +4,8 @@
 // NULL to both planners.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { indexesOf } from './helpers/plans.ts';
 import { createStore, STORE_KINDS, type TestStore } from './helpers/stores.ts';
-
-/** Every index a PostgreSQL JSON plan scans, by name. */
-function indexesOf(plan: unknown): string[] {
-  if (typeof plan !== 'object' || plan === null) return [];
-  const node = plan as Record<string, unknown>;
-  const own = typeof node['Index Name'] === 'string' ? [node['Index Name'] as string] : [];
-  return [...own, ...Object.values(node).flatMap((value) => (Array.isArray(value) ? value.flatMap(indexesOf) : indexesOf(value)))];
-}
 
 const LOOKUPS = [
   ['charges_parent', 'SELECT pk FROM charges WHERE parent_pk = 100000001'],

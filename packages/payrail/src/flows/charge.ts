@@ -44,7 +44,7 @@ import { takeCardSource, type ChargeCard } from './card-source.ts';
 import { getTransaction } from '../store/transactions.ts';
 import { fundedTransfers } from '../store/transfers.ts';
 import { recordChargeOutcome } from './charge-outcome.ts';
-import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_WAIT_MARGIN_MS, replayKey } from './idempotency-replay.ts';
+import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_WAIT_MARGIN_MS, replayKey, RunningRequests } from './idempotency-replay.ts';
 import { renderCharge, type StoredChargeRequest } from './charge-response.ts';
 import { FUNDED_TRANSFERS_SHOWN_MAX } from './transfers/funding.ts';
 
@@ -131,21 +131,13 @@ export interface ChargeFlow {
 export function createChargeFlow(deps: ChargeDeps): ChargeFlow {
   // Same-key requests running in this process share one charge; across
   // processes the database reservation decides and the loser waits.
-  const running = new Map<string, { requestHash: string; reply: Promise<ChargeReply> }>();
+  const running = new RunningRequests<ChargeReply>();
 
   async function charge(payer: Payer, input: ChargeInput): Promise<ChargeReply> {
     const amountCents = validate(input, deps.clock.nowMs());
     if (input.idempotencyKey === null) return chargeOnce(deps, payer, input.request, amountCents, null);
     const idem = { key: input.idempotencyKey, requestHash: hashChargeRequest(input.request) };
-    const slot = `${payer.sourceId}\n${idem.key}`;
-    const current = running.get(slot);
-    if (current !== undefined) {
-      if (current.requestHash !== idem.requestHash) fail('idempotency_key_reused');
-      return current.reply.then(asReplay);
-    }
-    const reply = chargeOnce(deps, payer, input.request, amountCents, idem).finally(() => running.delete(slot));
-    running.set(slot, { requestHash: idem.requestHash, reply });
-    return reply;
+    return running.run(`${payer.sourceId}\n${idem.key}`, idem.requestHash, () => chargeOnce(deps, payer, input.request, amountCents, idem));
   }
 
   async function read(merchantId: string, id: string): Promise<ChargeReply> {

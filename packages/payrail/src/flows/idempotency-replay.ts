@@ -26,19 +26,25 @@ export const IDEMPOTENCY_WAIT_MARGIN_MS = 5_000;
 /** Idempotency-Keys are 1 to 255 printable ASCII characters. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
-/** Same-key requests running in this process: a second one shares the first's reply (or is refused for another body). */
-export class RunningRequests {
-  private readonly running = new Map<string, { requestHash: string; reply: Promise<Reply> }>();
+/**
+ * Same-key requests running in this process (by `slot`: source and key): a
+ * second one shares the first's answer, marked as a replay by `asReplayOf`,
+ * or is refused for another body.
+ */
+export class RunningRequests<T extends { readonly replayed?: boolean } = Reply> {
+  private readonly running = new Map<string, { requestHash: string; answer: Promise<T> }>();
 
-  run(slot: string, requestHash: string, start: () => Promise<Reply>): Promise<Reply> {
+  constructor(private readonly asReplayOf: (answer: T) => T = (answer) => ({ ...answer, replayed: true })) {}
+
+  run(slot: string, requestHash: string, start: () => Promise<T>): Promise<T> {
     const current = this.running.get(slot);
     if (current !== undefined) {
       if (current.requestHash !== requestHash) fail('idempotency_key_reused');
-      return current.reply.then(asReplay);
+      return current.answer.then(this.asReplayOf);
     }
-    const reply = start().finally(() => this.running.delete(slot));
-    this.running.set(slot, { requestHash, reply });
-    return reply;
+    const answer = start().finally(() => this.running.delete(slot));
+    this.running.set(slot, { requestHash, answer });
+    return answer;
   }
 }
 

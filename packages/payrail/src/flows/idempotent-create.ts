@@ -13,6 +13,7 @@ import { completeKey, getKey, reserveKey } from '../store/idempotency.ts';
 import { fail } from '../errors.ts';
 import { checkIdempotencyKey, hashOperation } from './card-op-common.ts';
 import { IDEMPOTENCY_KEY_TTL_MS } from './charge.ts';
+import { RunningRequests } from './idempotency-replay.ts';
 import type { Owner } from './stored-common.ts';
 
 export interface Created<T> {
@@ -23,12 +24,12 @@ export interface Created<T> {
 }
 
 /**
- * Same-key creates running in this process, by source and key: a second one
- * shares the first's answer. They could otherwise meet inside one group
- * commit, where the second would find the key reserved by the first and not
- * yet answered (another process's request waits on the key's row instead).
+ * Same-key creates running in this process share one run: they could
+ * otherwise meet inside one group commit, where the second would find the
+ * key reserved by the first and not yet answered (another process's request
+ * waits on the key's row instead).
  */
-const running = new Map<string, { readonly requestHash: string; readonly created: Promise<Created<unknown>> }>();
+const running = new RunningRequests<Created<unknown>>((created) => ({ view: created.view, replayed: true }));
 
 export async function createOnce<T>(
   deps: Pick<Service, 'db' | 'clock'>,
@@ -40,16 +41,7 @@ export async function createOnce<T>(
   if (key === null) return { view: await deps.db.write(create), replayed: false };
   checkIdempotencyKey(key);
   const requestHash = hashOperation(idem.operation, idem.body);
-  const slot = `${owner.sourceId}\n${key}`;
-  const current = running.get(slot);
-  if (current !== undefined) {
-    if (current.requestHash !== requestHash) fail('idempotency_key_reused');
-    const { view } = (await current.created) as Created<T>;
-    return { view, replayed: true };
-  }
-  const created = createWithKey(deps, owner, key, requestHash, create).finally(() => running.delete(slot));
-  running.set(slot, { requestHash, created });
-  return created;
+  return running.run(`${owner.sourceId}\n${key}`, requestHash, () => createWithKey(deps, owner, key, requestHash, create)) as Promise<Created<T>>;
 }
 
 async function createWithKey<T>(
