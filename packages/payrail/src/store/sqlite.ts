@@ -33,6 +33,7 @@ import { GroupCommitter, type BatchRunner } from './group-commit.ts';
 import { MIGRATIONS, translateMigration } from './migrations/index.ts';
 import { CHECKPOINT_DEFAULTS, Checkpointer } from './sqlite-checkpointer.ts';
 import { writesSecurityTables } from './security-version.ts';
+import { writeLimits } from './sqlite-limits.ts';
 import { rowBuilder, type RowBuilder } from './sqlite-rows.ts';
 
 type Statement = Database.Statement<unknown[], unknown>;
@@ -139,7 +140,8 @@ class SqliteTx implements Tx {
     return this.prepared(sql).statement;
   }
 
-  async all<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+  async all<T>(text: string, values: readonly SqlValue[] = []): Promise<T[]> {
+    const { sql, params } = writeLimits(text, values) ?? { sql: text, params: values };
     const { statement, build } = this.prepared(sql);
     if (writesSecurityTables(sql)) this.wroteSecurityTables = true;
     const rows = statement.all(...params);
@@ -148,7 +150,8 @@ class SqliteTx implements Tx {
     for (let i = 0; i < rows.length; i++) rows[i] = build(rows[i] as unknown[]);
     return rows as T[];
   }
-  async get<T>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
+  async get<T>(text: string, values: readonly SqlValue[] = []): Promise<T | undefined> {
+    const { sql, params } = writeLimits(text, values) ?? { sql: text, params: values };
     const { statement, build } = this.prepared(sql);
     if (writesSecurityTables(sql)) this.wroteSecurityTables = true;
     const row = statement.get(...params);
@@ -156,7 +159,8 @@ class SqliteTx implements Tx {
     if (build === null || row === undefined) return row as T | undefined;
     return build(row as unknown[]) as T;
   }
-  async run(sql: string, params: readonly SqlValue[] = []): Promise<{ changes: number }> {
+  async run(text: string, values: readonly SqlValue[] = []): Promise<{ changes: number }> {
+    const { sql, params } = writeLimits(text, values) ?? { sql: text, params: values };
     const statement = this.statement(sql);
     if (writesSecurityTables(sql)) this.wroteSecurityTables = true;
     const result = statement.run(...params);
