@@ -3,6 +3,7 @@
 // refused; keys are scoped per source and kept 24 hours; concurrent
 // same-key requests, in one process or two, charge once. Both stores.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { merchantAccount } from '../src/domain/ledger.ts';
 import { verifyLedger } from '../src/flows/ledger-verify.ts';
@@ -13,7 +14,7 @@ import { getAccount } from '../src/store/ledger.ts';
 import { openMigratedDb } from '../src/store/open.ts';
 import type { Db } from '../src/store/db.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
-import { basicOf, chargeBody, countCharges, nonceFor, postCharge, shapeC } from './helpers/payin.ts';
+import { BILLING, basicOf, chargeBody, countCharges, nonceFor, postCharge, shapeC } from './helpers/payin.ts';
 import { STORE_KINDS } from './helpers/stores.ts';
 
 const REUSED = shapeC('idempotency_key_reused', 'This Idempotency-Key was used with another request body');
@@ -66,6 +67,53 @@ for (const kind of STORE_KINDS) {
       assert.equal(first.statusCode, 200);
       const other = await postCharge(t.app, basicOf(merchant), chargeBody(await nonceFor(t.app, merchant), { amount: 13 }), { 'idempotency-key': 'order-2' });
       assert.equal(other.statusCode, 400);
+      assert.deepEqual(other.json(), REUSED);
+      assert.equal(await countCharges(t, merchant.merchant_id), 1);
+    });
+
+    it('replays a retry whose fields come in another order, at every depth, with other whitespace', async () => {
+      const merchant = await t.newMerchant();
+      const body = chargeBody(await nonceFor(t.app, merchant), { amount: 14 });
+      const first = await postCharge(t.app, basicOf(merchant), body, { 'idempotency-key': 'order-reordered' });
+      assert.equal(first.statusCode, 200, first.body);
+      const reordered = Object.fromEntries(
+        Object.entries(body)
+          .reverse()
+          .map(([name, value]) => [name, name === 'billing_info' ? Object.fromEntries(Object.entries(value as object).reverse()) : value]),
+      );
+      assert.notEqual(JSON.stringify(reordered), JSON.stringify(body));
+      const again = await postCharge(t.app, basicOf(merchant), JSON.stringify(reordered, null, 2), { 'idempotency-key': 'order-reordered' });
+      assert.equal(again.statusCode, 200, again.body);
+      assert.equal(again.body, first.body);
+      assert.equal(again.headers['idempotent-replayed'], 'true');
+      assert.equal(await countCharges(t, merchant.merchant_id), 1);
+      // A value that differs still makes another request.
+      const changed = await postCharge(
+        t.app,
+        basicOf(merchant),
+        { ...reordered, billing_info: { ...BILLING, zip: '78702' } },
+        { 'idempotency-key': 'order-reordered' },
+      );
+      assert.equal(changed.statusCode, 400);
+      assert.deepEqual(changed.json(), REUSED);
+    });
+
+    it('still matches a key reserved before bodies were hashed in canonical form (hashed as sent)', async () => {
+      const merchant = await t.newMerchant();
+      const body = chargeBody(await nonceFor(t.app, merchant), { amount: 15 });
+      const first = await postCharge(t.app, basicOf(merchant), body, { 'idempotency-key': 'from-before' });
+      assert.equal(first.statusCode, 200, first.body);
+      // The key as the earlier version stored it: the SHA-256 of the body exactly as sent.
+      const legacyHash = createHash('sha256').update(JSON.stringify(body)).digest('hex');
+      const changed = await t.service.db.write((tx) =>
+        tx.run('UPDATE idempotency_keys SET request_hash = ? WHERE source_id = ? AND idem_key = ?', [legacyHash, merchant.source.id, 'from-before']),
+      );
+      assert.equal(changed.changes, 1);
+      const retry = await postCharge(t.app, basicOf(merchant), body, { 'idempotency-key': 'from-before' });
+      assert.equal(retry.statusCode, 200, retry.body);
+      assert.equal(retry.body, first.body);
+      assert.equal(retry.headers['idempotent-replayed'], 'true');
+      const other = await postCharge(t.app, basicOf(merchant), { ...body, amount: 16 }, { 'idempotency-key': 'from-before' });
       assert.deepEqual(other.json(), REUSED);
       assert.equal(await countCharges(t, merchant.merchant_id), 1);
     });

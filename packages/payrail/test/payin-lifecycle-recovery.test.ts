@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { hashOperation, OPERATION_RECOVERY_AFTER_MS } from '../src/flows/card-op-common.ts';
+import { OPERATION_RECOVERY_AFTER_MS } from '../src/flows/card-op-common.ts';
+import { keyedRequest } from '../src/flows/idempotency-replay.ts';
 import { reserveOperation } from '../src/flows/charge-capture-void.ts';
 import { verifyLedger } from '../src/flows/ledger-verify.ts';
 import { reserveRefundOnly } from '../src/flows/refund.ts';
@@ -154,7 +155,7 @@ for (const kind of STORE_KINDS) {
       const merchant = await t.newMerchant();
       const pk = await chargeCard(t, merchant, { amount: 18, capture: false });
       const caller = { merchantId: merchant.merchant_id, sourceId: merchant.source.id };
-      const idem = { key: 'crash-capture', requestHash: hashOperation('capture', { reference_number: pk, amount: null }) };
+      const idem = keyedRequest('crash-capture', 'capture', { reference_number: pk, amount: null });
       await reserveOperation(deps(), 'capture', caller, pk, null, idem);
       // The request is gone (the processor may have captured): nothing is credited or guessed yet.
       assert.equal(await statusOf(t, merchant, pk), 'pending');

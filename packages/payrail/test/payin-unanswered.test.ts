@@ -12,7 +12,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cardCipherFor } from '../src/crypto/card-key.ts';
 import { merchantAccount } from '../src/domain/ledger.ts';
-import { hashChargeRequest, reserveCharge, type ChargeRequest } from '../src/flows/charge.ts';
+import { chargeKeyedRequest, reserveCharge, type ChargeRequest } from '../src/flows/charge.ts';
 import { verifyLedger } from '../src/flows/ledger-verify.ts';
 import type { CreatedMerchant } from '../src/flows/merchants.ts';
 import { buildApp, type App } from '../src/http/app.ts';
@@ -191,7 +191,7 @@ for (const kind of STORE_KINDS) {
         { merchantId: merchant.merchant_id, sourceId: merchant.source.id },
         request,
         3000,
-        { key: 'died', requestHash: hashChargeRequest(request) },
+        chargeKeyedRequest('died', request),
       );
       assert.equal(reservation.kind, 'reserved');
       const pk = reservation.kind === 'reserved' ? reservation.charge.pk : 0;

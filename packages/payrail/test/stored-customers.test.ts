@@ -94,7 +94,9 @@ for (const kind of STORE_KINDS) {
       const scheduleBody = { title: 'Box', amount: 12.5, frequency: 'monthly', next_run_date: '2031-01-01', payment_method_id: saved.json().id };
       const scheduled = await post(`/api/v2/customers/${customerId}/recurring-schedules`, scheduleBody, 'sched-1');
       assert.equal(scheduled.statusCode, 200, scheduled.body);
-      const scheduledAgain = await post(`/api/v2/customers/${customerId}/recurring-schedules`, scheduleBody, 'sched-1');
+      // The fields in another order are the same request (docs/api-decisions.md section 8).
+      const reordered = Object.fromEntries(Object.entries(scheduleBody).reverse());
+      const scheduledAgain = await post(`/api/v2/customers/${customerId}/recurring-schedules`, reordered, 'sched-1');
       assert.deepEqual([scheduledAgain.statusCode, scheduledAgain.headers['idempotent-replayed']], [200, 'true']);
       assert.deepEqual(scheduledAgain.json(), scheduled.json());
       assert.equal(await count('recurring_schedules'), 1);

@@ -9,17 +9,9 @@ import { processorTimeoutMs } from '../providers/card-processor.ts';
 import { getCharge } from '../store/charges.ts';
 import { getRefundHoldingKey } from '../store/refunds.ts';
 import { renderCharge } from './charge-response.ts';
-import {
-  type Caller,
-  checkIdempotencyKey,
-  chargeOrNotFound,
-  hashOperation,
-  type OperationDeps,
-  type OperationInput,
-  optionalAmountCents,
-} from './card-op-common.ts';
+import { type Caller, checkIdempotencyKey, chargeOrNotFound, type OperationDeps, type OperationInput, optionalAmountCents } from './card-op-common.ts';
 import { captureOrVoid, type Idem, type Operation } from './charge-capture-void.ts';
-import { IDEMPOTENCY_WAIT_MARGIN_MS, type Reply, replayKey, RunningRequests } from './idempotency-replay.ts';
+import { IDEMPOTENCY_WAIT_MARGIN_MS, keyedRequest, type Reply, replayKey, RunningRequests } from './idempotency-replay.ts';
 import { refundOnce } from './refund.ts';
 
 export type { Caller, OperationDeps, OperationInput };
@@ -87,7 +79,7 @@ export function createCardLifecycleFlow(deps: OperationDeps): CardLifecycleFlow 
       const amountCents = optionalAmountCents(input);
       if (input.idempotencyKey === null) return run(name, caller, input, null, amountCents);
       const body = { reference_number: input.referenceNumber, amount: input.amountText ?? input.amount ?? null };
-      const idem = { key: input.idempotencyKey, requestHash: hashOperation(name, body) };
+      const idem = keyedRequest(input.idempotencyKey, name, body);
       return running.run(`${caller.sourceId}\n${idem.key}`, idem.requestHash, () => run(name, caller, input, idem, amountCents));
     };
   }

@@ -3,7 +3,6 @@
 // an Idempotency-Key remembers, the refusal that names why a transaction
 // cannot be acted on, and what a request does when the processor gives no
 // answer (an unknown outcome: the worker asks again, nothing is guessed).
-import crypto from 'node:crypto';
 import type { Logger } from 'pino';
 import { AUTHORIZATION_LIFETIME_MS } from '../domain/card-lifecycle.ts';
 import type { Clock } from '../domain/clock.ts';
@@ -56,14 +55,6 @@ export function optionalAmountCents(input: OperationInput): number | null {
 
 export function checkIdempotencyKey(key: string | null): void {
   if (key !== null && !IDEMPOTENCY_KEY_PATTERN.test(key)) fail('invalid_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters');
-}
-
-/** What an Idempotency-Key remembers of a request: the operation and its body, so one key cannot serve two operations. */
-export function hashOperation(operation: string, body: unknown): string {
-  return crypto
-    .createHash('sha256')
-    .update(`${operation}\n${JSON.stringify(body)}`)
-    .digest('hex');
 }
 
 /**

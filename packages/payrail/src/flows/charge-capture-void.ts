@@ -34,10 +34,10 @@ import {
 } from './card-op-common.ts';
 import { moveCardMoney, recordCaptureAnswer, recordVoidAnswer } from './card-op-outcome.ts';
 import { formatCents } from '../domain/money.ts';
-import type { Reply } from './idempotency-replay.ts';
+import type { KeyedRequest, Reply } from './idempotency-replay.ts';
 
 export type Operation = 'capture' | 'void';
-export type Idem = { key: string; requestHash: string } | null;
+export type Idem = KeyedRequest | null;
 
 /** The same operation is under way (or the transaction changed under this request): wait, then answer what it is. */
 class Busy extends Error {}

@@ -21,7 +21,6 @@
 // with the same Idempotency-Key answers that at once; it waits (bounded) only
 // while the first request may still be waiting for the processor.
 import { parseReferenceNumber } from '../domain/references.ts';
-import crypto from 'node:crypto';
 import type { Logger } from 'pino';
 import type { CardCipher } from '../crypto/card-cipher.ts';
 import type { Clock } from '../domain/clock.ts';
@@ -44,7 +43,7 @@ import { takeCardSource, type ChargeCard } from './card-source.ts';
 import { getTransaction } from '../store/transactions.ts';
 import { fundedTransfers } from '../store/transfers.ts';
 import { recordChargeOutcome } from './charge-outcome.ts';
-import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_WAIT_MARGIN_MS, replayKey, RunningRequests } from './idempotency-replay.ts';
+import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_WAIT_MARGIN_MS, type KeyedRequest, keyedRequest, replayKey, RunningRequests } from './idempotency-replay.ts';
 import { renderCharge, type StoredChargeRequest } from './charge-response.ts';
 import { FUNDED_TRANSFERS_SHOWN_MAX } from './transfers/funding.ts';
 
@@ -136,7 +135,7 @@ export function createChargeFlow(deps: ChargeDeps): ChargeFlow {
   async function charge(payer: Payer, input: ChargeInput): Promise<ChargeReply> {
     const amountCents = validate(input, deps.clock.nowMs());
     if (input.idempotencyKey === null) return chargeOnce(deps, payer, input.request, amountCents, null);
-    const idem = { key: input.idempotencyKey, requestHash: hashChargeRequest(input.request) };
+    const idem = chargeKeyedRequest(input.idempotencyKey, input.request);
     return running.run(`${payer.sourceId}\n${idem.key}`, idem.requestHash, () => chargeOnce(deps, payer, input.request, amountCents, idem));
   }
 
@@ -194,9 +193,9 @@ function sourceOf(request: ChargeRequest): PaymentSource {
   return source;
 }
 
-/** What an Idempotency-Key remembers of its request body (exported for tests that reserve a charge themselves). */
-export function hashChargeRequest(request: ChargeRequest): string {
-  return crypto.createHash('sha256').update(JSON.stringify(request)).digest('hex');
+/** What an Idempotency-Key remembers of a charge (exported for tests that reserve a charge themselves). */
+export function chargeKeyedRequest(key: string, request: ChargeRequest): KeyedRequest {
+  return keyedRequest(key, 'charge', request, 'body-only');
 }
 
 /** What a charge keeps of its request; verify (verify.ts) keeps the same. */
@@ -230,13 +229,7 @@ export function storedRequest(request: Omit<ChargeRequest, 'amount'>, billingOfC
 
 type Reservation = { kind: 'taken' } | { kind: 'reserved'; charge: ChargeRow; card: ChargeCard };
 
-async function chargeOnce(
-  deps: ChargeDeps,
-  payer: Payer,
-  request: ChargeRequest,
-  amountCents: number,
-  idem: { key: string; requestHash: string } | null,
-): Promise<ChargeReply> {
+async function chargeOnce(deps: ChargeDeps, payer: Payer, request: ChargeRequest, amountCents: number, idem: KeyedRequest | null): Promise<ChargeReply> {
   const reservation = await reserveCharge(deps, payer, request, amountCents, idem);
   if (reservation.kind === 'taken') return asReplay(await replayStoredReply(deps, payer, idem!));
   const { charge, card } = reservation;
@@ -299,7 +292,7 @@ export async function reserveCharge(
   payer: Payer,
   request: ChargeRequest,
   amountCents: number,
-  idem: { key: string; requestHash: string } | null,
+  idem: KeyedRequest | null,
 ): Promise<Reservation> {
   return deps.db.write(async (tx): Promise<Reservation> => {
     const nowMs = deps.clock.nowMs();
@@ -382,7 +375,7 @@ function billingOf(request: ChargeRequest): StoredChargeRequest['billing_info'] 
  * on the processor, or died); wait only while its request may still be
  * waiting for the processor.
  */
-async function replayStoredReply(deps: ChargeDeps, payer: Payer, idem: { key: string; requestHash: string }): Promise<ChargeReply> {
+async function replayStoredReply(deps: ChargeDeps, payer: Payer, idem: KeyedRequest): Promise<ChargeReply> {
   const waitMs = processorTimeoutMs(deps.processor) + IDEMPOTENCY_WAIT_MARGIN_MS;
   return replayKey(deps, payer.sourceId, idem, waitMs, (reservedAtMs) => currentReply(deps, payer, idem.key, reservedAtMs));
 }

@@ -5,6 +5,8 @@
 // finds the key taken replays the stored reply, refuses another body, or
 // waits (bounded) while the first request may still be waiting for the
 // processor.
+import crypto from 'node:crypto';
+import { canonicalJson } from '../domain/canonical-json.ts';
 import { fail } from '../errors.ts';
 import type { Service } from '../service.ts';
 import { getKey, IN_PROGRESS, OUTCOME_UNKNOWN } from '../store/idempotency.ts';
@@ -25,6 +27,44 @@ const IDEMPOTENCY_POLL_MS = 50;
 export const IDEMPOTENCY_WAIT_MARGIN_MS = 5_000;
 /** Idempotency-Keys are 1 to 255 printable ASCII characters. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/** An Idempotency-Key and what it remembers of its request. */
+export interface KeyedRequest {
+  readonly key: string;
+  /**
+   * Stored with the key: a hash of the operation and of its body in
+   * canonical form (src/domain/canonical-json.ts), so a retry whose client
+   * wrote the same fields in another order is the same request.
+   */
+  readonly requestHash: string;
+  /**
+   * The form keys reserved before that held: a hash of the body as its
+   * client ordered it (a charge's without its operation). Such a key still
+   * matches its retries until it expires (IDEMPOTENCY_KEY_TTL_MS), so
+   * nobody retrying across an upgrade is refused.
+   */
+  readonly legacyHash: string;
+}
+
+/** Marks the canonical form, so it can never equal a hash of the earlier form. */
+const CANONICAL_HASH_PREFIX = 'c1:';
+
+const sha256Hex = (text: string): string => crypto.hash('sha256', text, 'hex');
+
+/** The key of `operation` with this request body; `legacy` says how keys of the earlier form hashed it. */
+export function keyedRequest(key: string, operation: string, body: unknown, legacy: 'operation-and-body' | 'body-only' = 'operation-and-body'): KeyedRequest {
+  const asSent = JSON.stringify(body);
+  return {
+    key,
+    requestHash: `${CANONICAL_HASH_PREFIX}${sha256Hex(`${operation}\n${canonicalJson(body)}`)}`,
+    legacyHash: sha256Hex(legacy === 'body-only' ? asSent : `${operation}\n${asSent}`),
+  };
+}
+
+/** Whether a key's stored hash is of this request (in either form). */
+export function sameRequest(storedHash: string, request: KeyedRequest): boolean {
+  return storedHash === request.requestHash || storedHash === request.legacyHash;
+}
 
 /**
  * Same-key requests running in this process (by `slot`: source and key): a
@@ -59,7 +99,7 @@ export class RunningRequests<T extends { readonly replayed?: boolean } = Reply> 
 export async function replayKey(
   deps: Pick<Service, 'db' | 'clock'>,
   sourceId: string,
-  idem: { key: string; requestHash: string },
+  idem: KeyedRequest,
   waitMs: number,
   current: (reservedAtMs: number) => Promise<Reply>,
 ): Promise<Reply> {
@@ -67,7 +107,7 @@ export async function replayKey(
   for (let looks = 1; ; looks++) {
     const row = await deps.db.read((tx) => getKey(tx, sourceId, idem.key));
     if (row === undefined) fail('internal_server_error', 'the request holding this Idempotency-Key could not be read; retry');
-    if (row.request_hash !== idem.requestHash) fail('idempotency_key_reused');
+    if (!sameRequest(row.request_hash, idem)) fail('idempotency_key_reused');
     if (row.status_code === OUTCOME_UNKNOWN) return asReplay({ statusCode: 200, json: row.response_json });
     if (row.status_code !== IN_PROGRESS) return asReplay({ statusCode: row.status_code, json: row.response_json });
     if (deps.clock.nowMs() >= row.created_at_ms + waitMs || looks >= looksMax) return asReplay(await current(row.created_at_ms));

@@ -11,9 +11,9 @@ import type { Service } from '../service.ts';
 import type { Txn } from '../store/db.ts';
 import { completeKey, getKey, reserveKey } from '../store/idempotency.ts';
 import { fail } from '../errors.ts';
-import { checkIdempotencyKey, hashOperation } from './card-op-common.ts';
+import { checkIdempotencyKey } from './card-op-common.ts';
 import { IDEMPOTENCY_KEY_TTL_MS } from './charge.ts';
-import { RunningRequests } from './idempotency-replay.ts';
+import { type KeyedRequest, keyedRequest, RunningRequests, sameRequest } from './idempotency-replay.ts';
 import type { Owner } from './stored-common.ts';
 
 export interface Created<T> {
@@ -40,25 +40,25 @@ export async function createOnce<T>(
   const key = idem.key;
   if (key === null) return { view: await deps.db.write(create), replayed: false };
   checkIdempotencyKey(key);
-  const requestHash = hashOperation(idem.operation, idem.body);
-  return running.run(`${owner.sourceId}\n${key}`, requestHash, () => createWithKey(deps, owner, key, requestHash, create)) as Promise<Created<T>>;
+  const request = keyedRequest(key, idem.operation, idem.body);
+  return running.run(`${owner.sourceId}\n${key}`, request.requestHash, () => createWithKey(deps, owner, request, create)) as Promise<Created<T>>;
 }
 
 async function createWithKey<T>(
   deps: Pick<Service, 'db' | 'clock'>,
   owner: Owner,
-  key: string,
-  requestHash: string,
+  request: KeyedRequest,
   create: (tx: Txn) => Promise<T>,
 ): Promise<Created<T>> {
   return deps.db.write(async (tx) => {
     const nowMs = deps.clock.nowMs();
+    const { key, requestHash } = request;
     const reserved = await reserveKey(tx, { sourceId: owner.sourceId, idemKey: key, requestHash, nowMs, staleAtOrBeforeMs: nowMs - IDEMPOTENCY_KEY_TTL_MS });
     if (!reserved) {
       const held = await getKey(tx, owner.sourceId, key);
       if (held === undefined) throw new Error(`Idempotency-Key of source ${owner.sourceId} neither reserved nor held`);
       // A key whose reply is not a create's (a charge's, still unanswered) is another operation's.
-      if (held.request_hash !== requestHash || held.status_code !== 200) fail('idempotency_key_reused');
+      if (!sameRequest(held.request_hash, request) || held.status_code !== 200) fail('idempotency_key_reused');
       return { view: JSON.parse(held.response_json) as T, replayed: true };
     }
     const view = await create(tx);

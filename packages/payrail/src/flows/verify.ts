@@ -23,8 +23,8 @@ import { getTransaction, type TransactionRow } from '../store/transactions.ts';
 import { claimDueVerifications, getVerificationHoldingKey, insertPendingVerification, recordVerificationOutcome } from '../store/verifications.ts';
 import { type ChargeRequest, errorSummary, IDEMPOTENCY_KEY_TTL_MS, type Payer, storedRequest } from './charge.ts';
 import { renderCharge } from './charge-response.ts';
-import { answerUnknownOutcome, checkIdempotencyKey, hashOperation, OPERATION_RECOVERY_AFTER_MS } from './card-op-common.ts';
-import { IDEMPOTENCY_WAIT_MARGIN_MS, type Reply, replayKey, RunningRequests } from './idempotency-replay.ts';
+import { answerUnknownOutcome, checkIdempotencyKey, OPERATION_RECOVERY_AFTER_MS } from './card-op-common.ts';
+import { IDEMPOTENCY_WAIT_MARGIN_MS, type KeyedRequest, keyedRequest, type Reply, replayKey, RunningRequests } from './idempotency-replay.ts';
 import { takeNonce } from './nonce-use.ts';
 
 export interface VerifyDeps {
@@ -42,7 +42,7 @@ export type VerifyRequest = Omit<ChargeRequest, 'amount' | 'capture' | 'expiry_m
   readonly billing_info: NonNullable<ChargeRequest['billing_info']>;
 };
 
-type Idem = { key: string; requestHash: string } | null;
+type Idem = KeyedRequest | null;
 type Step = { kind: 'taken' } | { kind: 'reserved'; row: TransactionRow; number: Secret<string>; cvv: Secret<string> | null };
 
 /** Verifications handled per worker batch. */
@@ -158,7 +158,7 @@ export function createVerifyFlow(deps: VerifyDeps): { verify(payer: Payer, input
       if (expiryProblem !== null) fail('invalid_card', expiryProblem);
       if (!NONCE_PATTERN.test(input.request.source)) fail('invalid_nonce', 'source is not a nonce from tokenization');
       if (input.idempotencyKey === null) return verifyOnce(deps, payer, input.request, null);
-      const idem = { key: input.idempotencyKey, requestHash: hashOperation('verify', input.request) };
+      const idem = keyedRequest(input.idempotencyKey, 'verify', input.request);
       return running.run(`${payer.sourceId}\n${idem.key}`, idem.requestHash, () => verifyOnce(deps, payer, input.request, idem));
     },
   };
