@@ -381,8 +381,33 @@ async function benchStore(label: string, env: Record<string, string>, bareRps: n
   return measures;
 }
 
+/**
+ * What this host charges for a system call and for plain computation, so
+ * runs on different hosts (or hours) can be told apart: the bare route is
+ * mostly system calls (read, write, epoll) and Payrail's routes mostly
+ * computation, so a host with costly system calls slows the ceiling more
+ * than the routes and raises every ratio.
+ */
+function hostFacts(): string {
+  const CALLS = 100_000;
+  const fd = fs.openSync(os.devNull, 'r');
+  let startedNs = process.hrtime.bigint();
+  for (let i = 0; i < CALLS; i++) fs.fstatSync(fd);
+  const callNs = Number(process.hrtime.bigint() - startedNs) / CALLS;
+  fs.closeSync(fd);
+  const LOOPS = 100_000_000;
+  let sink = 0;
+  startedNs = process.hrtime.bigint();
+  for (let i = 0; i < LOOPS; i++) sink += i % 7;
+  const loopMs = Number(process.hrtime.bigint() - startedNs) / 1e6;
+  // The sum is checked so that the compiler cannot drop the loop as unused.
+  if (sink !== 299_999_995) throw new Error(`host facts: the loop summed ${sink}`);
+  return `fstat() from JavaScript ${Math.round(callNs)} ns, a loop of 10^8 additions ${Math.round(loopMs)} ms`;
+}
+
 async function main(): Promise<void> {
   process.stdout.write(`payrail bench: ${os.cpus().length} cores, ${CONNECTIONS} connections, ${DURATION_S} s per measure\n`);
+  process.stdout.write(`host: ${hostFacts()}\n`);
   const bare = await startProcess(['--import', 'tsx', path.join(ROOT, 'bench', 'bare-server.ts')], {}, '/bare');
   const bareBody = TRANSFER_BODY('1');
   let bareMeasure: Measure;
