@@ -293,6 +293,7 @@ for (const kind of STORE_KINDS) {
     });
 
     it('refuses bad list filters naming them', async () => {
+      const DATES_REVERSED = 'the date range ends before it starts: date_from/created_from must not be after date_to/created_to';
       const merchant = await t.newMerchant();
       for (const [query, message] of [
         ['status=stolen', 'status must be one of approved, captured, pending, settled, voided, expired, declined, error'],
@@ -303,12 +304,19 @@ for (const kind of STORE_KINDS) {
         ['date_from=2026-02-30', 'date_from must be a date (YYYY-MM-DD) or an ISO 8601 timestamp with a time zone'],
         ['created_to=2026-01-01', 'created_to must be an ISO 8601 timestamp with a time zone'],
         ['colour=red', 'unknown field colour'],
+        ['date_from=2026-02-02&date_to=2026-02-01', DATES_REVERSED],
+        ['created_from=2026-02-01T10:00:00Z&created_to=2026-02-01T09:59:59.999Z', DATES_REVERSED],
+        ['date_from=2026-02-02&created_to=2026-02-01T23:59:59Z', DATES_REVERSED],
       ] as const) {
         const response = await getJson(t, merchant, `/api/v2/transactions?${query}`);
         assert.equal(response.statusCode, 400, query);
         assert.deepEqual(response.json(), { error: { code: 'invalid_request', message } }, query);
       }
       assert.equal((await getJson(t, merchant, '/api/v2/batches/12ab')).statusCode, 404);
+      // A range of one instant, or of one day, is not reversed.
+      for (const query of ['created_from=2026-02-01T10:00:00Z&created_to=2026-02-01T10:00:00Z', 'date_from=2026-02-01&date_to=2026-02-01']) {
+        assert.equal((await getJson(t, merchant, `/api/v2/transactions?${query}`)).statusCode, 200, query);
+      }
     });
   });
 }

@@ -140,6 +140,9 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual((await call(t, merchant, 'DELETE', `/api/v2/webhooks/${endpoint.id}`)).json(), { id: endpoint.id, deleted: true });
       assert.equal((await call(t, merchant, 'GET', `/api/v2/webhooks/${endpoint.id}`)).statusCode, 404);
       assert.deepEqual((await call(t, merchant, 'GET', '/api/v2/webhooks')).json(), []);
+      // The endpoint list takes no parameters, and says so as every list does.
+      const withQuery = await call(t, merchant, 'GET', '/api/v2/webhooks?limit=1');
+      assert.deepEqual([withQuery.statusCode, withQuery.json().error.code, withQuery.json().error.message], [400, 'invalid_request', 'unknown field limit']);
     });
 
     it("refuses bad input in the payin envelope and treats another merchant's endpoint and events as unknown", async () => {
@@ -228,6 +231,22 @@ for (const kind of STORE_KINDS) {
         assert.equal(response.statusCode, 400, query);
         assert.equal(response.json().error.code, 'invalid_request');
       }
+      // A cursor must name one of the merchant's events; a range must not end before it starts.
+      const stranger = await t.newMerchant({ fundCents: 100_000 });
+      assert.equal((await caller(t.app, stranger.transfer_api_key).execute(transferBody())).status, 200);
+      const foreign = (await call(t, stranger, 'GET', '/api/v2/events?limit=1')).json().data as Array<{ id: string }>;
+      assert.equal(foreign.length, 1);
+      for (const [query, message] of [
+        ['starting_after=evt_99999999', 'starting_after evt_99999999 is not one of your events'],
+        ...foreign.map((event) => [`starting_after=${event.id}`, `starting_after ${event.id} is not one of your events`]),
+        ['created_from=2026-02-02T00:00:00Z&created_to=2026-02-01T00:00:00Z', 'created_from must not be after created_to'],
+      ]) {
+        const response = await call(t, merchant, 'GET', `/api/v2/events?${query}`);
+        assert.equal(response.statusCode, 400, query);
+        assert.deepEqual(response.json(), { error: { code: 'invalid_request', message } }, query);
+      }
+      const instant = encodeURIComponent(second.created_at);
+      assert.equal((await call(t, merchant, 'GET', `/api/v2/events?created_from=${instant}&created_to=${instant}`)).statusCode, 200);
       assert.equal((await call(t, merchant, 'GET', '/api/v2/events/evt_99999999')).statusCode, 404);
       assert.equal((await call(t, merchant, 'GET', '/api/v2/events/nope')).statusCode, 404);
       assert.equal((await call(t, merchant, 'POST', '/api/v2/events/evt_99999999/resend')).statusCode, 404);

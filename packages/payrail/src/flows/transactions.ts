@@ -71,6 +71,10 @@ export function parseListQuery(query: TransactionListQuery): { filters: Transact
   const type: TransactionType | null = oneOf('type', query.type, TRANSACTION_TYPES);
   const createdFromMs = maxOf([bound('date_from', query.date_from, false, true), bound('created_from', query.created_from, false, false)]);
   const createdBeforeMs = minOf([bound('date_to', query.date_to, true, true), bound('created_to', query.created_to, true, false)]);
+  // A range that ends before it starts is a mistake, refused as the transfer and event lists refuse it.
+  if (createdFromMs !== null && createdBeforeMs !== null && createdFromMs >= createdBeforeMs) {
+    fail('invalid_request', 'the date range ends before it starts: date_from/created_from must not be after date_to/created_to');
+  }
   const page = { limit: integer('limit', query.limit, LIST_LIMIT_DEFAULT, 1, LIST_LIMIT_MAX), offset: integer('offset', query.offset, 0, 0, LIST_OFFSET_MAX) };
   return { filters: { status, type, createdFromMs, createdBeforeMs }, page };
 }

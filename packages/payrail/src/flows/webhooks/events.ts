@@ -81,7 +81,16 @@ export async function eventListJson(deps: EventDeps, merchantId: string, query: 
     createdBeforeMs: bound('created_to', query.created_to, true),
     beforePk,
   };
-  const rows = await deps.db.read((tx) => listEvents(tx, merchantId, filters, limit + 1));
+  if (filters.createdFromMs !== null && filters.createdBeforeMs !== null && filters.createdFromMs >= filters.createdBeforeMs) {
+    fail('invalid_request', 'created_from must not be after created_to');
+  }
+  const rows = await deps.db.read(async (tx) => {
+    // A cursor names one of the merchant's events, as GET /api/v2/events/:id would find it (a pruned one no longer does).
+    if (beforePk !== null && (await getEvent(tx, merchantId, beforePk)) === undefined) {
+      fail('invalid_request', `starting_after ${query.starting_after!.slice(0, 40)} is not one of your events`);
+    }
+    return listEvents(tx, merchantId, filters, limit + 1);
+  });
   const livemode = livemodeOf(deps.config);
   const page = rows.slice(0, limit).map((row) => eventJson(row, livemode));
   return `{"data":[${page.join(',')}],"has_more":${rows.length > limit}}`;

@@ -21,6 +21,7 @@ import {
   Event,
   EventList,
   EventListQuery,
+  NoQuery,
   EventParams,
   EventResent,
 } from '../schemas/webhooks.ts';
@@ -57,6 +58,7 @@ export function webhookRoutes(service: Service): FastifyPluginAsyncTypebox {
           operationId: 'listWebhookEndpoints',
           errors: [],
           summary: "List the merchant's webhook endpoints",
+          querystring: NoQuery,
           response: { 200: EndpointList, ...REFUSALS },
         },
         onRequest,

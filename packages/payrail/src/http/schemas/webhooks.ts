@@ -54,18 +54,28 @@ export const Event = Type.Object(
   },
   { title: 'Event', additionalProperties: false },
 );
-export const EventList = Type.Object({ data: Type.Array(Event), has_more: Type.Boolean() }, { title: 'EventList', additionalProperties: false });
+export const EventList = Type.Object(
+  {
+    data: Type.Array(Event, { description: 'Newest first' }),
+    has_more: Type.Boolean({ description: 'Another page follows: ask again with starting_after = the last id of this page' }),
+  },
+  { title: 'EventList', additionalProperties: false },
+);
 export const EventParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 export const EventListQuery = Type.Object(
   {
-    type: Type.Optional(Type.String({ maxLength: 64 })),
-    created_from: Type.Optional(Type.String({ maxLength: 64 })),
-    created_to: Type.Optional(Type.String({ maxLength: 64 })),
-    limit: Type.Optional(Type.String({ maxLength: 8 })),
-    starting_after: Type.Optional(Type.String({ maxLength: 64 })),
+    type: Type.Optional(Type.String({ maxLength: 64, description: 'Only events of this type' })),
+    created_from: Type.Optional(Type.String({ maxLength: 64, description: 'Only events created at or after this ISO 8601 timestamp (with a zone)' })),
+    created_to: Type.Optional(Type.String({ maxLength: 64, description: 'Only events created at or before this ISO 8601 timestamp (with a zone)' })),
+    limit: Type.Optional(Type.String({ maxLength: 8, description: 'Page size, 1 to 100 (default 10)' })),
+    starting_after: Type.Optional(
+      Type.String({ maxLength: 64, description: 'The id of the last event of the previous page (evt_...): the page starts with the next older one' }),
+    ),
   },
   { additionalProperties: false },
 );
+/** Lists without parameters still refuse unknown ones, as every other list does. */
+export const NoQuery = Type.Object({}, { additionalProperties: false });
 export const EventResent = Type.Object(
   { id: Type.String(), deliveries: Type.Integer({ description: 'Deliveries queued (one per enabled endpoint subscribed to the type)' }) },
   { title: 'EventResent', additionalProperties: false },
