@@ -191,7 +191,10 @@ for (const kind of STORE_KINDS) {
         ['?limit=0', 'limit must be an integer from 1 to 100'],
         ['?limit=101', 'limit must be an integer from 1 to 100'],
         ['?limit=ten', 'limit must be an integer from 1 to 100'],
-        ['?state=5', 'state must be equal to one of the allowed values'],
+        // Too long for a page size reads the same, whatever its length.
+        ['?limit=1000', 'limit must be an integer from 1 to 100'],
+        ['?limit=0010', 'limit must be an integer from 1 to 100'],
+        ['?state=5', 'state must be one of 0, 40, 60, 80'],
         ['?created_from=2026-01-31', 'created_from must be an ISO 8601 timestamp with a zone, for example 2026-01-31T00:00:00Z'],
         ['?created_to=2026-02-30T00:00:00Z', 'created_to must be an ISO 8601 timestamp with a zone, for example 2026-01-31T00:00:00Z'],
         ['?created_from=2026-02-01T00:00:00Z&created_to=2026-01-01T00:00:00Z', 'created_from must not be after created_to'],

@@ -28,7 +28,7 @@ const PHONE_FIELDS = new Set(['sender_phone', 'receiver_phone']);
 interface AjvIssue {
   instancePath?: string;
   keyword?: string;
-  params?: { missingProperty?: string; additionalProperty?: string; type?: string };
+  params?: { missingProperty?: string; additionalProperty?: string; type?: string; allowedValues?: unknown[] };
   message?: string;
 }
 
@@ -44,6 +44,8 @@ export function validationError(error: FastifyError & { validation?: AjvIssue[];
   let message: string;
   if (missing !== undefined) message = `${where} is required`;
   else if (issue.keyword === 'type') message = `${where} must be of type ${issue.params?.type ?? 'valid'}`;
+  // The choices, as the flows' own refusals name them (ajv's message says only that there are some).
+  else if (issue.keyword === 'enum' && Array.isArray(issue.params?.allowedValues)) message = `${where} must be one of ${issue.params.allowedValues.join(', ')}`;
   else if (issue.keyword === 'additionalProperties')
     message = `${where === context ? '' : `${where}: `}unknown field ${issue.params?.additionalProperty ?? ''}`.trim();
   else message = `${where} ${issue.message ?? 'is invalid'}`;

@@ -106,7 +106,7 @@ export const TransferListQuery = Type.Object(
     state: Type.Optional(Type.String({ enum: ['0', '40', '60', '80'], description: 'Only transfers in this state' })),
     created_from: Type.Optional(Type.String({ maxLength: 35, description: 'Only transfers created at or after this ISO 8601 timestamp (with a zone)' })),
     created_to: Type.Optional(Type.String({ maxLength: 35, description: 'Only transfers created at or before this ISO 8601 timestamp (with a zone)' })),
-    limit: Type.Optional(Type.String({ maxLength: 3, description: 'Transfers per page, an integer from 1 to 100 (default 10)' })),
+    limit: Type.Optional(Type.String({ maxLength: 8, description: 'Transfers per page, an integer from 1 to 100 (default 10)' })),
     starting_after: Type.Optional(
       Type.String({ maxLength: TRANSFER_ID_LENGTH_MAX, description: 'The id of the last transfer of the previous page; this page starts after it' }),
     ),
