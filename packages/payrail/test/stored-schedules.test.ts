@@ -111,7 +111,13 @@ for (const kind of STORE_KINDS) {
       const base = { title: 'Plan', amount: 5, frequency: 'monthly', next_run_date: dayOf(t), payment_method_id: method.id };
       const url = `/api/v2/customers/${customer.id}/recurring-schedules`;
       const refusals: Array<[string, string, unknown, number, unknown]> = [
-        ['POST', url, { ...base, frequency: 'fortnightly' }, 400, shapeC('invalid_request', 'frequency must be one of daily, weekly, biweekly, monthly, bimonthly, quarterly, biannually, annually')],
+        [
+          'POST',
+          url,
+          { ...base, frequency: 'fortnightly' },
+          400,
+          shapeC('invalid_request', 'frequency must be one of daily, weekly, biweekly, monthly, bimonthly, quarterly, biannually, annually'),
+        ],
         ['POST', url, { ...base, next_run_date: dayOf(t, -1) }, 400, shapeC('invalid_request', 'next_run_date must be today (2030-01-31, UTC) or later')],
         ['POST', url, { ...base, next_run_date: '2030-02-30' }, 400, shapeC('invalid_request', 'next_run_date must be a date written YYYY-MM-DD')],
         [
