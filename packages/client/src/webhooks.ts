@@ -115,8 +115,10 @@ export interface EventFilters {
   created_to?: string;
   /** 1 to 100, default 10. */
   limit?: number;
-  /** The id of the last event of the previous page. */
+  /** The id of the last event of the previous page: the next page, older events. */
   starting_after?: string;
+  /** The id of the first event of a page: the page before it, the newer events nearest to it (not with starting_after). */
+  ending_before?: string;
 }
 
 /** The code of every verifyWebhook refusal. */
@@ -198,7 +200,9 @@ export function eventQuery(filters: EventFilters): string {
     if (!(EVENT_TYPES as readonly string[]).includes(filters.type)) throw inputError('invalid_request', `type must be one of ${EVENT_TYPES.join(', ')}`);
     query.set('type', filters.type);
   }
-  for (const field of ['created_from', 'created_to', 'starting_after'] as const) {
+  if (filters.starting_after !== undefined && filters.ending_before !== undefined)
+    throw inputError('invalid_request', 'send starting_after or ending_before, not both');
+  for (const field of ['created_from', 'created_to', 'starting_after', 'ending_before'] as const) {
     const value = filters[field];
     if (value !== undefined) query.set(field, value);
   }

@@ -94,6 +94,7 @@ describe('endpoint and event methods', () => {
       { status: 200, body: transferEvent(), expect: { method: 'GET', path: '/api/v2/events/evt_42' } },
       { status: 200, body: { id: 'evt_42', deliveries: 2 }, expect: { method: 'POST', path: '/api/v2/events/evt_42/resend' } },
       { status: 404, body: rejected('not_found', 'event evt_7 not found'), expect: { method: 'GET', path: '/api/v2/events/evt_7' } },
+      { status: 200, body: eventPage(false), expect: { method: 'GET', path: '/api/v2/events' } },
     ]);
     const page = await client.listEvents({ type: 'transfer.succeeded', starting_after: 'evt_44', limit: 2 });
     assert.equal(page.has_more, true);
@@ -105,9 +106,13 @@ describe('endpoint and event methods', () => {
     assert.equal((await client.getEvent('evt_42')).type, 'transfer.succeeded');
     assert.deepEqual(await client.resendEvent('evt_42'), { id: 'evt_42', deliveries: 2 });
     await assert.rejects(client.getEvent('evt_7'), { code: 'not_found', status: 404 });
+    // The page before a cursor.
+    await client.listEvents({ ending_before: 'evt_40', limit: 2 });
+    assert.equal(new URL(fake.sent.at(-1)!.url).search, '?ending_before=evt_40&limit=2');
     await assert.rejects(client.getEvent('42'), { code: 'invalid_request' });
     await assert.rejects(client.getWebhookEndpoint('../x'), { code: 'invalid_request' });
     await assert.rejects(client.listEvents({ limit: 0 }), { code: 'invalid_request' });
+    await assert.rejects(client.listEvents({ starting_after: 'evt_2', ending_before: 'evt_1' }), { code: 'invalid_request' });
     await assert.rejects(client.listEvents({ type: 'charge.exploded' as never }), { code: 'invalid_request' });
     fake.done();
   });

@@ -136,6 +136,23 @@ for (const kind of STORE_KINDS) {
       }
       assert.deepEqual(pages, [true, false]);
       assert.deepEqual(seen, newestFirst);
+      // And back with ending_before, from the oldest transfer: each page newest first, the nearest newer ones.
+      const back: string[][] = [];
+      const backMore: boolean[] = [];
+      let before = newestFirst.at(-1)!;
+      for (let page = 0; page < 5; page += 1) {
+        const { status, body } = await list(merchant, `?limit=4&ending_before=${before}`);
+        assert.equal(status, 200);
+        back.push(body.transfers.map((item) => item.id));
+        backMore.push(body.has_more);
+        if (!body.has_more) break;
+        before = body.transfers[0]!.id;
+      }
+      const older = newestFirst.slice(0, -1);
+      assert.deepEqual(back, [older.slice(-4), older.slice(0, -4)]);
+      assert.deepEqual(backMore, [true, false]);
+      // The page before the newest is empty.
+      assert.deepEqual((await list(merchant, `?ending_before=${newestFirst[0]}`)).body, { success: true, error: '', transfers: [], has_more: false });
       // Ten per page by default.
       const more = await sendSome(merchant, 5);
       const first = await list(merchant);
@@ -183,6 +200,10 @@ for (const kind of STORE_KINDS) {
         status: 400,
         body: failure('invalid_request', `starting_after ${foreign} is not one of your transfers`),
       });
+      assert.deepEqual(await list(mine, `?ending_before=${foreign}`), {
+        status: 400,
+        body: failure('invalid_request', `ending_before ${foreign} is not one of your transfers`),
+      });
     });
 
     it('refuses bad parameters in the transfer API envelope, naming them; no key is 401', async () => {
@@ -199,6 +220,8 @@ for (const kind of STORE_KINDS) {
         ['?created_to=2026-02-30T00:00:00Z', 'created_to must be an ISO 8601 timestamp with a zone, for example 2026-01-31T00:00:00Z'],
         ['?created_from=2026-02-01T00:00:00Z&created_to=2026-01-01T00:00:00Z', 'created_from must not be after created_to'],
         ['?starting_after=abc', 'starting_after must be a transfer id (digits)'],
+        ['?ending_before=abc', 'ending_before must be a transfer id (digits)'],
+        ['?starting_after=1&ending_before=2', 'send starting_after or ending_before, not both'],
         ['?page=2', 'unknown field page'],
       ];
       for (const [query, message] of refused) {
@@ -215,7 +238,7 @@ for (const kind of STORE_KINDS) {
       };
       const operation = document.paths['/api/transfers']?.get;
       assert.ok(operation, 'GET /api/transfers is documented');
-      assert.deepEqual(operation.parameters?.map((p) => p.name).sort(), ['created_from', 'created_to', 'limit', 'starting_after', 'state']);
+      assert.deepEqual(operation.parameters?.map((p) => p.name).sort(), ['created_from', 'created_to', 'ending_before', 'limit', 'starting_after', 'state']);
     });
 
     it('a linked transfer shows gatewayId in its status and in the list; the charge lists the transfers it funds', async () => {

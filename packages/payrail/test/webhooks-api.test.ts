@@ -205,6 +205,15 @@ for (const kind of STORE_KINDS) {
       const page2 = (await call(t, merchant, 'GET', `/api/v2/events?limit=2&starting_after=${page1.data[1].id}`)).json();
       assert.equal(page2.data.length, 1);
       assert.equal(page2.has_more, false);
+      // Back with ending_before: the newer events nearest the cursor, newest first.
+      const ids = (page: { data: Array<{ id: string }> }) => page.data.map((event) => event.id);
+      const oldest = page2.data[0].id;
+      const back1 = (await call(t, merchant, 'GET', `/api/v2/events?limit=1&ending_before=${oldest}`)).json();
+      assert.deepEqual([ids(back1), back1.has_more], [[page1.data[1].id], true]);
+      const back2 = (await call(t, merchant, 'GET', `/api/v2/events?limit=2&ending_before=${oldest}`)).json();
+      assert.deepEqual([ids(back2), back2.has_more], [ids(page1), false]);
+      const both = await call(t, merchant, 'GET', `/api/v2/events?starting_after=${oldest}&ending_before=${oldest}`);
+      assert.deepEqual([both.statusCode, both.json().error.message], [400, 'send starting_after or ending_before, not both']);
 
       const second = all.data[1]!;
       const window = (
@@ -238,6 +247,8 @@ for (const kind of STORE_KINDS) {
       assert.equal(foreign.length, 1);
       for (const [query, message] of [
         ['starting_after=evt_99999999', 'starting_after evt_99999999 is not one of your events'],
+        ['ending_before=evt_99999999', 'ending_before evt_99999999 is not one of your events'],
+        ['ending_before=42', 'ending_before must be an event id (evt_...)'],
         ...foreign.map((event) => [`starting_after=${event.id}`, `starting_after ${event.id} is not one of your events`]),
         ['created_from=2026-02-02T00:00:00Z&created_to=2026-02-01T00:00:00Z', 'created_from must not be after created_to'],
       ]) {

@@ -47,8 +47,10 @@ export interface EventFilters {
   createdFromMs: number | null;
   /** Exclusive. */
   createdBeforeMs: number | null;
-  /** Only events older than this one (the cursor). */
+  /** Only events older than this one (the next page's cursor). */
   beforePk: number | null;
+  /** Only events newer than this one (the previous page's cursor): then oldest first, for the caller to turn around. */
+  afterPk?: number | null;
 }
 
 /** The merchant's events, newest first, at most `limit`. */
@@ -71,8 +73,13 @@ export async function listEvents(tx: Tx, merchantId: string, filters: EventFilte
     where.push('pk < ?');
     params.push(filters.beforePk);
   }
+  const afterPk = filters.afterPk ?? null;
+  if (afterPk !== null) {
+    where.push('pk > ?');
+    params.push(afterPk);
+  }
   params.push(limit);
-  return tx.all<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY pk DESC LIMIT ?`, params);
+  return tx.all<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY ${afterPk === null ? 'pk DESC' : 'pk'} LIMIT ?`, params);
 }
 
 /** The merchant's events after `afterPk`, oldest first (`payrail events tail`). */

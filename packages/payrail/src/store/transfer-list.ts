@@ -28,7 +28,9 @@ export interface TransferListQuery {
   /** Inclusive bounds on the creation time; null for none. */
   readonly createdFromMs: number | null;
   readonly createdToMs: number | null;
+  /** Only transfers older than this one (the next page), or newer than `before` (the previous page); at most one of them. */
   readonly after: TransferCursor | null;
+  readonly before?: TransferCursor | null;
   readonly limit: number;
 }
 
@@ -38,7 +40,11 @@ export async function transferCursor(tx: Tx, merchantId: string, id: string): Pr
   return row === undefined ? undefined : { pk: Number(row.pk), createdAtMs: Number(row.created_at_ms) };
 }
 
-/** At most `limit` transfers of the merchant matching the query, newest first. */
+/**
+ * At most `limit` transfers of the merchant matching the query, newest
+ * first; with `before`, the `limit` nearest newer than it, oldest first (the
+ * caller turns the page around).
+ */
 export async function listTransfers(tx: Tx, query: TransferListQuery): Promise<TransferListRow[]> {
   const conditions = ['merchant_id = ?'];
   const params: SqlValue[] = [query.merchantId];
@@ -58,10 +64,16 @@ export async function listTransfers(tx: Tx, query: TransferListQuery): Promise<T
     conditions.push('(created_at_ms < ? OR (created_at_ms = ? AND pk < ?))');
     params.push(query.after.createdAtMs, query.after.createdAtMs, query.after.pk);
   }
+  const before = query.before ?? null;
+  if (before !== null) {
+    conditions.push('(created_at_ms > ? OR (created_at_ms = ? AND pk > ?))');
+    params.push(before.createdAtMs, before.createdAtMs, before.pk);
+  }
   params.push(query.limit);
+  const order = before === null ? 'created_at_ms DESC, pk DESC' : 'created_at_ms, pk';
   return tx.all<TransferListRow>(
     `SELECT pk, id, amount_cents, service, receiver_country, receiver_currency, created_at_ms, ${TRANSFER_STATUS_COLUMNS}
-     FROM transfers WHERE ${conditions.join(' AND ')} ORDER BY created_at_ms DESC, pk DESC LIMIT ?`,
+     FROM transfers WHERE ${conditions.join(' AND ')} ORDER BY ${order} LIMIT ?`,
     params,
   );
 }

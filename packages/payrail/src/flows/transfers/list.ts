@@ -26,6 +26,7 @@ export interface TransferListParams {
   readonly created_to?: string | undefined;
   readonly limit?: string | undefined;
   readonly starting_after?: string | undefined;
+  readonly ending_before?: string | undefined;
 }
 
 export interface TransferListItem extends StatusView {
@@ -49,17 +50,21 @@ export async function listMerchantTransfers(service: Service, merchantId: string
   const createdToMs = optionalTimestamp('created_to', params.created_to);
   if (createdFromMs !== null && createdToMs !== null && createdFromMs > createdToMs) fail('invalid_request', 'created_from must not be after created_to');
   const limit = limitOf(params.limit);
-  const startingAfter = params.starting_after;
-  if (startingAfter !== undefined && !isTransferId(startingAfter)) fail('invalid_request', 'starting_after must be a transfer id (digits)');
+  const cursor = pageCursor(params);
 
-  const rows = await service.db.read(async (tx) => {
-    const after = startingAfter === undefined ? null : await transferCursor(tx, merchantId, startingAfter);
-    if (after === undefined) fail('invalid_request', `starting_after ${startingAfter} is not one of your transfers`);
-    // One row more than asked tells whether another page follows.
-    return listTransfers(tx, { merchantId, state, createdFromMs, createdToMs, after, limit: limit + 1 });
+  const found = await service.db.read(async (tx) => {
+    const at = cursor === null ? null : await transferCursor(tx, merchantId, cursor.id);
+    if (at === undefined) fail('invalid_request', `${cursor!.name} ${cursor!.id} is not one of your transfers`);
+    const after = cursor?.name === 'starting_after' ? at : null;
+    const before = cursor?.name === 'ending_before' ? at : null;
+    // One row more than asked tells whether another page follows (in the direction paged).
+    return listTransfers(tx, { merchantId, state, createdFromMs, createdToMs, after, before, limit: limit + 1 });
   });
+  const rows = found.slice(0, limit);
+  // A previous page comes nearest first: turned newest first, as every page is.
+  if (cursor?.name === 'ending_before') rows.reverse();
   const serverTime = isoTime(service.clock.nowMs());
-  const transfers = rows.slice(0, limit).map(
+  const transfers = rows.map(
     (row): TransferListItem => ({
       ...statusViewOf(service, row.id, row, serverTime),
       amount: formatCents(Number(row.amount_cents)),
@@ -70,7 +75,7 @@ export async function listMerchantTransfers(service: Service, merchantId: string
       created_at: isoTime(Number(row.created_at_ms)),
     }),
   );
-  return { transfers, has_more: rows.length > limit };
+  return { transfers, has_more: found.length > limit };
 }
 
 function optionalState(text: string | undefined): number | null {
@@ -85,6 +90,16 @@ function optionalTimestamp(field: string, text: string | undefined): number | nu
   const ms = parseIsoTimestamp(text);
   if (ms === null) fail('invalid_request', `${field} must be an ISO 8601 timestamp with a zone, for example 2026-01-31T00:00:00Z`);
   return ms;
+}
+
+/** The page's cursor: starting_after (the next page) or ending_before (the previous one), never both. */
+function pageCursor(params: TransferListParams): { name: 'starting_after' | 'ending_before'; id: string } | null {
+  if (params.starting_after !== undefined && params.ending_before !== undefined) fail('invalid_request', 'send starting_after or ending_before, not both');
+  const name = params.ending_before !== undefined ? 'ending_before' : 'starting_after';
+  const id = params[name];
+  if (id === undefined) return null;
+  if (!isTransferId(id)) fail('invalid_request', `${name} must be a transfer id (digits)`);
+  return { name, id };
 }
 
 function limitOf(text: string | undefined): number {

@@ -50,6 +50,7 @@ export interface EventListQuery {
   readonly created_to?: string | undefined;
   readonly limit?: string | undefined;
   readonly starting_after?: string | undefined;
+  readonly ending_before?: string | undefined;
 }
 
 function bound(name: string, text: string | undefined, upper: boolean): number | null {
@@ -70,29 +71,33 @@ export async function eventListJson(deps: EventDeps, merchantId: string, query: 
     }
     limit = Number(query.limit);
   }
-  let beforePk: number | null = null;
-  if (query.starting_after !== undefined) {
-    beforePk = eventPkOf(query.starting_after);
-    if (beforePk === null) fail('invalid_request', 'starting_after must be an event id (evt_...)');
-  }
+  if (query.starting_after !== undefined && query.ending_before !== undefined) fail('invalid_request', 'send starting_after or ending_before, not both');
+  const cursorName = query.ending_before !== undefined ? 'ending_before' : 'starting_after';
+  const cursorId = query[cursorName];
+  const cursorPk = cursorId === undefined ? null : eventPkOf(cursorId);
+  if (cursorId !== undefined && cursorPk === null) fail('invalid_request', `${cursorName} must be an event id (evt_...)`);
   const filters = {
     type: query.type ?? null,
     createdFromMs: bound('created_from', query.created_from, false),
     createdBeforeMs: bound('created_to', query.created_to, true),
-    beforePk,
+    beforePk: cursorName === 'starting_after' ? cursorPk : null,
+    afterPk: cursorName === 'ending_before' ? cursorPk : null,
   };
   if (filters.createdFromMs !== null && filters.createdBeforeMs !== null && filters.createdFromMs >= filters.createdBeforeMs) {
     fail('invalid_request', 'created_from must not be after created_to');
   }
   const rows = await deps.db.read(async (tx) => {
     // A cursor names one of the merchant's events, as GET /api/v2/events/:id would find it (a pruned one no longer does).
-    if (beforePk !== null && (await getEvent(tx, merchantId, beforePk)) === undefined) {
-      fail('invalid_request', `starting_after ${query.starting_after!.slice(0, 40)} is not one of your events`);
+    if (cursorPk !== null && (await getEvent(tx, merchantId, cursorPk)) === undefined) {
+      fail('invalid_request', `${cursorName} ${cursorId!.slice(0, 40)} is not one of your events`);
     }
     return listEvents(tx, merchantId, filters, limit + 1);
   });
   const livemode = livemodeOf(deps.config);
-  const page = rows.slice(0, limit).map((row) => eventJson(row, livemode));
+  const shown = rows.slice(0, limit);
+  // A previous page comes nearest first: turned newest first, as every page is.
+  if (filters.afterPk !== null) shown.reverse();
+  const page = shown.map((row) => eventJson(row, livemode));
   return `{"data":[${page.join(',')}],"has_more":${rows.length > limit}}`;
 }
 

@@ -110,6 +110,12 @@ export const TransferListQuery = Type.Object(
     starting_after: Type.Optional(
       Type.String({ maxLength: TRANSFER_ID_LENGTH_MAX, description: 'The id of the last transfer of the previous page; this page starts after it' }),
     ),
+    ending_before: Type.Optional(
+      Type.String({
+        maxLength: TRANSFER_ID_LENGTH_MAX,
+        description: 'The id of the first transfer of a page: the page before it, the newer transfers nearest to it; not with starting_after',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -132,7 +138,9 @@ export const TransferListResponse = Type.Object(
   {
     ...SuccessEnvelope,
     transfers: Type.Array(TransferListItem, { description: 'Newest first' }),
-    has_more: Type.Boolean({ description: 'Another page follows: ask again with starting_after = the last id of this page' }),
+    has_more: Type.Boolean({
+      description: 'Another page follows in the direction paged: older (starting_after = the last id of this page) or, with ending_before, newer',
+    }),
   },
   { title: 'TransferListResponse' },
 );

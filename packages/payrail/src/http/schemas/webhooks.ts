@@ -57,7 +57,9 @@ export const Event = Type.Object(
 export const EventList = Type.Object(
   {
     data: Type.Array(Event, { description: 'Newest first' }),
-    has_more: Type.Boolean({ description: 'Another page follows: ask again with starting_after = the last id of this page' }),
+    has_more: Type.Boolean({
+      description: 'Another page follows in the direction paged: older (starting_after = the last id of this page) or, with ending_before, newer',
+    }),
   },
   { title: 'EventList', additionalProperties: false },
 );
@@ -70,6 +72,12 @@ export const EventListQuery = Type.Object(
     limit: Type.Optional(Type.String({ maxLength: 8, description: 'Page size, 1 to 100 (default 10)' })),
     starting_after: Type.Optional(
       Type.String({ maxLength: 64, description: 'The id of the last event of the previous page (evt_...): the page starts with the next older one' }),
+    ),
+    ending_before: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        description: 'The id of the first event of a page (evt_...): the page before it, the newer events nearest to it; not with starting_after',
+      }),
     ),
   },
   { additionalProperties: false },
