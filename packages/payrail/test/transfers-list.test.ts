@@ -216,8 +216,13 @@ for (const kind of STORE_KINDS) {
         ['?limit=1000', 'limit must be an integer from 1 to 100'],
         ['?limit=0010', 'limit must be an integer from 1 to 100'],
         ['?state=5', 'state must be one of 0, 40, 60, 80'],
-        ['?created_from=2026-01-31', 'created_from must be an ISO 8601 timestamp with a zone, for example 2026-01-31T00:00:00Z'],
-        ['?created_to=2026-02-30T00:00:00Z', 'created_to must be an ISO 8601 timestamp with a zone, for example 2026-01-31T00:00:00Z'],
+        ['?created_from=2026-01-31', 'created_from must be an ISO 8601 timestamp with a time zone, for example 2026-01-31T00:00:00Z'],
+        // A + sent unencoded arrives as a space.
+        [
+          '?created_from=2026-01-31T10:00:00+02:00',
+          'created_from must be an ISO 8601 timestamp with a time zone, for example 2026-01-31T00:00:00Z (a + in a query string must be sent as %2B)',
+        ],
+        ['?created_to=2026-02-30T00:00:00Z', 'created_to must be an ISO 8601 timestamp with a time zone, for example 2026-01-31T00:00:00Z'],
         ['?created_from=2026-02-01T00:00:00Z&created_to=2026-01-01T00:00:00Z', 'created_from must not be after created_to'],
         ['?starting_after=abc', 'starting_after must be a transfer id (digits)'],
         ['?ending_before=abc', 'ending_before must be a transfer id (digits)'],

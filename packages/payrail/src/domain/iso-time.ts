@@ -22,6 +22,18 @@ export function parseIsoTimestamp(text: string): number | null {
   return Number.isFinite(ms) ? ms : null;
 }
 
+/** A zone offset whose + a URL query turned into a space (`+` means a space there unless written %2B). */
+const LOST_PLUS = / \d{2}:\d{2}$/;
+
+/**
+ * The refusal of a time filter `name` whose value `text` is no timestamp,
+ * the same on every list; `orDate` when the filter also takes a day.
+ */
+export function timestampRefusal(name: string, text: string, orDate = false): string {
+  const hint = LOST_PLUS.test(text) ? ' (a + in a query string must be sent as %2B)' : '';
+  return `${name} must be ${orDate ? 'a date (YYYY-MM-DD) or ' : ''}an ISO 8601 timestamp with a time zone, for example 2026-01-31T00:00:00Z${hint}`;
+}
+
 export function isoTime(ms: number): string {
   return new Date(ms).toISOString();
 }

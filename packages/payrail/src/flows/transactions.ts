@@ -5,7 +5,7 @@
 // refused naming it (query strings are text: nothing is coerced).
 import { TRANSACTION_STATUSES, TRANSACTION_TYPES, type TransactionStatus, type TransactionType } from '../domain/card-lifecycle.ts';
 import { DAY_MS } from '../domain/clock.ts';
-import { parseIsoTimestamp } from '../domain/iso-time.ts';
+import { parseIsoTimestamp, timestampRefusal } from '../domain/iso-time.ts';
 import { fail } from '../errors.ts';
 import type { Service } from '../service.ts';
 import { listTransactions, type TransactionFilters } from '../store/transactions.ts';
@@ -46,7 +46,7 @@ function bound(name: string, text: string | undefined, upper: boolean, days: boo
   const day = days ? utcDay(text) : null;
   if (day !== null) return upper ? day[1] : day[0];
   const ms = parseIsoTimestamp(text);
-  if (ms === null) fail('invalid_request', `${name} must be ${days ? 'a date (YYYY-MM-DD) or ' : ''}an ISO 8601 timestamp with a time zone`);
+  if (ms === null) fail('invalid_request', timestampRefusal(name, text, days));
   // Upper bounds are inclusive on the wire and exclusive in the store.
   return upper ? ms + 1 : ms;
 }

@@ -5,7 +5,7 @@
 // Cursor pagination: `starting_after` names the last transfer of the
 // previous page, so pages never skip or repeat a transfer while new ones
 // arrive.
-import { isoTime, parseIsoTimestamp } from '../../domain/iso-time.ts';
+import { isoTime, parseIsoTimestamp, timestampRefusal } from '../../domain/iso-time.ts';
 import { formatCents } from '../../domain/money.ts';
 import { isTransferId } from '../../domain/references.ts';
 import { STATE } from '../../domain/transfer-states.ts';
@@ -88,7 +88,7 @@ function optionalState(text: string | undefined): number | null {
 function optionalTimestamp(field: string, text: string | undefined): number | null {
   if (text === undefined) return null;
   const ms = parseIsoTimestamp(text);
-  if (ms === null) fail('invalid_request', `${field} must be an ISO 8601 timestamp with a zone, for example 2026-01-31T00:00:00Z`);
+  if (ms === null) fail('invalid_request', timestampRefusal(field, text));
   return ms;
 }
 

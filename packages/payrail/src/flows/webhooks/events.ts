@@ -5,7 +5,7 @@
 // it was written as and spliced in unparsed.
 import type { Config } from '../../config.ts';
 import type { Clock } from '../../domain/clock.ts';
-import { parseIsoTimestamp } from '../../domain/iso-time.ts';
+import { parseIsoTimestamp, timestampRefusal } from '../../domain/iso-time.ts';
 import { EVENT_TYPES, isEventType } from '../../domain/webhooks.ts';
 import { fail } from '../../errors.ts';
 import type { Db } from '../../store/db.ts';
@@ -56,7 +56,7 @@ export interface EventListQuery {
 function bound(name: string, text: string | undefined, upper: boolean): number | null {
   if (text === undefined) return null;
   const ms = parseIsoTimestamp(text);
-  if (ms === null) fail('invalid_request', `${name} must be an ISO 8601 timestamp with a time zone`);
+  if (ms === null) fail('invalid_request', timestampRefusal(name, text));
   // Upper bounds are inclusive on the wire (docs/api-decisions.md section 14).
   return upper ? ms + 1 : ms;
 }
