@@ -6,14 +6,13 @@ import { CHARGE_DECLINES, type ChargeDeclineCode } from '../domain/card-results.
 import { merchantAccount } from '../domain/ledger.ts';
 import type { AuthorizationResult } from '../providers/card-processor.ts';
 import type { Service } from '../service.ts';
-import { joinOpenBatch } from '../store/batches.ts';
 import type { ChargeRow, Outcome } from '../store/charges.ts';
-import { getCharge, recordOutcome } from '../store/charges.ts';
+import { recordOutcome } from '../store/charges.ts';
 import type { Txn } from '../store/db.ts';
 import { completeKey } from '../store/idempotency.ts';
 import { post } from '../store/ledger.ts';
 import { renderCharge } from './charge-response.ts';
-import { asChargeRow, draftTransactionEvent } from './events/emit.ts';
+import { draftTransactionEventOf } from './events/emit.ts';
 
 /** Longest wait between two polls of a pending authorization, whatever a connector asks for. */
 const POLL_INTERVAL_MS_MAX = 60 * 60_000;
@@ -55,24 +54,17 @@ export async function recordChargeOutcome(
   const nowMs = deps.clock.nowMs();
   const outcome = outcomeOf(result, nowMs);
   const recorded = await deps.db.write(async (tx) => {
-    if (!(await recordOutcome(tx, charge.pk, awaiting, outcome, nowMs))) return null;
     // An authorization only (capture: false) is credited when it is captured (flows/charge-capture.ts).
     const credited = outcome.status === 'approved' && charge.auto_capture === 1;
-    // Statements that do not wait on each other's results are sent together,
-    // in this order (PostgreSQL runs them so, in one round trip): the batch
-    // join and the read back; then the event, the key's reply and the posting.
-    const joined = credited ? joinOpenBatch(tx, charge.merchant_id, charge.pk, nowMs) : undefined;
+    // The charge as recorded, its stage and batch included: the reply shows it, as the event does when there is one.
+    const updated = await recordOutcome(tx, charge.pk, awaiting, outcome, nowMs, credited);
+    if (updated === undefined) return null;
     // docs/api-decisions.md section 11; a pending charge polled again is no news.
     const withEvent = outcome.status !== 'pending' || awaiting === 'answer';
-    const [, draft, plain] = await Promise.all([
-      joined,
-      withEvent ? draftTransactionEvent(tx, `charge.${outcome.status}`, charge.merchant_id, charge.pk, nowMs) : undefined,
-      withEvent ? undefined : getCharge(tx, charge.pk, charge.merchant_id),
-    ]);
-    // The reply shows the charge as recorded (its stage and batch included), as the event shows it when there is one.
-    const updated = draft !== undefined ? asChargeRow(draft.row) : plain;
-    if (updated === undefined) throw new Error(`charge ${charge.pk} vanished`);
+    const draft = withEvent ? await draftTransactionEventOf(tx, `charge.${outcome.status}`, updated, nowMs) : undefined;
     const replyJson = draft?.plainJson ?? JSON.stringify(renderCharge(updated));
+    // Statements that do not wait on each other's results are sent together,
+    // in this order (PostgreSQL runs them so, in one round trip).
     await Promise.all([
       draft?.insert(),
       // The first answer of a charge is the reply its Idempotency-Key keeps; a

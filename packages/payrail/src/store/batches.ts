@@ -25,27 +25,35 @@ export interface BatchRow {
   refunds_cents: number;
 }
 
-/** Puts captured transaction `pk` of the merchant into its open batch, opening one when there is none. */
-export async function joinOpenBatch(tx: Tx, merchantId: string, pk: number, nowMs: number): Promise<void> {
+/** The id of the open batch of the merchant `merchantId` names (a column or a placeholder), as a scalar subquery: NULL when none is open. */
+export function openBatchIdSql(merchantId: string): string {
+  return `SELECT id FROM batches WHERE merchant_id = ${merchantId} AND closed_at_ms IS NULL`;
+}
+
+/**
+ * Puts captured transaction `pk` of the merchant into its open batch,
+ * opening one when there is none. Returns the batch's id, or null when the
+ * transaction is not captured (then it joins nothing).
+ */
+export async function joinOpenBatch(tx: Tx, merchantId: string, pk: number, nowMs: number): Promise<number | null> {
   // The statements are sent together (PostgreSQL runs them in this order, in one round trip).
   const statements: Array<Promise<unknown>> = [];
   // Locks the open batch against a close in another transaction (PostgreSQL), which then
   // waits for this one or runs first. A shared lock: joiners do not wait for
   // each other. SQLite runs one write at a time, so it needs none.
-  if (tx.dialect === 'postgres') statements.push(tx.all('SELECT id FROM batches WHERE merchant_id = ? AND closed_at_ms IS NULL FOR SHARE', [merchantId]));
+  if (tx.dialect === 'postgres') statements.push(tx.all(`${openBatchIdSql('?')} FOR SHARE`, [merchantId]));
   statements.push(
     tx.run('INSERT INTO batches (merchant_id, opened_at_ms) VALUES (?, ?) ON CONFLICT (merchant_id) WHERE closed_at_ms IS NULL DO NOTHING', [
       merchantId,
       nowMs,
     ]),
   );
-  statements.push(
-    tx.run(`UPDATE charges SET batch_id = (SELECT id FROM batches WHERE merchant_id = ? AND closed_at_ms IS NULL) WHERE ${byKey('pk', "stage = 'captured'")}`, [
-      merchantId,
-      pk,
-    ]),
+  const joined = tx.get<{ batch_id: number | string | null }>(
+    `UPDATE charges SET batch_id = (${openBatchIdSql('?')}) WHERE ${byKey('pk', "stage = 'captured'")} RETURNING batch_id`,
+    [merchantId, pk],
   );
-  await Promise.all(statements);
+  const [, row] = await Promise.all([Promise.all(statements), joined]);
+  return row === undefined || row.batch_id === null ? null : Number(row.batch_id);
 }
 
 /**

@@ -6,6 +6,7 @@ import type { PendingOperation, Stage } from '../domain/card-lifecycle.ts';
 import type { Tx } from './db.ts';
 import { getRowHoldingKey, type HeldKey } from './idempotency.ts';
 import { byKey } from './by-key.ts';
+import { joinOpenBatch, openBatchIdSql } from './batches.ts';
 
 export type ChargeStatus = 'approved' | 'pending' | 'declined' | 'failed';
 
@@ -224,10 +225,27 @@ export interface Outcome {
 /**
  * Records an outcome for a charge that is still pending. `awaiting` says
  * which pending it must be: `answer` (the processor has not answered yet) or
- * `review` (answered pending, being polled). Returns false when someone else
- * recorded it first; then nothing changed.
+ * `review` (answered pending, being polled). Returns the charge as recorded,
+ * or undefined when someone else recorded it first; then nothing changed.
+ *
+ * With `joinBatch`, a charge the outcome captures (an approved sale) also
+ * joins its merchant's open batch, one being opened when there is none. On
+ * SQLite (one writer: no batch can close meanwhile) the open batch is named
+ * in the outcome's own UPDATE, and the row comes back by RETURNING: one
+ * statement instead of a change, a batch join and a read back. Only the
+ * first capture of a batch period, which finds none open, opens one with
+ * joinOpenBatch. On PostgreSQL a close in another transaction could end
+ * the batch between the UPDATE and the COMMIT, so the join is
+ * joinOpenBatch's, under its lock on the open batch.
  */
-export async function recordOutcome(tx: Tx, pk: number, awaiting: 'answer' | 'review', outcome: Outcome, nowMs: number): Promise<boolean> {
+export async function recordOutcome(
+  tx: Tx,
+  pk: number,
+  awaiting: 'answer' | 'review',
+  outcome: Outcome,
+  nowMs: number,
+  joinBatch: boolean,
+): Promise<ChargeRow | undefined> {
   // A final charge never goes to the processor again, so its sealed card
   // number is erased with the outcome; a pending one keeps it for recovery.
   const erase = outcome.status === 'pending' ? '' : ', card_number_enc = ?';
@@ -238,9 +256,12 @@ export async function recordOutcome(tx: Tx, pk: number, awaiting: 'answer' | 're
     outcome.status === 'approved'
       ? ", stage = CASE WHEN auto_capture = 1 THEN 'captured' ELSE 'authorized' END, captured_cents = CASE WHEN auto_capture = 1 THEN amount_cents ELSE 0 END"
       : '';
-  const result = await tx.run(
-    `UPDATE charges SET status = ?, auth_code = ?, avs_result_code = ?, cvv_result_code = ?, error_code = ?, error_message = ?, processor_ref = ?, next_run_at_ms = ?, updated_at_ms = ?${erase}${eraseRef}${approved}
-     WHERE ${byKey('pk', `kind = 'charge' AND status = 'pending' AND processor_ref IS ${awaiting === 'answer' ? 'NULL' : 'NOT NULL'}`)}`,
+  const joinHere = joinBatch && outcome.status === 'approved' && tx.dialect === 'sqlite';
+  const batch = joinHere ? `, batch_id = CASE WHEN auto_capture = 1 THEN (${openBatchIdSql('charges.merchant_id')}) ELSE batch_id END` : '';
+  const row = await tx.get<ChargeRow>(
+    `UPDATE charges SET status = ?, auth_code = ?, avs_result_code = ?, cvv_result_code = ?, error_code = ?, error_message = ?, processor_ref = ?, next_run_at_ms = ?, updated_at_ms = ?${erase}${eraseRef}${approved}${batch}
+     WHERE ${byKey('pk', `kind = 'charge' AND status = 'pending' AND processor_ref IS ${awaiting === 'answer' ? 'NULL' : 'NOT NULL'}`)}
+     RETURNING ${COLUMNS}`,
     [
       outcome.status,
       outcome.auth_code,
@@ -255,7 +276,12 @@ export async function recordOutcome(tx: Tx, pk: number, awaiting: 'answer' | 're
       pk,
     ],
   );
-  return result.changes === 1;
+  if (row === undefined) return undefined;
+  const recorded = chargeRowOf(row);
+  if (joinBatch && recorded.stage === 'captured' && (!joinHere || recorded.batch_id === null)) {
+    recorded.batch_id = await joinOpenBatch(tx, recorded.merchant_id, pk, nowMs);
+  }
+  return recorded;
 }
 
 /** A charge of this merchant by reference number; another merchant's reads as absent. */

@@ -50,9 +50,18 @@ export interface TransactionEventDraft {
 export async function draftTransactionEvent(tx: Txn, type: EventType, merchantId: string, pk: number, nowMs: number): Promise<TransactionEventDraft> {
   const row = await getTransaction(tx, pk, merchantId);
   if (row === undefined) throw new Error(`transaction ${pk} vanished before its ${type} event`);
-  const funded = row.linked_cents > 0 ? await fundedTransfers(tx, pk, FUNDED_TRANSFERS_SHOWN_MAX) : [];
+  return draftTransactionEventOf(tx, type, row, nowMs);
+}
+
+/** draftTransactionEvent for a row the caller already has as just written (an UPDATE ... RETURNING): no read of it. */
+export async function draftTransactionEventOf(tx: Txn, type: EventType, row: TransactionRow, nowMs: number): Promise<TransactionEventDraft> {
+  const funded = row.linked_cents > 0 ? await fundedTransfers(tx, row.pk, FUNDED_TRANSFERS_SHOWN_MAX) : [];
   const dataJson = JSON.stringify(renderCharge(row, funded));
-  return { row, plainJson: funded.length === 0 ? dataJson : null, insert: () => insertEvent(tx, { merchantId, type, dataJson, nowMs }) };
+  return {
+    row,
+    plainJson: funded.length === 0 ? dataJson : null,
+    insert: () => insertEvent(tx, { merchantId: row.merchant_id, type, dataJson, nowMs }),
+  };
 }
 
 /** A charge or refund as emitTransactionEvent read it, for a caller that knows it is one. */
