@@ -1,12 +1,14 @@
-// Recording a charge's outcome (store/charges.ts recordOutcome), on both
-// stores: the charge comes back as recorded (no read after the change), an
-// approved sale joins its merchant's open batch (opening one when none is
-// open), anything else joins none, and an outcome recorded first by someone
-// else leaves everything as it was. On SQLite, a sale joining a batch that
-// is already open costs the one UPDATE.
+// Recording a processor's answer on a charge (store/charges.ts changeCharge:
+// recordOutcome, recordCaptured), on both stores: the charge comes back as
+// recorded (no read after the change), an approved sale or a capture joins
+// its merchant's open batch (opening one when none is open), anything else
+// joins none, and an answer recorded first by someone else leaves
+// everything as it was. On SQLite, joining a batch that is already open
+// costs the one UPDATE.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Tx } from '../src/store/db.ts';
+import { recordCaptured } from '../src/store/charge-operations.ts';
 import { type ChargeRow, insertPendingCharge, type Outcome, recordOutcome } from '../src/store/charges.ts';
 import { getTransaction } from '../src/store/transactions.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
@@ -30,12 +32,16 @@ function outcome(status: 'approved' | 'declined', ref: string): Outcome {
 /** `tx` counting the statements run through it. */
 function counting(tx: Tx): { tx: Tx; count: () => number } {
   let statements = 0;
+  const count = <T>(answer: Promise<T>): Promise<T> => {
+    statements += 1;
+    return answer;
+  };
   const counted: Tx = {
     dialect: tx.dialect,
-    all: (sql, params) => (statements++, tx.all(sql, params)),
-    get: (sql, params) => (statements++, tx.get(sql, params)),
-    run: (sql, params) => (statements++, tx.run(sql, params)),
-    insert: (sql, params, onConflict) => (statements++, tx.insert(sql, params, onConflict)),
+    all: (sql, params) => count(tx.all(sql, params)),
+    get: (sql, params) => count(tx.get(sql, params)),
+    run: (sql, params) => count(tx.run(sql, params)),
+    insert: (sql, params, onConflict) => count(tx.insert(sql, params, onConflict)),
   };
   return { tx: counted, count: () => statements };
 }
@@ -134,6 +140,30 @@ for (const kind of STORE_KINDS) {
       assert.equal(read!.processor_ref, 'ref-first');
       assert.equal(read!.batch_id, null);
       assert.deepEqual(await openBatches(), []);
+    });
+    it(`records a capture as captured, in the open batch${kind === 'sqlite' ? ', in the one UPDATE' : ''}; a second answer changes nothing`, async () => {
+      const pk = await pendingCharge(0);
+      await record(pk, outcome('approved', `ref-${pk}`), true);
+      await t.service.db.write((tx) => tx.run("UPDATE charges SET op = 'capture', op_cents = 700 WHERE pk = ?", [pk]));
+      const opened = await t.service.db.write((tx) => tx.run('INSERT INTO batches (merchant_id, opened_at_ms) VALUES (?, ?)', [merchant.merchant_id, NOW_MS]));
+      assert.equal(opened.changes, 1);
+      const [open] = await openBatches();
+      const capture = () =>
+        t.service.db.write(async (tx) => {
+          const counted = counting(tx);
+          const row = await recordCaptured(counted.tx, pk, 700, NOW_MS);
+          return { row, read: await getTransaction(tx, pk, merchant.merchant_id), statements: counted.count() };
+        });
+      const { row, read, statements } = await capture();
+      assert.deepEqual(row, read as ChargeRow);
+      assert.equal(row!.stage, 'captured');
+      assert.equal(row!.captured_cents, 700);
+      assert.equal(row!.op, null);
+      assert.equal(row!.batch_id, Number(open!.id));
+      if (kind === 'sqlite') assert.equal(statements, 1);
+      const again = await capture();
+      assert.equal(again.row, undefined);
+      assert.deepEqual(again.read, read);
     });
   });
 }

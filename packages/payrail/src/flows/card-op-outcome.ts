@@ -18,7 +18,7 @@ import { completeKey } from '../store/idempotency.ts';
 import { post } from '../store/ledger.ts';
 import { recordRefundApproved, recordRefundRefused } from '../store/refunds.ts';
 import { renderCharge } from './charge-response.ts';
-import { asChargeRow, draftTransactionEvent } from './events/emit.ts';
+import { draftTransactionEventOf } from './events/emit.ts';
 
 type Deps = Pick<Service, 'db' | 'clock'>;
 
@@ -95,21 +95,20 @@ async function replyRefused(tx: Txn, key: ReplyKey, json: string): Promise<strin
 }
 
 /**
- * What follows a recorded answer that changed the transaction: joining the
- * open batch (when `join`), reading the transaction back for its event and
- * the reply, then writing the event, keeping the reply in the key and, last
- * (HOT_ROWS_LAST), the posting. Statements that do not wait on each other's
- * results are sent together, in this order (PostgreSQL runs them so, in one
- * round trip): two round trips instead of six while the transaction is open.
+ * What follows a recorded answer that changed the transaction (`changed`,
+ * the row as the change left it, open batch included: see
+ * store/charges.ts changeCharge): writing its event, keeping the reply in
+ * the key and, last (HOT_ROWS_LAST), the posting. They do not wait on each
+ * other's results, so they are sent together, in this order (PostgreSQL
+ * runs them so, in one round trip).
  */
 async function finishAnswer(
   tx: Txn,
-  charge: ChargeRow,
-  step: { type: EventType; join: boolean; key: ReplyKey; post: (() => Promise<void>) | null; nowMs: number },
+  changed: ChargeRow,
+  step: { type: EventType; key: ReplyKey; post: (() => Promise<void>) | null; nowMs: number },
 ): Promise<string> {
-  const joined = step.join ? joinOpenBatch(tx, charge.merchant_id, charge.pk, step.nowMs) : undefined;
-  const [, draft] = await Promise.all([joined, draftTransactionEvent(tx, step.type, charge.merchant_id, charge.pk, step.nowMs)]);
-  const json = draft.plainJson ?? JSON.stringify(renderCharge(asChargeRow(draft.row)));
+  const draft = await draftTransactionEventOf(tx, step.type, changed, step.nowMs);
+  const json = draft.plainJson ?? JSON.stringify(renderCharge(changed));
   await Promise.all([draft.insert(), keepReply(tx, step.key, json), step.post?.()]);
   return json;
 }
@@ -124,9 +123,10 @@ export async function recordCaptureAnswer(deps: Deps, charge: ChargeRow, result:
       if (!(await recordOperationRefused(tx, charge.pk, 'capture', nowMs))) return null;
       return replyRefused(tx, key, JSON.stringify(renderOperationRefused(charge, amountCents, result)));
     }
-    if (!(await recordCaptured(tx, charge.pk, amountCents, nowMs))) return null;
+    const captured = await recordCaptured(tx, charge.pk, amountCents, nowMs);
+    if (captured === undefined) return null;
     const post = () => postCard(tx, charge, 'charge.capture', true, amountCents, nowMs);
-    return finishAnswer(tx, charge, { type: 'charge.captured', join: true, key, post, nowMs });
+    return finishAnswer(tx, captured, { type: 'charge.captured', key, post, nowMs });
   });
 }
 
@@ -137,8 +137,9 @@ export async function recordVoidAnswer(deps: Deps, charge: ChargeRow, result: Op
     const nowMs = deps.clock.nowMs();
     const key = { sourceId: charge.op_source_id, idemKey: charge.op_idem_key };
     if (result.outcome === 'approved') {
-      if (!(await recordVoided(tx, charge.pk, nowMs))) return null;
-      return finishAnswer(tx, charge, { type: 'charge.voided', join: false, key, post: null, nowMs });
+      const voided = await recordVoided(tx, charge.pk, nowMs);
+      if (voided === undefined) return null;
+      return finishAnswer(tx, voided, { type: 'charge.voided', key, post: null, nowMs });
     }
     if (!(await recordOperationRefused(tx, charge.pk, 'void', nowMs))) return null;
     // Captured again, so it settles with the open batch.
@@ -157,8 +158,9 @@ export async function recordRefundAnswer(deps: Deps, refund: ChargeRow, result: 
     const nowMs = deps.clock.nowMs();
     const key = { sourceId: refund.source_id, idemKey: refund.idem_key };
     if (result.outcome === 'approved') {
-      if (!(await recordRefundApproved(tx, refund.pk, { authCode: result.authCode, processorRef: result.processorRef, nowMs }))) return null;
-      return finishAnswer(tx, refund, { type: 'refund.succeeded', join: true, key, post: null, nowMs });
+      const approved = await recordRefundApproved(tx, refund.pk, { authCode: result.authCode, processorRef: result.processorRef, nowMs });
+      if (approved === undefined) return null;
+      return finishAnswer(tx, approved, { type: 'refund.succeeded', key, post: null, nowMs });
     }
     const code = declineOf(result);
     const refused = await recordRefundRefused(
@@ -166,8 +168,8 @@ export async function recordRefundAnswer(deps: Deps, refund: ChargeRow, result: 
       { pk: refund.pk, parentPk: refund.parent_pk!, amountCents: refund.amount_cents },
       { status: result.outcome, errorCode: code, errorMessage: CHARGE_DECLINES[code], processorRef: result.processorRef, nowMs },
     );
-    if (!refused) return null;
+    if (refused === undefined) return null;
     const post = () => postCard(tx, refund, 'refund.release', true, refund.amount_cents, nowMs);
-    return finishAnswer(tx, refund, { type: 'refund.declined', join: false, key, post, nowMs });
+    return finishAnswer(tx, refused, { type: 'refund.declined', key, post, nowMs });
   });
 }

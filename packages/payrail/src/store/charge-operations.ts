@@ -5,7 +5,7 @@
 // crash in between leaves an operation the worker resolves, never a guess.
 // Each reservation is one conditional UPDATE: two captures, or a capture and
 // a void, of one charge can never both be reserved, however they interleave.
-import { CHARGE_COLUMNS, type ChargeRow, chargeRowOf } from './charges.ts';
+import { CHARGE_COLUMNS, type ChargeRow, changeCharge, chargeRowOf } from './charges.ts';
 import type { Tx } from './db.ts';
 import { byKey } from './by-key.ts';
 
@@ -54,23 +54,28 @@ export async function reserveVoid(tx: Tx, r: OperationReservation): Promise<numb
   return row === undefined ? null : Number(row.voided_cents);
 }
 
-/** Records an approved capture of `capturedCents`; false when someone recorded this operation first. */
-export async function recordCaptured(tx: Tx, pk: number, capturedCents: number, nowMs: number): Promise<boolean> {
-  const result = await tx.run(
-    `UPDATE charges SET stage = 'captured', captured_cents = ?, op = NULL, op_cents = NULL, op_next_run_at_ms = NULL, updated_at_ms = ?
-     WHERE ${byKey('pk', "op = 'capture'")}`,
-    [capturedCents, nowMs, pk],
-  );
-  return result.changes === 1;
+/** Records an approved capture of `capturedCents`: the charge as captured, in the open batch; undefined when someone recorded this operation first. */
+export async function recordCaptured(tx: Tx, pk: number, capturedCents: number, nowMs: number): Promise<ChargeRow | undefined> {
+  return changeCharge(tx, {
+    set: "stage = 'captured', captured_cents = ?, op = NULL, op_cents = NULL, op_next_run_at_ms = NULL, updated_at_ms = ?",
+    values: [capturedCents, nowMs],
+    pk,
+    condition: "op = 'capture'",
+    joinBatchWhen: 'TRUE',
+    nowMs,
+  });
 }
 
-/** Records an approved void; false when someone recorded this operation first. */
-export async function recordVoided(tx: Tx, pk: number, nowMs: number): Promise<boolean> {
-  const result = await tx.run(
-    `UPDATE charges SET stage = 'voided', op = NULL, op_cents = NULL, op_next_run_at_ms = NULL, updated_at_ms = ? WHERE ${byKey('pk', "op = 'void'")}`,
-    [nowMs, pk],
-  );
-  return result.changes === 1;
+/** Records an approved void: the charge as voided, or undefined when someone recorded this operation first. */
+export async function recordVoided(tx: Tx, pk: number, nowMs: number): Promise<ChargeRow | undefined> {
+  return changeCharge(tx, {
+    set: "stage = 'voided', op = NULL, op_cents = NULL, op_next_run_at_ms = NULL, updated_at_ms = ?",
+    values: [nowMs],
+    pk,
+    condition: "op = 'void'",
+    joinBatchWhen: null,
+    nowMs,
+  });
 }
 
 /**

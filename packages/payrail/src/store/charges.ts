@@ -3,7 +3,7 @@
 // and its outcome is recorded by a guarded UPDATE afterwards. The sealed card
 // number is kept only while the charge may need the processor again.
 import type { PendingOperation, Stage } from '../domain/card-lifecycle.ts';
-import type { Tx } from './db.ts';
+import type { SqlValue, Tx } from './db.ts';
 import { getRowHoldingKey, type HeldKey } from './idempotency.ts';
 import { byKey } from './by-key.ts';
 import { joinOpenBatch, openBatchIdSql } from './batches.ts';
@@ -227,16 +227,8 @@ export interface Outcome {
  * which pending it must be: `answer` (the processor has not answered yet) or
  * `review` (answered pending, being polled). Returns the charge as recorded,
  * or undefined when someone else recorded it first; then nothing changed.
- *
  * With `joinBatch`, a charge the outcome captures (an approved sale) also
- * joins its merchant's open batch, one being opened when there is none. On
- * SQLite (one writer: no batch can close meanwhile) the open batch is named
- * in the outcome's own UPDATE, and the row comes back by RETURNING: one
- * statement instead of a change, a batch join and a read back. Only the
- * first capture of a batch period, which finds none open, opens one with
- * joinOpenBatch. On PostgreSQL a close in another transaction could end
- * the batch between the UPDATE and the COMMIT, so the join is
- * joinOpenBatch's, under its lock on the open batch.
+ * joins its merchant's open batch (see changeCharge).
  */
 export async function recordOutcome(
   tx: Tx,
@@ -256,13 +248,9 @@ export async function recordOutcome(
     outcome.status === 'approved'
       ? ", stage = CASE WHEN auto_capture = 1 THEN 'captured' ELSE 'authorized' END, captured_cents = CASE WHEN auto_capture = 1 THEN amount_cents ELSE 0 END"
       : '';
-  const joinHere = joinBatch && outcome.status === 'approved' && tx.dialect === 'sqlite';
-  const batch = joinHere ? `, batch_id = CASE WHEN auto_capture = 1 THEN (${openBatchIdSql('charges.merchant_id')}) ELSE batch_id END` : '';
-  const row = await tx.get<ChargeRow>(
-    `UPDATE charges SET status = ?, auth_code = ?, avs_result_code = ?, cvv_result_code = ?, error_code = ?, error_message = ?, processor_ref = ?, next_run_at_ms = ?, updated_at_ms = ?${erase}${eraseRef}${approved}${batch}
-     WHERE ${byKey('pk', `kind = 'charge' AND status = 'pending' AND processor_ref IS ${awaiting === 'answer' ? 'NULL' : 'NOT NULL'}`)}
-     RETURNING ${COLUMNS}`,
-    [
+  return changeCharge(tx, {
+    set: `status = ?, auth_code = ?, avs_result_code = ?, cvv_result_code = ?, error_code = ?, error_message = ?, processor_ref = ?, next_run_at_ms = ?, updated_at_ms = ?${erase}${eraseRef}${approved}`,
+    values: [
       outcome.status,
       outcome.auth_code,
       outcome.avs_result_code,
@@ -273,15 +261,56 @@ export async function recordOutcome(
       outcome.next_run_at_ms,
       nowMs,
       ...(erase === '' ? [] : [ERASED]),
-      pk,
     ],
-  );
+    pk,
+    condition: `kind = 'charge' AND status = 'pending' AND processor_ref IS ${awaiting === 'answer' ? 'NULL' : 'NOT NULL'}`,
+    joinBatchWhen: joinBatch && outcome.status === 'approved' ? 'auto_capture = 1' : null,
+    nowMs,
+  });
+}
+
+/** One recorded change of a charge or refund row (see changeCharge). */
+export interface ChargeChange {
+  /** The SET list; its placeholders are bound to `values`. */
+  readonly set: string;
+  readonly values: readonly SqlValue[];
+  /** The row changed: `pk`, only while `condition` holds. */
+  readonly pk: number;
+  readonly condition: string;
+  /**
+   * When the changed row, captured by the change, joins its merchant's open
+   * batch (one being opened when there is none): a condition on the row as
+   * it was before the change ('TRUE' for always), or null for never.
+   */
+  readonly joinBatchWhen: string | null;
+  readonly nowMs: number;
+}
+
+/**
+ * Runs a change and answers the row as changed (UPDATE ... RETURNING), or
+ * undefined when `condition` did not hold (someone recorded it first; then
+ * nothing changed): the caller's event and reply need no read after it. On
+ * SQLite (one writer: no batch can close between the UPDATE and the COMMIT)
+ * a row joining the open batch names it in the same UPDATE: one statement
+ * instead of a change, a batch join and a read back. Only the first capture
+ * of a batch period, which finds none open, opens one with joinOpenBatch.
+ * On PostgreSQL a close in another transaction could end the batch between
+ * the UPDATE and the COMMIT, so the join is joinOpenBatch's, under its lock
+ * on the open batch.
+ */
+export async function changeCharge(tx: Tx, change: ChargeChange): Promise<ChargeRow | undefined> {
+  const joinHere = change.joinBatchWhen !== null && tx.dialect === 'sqlite';
+  const batch = joinHere ? `, batch_id = CASE WHEN ${change.joinBatchWhen} THEN (${openBatchIdSql('charges.merchant_id')}) ELSE batch_id END` : '';
+  const row = await tx.get<ChargeRow>(`UPDATE charges SET ${change.set}${batch} WHERE ${byKey('pk', change.condition)} RETURNING ${COLUMNS}`, [
+    ...change.values,
+    change.pk,
+  ]);
   if (row === undefined) return undefined;
-  const recorded = chargeRowOf(row);
-  if (joinBatch && recorded.stage === 'captured' && (!joinHere || recorded.batch_id === null)) {
-    recorded.batch_id = await joinOpenBatch(tx, recorded.merchant_id, pk, nowMs);
+  const changed = chargeRowOf(row);
+  if (change.joinBatchWhen !== null && changed.stage === 'captured' && (!joinHere || changed.batch_id === null)) {
+    changed.batch_id = await joinOpenBatch(tx, changed.merchant_id, change.pk, change.nowMs);
   }
-  return recorded;
+  return changed;
 }
 
 /** A charge of this merchant by reference number; another merchant's reads as absent. */

@@ -4,7 +4,7 @@
 // conditional UPDATE (captured - refunded - linked must cover it), so two
 // concurrent refunds can never take more than the refundable amount, and a
 // transfer link racing a refund is decided by the same row.
-import { CHARGE_COLUMNS, type ChargeRow, chargeRowOf, claimDueOfKind, getChargeHoldingKey } from './charges.ts';
+import { CHARGE_COLUMNS, type ChargeRow, changeCharge, chargeRowOf, claimDueOfKind, getChargeHoldingKey } from './charges.ts';
 import type { Tx } from './db.ts';
 import type { HeldKey } from './idempotency.ts';
 import { byKey } from './by-key.ts';
@@ -62,30 +62,42 @@ export async function insertRefund(tx: Tx, r: NewRefund): Promise<number> {
   return pk;
 }
 
-/** Records an approved refund: captured now, settled with the next batch. False when recorded already. */
-export async function recordRefundApproved(tx: Tx, pk: number, answer: { authCode: string; processorRef: string; nowMs: number }): Promise<boolean> {
-  const result = await tx.run(
-    `UPDATE charges SET status = 'approved', stage = 'captured', auth_code = ?, processor_ref = ?, next_run_at_ms = NULL, updated_at_ms = ?
-     WHERE ${byKey('pk', "kind = 'refund' AND status = 'pending'")}`,
-    [answer.authCode, answer.processorRef, answer.nowMs, pk],
-  );
-  return result.changes === 1;
+/** Records an approved refund: the refund as captured, in the open batch it settles with; undefined when recorded already. */
+export async function recordRefundApproved(
+  tx: Tx,
+  pk: number,
+  answer: { authCode: string; processorRef: string; nowMs: number },
+): Promise<ChargeRow | undefined> {
+  return changeCharge(tx, {
+    set: "status = 'approved', stage = 'captured', auth_code = ?, processor_ref = ?, next_run_at_ms = NULL, updated_at_ms = ?",
+    values: [answer.authCode, answer.processorRef, answer.nowMs],
+    pk,
+    condition: "kind = 'refund' AND status = 'pending'",
+    joinBatchWhen: 'TRUE',
+    nowMs: answer.nowMs,
+  });
 }
 
-/** Records a declined or failed refund and gives its amount back to the parent's refundable. False when recorded already. */
+/**
+ * Records a declined or failed refund and gives its amount back to the
+ * parent's refundable: the refund as recorded, or undefined when recorded already.
+ */
 export async function recordRefundRefused(
   tx: Tx,
   refund: { pk: number; parentPk: number; amountCents: number },
   answer: { status: 'declined' | 'failed'; errorCode: string; errorMessage: string; processorRef: string; nowMs: number },
-): Promise<boolean> {
-  const result = await tx.run(
-    `UPDATE charges SET status = ?, auth_code = '', error_code = ?, error_message = ?, processor_ref = ?, next_run_at_ms = NULL, updated_at_ms = ?
-     WHERE ${byKey('pk', "kind = 'refund' AND status = 'pending'")}`,
-    [answer.status, answer.errorCode, answer.errorMessage, answer.processorRef, answer.nowMs, refund.pk],
-  );
-  if (result.changes !== 1) return false;
+): Promise<ChargeRow | undefined> {
+  const refused = await changeCharge(tx, {
+    set: "status = ?, auth_code = '', error_code = ?, error_message = ?, processor_ref = ?, next_run_at_ms = NULL, updated_at_ms = ?",
+    values: [answer.status, answer.errorCode, answer.errorMessage, answer.processorRef, answer.nowMs],
+    pk: refund.pk,
+    condition: "kind = 'refund' AND status = 'pending'",
+    joinBatchWhen: null,
+    nowMs: answer.nowMs,
+  });
+  if (refused === undefined) return undefined;
   await tx.run('UPDATE charges SET refunded_cents = refunded_cents - ?, updated_at_ms = ? WHERE pk = ?', [refund.amountCents, answer.nowMs, refund.parentPk]);
-  return true;
+  return refused;
 }
 
 /** Claims at most `limit` refunds awaiting an answer that are due, leasing them until `leaseUntilMs`. */

@@ -12,7 +12,6 @@ import type { Service } from '../../service.ts';
 import type { Txn } from '../../store/db.ts';
 import { insertEvent } from '../../store/events.ts';
 import { getSchedule } from '../../store/schedules.ts';
-import type { ChargeRow } from '../../store/charges.ts';
 import { getTransaction, type TransactionRow } from '../../store/transactions.ts';
 import { fundedTransfers, type TransferStatusRow } from '../../store/transfers.ts';
 import { renderCharge } from '../charge-response.ts';
@@ -62,12 +61,6 @@ export async function draftTransactionEventOf(tx: Txn, type: EventType, row: Tra
     plainJson: funded.length === 0 ? dataJson : null,
     insert: () => insertEvent(tx, { merchantId: row.merchant_id, type, dataJson, nowMs }),
   };
-}
-
-/** A charge or refund as emitTransactionEvent read it, for a caller that knows it is one. */
-export function asChargeRow(row: TransactionRow): ChargeRow {
-  if (row.kind === 'verify') throw new Error(`transaction ${row.pk} is a verification, not a charge`);
-  return row as ChargeRow;
 }
 
 /** A recurring schedule's event (docs/api-decisions.md section 15): `data` is the schedule as GET /api/v2/recurring-schedules/:id shows it after the change. */
