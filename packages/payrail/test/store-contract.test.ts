@@ -254,6 +254,23 @@ for (const kind of STORE_KINDS) {
         assert.equal((await verifyLedger(store.db)).ok, true);
       });
 
+      it('refuses a posting naming an unknown account, on either side, and moves no balance', async () => {
+        const before = (await store.db.read((tx) => getAccount(tx, 'test:b')))?.balance_cents;
+        for (const [debitAccountId, creditAccountId] of [
+          ['test:b', 'test:missing'],
+          ['test:missing', 'test:b'],
+        ] as const) {
+          await assert.rejects(
+            store.db.write((tx) =>
+              post(tx, { kind: 'merchant.fund', debitAccountId, creditAccountId, amountCents: 1, merchantId: null, refId: 'unknown_1', nowMs: NOW_MS }),
+            ),
+            /unknown .*account/,
+          );
+        }
+        assert.equal((await store.db.read((tx) => getAccount(tx, 'test:b')))?.balance_cents, before);
+        assert.equal((await verifyLedger(store.db)).ok, true);
+      });
+
       it('posts a batch: each balance moves once by its net change, a floor is checked against that and refuses the batch', async () => {
         await store.db.write(async (tx) => {
           await createAccount(tx, { id: 'test:w', merchantId: null, kind: 'test', floorCents: null, nowMs: NOW_MS });
