@@ -39,7 +39,7 @@ async function chargeThenCrash(t: TestApp, merchant: CreatedMerchant, card: stri
     { merchantId: merchant.merchant_id, sourceId: merchant.source.id },
     request,
     3000,
-    idemKey === null ? null : { key: idemKey, requestHash: 'crash-test', legacyHash: 'crash-test' },
+    idemKey === null ? null : { key: idemKey, requestHash: 'crash-test', legacyHash: () => 'crash-test' },
   );
   assert.equal(reservation.kind, 'reserved');
   return reservation.kind === 'reserved' ? reservation.charge.pk : 0;

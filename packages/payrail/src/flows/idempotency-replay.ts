@@ -41,9 +41,10 @@ export interface KeyedRequest {
    * The form keys reserved before that held: a hash of the body as its
    * client ordered it (a charge's without its operation). Such a key still
    * matches its retries until it expires (IDEMPOTENCY_KEY_TTL_MS), so
-   * nobody retrying across an upgrade is refused.
+   * nobody retrying across an upgrade is refused. Computed only when a
+   * stored hash is of that form (sameRequest), not for every keyed request.
    */
-  readonly legacyHash: string;
+  legacyHash(): string;
 }
 
 /** Marks the canonical form, so it can never equal a hash of the earlier form. */
@@ -53,17 +54,20 @@ const sha256Hex = (text: string): string => crypto.hash('sha256', text, 'hex');
 
 /** The key of `operation` with this request body; `legacy` says how keys of the earlier form hashed it. */
 export function keyedRequest(key: string, operation: string, body: unknown, legacy: 'operation-and-body' | 'body-only' = 'operation-and-body'): KeyedRequest {
-  const asSent = JSON.stringify(body);
   return {
     key,
     requestHash: `${CANONICAL_HASH_PREFIX}${sha256Hex(`${operation}\n${canonicalJson(body)}`)}`,
-    legacyHash: sha256Hex(legacy === 'body-only' ? asSent : `${operation}\n${asSent}`),
+    legacyHash: () => {
+      const asSent = JSON.stringify(body);
+      return sha256Hex(legacy === 'body-only' ? asSent : `${operation}\n${asSent}`);
+    },
   };
 }
 
 /** Whether a key's stored hash is of this request (in either form). */
 export function sameRequest(storedHash: string, request: KeyedRequest): boolean {
-  return storedHash === request.requestHash || storedHash === request.legacyHash;
+  if (storedHash === request.requestHash) return true;
+  return !storedHash.startsWith(CANONICAL_HASH_PREFIX) && storedHash === request.legacyHash();
 }
 
 /**
