@@ -12,6 +12,7 @@ import { STATE } from '../../domain/transfer-states.ts';
 import { fail } from '../../errors.ts';
 import type { Service } from '../../service.ts';
 import { listTransfers, transferCursor } from '../../store/transfer-list.ts';
+import { pageCursor, pageLimit } from '../list-paging.ts';
 import { type StatusView, statusViewOf } from './status.ts';
 
 export const TRANSFER_LIST_LIMIT_DEFAULT = 10;
@@ -49,12 +50,13 @@ export async function listMerchantTransfers(service: Service, merchantId: string
   const createdFromMs = optionalTimestamp('created_from', params.created_from);
   const createdToMs = optionalTimestamp('created_to', params.created_to);
   if (createdFromMs !== null && createdToMs !== null && createdFromMs > createdToMs) fail('invalid_request', 'created_from must not be after created_to');
-  const limit = limitOf(params.limit);
+  const limit = pageLimit(params.limit, TRANSFER_LIST_LIMIT_DEFAULT, TRANSFER_LIST_LIMIT_MAX);
   const cursor = pageCursor(params);
+  if (cursor !== null && !isTransferId(cursor.value)) fail('invalid_request', `${cursor.name} must be a transfer id (digits)`);
 
   const found = await service.db.read(async (tx) => {
-    const at = cursor === null ? null : await transferCursor(tx, merchantId, cursor.id);
-    if (at === undefined) fail('invalid_request', `${cursor!.name} ${cursor!.id} is not one of your transfers`);
+    const at = cursor === null ? null : await transferCursor(tx, merchantId, cursor.value);
+    if (at === undefined) fail('invalid_request', `${cursor!.name} ${cursor!.value} is not one of your transfers`);
     const after = cursor?.name === 'starting_after' ? at : null;
     const before = cursor?.name === 'ending_before' ? at : null;
     // One row more than asked tells whether another page follows (in the direction paged).
@@ -90,21 +92,4 @@ function optionalTimestamp(field: string, text: string | undefined): number | nu
   const ms = parseIsoTimestamp(text);
   if (ms === null) fail('invalid_request', timestampRefusal(field, text));
   return ms;
-}
-
-/** The page's cursor: starting_after (the next page) or ending_before (the previous one), never both. */
-function pageCursor(params: TransferListParams): { name: 'starting_after' | 'ending_before'; id: string } | null {
-  if (params.starting_after !== undefined && params.ending_before !== undefined) fail('invalid_request', 'send starting_after or ending_before, not both');
-  const name = params.ending_before !== undefined ? 'ending_before' : 'starting_after';
-  const id = params[name];
-  if (id === undefined) return null;
-  if (!isTransferId(id)) fail('invalid_request', `${name} must be a transfer id (digits)`);
-  return { name, id };
-}
-
-function limitOf(text: string | undefined): number {
-  if (text === undefined) return TRANSFER_LIST_LIMIT_DEFAULT;
-  const limit = /^[0-9]{1,3}$/.test(text) ? Number(text) : Number.NaN;
-  if (!(limit >= 1 && limit <= TRANSFER_LIST_LIMIT_MAX)) fail('invalid_request', `limit must be an integer from 1 to ${TRANSFER_LIST_LIMIT_MAX}`);
-  return limit;
 }

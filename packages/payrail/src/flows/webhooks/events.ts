@@ -11,6 +11,7 @@ import { fail } from '../../errors.ts';
 import type { Db } from '../../store/db.ts';
 import { type EventRow, getEvent, listEvents } from '../../store/events.ts';
 import { queueResend } from '../../store/webhook-deliveries.ts';
+import { pageCursor, pageLimit } from '../list-paging.ts';
 
 export const EVENT_LIST_LIMIT_DEFAULT = 10;
 export const EVENT_LIST_LIMIT_MAX = 100;
@@ -64,24 +65,16 @@ function bound(name: string, text: string | undefined, upper: boolean): number |
 /** `{data: [event], has_more}` as JSON text, newest first. */
 export async function eventListJson(deps: EventDeps, merchantId: string, query: EventListQuery): Promise<string> {
   if (query.type !== undefined && !isEventType(query.type)) fail('invalid_request', `type must be one of ${EVENT_TYPES.join(', ')}`);
-  let limit = EVENT_LIST_LIMIT_DEFAULT;
-  if (query.limit !== undefined) {
-    if (!/^[0-9]{1,3}$/.test(query.limit) || Number(query.limit) < 1 || Number(query.limit) > EVENT_LIST_LIMIT_MAX) {
-      fail('invalid_request', `limit must be an integer from 1 to ${EVENT_LIST_LIMIT_MAX}`);
-    }
-    limit = Number(query.limit);
-  }
-  if (query.starting_after !== undefined && query.ending_before !== undefined) fail('invalid_request', 'send starting_after or ending_before, not both');
-  const cursorName = query.ending_before !== undefined ? 'ending_before' : 'starting_after';
-  const cursorId = query[cursorName];
-  const cursorPk = cursorId === undefined ? null : eventPkOf(cursorId);
-  if (cursorId !== undefined && cursorPk === null) fail('invalid_request', `${cursorName} must be an event id (evt_...)`);
+  const limit = pageLimit(query.limit, EVENT_LIST_LIMIT_DEFAULT, EVENT_LIST_LIMIT_MAX);
+  const cursor = pageCursor(query);
+  const cursorPk = cursor === null ? null : eventPkOf(cursor.value);
+  if (cursor !== null && cursorPk === null) fail('invalid_request', `${cursor.name} must be an event id (evt_...)`);
   const filters = {
     type: query.type ?? null,
     createdFromMs: bound('created_from', query.created_from, false),
     createdBeforeMs: bound('created_to', query.created_to, true),
-    beforePk: cursorName === 'starting_after' ? cursorPk : null,
-    afterPk: cursorName === 'ending_before' ? cursorPk : null,
+    beforePk: cursor?.name === 'starting_after' ? cursorPk : null,
+    afterPk: cursor?.name === 'ending_before' ? cursorPk : null,
   };
   if (filters.createdFromMs !== null && filters.createdBeforeMs !== null && filters.createdFromMs >= filters.createdBeforeMs) {
     fail('invalid_request', 'created_from must not be after created_to');
@@ -89,7 +82,7 @@ export async function eventListJson(deps: EventDeps, merchantId: string, query: 
   const rows = await deps.db.read(async (tx) => {
     // A cursor names one of the merchant's events, as GET /api/v2/events/:id would find it (a pruned one no longer does).
     if (cursorPk !== null && (await getEvent(tx, merchantId, cursorPk)) === undefined) {
-      fail('invalid_request', `${cursorName} ${cursorId!.slice(0, 40)} is not one of your events`);
+      fail('invalid_request', `${cursor!.name} ${cursor!.value.slice(0, 40)} is not one of your events`);
     }
     return listEvents(tx, merchantId, filters, limit + 1);
   });
