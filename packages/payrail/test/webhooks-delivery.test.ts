@@ -142,7 +142,7 @@ for (const kind of STORE_KINDS) {
       }
     });
 
-    it('writes the events of a merchant without an enabled endpoint fanned out already: no fan-out write, no delivery', async () => {
+    it('writes each event with its deliveries: one per enabled endpoint of its merchant, none for a merchant without one, nothing left to fan out', async () => {
       const receiver = await startReceiver();
       try {
         const quiet = await t.newMerchant({ fundCents: 100_000 });
@@ -162,33 +162,80 @@ for (const kind of STORE_KINDS) {
           await chargeCard(t, merchant, { amount: 5 });
         }
         await t.worker.drain();
-        const flags = async (merchantId: string) =>
+        const eventsOf = async (merchantId: string) =>
+          t.service.db.read((tx) =>
+            tx.all<{ pk: number; fanned_out: number }>('SELECT pk, fanned_out FROM events WHERE merchant_id = ? ORDER BY pk', [merchantId]),
+          );
+        const deliveredEventsOf = async (merchantId: string) =>
           (
-            await t.service.db.read((tx) => tx.all<{ fanned_out: number }>('SELECT fanned_out FROM events WHERE merchant_id = ? ORDER BY pk', [merchantId]))
-          ).map((r) => Number(r.fanned_out));
-        const quietFlags = await flags(quiet.merchant_id);
-        assert.ok(quietFlags.length >= 7, `events of the quiet merchant: ${quietFlags.length}`);
-        assert.deepEqual(new Set(quietFlags), new Set([1]), 'written fanned out');
-        assert.deepEqual(new Set(await flags(paused.merchant_id)), new Set([1]), 'a disabled endpoint counts as none');
-        assert.deepEqual(new Set(await flags(listened.merchant_id)), new Set([0]), 'left for the fan-out');
+            await t.service.db.read((tx) =>
+              tx.all<{ event_pk: number }>('SELECT event_pk FROM webhook_deliveries WHERE merchant_id = ? ORDER BY event_pk', [merchantId]),
+            )
+          ).map((r) => Number(r.event_pk));
+        const quietEvents = await eventsOf(quiet.merchant_id);
+        assert.ok(quietEvents.length >= 7, `events of the quiet merchant: ${quietEvents.length}`);
+        for (const merchant of [quiet, listened, paused]) {
+          assert.deepEqual(new Set((await eventsOf(merchant.merchant_id)).map((e) => Number(e.fanned_out))), new Set([1]), 'written fanned out');
+        }
+        // Before any fan-out or send: the listened merchant's events each have their delivery already.
+        assert.deepEqual(
+          await deliveredEventsOf(listened.merchant_id),
+          (await eventsOf(listened.merchant_id)).map((e) => Number(e.pk)),
+        );
+        assert.deepEqual(await deliveredEventsOf(quiet.merchant_id), [], 'no endpoint, no delivery');
+        assert.deepEqual(await deliveredEventsOf(paused.merchant_id), [], 'a disabled endpoint counts as none');
+        assert.equal(await fanOut(depsOf(t)), 0, 'nothing left to fan out');
 
         const delivered = await deliverDue(depsOf(t));
-        assert.equal(delivered, (await flags(listened.merchant_id)).length, 'one delivery per event of the merchant with an endpoint, none for the others');
-        assert.deepEqual(new Set(await flags(listened.merchant_id)), new Set([1]));
-        const deliveries = await t.service.db.read((tx) =>
-          tx.all<{ merchant_id: string }>('SELECT DISTINCT merchant_id FROM webhook_deliveries WHERE merchant_id IN (?, ?, ?)', [
-            quiet.merchant_id,
-            listened.merchant_id,
-            paused.merchant_id,
-          ]),
-        );
-        assert.deepEqual(
-          deliveries.map((d) => d.merchant_id),
-          [listened.merchant_id],
+        assert.equal(delivered, (await eventsOf(listened.merchant_id)).length, 'one delivery per event of the merchant with an endpoint, none for the others');
+        assert.equal(
+          await undeliveredOf(
+            t,
+            (await t.service.db.read((tx) => tx.get<{ id: string }>('SELECT id FROM webhook_endpoints WHERE merchant_id = ?', [listened.merchant_id])))!.id,
+          ),
+          0,
         );
       } finally {
         await receiver.close();
       }
+    });
+
+    it('fans out, once and as of now, an event written before events came with their deliveries (fanned_out 0)', async () => {
+      const merchant = await t.newMerchant({ fundCents: 100_000 });
+      const all = await createEndpoint(t, merchant, { url: 'https://hooks.example.com/all' });
+      const other = await createEndpoint(t, merchant, { url: 'https://hooks.example.com/other', events: ['charge.approved'] });
+      const pausedUntilMs = t.clock.nowMs() + 60_000;
+      await t.service.db.write((tx) => tx.run('UPDATE webhook_endpoints SET paused_until_ms = ? WHERE id = ?', [pausedUntilMs, all.id]));
+      t.clock.advance(1);
+      const createdAtMs = t.clock.nowMs();
+      const eventPk = await t.service.db.write((tx) =>
+        tx.insert('INSERT INTO events (merchant_id, type, data_json, created_at_ms, fanned_out) VALUES (?, ?, ?, ?, 0)', [
+          merchant.merchant_id,
+          'transfer.created',
+          '{}',
+          createdAtMs,
+        ]),
+      );
+      t.clock.advance(5_000);
+      assert.ok((await fanOut(depsOf(t))) >= 1);
+      const deliveries = await t.service.db.read((tx) =>
+        tx.all<{ endpoint_id: string; next_attempt_at_ms: number; created_at_ms: number }>(
+          'SELECT endpoint_id, next_attempt_at_ms, created_at_ms FROM webhook_deliveries WHERE event_pk = ?',
+          [eventPk],
+        ),
+      );
+      // The endpoint subscribed to its type gets it, due when its pause ends; the other does not.
+      assert.deepEqual(
+        deliveries.map((d) => ({ endpoint_id: d.endpoint_id, at: Number(d.next_attempt_at_ms), created: Number(d.created_at_ms) })),
+        [{ endpoint_id: all.id, at: pausedUntilMs, created: t.clock.nowMs() }],
+      );
+      assert.notEqual(other.id, all.id);
+      assert.equal(await fanOut(depsOf(t)), 0, 'fanned out once');
+      assert.equal(
+        Number((await t.service.db.read((tx) => tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM webhook_deliveries WHERE event_pk = ?', [eventPk])))!.n),
+        1,
+      );
+      await t.service.db.write((tx) => tx.run("UPDATE webhook_deliveries SET status = 'failed' WHERE event_pk = ?", [eventPk]));
     });
 
     it('retries a receiver that answers 500 with growing delays and delivers once it answers 200', async () => {

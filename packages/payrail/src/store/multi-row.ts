@@ -11,7 +11,8 @@ const CHUNK_ROWS = [64, 16, 4, 1] as const;
 
 const texts = new Map<string, string>();
 
-function statementText(head: string, tuple: string, rows: number): string {
+/** `head VALUES tuple, tuple, ...` for `rows` rows; one text per (head, tuple, rows), kept. */
+export function multiRowText(head: string, tuple: string, rows: number): string {
   const key = `${rows}|${head}|${tuple}`;
   let text = texts.get(key);
   if (text === undefined) {
@@ -39,8 +40,8 @@ export function chunkSizes(count: number): number[] {
  * the order of the keys the database gives them. `head` is the statement up
  * to VALUES: `INSERT INTO t (a, b)`; it is always a literal of the store.
  * `tuple` is one row's VALUES item, by default `(?, ?, ...)`; a literal of
- * the store too, with exactly `columns` parameters (it may compute a column
- * from them, as the events' fanned_out).
+ * the store too, with exactly `columns` parameters (it may hold constants,
+ * as the events' fanned_out, or compute a column from them).
  */
 export async function insertRows(
   tx: Tx,
@@ -49,8 +50,14 @@ export async function insertRows(
   rows: ReadonlyArray<readonly SqlValue[]>,
   tuple = `(${Array.from({ length: columns }, () => '?').join(', ')})`,
 ): Promise<void> {
+  // Sent together: PostgreSQL pipelines them and runs them in this order, so the keys still follow the rows.
+  await Promise.all(rowChunks(columns, rows, tuple).map((chunk) => tx.run(multiRowText(head, tuple, chunk.size), chunk.params)));
+}
+
+/** The rows cut as chunkSizes() says, each chunk's values in one list; every row checked to have `columns` values. */
+export function rowChunks(columns: number, rows: ReadonlyArray<readonly SqlValue[]>, tuple: string): Array<{ size: number; params: SqlValue[] }> {
   if (tuple.split('?').length - 1 !== columns) throw new Error(`insertRows: the row ${tuple} does not take ${columns} values`);
-  const statements: Array<Promise<unknown>> = [];
+  const chunks: Array<{ size: number; params: SqlValue[] }> = [];
   let start = 0;
   for (const size of chunkSizes(rows.length)) {
     const params: SqlValue[] = [];
@@ -59,9 +66,8 @@ export async function insertRows(
       if (row.length !== columns) throw new Error(`insertRows: a row has ${row.length} values, expected ${columns}`);
       params.push(...row);
     }
-    // Sent together: PostgreSQL pipelines them and runs them in this order, so the keys still follow the rows.
-    statements.push(tx.run(statementText(head, tuple, size), params));
+    chunks.push({ size, params });
     start += size;
   }
-  await Promise.all(statements);
+  return chunks;
 }

@@ -34,7 +34,7 @@
 import { POSTING_KINDS } from '../domain/ledger.ts';
 import { STATE } from '../domain/transfer-states.ts';
 import type { SqlValue, Tx } from './db.ts';
-import { newEventFannedOutSql } from './events.ts';
+import { newEventDeliveriesSql } from './events.ts';
 import type { ExecuteWrite } from './transfer-execute.ts';
 import { NEW_TRANSFER_COLUMNS, newTransferValues } from './transfers.ts';
 
@@ -114,8 +114,11 @@ const BATCH_SQL = `WITH input AS MATERIALIZED (
   SELECT pk, ${STATE.new}, substate, note, created_at_ms FROM made ORDER BY ord
 ), outbox AS (
   INSERT INTO events (merchant_id, type, data_json, created_at_ms, fanned_out)
-  SELECT m.merchant_id, e.type, e.data_json, m.created_at_ms, ${newEventFannedOutSql('m.merchant_id')}
+  SELECT m.merchant_id, e.type, e.data_json, m.created_at_ms, 1
   FROM made m JOIN outbox_input e ON e.ord = m.ord ORDER BY m.ord, e.n
+  RETURNING pk, merchant_id, type, created_at_ms
+), deliveries AS (
+  ${newEventDeliveriesSql('outbox')}
 )
 SELECT i.ord, a.ord IS NOT NULL AS accepted, m.pk
 FROM input i

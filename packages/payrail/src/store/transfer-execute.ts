@@ -15,7 +15,7 @@
 import { assertPosting, POSTING_KINDS, type PostingInput } from '../domain/ledger.ts';
 import { STATE } from '../domain/transfer-states.ts';
 import type { Tx } from './db.ts';
-import { insertEvent as insertOutboxEvent, newEventFannedOutSql } from './events.ts';
+import { insertEvents as insertOutboxEvents, newEventDeliveriesSql } from './events.ts';
 import { post } from './ledger.ts';
 import { insertEvent, insertTransfer, NEW_TRANSFER_COLUMNS, type NewTransfer, newTransferValues } from './transfers.ts';
 
@@ -54,9 +54,10 @@ async function recordByStatements(tx: Tx, write: ExecuteWrite): Promise<ExecuteO
   if (pk === null) return { kind: 'duplicate' };
   if ((await post(tx, { ...write.posting, refId: String(pk) })) === 'below_floor') return { kind: 'below_floor' };
   await insertEvent(tx, pk, STATE.new, t.substate, write.note, t.created_at_ms);
-  for (const event of write.events) {
-    await insertOutboxEvent(tx, { merchantId: t.merchant_id, type: event.type, dataJson: event.dataJson, nowMs: t.created_at_ms });
-  }
+  await insertOutboxEvents(
+    tx,
+    write.events.map((event) => ({ merchantId: t.merchant_id, type: event.type, dataJson: event.dataJson, nowMs: t.created_at_ms })),
+  );
   return { kind: 'recorded', pk };
 }
 
@@ -64,8 +65,8 @@ async function recordByStatements(tx: Tx, write: ExecuteWrite): Promise<ExecuteO
  * The statement, for `eventCount` outbox events. Everything hangs on the
  * debit: it happens only if the floor allows it and the credit account
  * exists; the transfer row only if the debit happened and the id is free
- * (ON CONFLICT); the posting, history row and events only if the transfer
- * row was made. The outer statement is the credit, taken after the debit
+ * (ON CONFLICT); the posting, history row and events (with their webhook
+ * deliveries) only if the transfer row was made. The outer statement is the credit, taken after the debit
  * (rows in id order, as ledger.post does), so its row count says whether
  * anything was written at all (PgTx.wrote), and it returns the new pk, or
  * NULL when the debit was made but the id was taken: the caller must then
@@ -99,8 +100,11 @@ function oneStatementSql(eventCount: number): string {
       ? ''
       : `, outbox AS (
     INSERT INTO events (merchant_id, type, data_json, created_at_ms, fanned_out)
-    SELECT ?::text, e.type, e.data_json, ?::bigint, ${newEventFannedOutSql('?::text')}
+    SELECT ?::text, e.type, e.data_json, ?::bigint, 1
     FROM created CROSS JOIN (VALUES ${events}) AS e (n, type, data_json) ORDER BY e.n
+    RETURNING pk, merchant_id, type, created_at_ms
+  ), deliveries AS (
+    ${newEventDeliveriesSql('outbox')}
   )`
   }
   UPDATE accounts SET balance_cents = balance_cents + ?::bigint FROM debit WHERE accounts.id = ?
@@ -134,7 +138,7 @@ async function recordInOneStatement(tx: Tx, write: ExecuteWrite): Promise<Execut
     write.note,
     t.created_at_ms,
     // outbox
-    ...(write.events.length === 0 ? [] : [t.merchant_id, t.created_at_ms, t.merchant_id, ...write.events.flatMap((e) => [e.type, e.dataJson])]),
+    ...(write.events.length === 0 ? [] : [t.merchant_id, t.created_at_ms, ...write.events.flatMap((e) => [e.type, e.dataJson])]),
     // credit
     p.amountCents,
     p.creditAccountId,

@@ -1,6 +1,7 @@
-// Webhook delivery (docs/api-decisions.md section 11): fan events out to the
-// endpoints that subscribe to them, claim due deliveries with a lease, POST
-// each one signed, and record the answer. Any 2xx within the deadline counts;
+// Webhook delivery (docs/api-decisions.md section 11): an event's deliveries
+// are made with it (store/events.ts); here due deliveries are claimed with a
+// lease (after a fan-out of any events written before that), each is POSTed
+// signed, and the answer is recorded. Any 2xx within the deadline counts;
 // otherwise the delivery is retried with growing delays for 3 days, then
 // failed, and an endpoint whose every attempt failed for 3 days is disabled.
 // Nothing here runs on a request's path; the worker (worker/webhook-worker.ts)
@@ -63,7 +64,7 @@ export const FAN_OUT_BATCH_MAX = 200;
 const CLAIM_MARGIN_MS = 5_000;
 const ERROR_TEXT_MAX = 200;
 
-/** Makes the deliveries of events not fanned out yet; returns how many events. */
+/** Makes the deliveries of events written before they came with their deliveries (store/events.ts fanOutEvents); returns how many events. */
 export function fanOut(deps: Pick<DeliveryDeps, 'db' | 'clock'>, limit = FAN_OUT_BATCH_MAX): Promise<number> {
   return fanOutEvents(deps.db, deps.clock.nowMs(), limit);
 }

@@ -26,6 +26,7 @@ const names = [
   '010_signup_mail',
   '011_hot_path_keys',
   '012_sparse_charge_indexes',
+  '013_event_deliveries',
 ];
 
 export const MIGRATIONS: readonly Migration[] = names.map((name) => ({
