@@ -24,6 +24,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import postgres from 'postgres';
+import { type CpuPerRequest, cpuText, startCpu, type Watched } from './cpu.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'payrail.js');
@@ -49,6 +50,7 @@ interface Measure {
   non2xx: number;
   errors: number;
   total: number;
+  cpu: CpuPerRequest | null;
 }
 
 async function freePort(): Promise<number> {
@@ -100,9 +102,14 @@ function cli(args: string[], env: Record<string, string>): Promise<string> {
   });
 }
 
+/** The processes the measures of the moment keep busy (their CPU per request is reported with each). */
+let watched: Watched | null = null;
+
 async function load(name: string, options: autocannon.Options): Promise<Measure> {
+  const cpu = watched === null ? null : startCpu(watched);
   const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, ...options });
   return {
+    cpu: cpu === null ? null : cpu(result.requests.total),
     name,
     rps: Math.round(result.requests.average),
     p50_ms: result.latency.p50,
@@ -304,6 +311,7 @@ async function benchStore(label: string, env: Record<string, string>, bareRps: n
     spawn(process.execPath, [BIN, 'worker'], { env: { ...process.env, ...serveEnv }, stdio: ['ignore', 'ignore', 'inherit'] }),
   );
   process.stdout.write(`${label}: one server, ${workerProcesses > 0 ? `${workerProcesses} worker process(es)` : 'its inline worker'}\n`);
+  watched = { server: child.pid!, workers: workers.map((w) => w.pid!), postgres: Boolean(env.DATABASE_URL) };
   const base = `http://127.0.0.1:${port}`;
   const measures: Measure[] = [];
   try {
@@ -368,6 +376,7 @@ async function benchStore(label: string, env: Record<string, string>, bareRps: n
     const rssKb = /VmRSS:\s+(\d+)/.exec(rss)?.[1];
     process.stdout.write(`${label}: server RSS after load ${rssKb} kB\n`);
   } finally {
+    watched = null;
     await Promise.all([child, ...workers].map(stop));
   }
   const verify = await cli(['ledger', 'verify'], env).catch((error: Error) => `FAILED ${error.message}`);
@@ -375,7 +384,7 @@ async function benchStore(label: string, env: Record<string, string>, bareRps: n
   for (const m of measures) {
     process.stdout.write(
       `${m.name.padEnd(44)} ${String(m.rps).padStart(7)}/s  p50 ${m.p50_ms} ms  p99 ${m.p99_ms} ms  max ${m.max_ms} ms  ` +
-        `non-2xx ${m.non2xx}  errors ${m.errors}  ${((m.rps / bareRps) * 100).toFixed(1)}% of bare\n`,
+        `non-2xx ${m.non2xx}  errors ${m.errors}  ${((m.rps / bareRps) * 100).toFixed(1)}% of bare${m.cpu === null ? '' : `  ${cpuText(m.cpu)}`}\n`,
     );
   }
   return measures;
@@ -414,11 +423,15 @@ async function main(): Promise<void> {
   try {
     const request = { method: 'POST' as const, path: '/bare', headers: { 'content-type': 'application/json' }, body: bareBody };
     await autocannon({ url: `http://127.0.0.1:${bare.port}`, connections: CONNECTIONS, duration: WARMUP_S, requests: [request] });
+    watched = { server: bare.child.pid!, workers: [], postgres: false };
     bareMeasure = await load('bare Fastify route', { url: `http://127.0.0.1:${bare.port}`, requests: [request] });
   } finally {
+    watched = null;
     await stop(bare.child);
   }
-  process.stdout.write(`bare Fastify route (ceiling): ${bareMeasure.rps}/s  p99 ${bareMeasure.p99_ms} ms\n`);
+  process.stdout.write(
+    `bare Fastify route (ceiling): ${bareMeasure.rps}/s  p99 ${bareMeasure.p99_ms} ms${bareMeasure.cpu === null ? '' : `  ${cpuText(bareMeasure.cpu)}`}\n`,
+  );
 
   if (process.env.BENCH_SKIP_SQLITE !== '1') {
     const sqliteDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrail-bench-'));
