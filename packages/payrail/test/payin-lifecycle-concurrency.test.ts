@@ -3,7 +3,7 @@
 // the operations of a batch interleave in one transaction) and across two
 // processes sharing the store (separate transactions): refunds beyond the
 // refundable amount, duplicate captures, a void racing a capture or the
-// batch close. Each must end in one consistent outcome, checked against the
+// batch close, a capture racing the batch close. Each must end in one consistent outcome, checked against the
 // balances and the ledger verifier.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -122,6 +122,27 @@ for (const kind of STORE_KINDS) {
             assert.equal(voided.statusCode, 400, voided.body);
             assert.equal(available, 3000);
           }
+        }
+        assert.deepEqual((await verifyLedger(t.service.db)).problems, []);
+      });
+
+      it(`a capture racing the batch close: settled in the closed batch, or captured in an open one, never captured in a closed batch (${where})`, async () => {
+        for (let round = 0; round < ROUNDS; round++) {
+          const merchant = await t.newMerchant();
+          // A sale first, so a batch is open and the capture joins it rather than opening one.
+          await chargeCard(t, merchant, { amount: 5 });
+          const pk = await chargeCard(t, merchant, { amount: 25, capture: false });
+          const [captured, closed] = await Promise.all([post(t.app, merchant, 'capture', { reference_number: pk }), closeBatch(other(), merchant)]);
+          assert.equal(captured.statusCode, 200, captured.body);
+          assert.equal(closed.statusCode, 200, closed.body);
+          const row = await t.service.db.read((tx) =>
+            tx.get<{ stage: string; closed_at_ms: number | null }>(
+              'SELECT c.stage, b.closed_at_ms FROM charges c LEFT JOIN batches b ON b.id = c.batch_id WHERE c.pk = ?',
+              [pk],
+            ),
+          );
+          if (row!.stage === 'captured') assert.equal(row!.closed_at_ms, null, 'a captured transaction is in an open batch');
+          else assert.equal(row!.stage, 'settled');
         }
         assert.deepEqual((await verifyLedger(t.service.db)).problems, []);
       });

@@ -3,8 +3,8 @@
 // recorded (no read after the change), an approved sale or a capture joins
 // its merchant's open batch (opening one when none is open), anything else
 // joins none, and an answer recorded first by someone else leaves
-// everything as it was. On SQLite, joining a batch that is already open
-// costs the one UPDATE.
+// everything as it was. Joining a batch that is already open costs the one
+// UPDATE, on both stores.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Tx } from '../src/store/db.ts';
@@ -106,13 +106,13 @@ for (const kind of STORE_KINDS) {
       assert.equal(row.batch_id, openBatchId);
     });
 
-    it(`joins the batch already open${kind === 'sqlite' ? ' in the one UPDATE' : ''}`, async () => {
+    it('joins the batch already open in the one UPDATE', async () => {
       const pk = await pendingCharge(1);
       const { row, read, statements } = await record(pk, outcome('approved', 'ref-2'), true);
       assert.deepEqual(row, read as ChargeRow);
       assert.equal(row!.batch_id, openBatchId);
       assert.equal((await openBatches()).length, 1);
-      if (kind === 'sqlite') assert.equal(statements, 1);
+      assert.equal(statements, 1);
     });
 
     it('joins no batch with an authorization only, a decline, or without joinBatch', async () => {
@@ -141,7 +141,7 @@ for (const kind of STORE_KINDS) {
       assert.equal(read!.batch_id, null);
       assert.deepEqual(await openBatches(), []);
     });
-    it(`records a capture as captured, in the open batch${kind === 'sqlite' ? ', in the one UPDATE' : ''}; a second answer changes nothing`, async () => {
+    it('records a capture as captured, in the open batch, in the one UPDATE; a second answer changes nothing', async () => {
       const pk = await pendingCharge(0);
       await record(pk, outcome('approved', `ref-${pk}`), true);
       await t.service.db.write((tx) => tx.run("UPDATE charges SET op = 'capture', op_cents = 700 WHERE pk = ?", [pk]));
@@ -160,7 +160,7 @@ for (const kind of STORE_KINDS) {
       assert.equal(row!.captured_cents, 700);
       assert.equal(row!.op, null);
       assert.equal(row!.batch_id, Number(open!.id));
-      if (kind === 'sqlite') assert.equal(statements, 1);
+      assert.equal(statements, 1);
       const again = await capture();
       assert.equal(again.row, undefined);
       assert.deepEqual(again.read, read);

@@ -289,25 +289,29 @@ export interface ChargeChange {
 /**
  * Runs a change and answers the row as changed (UPDATE ... RETURNING), or
  * undefined when `condition` did not hold (someone recorded it first; then
- * nothing changed): the caller's event and reply need no read after it. On
- * SQLite (one writer: no batch can close between the UPDATE and the COMMIT)
- * a row joining the open batch names it in the same UPDATE: one statement
- * instead of a change, a batch join and a read back. Only the first capture
- * of a batch period, which finds none open, opens one with joinOpenBatch.
- * On PostgreSQL a close in another transaction could end the batch between
- * the UPDATE and the COMMIT, so the join is joinOpenBatch's, under its lock
- * on the open batch.
+ * nothing changed): the caller's event and reply need no read after it. A
+ * row joining the open batch names it in the same UPDATE: one statement and
+ * one new version of the row instead of a change, a batch join and a read
+ * back. On PostgreSQL the batch's id is read FOR SHARE, so a close in
+ * another transaction (which updates the batch row) waits for this one's
+ * commit, or went first and then leaves no open batch to name: the batch
+ * cannot end between the UPDATE and the COMMIT. On SQLite one writer makes
+ * that so. Only the first capture of a batch period, which finds none open,
+ * opens one with joinOpenBatch.
  */
 export async function changeCharge(tx: Tx, change: ChargeChange): Promise<ChargeRow | undefined> {
-  const joinHere = change.joinBatchWhen !== null && tx.dialect === 'sqlite';
-  const batch = joinHere ? `, batch_id = CASE WHEN ${change.joinBatchWhen} THEN (${openBatchIdSql('charges.merchant_id')}) ELSE batch_id END` : '';
+  const lock = tx.dialect === 'postgres' ? ' FOR SHARE' : '';
+  const batch =
+    change.joinBatchWhen === null
+      ? ''
+      : `, batch_id = CASE WHEN ${change.joinBatchWhen} THEN (${openBatchIdSql('charges.merchant_id')}${lock}) ELSE batch_id END`;
   const row = await tx.get<ChargeRow>(`UPDATE charges SET ${change.set}${batch} WHERE ${byKey('pk', change.condition)} RETURNING ${COLUMNS}`, [
     ...change.values,
     change.pk,
   ]);
   if (row === undefined) return undefined;
   const changed = chargeRowOf(row);
-  if (change.joinBatchWhen !== null && changed.stage === 'captured' && (!joinHere || changed.batch_id === null)) {
+  if (change.joinBatchWhen !== null && changed.stage === 'captured' && changed.batch_id === null) {
     changed.batch_id = await joinOpenBatch(tx, changed.merchant_id, change.pk, change.nowMs);
   }
   return changed;
