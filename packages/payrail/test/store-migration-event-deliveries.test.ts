@@ -6,20 +6,10 @@
 // the dropped key no longer refuses a row, and the key to the endpoint
 // still does.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import { after, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
-import postgres from 'postgres';
-import { randomBase62 } from '../src/domain/ids.ts';
+import { describe, it } from 'node:test';
 import type { Db } from '../src/store/db.ts';
 import { fanOutEvents } from '../src/store/events.ts';
-import { SQLITE_FILE_NAME } from '../src/store/location.ts';
-import { MIGRATIONS, translateMigration } from '../src/store/migrations/index.ts';
-import { openMigratedDb } from '../src/store/open.ts';
-import { adminQuery, TEST_DATABASE_URL, tempDir } from './helpers/stores.ts';
-
-const BEFORE = MIGRATIONS.filter((m) => m.version < 13);
+import { migratePostgresFrom, migrateSqliteFrom, type RawAll } from './helpers/migrations.ts';
 
 const DELIVERY = (eventPk: number) =>
   `INSERT INTO webhook_deliveries (event_pk, endpoint_id, merchant_id, status, attempts, next_attempt_at_ms, created_at_ms, updated_at_ms)
@@ -64,54 +54,14 @@ async function assertMigrated(db: Db, before: Array<Record<string, unknown>>): P
   );
 }
 
+const CASE = {
+  version: 13,
+  seed: SEED,
+  snapshot: async (all: RawAll) => normal(await all('SELECT * FROM webhook_deliveries ORDER BY pk')),
+  check: assertMigrated,
+};
+
 describe('migration 013 on a store that holds webhook deliveries', () => {
-  it('SQLite', async () => {
-    const dataDir = tempDir();
-    try {
-      const file = new Database(path.join(dataDir, SQLITE_FILE_NAME));
-      file.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at_ms INTEGER NOT NULL)');
-      for (const m of BEFORE) {
-        file.exec(translateMigration(m.sql, 'sqlite', m.name));
-        file.prepare('INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (?, ?, 1)').run(m.version, m.name);
-      }
-      for (const statement of SEED) file.exec(statement.replace('EMPTY_BYTES', "X''"));
-      const before = normal(file.prepare('SELECT * FROM webhook_deliveries ORDER BY pk').all() as Array<Record<string, unknown>>);
-      file.close();
-      const db = await openMigratedDb({ databaseUrl: null, dataDir, pgPoolSize: 1 });
-      try {
-        await assertMigrated(db, before);
-      } finally {
-        await db.close();
-      }
-    } finally {
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
-
-  const schema = `t_${randomBase62(12).toLowerCase()}`;
-  after(() => adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
-
-  it('PostgreSQL', async () => {
-    await adminQuery(`CREATE SCHEMA ${schema}`);
-    const sql = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => undefined, connection: { search_path: schema } });
-    let before: Array<Record<string, unknown>>;
-    try {
-      await sql.unsafe('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at_ms BIGINT NOT NULL)');
-      for (const m of BEFORE) {
-        await sql.unsafe(translateMigration(m.sql, 'postgres', m.name));
-        await sql.unsafe('INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES ($1, $2, 1)', [m.version, m.name]);
-      }
-      for (const statement of SEED) await sql.unsafe(statement.replace('EMPTY_BYTES', "'\\x'::bytea"));
-      before = normal([...(await sql.unsafe('SELECT * FROM webhook_deliveries ORDER BY pk'))]);
-    } finally {
-      await sql.end();
-    }
-    const url = `${TEST_DATABASE_URL}${TEST_DATABASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-    const db = await openMigratedDb({ databaseUrl: url, dataDir: tempDir(), pgPoolSize: 2 });
-    try {
-      await assertMigrated(db, before);
-    } finally {
-      await db.close();
-    }
-  });
+  it('SQLite', () => migrateSqliteFrom(CASE));
+  it('PostgreSQL', () => migratePostgresFrom(CASE));
 });

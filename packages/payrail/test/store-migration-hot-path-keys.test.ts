@@ -5,19 +5,9 @@
 // not have its number handed out again), the dropped keys no longer refuse
 // a row, and the keys other tables hold on the rebuilt ones still do.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import { after, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
-import postgres from 'postgres';
-import { randomBase62 } from '../src/domain/ids.ts';
+import { describe, it } from 'node:test';
 import type { Db } from '../src/store/db.ts';
-import { SQLITE_FILE_NAME } from '../src/store/location.ts';
-import { MIGRATIONS, translateMigration } from '../src/store/migrations/index.ts';
-import { openMigratedDb } from '../src/store/open.ts';
-import { adminQuery, TEST_DATABASE_URL, tempDir } from './helpers/stores.ts';
-
-const BEFORE = MIGRATIONS.filter((m) => m.version < 11);
+import { migratePostgresFrom, migrateSqliteFrom, type RawAll } from './helpers/migrations.ts';
 
 const TRANSFER = (id: string) =>
   `INSERT INTO transfers (merchant_id, id, sender_phone, receiver_phone, amount_cents, service, receiver_country, receiver_currency,
@@ -63,7 +53,7 @@ function normal(rows: ReadonlyArray<Record<string, unknown>>): Array<Record<stri
 type Snapshot = Array<Array<Record<string, unknown>>>;
 
 /** The tables' rows, read by `all` (the store's, or a driver's before the store migrates). */
-async function snapshot(all: (sql: string) => Promise<ReadonlyArray<Record<string, unknown>>>): Promise<Snapshot> {
+async function snapshot(all: RawAll): Promise<Snapshot> {
   const tables: Snapshot = [];
   for (const t of TABLES) tables.push(normal(await all(`SELECT * FROM ${t}`)));
   assert.equal(tables[0]!.length, 2);
@@ -95,54 +85,9 @@ async function assertMigrated(db: Db, before: Snapshot): Promise<void> {
   );
 }
 
+const CASE = { version: 11, seed: SEED, snapshot, check: assertMigrated };
+
 describe('migration 011 on a store that holds transfers', () => {
-  it('SQLite', async () => {
-    const dataDir = tempDir();
-    try {
-      const file = new Database(path.join(dataDir, SQLITE_FILE_NAME));
-      file.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at_ms INTEGER NOT NULL)');
-      for (const m of BEFORE) {
-        file.exec(translateMigration(m.sql, 'sqlite', m.name));
-        file.prepare('INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (?, ?, 1)').run(m.version, m.name);
-      }
-      for (const statement of SEED) file.exec(statement.replace('EMPTY_BYTES', "X''"));
-      const before = await snapshot(async (sql) => file.prepare(sql).all() as Array<Record<string, unknown>>);
-      file.close();
-      const db = await openMigratedDb({ databaseUrl: null, dataDir, pgPoolSize: 1 });
-      try {
-        await assertMigrated(db, before);
-      } finally {
-        await db.close();
-      }
-    } finally {
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
-
-  const schema = `t_${randomBase62(12).toLowerCase()}`;
-  after(() => adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
-
-  it('PostgreSQL', async () => {
-    await adminQuery(`CREATE SCHEMA ${schema}`);
-    const sql = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => undefined, connection: { search_path: schema } });
-    let before: Snapshot;
-    try {
-      await sql.unsafe('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at_ms BIGINT NOT NULL)');
-      for (const m of BEFORE) {
-        await sql.unsafe(translateMigration(m.sql, 'postgres', m.name));
-        await sql.unsafe('INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES ($1, $2, 1)', [m.version, m.name]);
-      }
-      for (const statement of SEED) await sql.unsafe(statement.replace('EMPTY_BYTES', "'\\x'::bytea"));
-      before = await snapshot(async (statement) => [...(await sql.unsafe(statement))]);
-    } finally {
-      await sql.end();
-    }
-    const url = `${TEST_DATABASE_URL}${TEST_DATABASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-    const db = await openMigratedDb({ databaseUrl: url, dataDir: tempDir(), pgPoolSize: 2 });
-    try {
-      await assertMigrated(db, before);
-    } finally {
-      await db.close();
-    }
-  });
+  it('SQLite', () => migrateSqliteFrom(CASE));
+  it('PostgreSQL', () => migratePostgresFrom(CASE));
 });
