@@ -13,7 +13,7 @@ describe('subkeys', () => {
     for (const length of [0, 1, 16, 32, 44, 64, 65, 200]) {
       const master = crypto.randomBytes(32);
       const salt = crypto.randomBytes(length);
-      assert.deepEqual(deriveSubkeyFast(master, 'nonceCardData', salt), deriveSubkey(master, 'nonceCardData', salt), `salt of ${length} bytes`);
+      assert.deepEqual(deriveSubkeyFast(master, 'nonceCardData', salt).export(), deriveSubkey(master, 'nonceCardData', salt), `salt of ${length} bytes`);
     }
   });
 

@@ -14,10 +14,10 @@
 // nobody can open what its row left behind in old database pages, row
 // versions or backups, not even with the card-data key
 // (docs/api-decisions.md section 8).
-import crypto from 'node:crypto';
+import crypto, { type KeyObject } from 'node:crypto';
 import { randomBytes } from '../domain/random.ts';
 import { Secret } from '../domain/secret.ts';
-import { deriveSubkey, deriveSubkeyFast } from './subkeys.ts';
+import { deriveSubkeyFast, deriveSubkeyObject } from './subkeys.ts';
 
 const FORMAT_VERSION = 1;
 const NONCE_FORMAT_VERSION = 2;
@@ -30,17 +30,22 @@ export const CARD_KEY_BYTES = 32;
 export type CardField = 'card_number' | 'cvv';
 
 export class CardCipher {
-  readonly #key: Buffer;
+  /** The card-data key itself, which also derives the nonce keys. */
+  readonly #master: Buffer;
+  /** The same key as the crypto calls take it (src/crypto/subkeys.ts says why). */
+  readonly #key: KeyObject;
+  #fingerprintKeyObject: KeyObject | null = null;
   /**
    * The last nonce key derived: a nonce's number and security code are
    * sealed (and opened) one right after the other under the same key. It
    * protects nothing the card-data key beside it could not rebuild.
    */
-  #lastNonce: { nonce: Buffer; key: Buffer } | null = null;
+  #lastNonce: { nonce: Buffer; key: KeyObject } | null = null;
 
   constructor(key: Buffer) {
     if (key.length !== CARD_KEY_BYTES) throw new Error(`the card-data key must be ${CARD_KEY_BYTES} bytes`);
-    this.#key = Buffer.from(key);
+    this.#master = Buffer.from(key);
+    this.#key = crypto.createSecretKey(key);
   }
 
   seal(value: Secret<string>, field: CardField, sourceId: string): Buffer {
@@ -76,16 +81,18 @@ export class CardCipher {
     return crypto.createHmac('sha256', this.#fingerprintKey).update(`${merchantId}\n${number.reveal()}`).digest('hex');
   }
 
-  get #fingerprintKey(): Buffer {
-    return deriveSubkey(this.#key, 'cardFingerprint');
+  get #fingerprintKey(): KeyObject {
+    const key = this.#fingerprintKeyObject ?? deriveSubkeyObject(this.#master, 'cardFingerprint');
+    this.#fingerprintKeyObject = key;
+    return key;
   }
 
-  #nonceKey(nonce: string): Buffer {
+  #nonceKey(nonce: string): KeyObject {
     const given = Buffer.from(nonce, 'utf8');
     const last = this.#lastNonce;
     // Compared in constant time: a nonce is a secret.
     if (last !== null && last.nonce.length === given.length && crypto.timingSafeEqual(last.nonce, given)) return last.key;
-    const key = deriveSubkeyFast(this.#key, 'nonceCardData', given);
+    const key = deriveSubkeyFast(this.#master, 'nonceCardData', given);
     this.#lastNonce = { nonce: given, key };
     return key;
   }
@@ -95,7 +102,7 @@ export class CardCipher {
   }
 }
 
-function sealWith(key: Buffer, version: number, value: Secret<string>, field: CardField, sourceId: string): Buffer {
+function sealWith(key: KeyObject, version: number, value: Secret<string>, field: CardField, sourceId: string): Buffer {
   const iv = randomBytes(IV_BYTES);
   const cipher = crypto.createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(context(field, sourceId));
@@ -103,7 +110,7 @@ function sealWith(key: Buffer, version: number, value: Secret<string>, field: Ca
   return Buffer.concat([Buffer.from([version]), iv, cipher.getAuthTag(), body]);
 }
 
-function openWith(key: Buffer, version: number, sealed: Buffer, field: CardField, sourceId: string): Secret<string> {
+function openWith(key: KeyObject, version: number, sealed: Buffer, field: CardField, sourceId: string): Secret<string> {
   if (sealed.length < HEADER_BYTES || sealed[0] !== version) throw new Error('sealed card data has an unknown format');
   const iv = sealed.subarray(1, 1 + IV_BYTES);
   const tag = sealed.subarray(1 + IV_BYTES, HEADER_BYTES);

@@ -7,12 +7,12 @@
 // file which is then hard-linked to its final name. link(2) fails if the
 // name exists, so when two processes start together exactly one key wins and
 // both read it back; no process ever sees a half-written file.
-import crypto from 'node:crypto';
+import crypto, { type KeyObject } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
 import { CARD_KEY_BYTES, CardCipher } from './card-cipher.ts';
-import { deriveSubkey } from './subkeys.ts';
+import { deriveSubkeyObject } from './subkeys.ts';
 
 export const CARD_KEY_FILE_NAME = 'card-data.key';
 const KEY_FILE_MODE = 0o600;
@@ -68,7 +68,7 @@ function decodeKey(key: Buffer, where: string): Buffer {
 // One cipher and one PIN key per key source, so the key file is read once per
 // process and the HTTP routes and the worker share them.
 const ciphers = new Map<string, CardCipher>();
-const pinKeys = new Map<string, Buffer>();
+const pinKeys = new Map<string, KeyObject>();
 
 type KeySource = Pick<Config, 'cardKeyBase64' | 'environment' | 'dataDir'>;
 
@@ -92,11 +92,11 @@ export function cardCipherFor(config: KeySource): CardCipher {
  * in the database. Changing the card-data key therefore also invalidates
  * every PIN, as it makes sealed card data unreadable.
  */
-export function pinKeyFor(config: KeySource): Buffer {
+export function pinKeyFor(config: KeySource): KeyObject {
   const cacheKey = cacheKeyOf(config);
   let key = pinKeys.get(cacheKey);
   if (key === undefined) {
-    key = deriveSubkey(loadCardKey(config), 'pinHash');
+    key = deriveSubkeyObject(loadCardKey(config), 'pinHash');
     pinKeys.set(cacheKey, key);
   }
   return key;

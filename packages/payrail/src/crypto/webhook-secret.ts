@@ -5,11 +5,11 @@
 // secret copied to another endpoint's row fails to open.
 //
 // Layout: version (1 byte) | IV (12) | tag (16) | ciphertext.
-import crypto from 'node:crypto';
+import crypto, { type KeyObject } from 'node:crypto';
 import type { Config } from '../config.ts';
 import { Secret } from '../domain/secret.ts';
 import { loadCardKey } from './card-key.ts';
-import { deriveSubkey } from './subkeys.ts';
+import { deriveSubkeyObject } from './subkeys.ts';
 
 const FORMAT_VERSION = 1;
 const IV_BYTES = 12;
@@ -17,10 +17,10 @@ const TAG_BYTES = 16;
 const HEADER_BYTES = 1 + IV_BYTES + TAG_BYTES;
 
 export class WebhookSecretCipher {
-  readonly #key: Buffer;
+  readonly #key: KeyObject;
 
   constructor(cardKey: Buffer) {
-    this.#key = deriveSubkey(cardKey, 'webhookSecret');
+    this.#key = deriveSubkeyObject(cardKey, 'webhookSecret');
   }
 
   seal(secret: Secret<string>, endpointId: string): Buffer {

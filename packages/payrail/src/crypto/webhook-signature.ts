@@ -13,6 +13,8 @@ export interface SignatureHeaders {
 
 export function signWebhook(secret: Secret<string>, body: string, nowMs: number): SignatureHeaders {
   const t = Math.floor(nowMs / 1000);
-  const hmac = (text: string) => crypto.createHmac('sha256', secret.reveal()).update(text, 'utf8').digest('hex');
+  // A KeyObject, not the text: see src/crypto/subkeys.ts.
+  const key = crypto.createSecretKey(Buffer.from(secret.reveal(), 'utf8'));
+  const hmac = (text: string) => crypto.createHmac('sha256', key).update(text, 'utf8').digest('hex');
   return { 'X-Signature': hmac(body), 'Payrail-Signature': `t=${t},v1=${hmac(`${t}.${body}`)}` };
 }

@@ -9,7 +9,7 @@
 // section 13 hold the older forms (a bare SHA-256 of the secret only, and a
 // bare SHA-256 of `id:PIN`); they still verify, and authentication replaces
 // them with the current forms on the next success.
-import crypto from 'node:crypto';
+import crypto, { type KeyObject } from 'node:crypto';
 import { randomBase62, randomDigits } from './ids.ts';
 
 /** One deployment serves one environment; every credential names its own. */
@@ -49,7 +49,7 @@ export function issueKey(environment: Environment, kind: CredentialKind): Issued
   return { environment, id, key, secretHash: hashKey(key) };
 }
 
-export function issuePin(pinKey: Buffer, credentialId: string): { pin: string; pinHash: string } {
+export function issuePin(pinKey: KeyObject, credentialId: string): { pin: string; pinHash: string } {
   const pin = randomDigits(PIN_LENGTH);
   return { pin, pinHash: hashPin(pinKey, credentialId, pin) };
 }
@@ -86,7 +86,7 @@ export function hashKey(keyText: string): string {
  * from the card-data key, src/crypto/card-key.ts) cannot be tried without
  * that key; the credential id binds it to its key.
  */
-export function hashPin(pinKey: Buffer, credentialId: string, pin: string): string {
+export function hashPin(pinKey: KeyObject, credentialId: string, pin: string): string {
   return `${PIN_HASH_TAG}${crypto.createHmac('sha256', pinKey).update(`${credentialId}:${pin}`).digest('hex')}`;
 }
 
@@ -99,7 +99,7 @@ export function keyHashMatches(stored: string, parsed: ParsedKey, keyText: strin
   return hashesEqual(stored, crypto.createHash('sha256').update(parsed.secret).digest('hex')) ? 'legacy' : 'no';
 }
 
-export function pinHashMatches(stored: string | null, pinKey: Buffer, credentialId: string, pin: string): HashMatch {
+export function pinHashMatches(stored: string | null, pinKey: KeyObject, credentialId: string, pin: string): HashMatch {
   if (stored === null) return 'no';
   if (stored.startsWith(PIN_HASH_TAG)) return hashesEqual(stored, hashPin(pinKey, credentialId, pin)) ? 'current' : 'no';
   return hashesEqual(stored, crypto.createHash('sha256').update(`${credentialId}:${pin}`).digest('hex')) ? 'legacy' : 'no';

@@ -1,6 +1,7 @@
 // Merchant administration: creation with its ledger accounts and first
 // credentials, top-ups, overdraft, the link-required flag, sources and keys.
 // Each function is one write transaction.
+import type { KeyObject } from 'node:crypto';
 import type { Environment } from '../config.ts';
 import type { AuditAction } from '../domain/audit.ts';
 import type { Clock } from '../domain/clock.ts';
@@ -27,7 +28,7 @@ export interface AdminDeps {
  * with the card-data key, never in the database (issuingDeps builds it).
  */
 export interface IssuingDeps extends AdminDeps {
-  readonly pinKey: Buffer;
+  readonly pinKey: KeyObject;
 }
 
 /** The deps of the functions that issue source credentials, from the assembled service. */

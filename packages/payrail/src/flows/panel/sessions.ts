@@ -52,7 +52,11 @@ export function hashToken(token: string): string {
 }
 
 export function csrfTokenFor(sessionToken: string): string {
-  return crypto.createHmac('sha256', sessionToken).update('payrail-panel-csrf').digest('base64url');
+  // A KeyObject, not the text (src/crypto/subkeys.ts says why).
+  return crypto
+    .createHmac('sha256', crypto.createSecretKey(Buffer.from(sessionToken, 'utf8')))
+    .update('payrail-panel-csrf')
+    .digest('base64url');
 }
 
 export function sameToken(a: string, b: string): boolean {
