@@ -20,8 +20,23 @@ export interface TestStore {
   dispose(): Promise<void>;
 }
 
+/** Temp dirs of this test process not removed yet; whatever a test leaves is removed when its process exits. */
+const tempDirs = new Set<string>();
+process.once('exit', () => {
+  for (const dir of tempDirs) {
+    try {
+      fs.rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // Best effort: a child process may still be writing there as the test process ends.
+    }
+  }
+});
+
+/** A fresh temp dir, removed at the latest when the test process exits. */
 export function tempDir(prefix = 'payrail-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  tempDirs.add(dir);
+  return dir;
 }
 
 export async function createSqliteStore(): Promise<TestStore> {
