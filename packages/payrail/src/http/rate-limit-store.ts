@@ -32,7 +32,13 @@ interface Bucket {
   syncing: boolean;
 }
 
-type Callback = (error: Error | null, result?: { current: number; ttl: number }) => void;
+/** A key's count in its window, and the ms left in the window. */
+export interface HitCount {
+  readonly current: number;
+  readonly ttl: number;
+}
+
+type Callback = (error: Error | null, result?: HitCount) => void;
 
 export type SharedCounterDeps = Pick<Service, 'db' | 'clock' | 'log'>;
 
@@ -42,8 +48,13 @@ export class SharedCounter {
 
   constructor(private readonly deps: SharedCounterDeps) {}
 
-  /** Counts a hit of `key`; resolves with the window's total so far (as best known) and the ms left in the window. */
-  async hit(key: string, windowMs: number, max: number): Promise<{ current: number; ttl: number }> {
+  /**
+   * Counts a hit of `key`: the window's total so far (as best known) and the
+   * ms left in the window. At once when nothing is due to be shared (nearly
+   * every hit), so a request pays no promise for it; a promise when this hit
+   * shares the count first.
+   */
+  hit(key: string, windowMs: number, max: number): HitCount | Promise<HitCount> {
     const nowMs = this.deps.clock.nowMs();
     const windowStartMs = Math.floor(nowMs / windowMs) * windowMs;
     let bucket = this.buckets.get(key);
@@ -54,7 +65,10 @@ export class SharedCounter {
     bucket.unshared += 1;
     const ttl = windowStartMs + windowMs - nowMs;
     const due = bucket.unshared >= Math.max(1, Math.floor(max * SYNC_SHARE_OF_LIMIT)) || nowMs - bucket.sharedAtMs >= SYNC_INTERVAL_MS;
-    if (due && !bucket.syncing && bucket.shared + bucket.unshared <= max) await this.share(key, bucket, nowMs);
+    if (due && !bucket.syncing && bucket.shared + bucket.unshared <= max) {
+      const shared = bucket;
+      return this.share(key, shared, nowMs).then(() => ({ current: shared.shared + shared.unshared, ttl }));
+    }
     return { current: bucket.shared + bucket.unshared, ttl };
   }
 
@@ -93,7 +107,12 @@ export class SharedCounter {
 export function sharedStoreClass(counter: SharedCounter) {
   return class SharedRateLimitStore {
     incr(key: string, callback: Callback, timeWindow: number, max: number): void {
-      counter.hit(key, timeWindow, max).then(
+      const counted = counter.hit(key, timeWindow, max);
+      if (!(counted instanceof Promise)) {
+        callback(null, counted);
+        return;
+      }
+      counted.then(
         (result) => callback(null, result),
         (error: unknown) => callback(error instanceof Error ? error : new Error(String(error))),
       );
