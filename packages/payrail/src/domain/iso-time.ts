@@ -34,6 +34,19 @@ export function timestampRefusal(name: string, text: string, orDate = false): st
   return `${name} must be ${orDate ? 'a date (YYYY-MM-DD) or ' : ''}an ISO 8601 timestamp with a time zone, for example 2026-01-31T00:00:00Z${hint}`;
 }
 
+/**
+ * The last time rendered, kept because rendering one costs more than the
+ * rest of a status answer's fields together (about 0.45 us): under load the
+ * answers and events of one millisecond, tens of them, share its text.
+ */
+let lastMs = Number.NaN;
+let lastText = '';
+
+/** `ms` since the epoch as ISO 8601 in UTC with milliseconds (2026-01-31T12:00:00.000Z); throws for a time no Date holds. */
 export function isoTime(ms: number): string {
-  return new Date(ms).toISOString();
+  if (ms !== lastMs) {
+    lastText = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastText;
 }

@@ -5,6 +5,7 @@
 // same row always renders the same body, which is what an idempotent replay
 // and GET /api/v2/transactions/:id rely on.
 import { avsResultOf, cvvResultOf } from '../domain/card-results.ts';
+import { isoTime } from '../domain/iso-time.ts';
 import { centsToDollarNumber } from '../domain/money.ts';
 import { transactionStatusOf, utcDate } from '../domain/card-lifecycle.ts';
 import type { TransactionRow } from '../store/transactions.ts';
@@ -183,8 +184,4 @@ function renderShapeB(charge: ChargeView): Record<string, unknown> {
     card: { last_four: charge.last4, card_type: charge.card_type },
     created_at: isoTime(charge.created_at_ms),
   };
-}
-
-function isoTime(ms: number): string {
-  return new Date(ms).toISOString();
 }

@@ -7,6 +7,7 @@
 // (docs/api-decisions.md section 8).
 import { checkCardNumber, checkCvv, checkExpiry } from '../domain/cards.ts';
 import type { Clock } from '../domain/clock.ts';
+import { isoTime } from '../domain/iso-time.ts';
 import { hashNonce, newNonce, NONCE_TTL_MS } from '../domain/nonce.ts';
 import type { Secret } from '../domain/secret.ts';
 import type { CardCipher } from '../crypto/card-cipher.ts';
@@ -60,5 +61,5 @@ export async function tokenizeCard(deps: TokenizeDeps, principal: { merchantId: 
     expires_at_ms: expiresAtMs,
   };
   await deps.db.write((tx) => insertNonce(tx, row));
-  return { nonce, expires_at: new Date(expiresAtMs).toISOString(), card_type: card.facts.cardType, last_4: card.facts.last4 };
+  return { nonce, expires_at: isoTime(expiresAtMs), card_type: card.facts.cardType, last_4: card.facts.last4 };
 }

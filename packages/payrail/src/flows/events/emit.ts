@@ -6,6 +6,7 @@
 // GET /api/v2/batches/:id (written by flows/batches.ts), a schedule as
 // GET /api/v2/recurring-schedules/:id. `livemode` is not stored: one deployment serves
 // one environment, so it is added when the event is shown or sent.
+import { isoTime } from '../../domain/iso-time.ts';
 import { STATE, SUBSTATE } from '../../domain/transfer-states.ts';
 import type { EventType } from '../../domain/webhooks.ts';
 import type { Service } from '../../service.ts';
@@ -90,7 +91,7 @@ export async function emitTransferEvent(
  * creates the transfer.
  */
 export function transferEventData(service: Pick<Service, 'providers'>, transfer: { id: string; status: TransferStatusRow }, nowMs: number): string {
-  return transferEventDataAt(service, transfer, new Date(nowMs).toISOString());
+  return transferEventDataAt(service, transfer, isoTime(nowMs));
 }
 
 /** transferEventData with the event's time already written out (one for a whole batch). */

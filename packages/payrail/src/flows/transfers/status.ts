@@ -2,6 +2,7 @@
 // like an unknown id: null here, the -2 shape on the wire. The transfer list
 // shows each transfer through the same statusViewOf.
 import { STATE } from '../../domain/transfer-states.ts';
+import { isoTime } from '../../domain/iso-time.ts';
 import { isTransferId } from '../../domain/references.ts';
 import type { Service } from '../../service.ts';
 import { readTransferStatus, readTransferStatuses, type TransferStatusRow } from '../../store/transfers.ts';
@@ -28,7 +29,7 @@ export async function transferStatus(service: Service, merchantId: string, id: s
       ? await service.db.batched('transfer.status', { merchantId, id }, readTransferStatuses)
       : await service.db.read((tx) => readTransferStatus(tx, merchantId, id));
   if (row === undefined) return null;
-  return statusViewOf(service, id, row, new Date(service.clock.nowMs()).toISOString());
+  return statusViewOf(service, id, row, isoTime(service.clock.nowMs()));
 }
 
 /** The status result of a transfer row, as GET /api/status/:id and the transfer list show it. */

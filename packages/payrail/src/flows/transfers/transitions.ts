@@ -4,6 +4,7 @@
 // transaction. Every path that changes a transfer's state (worker,
 // invitations, operator) comes through here, so the ledger moves of
 // docs/api-decisions.md section 7 are made in exactly one place.
+import { isoTime } from '../../domain/iso-time.ts';
 import { merchantAccount, type PostingInput } from '../../domain/ledger.ts';
 import { STATE } from '../../domain/transfer-states.ts';
 import type { Service } from '../../service.ts';
@@ -84,7 +85,7 @@ export async function transitionBatch(tx: Txn, service: Pick<Service, 'providers
 export function prepareTransitions(service: Pick<Service, 'providers'>, batch: readonly TransitionOf[], nowMs: number): PreparedTransitions {
   for (const { row, changes } of batch) assertChain(row, changes);
   if (new Set(batch.map(({ row }) => row.pk)).size !== batch.length) throw new Error('a transfer appears twice in one batch of transitions');
-  const serverTime = new Date(nowMs).toISOString();
+  const serverTime = isoTime(nowMs);
   const writes = batch.map(({ row, changes }): TransitionWrites => {
     const postings: PostingInput[] = [];
     const history: TransferEventInput[] = [];
