@@ -20,7 +20,19 @@ function ipv6Groups(text: string): string[] | null {
   return groups.map((g) => g.toLowerCase().replace(/^0+(?=.)/, ''));
 }
 
+/** The last address keyed: every request is keyed twice (rate limit, lock-out) and most come from a few addresses. */
+let lastAddress: string | null = null;
+let lastKey = '';
+
 export function addressKey(address: string): string {
+  if (address !== lastAddress) {
+    lastKey = keyOf(address);
+    lastAddress = address;
+  }
+  return lastKey;
+}
+
+function keyOf(address: string): string {
   const text = address.slice(0, ADDRESS_LENGTH_MAX).split('%')[0]!;
   const mapped = IPV4_MAPPED.exec(text);
   if (mapped !== null) return mapped[1]!;
