@@ -22,6 +22,9 @@ const PACKAGES = [
 ];
 /** Never in a tarball: sources, tests, source maps, build configuration. */
 const FORBIDDEN = /(^package\/(src|test|bench|scripts)\/)|\.map$|tsconfig|\.ts$(?<!\.d\.ts)/;
+/** The install scripts a project installing payrail allows: the driver of the embedded store is compiled at install. */
+const CONSUMER_ALLOW_SCRIPTS = { 'better-sqlite3': true };
+
 /** Bounds on each slow step: an install that builds better-sqlite3, a server start, the SDK script. */
 const INSTALL_TIMEOUT_MS = 15 * 60_000;
 const START_TIMEOUT_MS = 60_000;
@@ -168,10 +171,17 @@ async function main() {
 
     const app = path.join(scratch, 'app');
     fs.mkdirSync(app);
-    fs.writeFileSync(path.join(app, 'package.json'), `${JSON.stringify({ name: 'payrail-smoke', private: true, type: 'module' }, null, 2)}\n`);
+    // A project that installs payrail must let the embedded store's driver run its install script
+    // (npm's allowScripts; strict here, so a dependency with an unreviewed script fails the smoke).
+    const manifest = { name: 'payrail-smoke', private: true, type: 'module', allowScripts: CONSUMER_ALLOW_SCRIPTS };
+    fs.writeFileSync(path.join(app, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
     fs.writeFileSync(path.join(app, 'smoke.mjs'), SMOKE_SCRIPT);
     step(`installing both tarballs into ${app}`);
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs], { cwd: app, stdio: 'inherit', timeout: INSTALL_TIMEOUT_MS });
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--strict-allow-scripts', ...tarballs], {
+      cwd: app,
+      stdio: 'inherit',
+      timeout: INSTALL_TIMEOUT_MS,
+    });
 
     const version = execFileSync(path.join(app, 'node_modules', '.bin', 'payrail'), ['--version'], { cwd: app, encoding: 'utf8' }).trim();
     step(`installed payrail --version: ${version}`);
