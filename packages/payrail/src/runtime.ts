@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { loadCorridors } from './corridors-file.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
-import { claimStoreEnvironment } from './flows/store-environment.ts';
+import { claimStoreEnvironment } from './flows/operations/store-environment.ts';
 import { createLogger } from './log.ts';
 import { createProviders } from './providers/index.ts';
 import type { Service } from './service.ts';

@@ -4,10 +4,10 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { type AmountParse, formatCents, parseDollarString, parseDollarStringOrZero } from '../domain/money.ts';
-import { closeOpenBatches } from '../flows/batches.ts';
-import { verifyLedger } from '../flows/ledger-verify.ts';
-import { listAllMerchants, MERCHANT_LIST_LIMIT_MAX } from '../flows/merchant-list.ts';
-import * as merchants from '../flows/merchants.ts';
+import { closeOpenBatches } from '../flows/payin/batches.ts';
+import { verifyLedger } from '../flows/operations/ledger-verify.ts';
+import { listAllMerchants, MERCHANT_LIST_LIMIT_MAX } from '../flows/merchants/list.ts';
+import * as merchants from '../flows/merchants/merchants.ts';
 import { createUser } from '../flows/panel/users.ts';
 import * as transferOps from '../flows/transfers/operator.ts';
 import { serve } from '../http/server.ts';

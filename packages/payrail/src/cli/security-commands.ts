@@ -5,9 +5,9 @@
 // there is no cycle) and the `user` and `source` commands to extend.
 import type { Command } from 'commander';
 import { AUDIT_ACTIONS, type AuditAction, isAuditAction } from '../domain/audit.ts';
-import { AUDIT_LISTED_MAX, type AuditEventRow, auditEvents } from '../flows/audit.ts';
+import { AUDIT_LISTED_MAX, type AuditEventRow, auditEvents } from '../flows/operations/audit.ts';
 import { disableUser, enableUser, endUserSessions, listUsers, resetUserPassword, resetUserTotp, type UserChange } from '../flows/panel/users.ts';
-import { addOrigin, removeOrigin, sourceOrigins } from '../flows/source-origins.ts';
+import { addOrigin, removeOrigin, sourceOrigins } from '../flows/access/source-origins.ts';
 import type { Service } from '../service.ts';
 import { cliActor } from './actor.ts';
 

@@ -13,9 +13,9 @@ import {
   type AuthAttempt,
   type AuthOptions,
   type Principal,
-} from '../flows/authenticate.ts';
+} from '../flows/access/authenticate.ts';
 import type { ErrorName } from '../errors.ts';
-import { recordAuthFailure } from '../flows/audit.ts';
+import { recordAuthFailure } from '../flows/operations/audit.ts';
 import type { Service } from '../service.ts';
 
 declare module 'fastify' {

@@ -12,7 +12,7 @@
 //
 // Windows are fixed and aligned (a per-minute limit counts from each minute
 // of the service clock), so every process agrees on which window a hit is in.
-import { countRequests } from '../flows/abuse-counters.ts';
+import { countRequests } from '../flows/access/abuse-counters.ts';
 import type { Service } from '../service.ts';
 
 /** A process shares its hits at least this often... */

@@ -4,7 +4,7 @@
 // close the store.
 import fs from 'node:fs';
 import type { Config } from '../config.ts';
-import { demoBanner, seedDemoMerchant } from '../flows/seed.ts';
+import { demoBanner, seedDemoMerchant } from '../flows/merchants/seed.ts';
 import { createService, newStoreThreadSignal } from '../runtime.ts';
 import { type InlineWorkerThread, startInlineWorkerThread } from '../worker/inline-thread.ts';
 import { buildApp } from './app.ts';

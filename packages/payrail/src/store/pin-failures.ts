@@ -2,7 +2,7 @@
 // (docs/api-decisions.md section 13). Counted by one conditional upsert, so
 // processes sharing the store count together and concurrent attempts cannot
 // all read the same count and slip past the limit. The rules (limit, lock
-// length) belong to src/domain/auth-limits.ts and src/flows/authenticate.ts.
+// length) belong to src/domain/auth-limits.ts and src/flows/access/authenticate.ts.
 import type { Tx } from './db.ts';
 
 export interface PinFailureCount {

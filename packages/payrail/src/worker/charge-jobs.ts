@@ -2,13 +2,13 @@
 // nonces and old Idempotency-Keys; and of the card lifecycle (docs/api-decisions.md
 // section 10): captures, voids, refunds and verifies awaiting an answer,
 // authorizations past their lifetime, and the daily batch close.
-import { recoveryDepsOf, resolveDueCharges } from '../flows/charge-recovery.ts';
-import { expireDueAuthorizations } from '../flows/authorization-expiry.ts';
-import { closeDueBatches } from '../flows/batches.ts';
-import { resolveDueOperations } from '../flows/card-op-recovery.ts';
-import { prunePayinData } from '../flows/payin-cleanup.ts';
-import { resolveDueVerifications, verifyRecoveryDepsOf } from '../flows/verify.ts';
-import { runDueSchedules } from '../flows/schedule-runs.ts';
+import { recoveryDepsOf, resolveDueCharges } from '../flows/payin/charge-recovery.ts';
+import { expireDueAuthorizations } from '../flows/payin/authorization-expiry.ts';
+import { closeDueBatches } from '../flows/payin/batches.ts';
+import { resolveDueOperations } from '../flows/payin/operation-recovery.ts';
+import { prunePayinData } from '../flows/payin/cleanup.ts';
+import { resolveDueVerifications, verifyRecoveryDepsOf } from '../flows/payin/verify.ts';
+import { runDueSchedules } from '../flows/vault/schedule-runs.ts';
 import type { Service } from '../service.ts';
 import type { Job } from './worker.ts';
 

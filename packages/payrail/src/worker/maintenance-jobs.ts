@@ -1,7 +1,7 @@
 // Store upkeep the worker does on its own schedule; like the security jobs it
 // runs at most once per interval of the service clock and never counts as
 // work, so an idle worker stays idle.
-import { refreshTableStatistics } from '../flows/table-statistics.ts';
+import { refreshTableStatistics } from '../flows/operations/table-statistics.ts';
 import type { Service } from '../service.ts';
 import type { Job } from './worker.ts';
 

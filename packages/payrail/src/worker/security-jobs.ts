@@ -3,8 +3,8 @@
 // of the store's files. Each runs at most once per interval of the service
 // clock and never counts as work (housekeeping must not keep the loop busy,
 // nor change what a drain reports), so an idle worker stays idle.
-import { pruneAbuseCounters, COUNTER_PRUNE_BATCH_MAX } from '../flows/abuse-counters.ts';
-import { SCRUB_INTERVAL_MS, scrubErasedCardData } from '../flows/card-data-scrub.ts';
+import { pruneAbuseCounters, COUNTER_PRUNE_BATCH_MAX } from '../flows/access/abuse-counters.ts';
+import { SCRUB_INTERVAL_MS, scrubErasedCardData } from '../flows/payin/card-data-scrub.ts';
 import type { Service } from '../service.ts';
 import type { Job } from './worker.ts';
 

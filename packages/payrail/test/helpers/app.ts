@@ -4,7 +4,7 @@
 import { Writable } from 'node:stream';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { ManualClock } from '../../src/domain/clock.ts';
-import { createMerchant, fundMerchant, issuingDeps, type CreatedMerchant } from '../../src/flows/merchants.ts';
+import { createMerchant, fundMerchant, issuingDeps, type CreatedMerchant } from '../../src/flows/merchants/merchants.ts';
 import { buildApp, type App } from '../../src/http/app.ts';
 import { createLogger } from '../../src/log.ts';
 import { createService } from '../../src/runtime.ts';

@@ -4,7 +4,7 @@
 // refusals change nothing.
 import assert from 'node:assert/strict';
 import { merchantAccount } from '../../src/domain/ledger.ts';
-import type { CreatedMerchant } from '../../src/flows/merchants.ts';
+import type { CreatedMerchant } from '../../src/flows/merchants/merchants.ts';
 import { getAccount } from '../../src/store/ledger.ts';
 import type { TestApp } from './app.ts';
 import { BILLING, basicOf, chargeBody, EXPIRY_MONTH, EXPIRY_YEAR, nonceFor, postCharge } from './payin.ts';

@@ -1,7 +1,7 @@
 // Helpers for card payin tests: credentials headers, tokenization, charge
 // bodies, and the exact reply bodies the charge API must produce.
 import assert from 'node:assert/strict';
-import type { CreatedMerchant } from '../../src/flows/merchants.ts';
+import type { CreatedMerchant } from '../../src/flows/merchants/merchants.ts';
 import type { App } from '../../src/http/app.ts';
 import type { TestApp } from './app.ts';
 

@@ -6,8 +6,8 @@
 // to answer, so the test can SIGKILL it in the middle of a run.
 import { loadConfig } from '../../src/config.ts';
 import { ManualClock } from '../../src/domain/clock.ts';
-import { recoveryDepsOf, resolveDueCharges } from '../../src/flows/charge-recovery.ts';
-import { runDueSchedules } from '../../src/flows/schedule-runs.ts';
+import { recoveryDepsOf, resolveDueCharges } from '../../src/flows/payin/charge-recovery.ts';
+import { runDueSchedules } from '../../src/flows/vault/schedule-runs.ts';
 import { createLogger } from '../../src/log.ts';
 import type { CardProcessor } from '../../src/providers/card-processor.ts';
 import { createService } from '../../src/runtime.ts';

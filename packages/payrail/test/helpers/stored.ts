@@ -2,7 +2,7 @@
 // tests (docs/api-decisions.md section 15): JSON calls with the merchant's
 // Basic credentials, and shortcuts that create a customer and save a card.
 import assert from 'node:assert/strict';
-import type { CreatedMerchant } from '../../src/flows/merchants.ts';
+import type { CreatedMerchant } from '../../src/flows/merchants/merchants.ts';
 import type { TestApp } from './app.ts';
 import { basicOf, EXPIRY_MONTH, EXPIRY_YEAR, nonceFor } from './payin.ts';
 

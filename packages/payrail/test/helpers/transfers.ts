@@ -4,7 +4,7 @@
 // posting, so the ledger verifier stays green).
 import assert from 'node:assert/strict';
 import { merchantAccount } from '../../src/domain/ledger.ts';
-import { verifyLedger } from '../../src/flows/ledger-verify.ts';
+import { verifyLedger } from '../../src/flows/operations/ledger-verify.ts';
 import type { App } from '../../src/http/app.ts';
 import type { Service } from '../../src/service.ts';
 import { insertPendingCharge, recordOutcome } from '../../src/store/charges.ts';

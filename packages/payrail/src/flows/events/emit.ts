@@ -3,7 +3,7 @@
 // committed (a transactional outbox). `data` is the object exactly as its GET
 // endpoint shows it at that moment: a card transaction as
 // GET /api/v2/transactions/:id, a transfer as the status `result`, a batch as
-// GET /api/v2/batches/:id (written by flows/batches.ts), a schedule as
+// GET /api/v2/batches/:id (written by flows/payin/batches.ts), a schedule as
 // GET /api/v2/recurring-schedules/:id. `livemode` is not stored: one deployment serves
 // one environment, so it is added when the event is shown or sent.
 import { isoTime } from '../../domain/iso-time.ts';
@@ -15,8 +15,8 @@ import { insertEvent } from '../../store/events.ts';
 import { getSchedule } from '../../store/schedules.ts';
 import { getTransaction, type TransactionRow } from '../../store/transactions.ts';
 import { fundedTransfers, type TransferStatusRow } from '../../store/transfers.ts';
-import { renderCharge } from '../charge-response.ts';
-import { renderSchedule } from '../schedule-view.ts';
+import { renderCharge } from '../payin/charge-answers.ts';
+import { renderSchedule } from '../vault/schedule-view.ts';
 import { FUNDED_TRANSFERS_SHOWN_MAX } from '../transfers/funding.ts';
 import { statusViewOf } from '../transfers/status.ts';
 

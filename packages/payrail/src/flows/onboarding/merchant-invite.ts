@@ -9,11 +9,11 @@ import { isDeliverableAddress } from '../../domain/signup-form.ts';
 import { fail } from '../../errors.ts';
 import type { Txn } from '../../store/db.ts';
 import { getUserByEmail } from '../../store/panel-users.ts';
-import { type AuditActor, SYSTEM_ACTOR, writeAudited } from '../audit.ts';
-import { issueLink, LINK_TTL_MS } from '../links.ts';
+import { type AuditActor, SYSTEM_ACTOR, writeAudited } from '../operations/audit.ts';
+import { issueLink, LINK_TTL_MS } from '../access/links.ts';
 import { queueMail } from '../mail/outbox.ts';
-import { fundInTx, insertBareSource, insertMerchantWithAccounts, merchantNameOf } from '../merchants.ts';
-import { DEMO_FUNDING_CENTS } from '../seed.ts';
+import { fundInTx, insertBareSource, insertMerchantWithAccounts, merchantNameOf } from '../merchants/merchants.ts';
+import { DEMO_FUNDING_CENTS } from '../merchants/seed.ts';
 import { linkUrl, type OnboardingDeps } from './deps.ts';
 
 export const CREDENTIALS_PATH = '/dashboard/welcome';

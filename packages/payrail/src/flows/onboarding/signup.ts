@@ -27,9 +27,9 @@ import {
   type SignupRow,
   type SignupStatus,
 } from '../../store/signup-requests.ts';
-import { countRequests } from '../abuse-counters.ts';
-import { type AuditActor, auditInTx, recordAudit, SYSTEM_ACTOR, writeAudited } from '../audit.ts';
-import { issueLink, LINK_TTL_MS, type LinkProblem, useLink } from '../links.ts';
+import { countRequests } from '../access/abuse-counters.ts';
+import { type AuditActor, auditInTx, recordAudit, SYSTEM_ACTOR, writeAudited } from '../operations/audit.ts';
+import { issueLink, LINK_TTL_MS, type LinkProblem, useLink } from '../access/links.ts';
 import { inboxSaturated, queueMail } from '../mail/outbox.ts';
 import { linkUrl, type OnboardingDeps } from './deps.ts';
 import { inviteMerchantInTx } from './merchant-invite.ts';

@@ -7,7 +7,7 @@ import { parseDollarString } from '../../domain/money.ts';
 import { fail } from '../../errors.ts';
 import type { Service } from '../../service.ts';
 import { getCharge } from '../../store/charges.ts';
-import { createCardLifecycleFlow } from '../card-lifecycle.ts';
+import { createCardLifecycleFlow } from '../payin/card-lifecycle.ts';
 
 export type PanelChargeAction = 'capture' | 'void' | 'refund';
 export const PANEL_CHARGE_ACTIONS: readonly PanelChargeAction[] = ['capture', 'void', 'refund'];

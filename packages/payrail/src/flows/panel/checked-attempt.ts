@@ -6,7 +6,7 @@
 import type { AuditActor, AuditEvent } from '../../domain/audit.ts';
 import type { Txn } from '../../store/db.ts';
 import { getUserByEmail, type PanelUserRow } from '../../store/panel-users.ts';
-import { auditInTx } from '../audit.ts';
+import { auditInTx } from '../operations/audit.ts';
 import { countAttempt, countedRight, lockSetBy, refusal } from './attempts.ts';
 import type { PanelDeps } from './deps.ts';
 

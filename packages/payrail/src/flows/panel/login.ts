@@ -7,7 +7,7 @@ import type { AuditActor } from '../../domain/audit.ts';
 import { PASSWORD_LENGTH_MAX } from '../../domain/password-policy.ts';
 import { deleteExpiredSessions, insertSession, markSessionAuthenticated } from '../../store/panel-sessions.ts';
 import type { PanelUserRow } from '../../store/panel-users.ts';
-import { recordAudit } from '../audit.ts';
+import { recordAudit } from '../operations/audit.ts';
 import { LOCKOUT_MS, LOGIN_WINDOW_MS } from './attempts.ts';
 import { checkedAttempt } from './checked-attempt.ts';
 import type { PanelDeps } from './deps.ts';

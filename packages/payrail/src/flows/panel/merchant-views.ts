@@ -32,7 +32,7 @@ import {
 import { approvedChargeCentsByDay, unfailedTransferCentsByDay, type DayTotal } from '../../store/panel-volume.ts';
 import { getTransfer } from '../../store/transfers.ts';
 import { listRefundsOf } from '../../store/refunds.ts';
-import { summarize, type MerchantSummary } from '../merchants.ts';
+import { summarize, type MerchantSummary } from '../merchants/merchants.ts';
 import type { PanelDeps } from './deps.ts';
 
 export type {

@@ -6,7 +6,7 @@
 // of the session token, so it needs no storage and cannot be computed
 // without the cookie.
 import crypto from 'node:crypto';
-import { type AuditActor, auditInTx } from '../audit.ts';
+import { type AuditActor, auditInTx } from '../operations/audit.ts';
 import { deleteSession, getSessionUser, type SessionUserRow, touchSession } from '../../store/panel-sessions.ts';
 import type { PanelDeps } from './deps.ts';
 import type { MerchantRole, PanelRole } from './users.ts';

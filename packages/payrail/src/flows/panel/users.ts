@@ -23,7 +23,7 @@ import {
   setUserDisabled,
   type UserListItem,
 } from '../../store/panel-users.ts';
-import { SYSTEM_ACTOR, writeAudited } from '../audit.ts';
+import { SYSTEM_ACTOR, writeAudited } from '../operations/audit.ts';
 import type { PanelDeps } from './deps.ts';
 import { generatePassword, hashPassword } from './passwords.ts';
 

@@ -22,7 +22,7 @@ import { SharedDeadline, untilAborted } from '../../providers/deadline.ts';
 import { PAYOUT_CALL_TIMEOUT_MS, type PollOutcome, type SubmitOutcome } from '../../providers/payout-network.ts';
 import type { Service } from '../../service.ts';
 import { changeFrom, claimDueTransfers, reschedule, type TransferChange, type TransferRow } from '../../store/transfers.ts';
-import { errorSummary } from '../charge.ts';
+import { errorSummary } from '../payin/charge.ts';
 import { minorUnitsOf } from './corridors.ts';
 import { applyTransitions, prepareTransitions, type TransitionOf } from './transitions.ts';
 

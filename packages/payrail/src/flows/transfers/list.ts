@@ -12,7 +12,7 @@ import { STATE } from '../../domain/transfer-states.ts';
 import { fail } from '../../errors.ts';
 import type { Service } from '../../service.ts';
 import { listTransfers, transferCursor } from '../../store/transfer-list.ts';
-import { pageCursor, pageLimit } from '../list-paging.ts';
+import { pageCursor, pageLimit } from '../common/list-paging.ts';
 import { type StatusView, statusViewOf } from './status.ts';
 
 export const TRANSFER_LIST_LIMIT_DEFAULT = 10;

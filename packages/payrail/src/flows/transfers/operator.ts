@@ -6,7 +6,7 @@ import { formatCents } from '../../domain/money.ts';
 import { parseReferenceNumber } from '../../domain/references.ts';
 import { FAILURE, isWaitingFor, STATE, SUBSTATE } from '../../domain/transfer-states.ts';
 import { fail } from '../../errors.ts';
-import { type AuditActor, SYSTEM_ACTOR, writeAudited } from '../audit.ts';
+import { type AuditActor, SYSTEM_ACTOR, writeAudited } from '../operations/audit.ts';
 import type { Providers } from '../../providers/index.ts';
 import type { Db } from '../../store/db.ts';
 import type { Clock } from '../../domain/clock.ts';

@@ -11,7 +11,7 @@ import { fail } from '../../errors.ts';
 import type { Db } from '../../store/db.ts';
 import { type EventRow, getEvent, listEvents } from '../../store/events.ts';
 import { queueResend } from '../../store/webhook-deliveries.ts';
-import { pageCursor, pageLimit } from '../list-paging.ts';
+import { pageCursor, pageLimit } from '../common/list-paging.ts';
 
 export const EVENT_LIST_LIMIT_DEFAULT = 10;
 export const EVENT_LIST_LIMIT_MAX = 100;

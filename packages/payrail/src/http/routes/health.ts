@@ -1,6 +1,6 @@
 // Liveness and readiness. /readyz proves the store answers a query.
 import type { FastifyPluginAsync } from 'fastify';
-import { readiness } from '../../flows/health.ts';
+import { readiness } from '../../flows/operations/health.ts';
 import type { Service } from '../../service.ts';
 import type { RouteSchema } from '../openapi.ts';
 

@@ -9,7 +9,7 @@ import { acceptInvitation, verifyKyc } from '../../flows/transfers/sandbox.ts';
 import type { Service } from '../../service.ts';
 import { AccountParams, SandboxActionResponse } from '../schemas/transfers.ts';
 import { SandboxBatchCloseResponse } from '../schemas/payin.ts';
-import { closeOpenBatches } from '../../flows/batches.ts';
+import { closeOpenBatches } from '../../flows/payin/batches.ts';
 import { transferAuth } from '../auth-hooks.ts';
 
 export function sandboxRoutes(service: Service): FastifyPluginAsyncTypebox {

@@ -3,7 +3,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { isAuditAction } from '../../domain/audit.ts';
 import { DAY_MS } from '../../domain/clock.ts';
-import { auditEvents } from '../../flows/audit.ts';
+import { auditEvents } from '../../flows/operations/audit.ts';
 import type { Service } from '../../service.ts';
 import { html } from '../html.ts';
 import { beforeCursor, context, dayStartMs, queryField, sendPage } from '../request.ts';

@@ -1,6 +1,6 @@
 // The operator's view of settlement batches (docs/api-decisions.md section 10).
 import type { FastifyPluginAsync } from 'fastify';
-import { allBatches } from '../../flows/batches.ts';
+import { allBatches } from '../../flows/payin/batches.ts';
 import type { Service } from '../../service.ts';
 import { context, queryField, sendPage } from '../request.ts';
 import { batchListBody } from '../views/batches.ts';

@@ -5,9 +5,9 @@
 // (account.ts). Each source also lists the page origins its hosted card form
 // may be shown on.
 import type { FastifyPluginAsync } from 'fastify';
-import { createSource, issuingDeps, revokeSource, rotateSource, rotateTransferKey } from '../../flows/merchants.ts';
+import { createSource, issuingDeps, revokeSource, rotateSource, rotateTransferKey } from '../../flows/merchants/merchants.ts';
 import { merchantCredentials } from '../../flows/panel/merchant-views.ts';
-import { addOrigin, originsBySource, removeOrigin } from '../../flows/source-origins.ts';
+import { addOrigin, originsBySource, removeOrigin } from '../../flows/access/source-origins.ts';
 import type { Service } from '../../service.ts';
 import { actorOf, context, formField, merchantOf, noticeFromQuery, pathParam, sendPage, userOf } from '../request.ts';
 import { requireRecentAuth } from './account.ts';

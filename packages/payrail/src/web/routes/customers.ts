@@ -4,8 +4,8 @@
 // schedule (a form post with the session's CSRF token, answered with a
 // redirect so a reload repeats nothing). Scoped to the signed-in merchant.
 import type { FastifyPluginAsync } from 'fastify';
-import { customerPanelView, listCustomerViews } from '../../flows/customers.ts';
-import { changeSchedule, scheduleRunHistory } from '../../flows/schedules.ts';
+import { customerPanelView, listCustomerViews } from '../../flows/vault/customers.ts';
+import { changeSchedule, scheduleRunHistory } from '../../flows/vault/schedules.ts';
 import type { Service } from '../../service.ts';
 import { context, merchantOf, noticeFromQuery, pathParam, queryField, sendPage, userOf } from '../request.ts';
 import { customerDetailBody, customerListBody, scheduleDetailBody } from '../views/customers.ts';

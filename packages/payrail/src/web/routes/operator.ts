@@ -4,8 +4,8 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { parseDollarString, parseDollarStringOrZero } from '../../domain/money.ts';
 import { ApiError } from '../../errors.ts';
-import { createMerchant, fundMerchant, issuingDeps, setOverdraft, setPayoutsMustLink, showMerchant } from '../../flows/merchants.ts';
-import { verifyLedger } from '../../flows/ledger-verify.ts';
+import { createMerchant, fundMerchant, issuingDeps, setOverdraft, setPayoutsMustLink, showMerchant } from '../../flows/merchants/merchants.ts';
+import { verifyLedger } from '../../flows/operations/ledger-verify.ts';
 import { merchantList } from '../../flows/panel/operator-views.ts';
 import type { Service } from '../../service.ts';
 import { actorOf, context, formField, noticeFromQuery, pathParam, queryField, sendPage, userOf } from '../request.ts';

@@ -1,7 +1,7 @@
 // The operator's audit log page: events newest first, filtered by action and
 // UTC days, paged by event id. Every value is data and is escaped.
 import { AUDIT_ACTIONS } from '../../domain/audit.ts';
-import type { AuditEventRow } from '../../flows/audit.ts';
+import type { AuditEventRow } from '../../flows/operations/audit.ts';
 import { timestamp } from '../format.ts';
 import { html, type Html } from '../html.ts';
 import { badge, emptyState, pager, type Tone } from './components.ts';

@@ -1,6 +1,6 @@
 // The operator's settlement batches page (docs/api-decisions.md section 10):
 // every merchant's batches, newest first, with their totals.
-import type { BatchRow } from '../../flows/batches.ts';
+import type { BatchRow } from '../../flows/payin/batches.ts';
 import { amount, timestamp } from '../format.ts';
 import { html, type Html } from '../html.ts';
 import { badge, emptyState } from './components.ts';

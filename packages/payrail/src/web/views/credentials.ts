@@ -2,7 +2,7 @@
 // create a source, the transfer API key, and the one-time display of new
 // secrets (only their hashes are kept, so this page is the only chance to
 // copy them).
-import type { SourceCredentials } from '../../flows/merchants.ts';
+import type { SourceCredentials } from '../../flows/merchants/merchants.ts';
 import type { ActiveTransferKey, SourceListItem } from '../../flows/panel/merchant-views.ts';
 import { timestamp } from '../format.ts';
 import { html, type Html } from '../html.ts';

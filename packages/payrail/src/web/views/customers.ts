@@ -2,8 +2,8 @@
 // customer list, a customer with its saved cards, schedules and latest
 // transactions, and a schedule with its run history and the pause/resume
 // button. Card data shown is what the API shows: brand, last 4, expiry.
-import type { CustomerPanelView, CustomerView } from '../../flows/customers.ts';
-import type { ScheduleRunView, ScheduleView } from '../../flows/schedules.ts';
+import type { CustomerPanelView, CustomerView } from '../../flows/vault/customers.ts';
+import type { ScheduleRunView, ScheduleView } from '../../flows/vault/schedules.ts';
 import { parseDollarNumber } from '../../domain/money.ts';
 import { chargeTone, amount, timestamp } from '../format.ts';
 import { html, type Html } from '../html.ts';

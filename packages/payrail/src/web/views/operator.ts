@@ -1,7 +1,7 @@
 // Operator pages: merchants (list, create, fund, overdraft, payouts-must-link),
 // the reconciliation queue and the ledger verification report.
-import type { CreatedMerchant, MerchantSummary } from '../../flows/merchants.ts';
-import type { VerifyReport } from '../../flows/ledger-verify.ts';
+import type { CreatedMerchant, MerchantSummary } from '../../flows/merchants/merchants.ts';
+import type { VerifyReport } from '../../flows/operations/ledger-verify.ts';
 import type { MerchantListItem, ReconciliationCandidate, WaitingTransferItem } from '../../flows/panel/operator-views.ts';
 import { formatCents } from '../../domain/money.ts';
 import { amount, timestamp } from '../format.ts';

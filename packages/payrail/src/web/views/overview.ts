@@ -1,5 +1,5 @@
 // Merchant overview: balances from the ledger and the 30-day volume chart.
-import type { MerchantSummary } from '../../flows/merchants.ts';
+import type { MerchantSummary } from '../../flows/merchants/merchants.ts';
 import { volumeChart } from '../chart.ts';
 import { amount } from '../format.ts';
 import { html, type Html } from '../html.ts';

@@ -1,0 +1,122 @@
+// The page origins a payin source's hosted card form may be shown on
+// (domain/page-origin.ts has the rule), managed from the panel's credentials
+// page and `payrail source origins`, and the check the form's route makes:
+// the tokenization token must be a real, unrevoked one (checked against the
+// store like any API credential, not only by its look) and its source must
+// allow the page's origin.
+import type { AuditActor } from '../../domain/audit.ts';
+import type { Environment } from '../../domain/credentials.ts';
+import { ORIGINS_PER_SOURCE_MAX, originAllowed, parsePageOrigin } from '../../domain/page-origin.ts';
+import { fail, isApiError } from '../../errors.ts';
+import type { Db } from '../../store/db.ts';
+import { getSource } from '../../store/merchants.ts';
+import { addSourceOrigin, listOriginsOfMerchant, listSourceOrigins, removeSourceOrigin } from '../../store/source-origins.ts';
+import { SYSTEM_ACTOR, writeAudited } from '../operations/audit.ts';
+import type { Clock } from '../../domain/clock.ts';
+import type { Principal } from './authenticate.ts';
+
+export interface OriginDeps {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly environment: Environment;
+}
+
+/** Sources a merchant may have listed on its credentials page, times the origins of each. */
+const MERCHANT_ORIGINS_LISTED_MAX = 100 * ORIGINS_PER_SOURCE_MAX;
+
+function originOf(deps: OriginDeps, text: string): string {
+  const origin = parsePageOrigin(text.trim(), deps.environment === 'production');
+  if (origin === null) {
+    fail(
+      'invalid_request',
+      deps.environment === 'production'
+        ? 'origin must be a bare https origin such as https://shop.example (no path)'
+        : 'origin must be a bare http(s) origin such as https://shop.example (no path)',
+    );
+  }
+  return origin;
+}
+
+export async function sourceOrigins(deps: Pick<OriginDeps, 'db'>, input: { merchantId: string; sourceId: string }): Promise<string[]> {
+  return deps.db.read(async (tx) => {
+    const source = await getSource(tx, input.sourceId);
+    if (source === undefined || source.merchant_id !== input.merchantId) fail('not_found', `source ${input.sourceId} not found`);
+    return listSourceOrigins(tx, input.merchantId, input.sourceId, ORIGINS_PER_SOURCE_MAX);
+  });
+}
+
+/** The origins of every source of a merchant, by source id. */
+export async function originsBySource(deps: Pick<OriginDeps, 'db'>, merchantId: string): Promise<Map<string, string[]>> {
+  const rows = await deps.db.read((tx) => listOriginsOfMerchant(tx, merchantId, MERCHANT_ORIGINS_LISTED_MAX));
+  const out = new Map<string, string[]>();
+  for (const row of rows) out.set(row.source_id, [...(out.get(row.source_id) ?? []), row.origin]);
+  return out;
+}
+
+export async function addOrigin(
+  deps: OriginDeps,
+  input: { merchantId: string; sourceId: string; origin: string },
+  by: AuditActor = SYSTEM_ACTOR,
+): Promise<string[]> {
+  const origin = originOf(deps, input.origin);
+  const event = { action: 'source.origin_add', target: input.sourceId, merchantId: input.merchantId, detail: origin } as const;
+  return writeAudited(deps, by, event, async (tx) => {
+    const nowMs = deps.clock.nowMs();
+    if (!(await addSourceOrigin(tx, { merchantId: input.merchantId, sourceId: input.sourceId, origin, nowMs, originsMax: ORIGINS_PER_SOURCE_MAX }))) {
+      // Only the error's wording depends on these reads; nothing is written after them.
+      const source = await getSource(tx, input.sourceId);
+      if (source === undefined || source.merchant_id !== input.merchantId) fail('not_found', `source ${input.sourceId} not found`);
+      if (source.revoked_at_ms !== null) fail('invalid_request', `source ${input.sourceId} is revoked`);
+      const listed = await listSourceOrigins(tx, input.merchantId, input.sourceId, ORIGINS_PER_SOURCE_MAX);
+      if (!listed.includes(origin)) fail('invalid_request', `a source may list at most ${ORIGINS_PER_SOURCE_MAX} origins; remove one first`);
+    }
+    return listSourceOrigins(tx, input.merchantId, input.sourceId, ORIGINS_PER_SOURCE_MAX);
+  });
+}
+
+export async function removeOrigin(
+  deps: OriginDeps,
+  input: { merchantId: string; sourceId: string; origin: string },
+  by: AuditActor = SYSTEM_ACTOR,
+): Promise<string[]> {
+  const origin = input.origin.trim();
+  const event = { action: 'source.origin_remove', target: input.sourceId, merchantId: input.merchantId, detail: origin } as const;
+  return writeAudited(deps, by, event, async (tx) => {
+    if (!(await removeSourceOrigin(tx, input.merchantId, input.sourceId, origin))) fail('not_found', `source ${input.sourceId} does not list ${origin}`);
+    return listSourceOrigins(tx, input.merchantId, input.sourceId, ORIGINS_PER_SOURCE_MAX);
+  });
+}
+
+/** The form may be served into `origin`, or not: 400 for a malformed request or a bad token, 403 for an origin its source does not allow. */
+export type FormAccess = { readonly ok: true; readonly origin: string } | { readonly ok: false; readonly status: 400 | 403; readonly problem: string };
+
+/**
+ * Whether the hosted card form may be served into a page of this origin:
+ * `verifyToken` (the HTTP layer's tokenization-token authentication, which
+ * looks the token up in the store and refuses unknown, revoked, wrong-kind
+ * and other-environment ones) must pass, and the token's source must allow
+ * the origin.
+ */
+export async function hostedFormAccess(deps: OriginDeps, input: { origin: unknown; verifyToken: () => Promise<Principal> }): Promise<FormAccess> {
+  const origin = parsePageOrigin(input.origin, deps.environment === 'production');
+  if (origin === null) return { ok: false, status: 400, problem: 'origin must be the origin of the page that shows the form' };
+  let principal: Principal;
+  try {
+    principal = await input.verifyToken();
+  } catch (error) {
+    if (!isApiError(error)) throw error;
+    return { ok: false, status: 400, problem: `token must be a valid ${deps.environment} tokenization token` };
+  }
+  const { merchantId, sourceId } = principal;
+  if (principal.kind !== 'tokenization_token' || sourceId === null)
+    return { ok: false, status: 400, problem: `token must be a valid ${deps.environment} tokenization token` };
+  const allowed = await deps.db.read((tx) => listSourceOrigins(tx, merchantId, sourceId, ORIGINS_PER_SOURCE_MAX));
+  if (!originAllowed(origin, allowed, deps.environment)) {
+    return {
+      ok: false,
+      status: 403,
+      problem: `this source does not allow pages at ${origin}; add the origin to the source (panel Credentials page or payrail source origins)`,
+    };
+  }
+  return { ok: true, origin };
+}

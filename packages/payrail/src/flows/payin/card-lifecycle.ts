@@ -1,0 +1,88 @@
+// The payin API's lifecycle operations behind one object (docs/api-decisions.md
+// sections 10 and 14): capture, void, refund and reversal (void when
+// unsettled, refund when settled). It checks what the schema cannot (the
+// amount's exact form, the Idempotency-Key), and gives every operation the
+// charge's Idempotency-Key behaviour: same-key requests in this process share
+// one run, and a key used before replays its stored reply.
+import { ApiError } from '../../errors.ts';
+import { processorTimeoutMs } from '../../providers/card-processor.ts';
+import { getCharge } from '../../store/charges.ts';
+import { getRefundHoldingKey } from '../../store/refunds.ts';
+import { renderCharge } from './charge-answers.ts';
+import { type Caller, checkIdempotencyKey, chargeOrNotFound, type OperationDeps, type OperationInput, optionalAmountCents } from './operation-common.ts';
+import { captureOrVoid, type Idem, type Operation } from './capture-void.ts';
+import { IDEMPOTENCY_WAIT_MARGIN_MS, keyedRequest, type Reply, replayKey, RunningRequests } from '../common/idempotency-replay.ts';
+import { refundOnce } from './refund.ts';
+
+export type { Caller, OperationDeps, OperationInput };
+
+export interface CardLifecycleFlow {
+  capture(caller: Caller, input: OperationInput): Promise<Reply>;
+  voidCharge(caller: Caller, input: OperationInput): Promise<Reply>;
+  refund(caller: Caller, input: OperationInput): Promise<Reply>;
+  reversal(caller: Caller, input: OperationInput): Promise<Reply>;
+}
+
+type Name = Operation | 'refund' | 'reversal';
+
+export function createCardLifecycleFlow(deps: OperationDeps): CardLifecycleFlow {
+  const running = new RunningRequests();
+  const inFlight = new Map<number, Promise<Reply>>();
+  const waitMs = processorTimeoutMs(deps.processor) + IDEMPOTENCY_WAIT_MARGIN_MS;
+
+  /** The transaction's current reply, for a replay whose first request died before recording one. */
+  const currentOf = (caller: Caller, pk: number) => async (): Promise<Reply> => {
+    const row = await deps.db.read((tx) => chargeOrNotFound(tx, pk, caller.merchantId));
+    return { statusCode: 200, json: JSON.stringify(renderCharge(row)) };
+  };
+  /** A refund's key names the refund it made, not the refunded charge. */
+  const currentRefundOf =
+    (caller: Caller, idem: NonNullable<Idem>, parentPk: number) =>
+    async (reservedAtMs: number): Promise<Reply> => {
+      const refund = await deps.db.read((tx) =>
+        getRefundHoldingKey(tx, { merchantId: caller.merchantId, sourceId: caller.sourceId, idemKey: idem.key, reservedAtMs }),
+      );
+      return refund === undefined ? currentOf(caller, parentPk)() : { statusCode: 200, json: JSON.stringify(renderCharge(refund)) };
+    };
+
+  function replayOf(caller: Caller, idem: Idem, current: (reservedAtMs: number) => Promise<Reply>): () => Promise<Reply> {
+    return () => replayKey(deps, caller.sourceId, idem!, waitMs, current);
+  }
+
+  async function run(name: Name, caller: Caller, input: OperationInput, idem: Idem, amountCents: number | null): Promise<Reply> {
+    const pk = input.referenceNumber;
+    if (name === 'refund') {
+      const replay = replayOf(caller, idem, idem === null ? currentOf(caller, pk) : currentRefundOf(caller, idem, pk));
+      return refundOnce(deps, { caller, parentPk: pk, amountCents, idem, replay });
+    }
+    if (name === 'reversal') return reverse(caller, input, idem, amountCents);
+    return captureOrVoid(deps, inFlight, name, { caller, pk, amountCents, idem, replay: replayOf(caller, idem, currentOf(caller, pk)) });
+  }
+
+  /** Void when unsettled, refund when settled; a void that finds the charge settled meanwhile becomes a refund. */
+  async function reverse(caller: Caller, input: OperationInput, idem: Idem, amountCents: number | null): Promise<Reply> {
+    const pk = input.referenceNumber;
+    const row = await deps.db.read((tx) => getCharge(tx, pk, caller.merchantId));
+    if (row?.stage !== 'settled') {
+      try {
+        return await run('void', caller, input, idem, amountCents);
+      } catch (error) {
+        if (!(error instanceof ApiError && / is settled; refund it instead$/.test(error.message))) throw error;
+      }
+    }
+    return run('refund', caller, input, idem, amountCents);
+  }
+
+  function operation(name: Name) {
+    return async (caller: Caller, input: OperationInput): Promise<Reply> => {
+      checkIdempotencyKey(input.idempotencyKey);
+      const amountCents = optionalAmountCents(input);
+      if (input.idempotencyKey === null) return run(name, caller, input, null, amountCents);
+      const body = { reference_number: input.referenceNumber, amount: input.amountText ?? input.amount ?? null };
+      const idem = keyedRequest(input.idempotencyKey, name, body);
+      return running.run(`${caller.sourceId}\n${idem.key}`, idem.requestHash, () => run(name, caller, input, idem, amountCents));
+    };
+  }
+
+  return { capture: operation('capture'), voidCharge: operation('void'), refund: operation('refund'), reversal: operation('reversal') };
+}

@@ -1,0 +1,100 @@
+// The worker's side of charges: pending charges that are due are claimed in
+// bounded batches and asked about at the processor. A charge answered
+// `pending` (under review) is polled; a charge that never recorded an answer
+// (its request crashed or timed out) is authorized again with the same
+// reference, which connectors treat idempotently. Each outcome is recorded
+// in its own transaction with its ledger posting. Every processor call is
+// bounded by its deadline, so a hung connector cannot stall the batch (nor
+// the worker loop behind it); a call that times out leaves the charge
+// pending, and the claim's lease brings it back.
+import type { Logger } from 'pino';
+import type { CardCipher } from '../../crypto/card-cipher.ts';
+import { cardCipherFor } from '../../crypto/card-key.ts';
+import type { CardType } from '../../domain/cards.ts';
+import type { Clock } from '../../domain/clock.ts';
+import {
+  authorizeWithDeadline,
+  CARD_PROCESSOR_TIMEOUT_MS,
+  pollWithDeadline,
+  type AuthorizationResult,
+  type CardProcessor,
+} from '../../providers/card-processor.ts';
+import type { Service } from '../../service.ts';
+import { claimDueCharges, type DueCharge } from '../../store/charges.ts';
+import { errorSummary } from './charge.ts';
+import { recordChargeOutcome } from './charge-outcome.ts';
+import type { StoredChargeRequest } from './charge-answers.ts';
+
+/** Charges handled per batch; their processor calls run concurrently. */
+export const CHARGE_BATCH_MAX = 50;
+/** A claimed charge is not claimed again before this, so a crashed worker's batch is picked up later. */
+const CLAIM_LEASE_MS = 2 * CARD_PROCESSOR_TIMEOUT_MS;
+
+export interface RecoveryDeps {
+  readonly db: Service['db'];
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly processor: CardProcessor;
+  /** Opened only when a charge must be authorized again. */
+  readonly cipher: () => CardCipher;
+}
+
+/** The worker's dependencies, from the assembled service (the card-data key is loaded only when needed). */
+export function recoveryDepsOf(service: Service): RecoveryDeps {
+  return {
+    db: service.db,
+    clock: service.clock,
+    log: service.log,
+    processor: service.providers.cardProcessor,
+    cipher: () => cardCipherFor(service.config),
+  };
+}
+
+/** Processes one batch of due pending charges; returns how many were claimed. */
+export async function resolveDueCharges(deps: RecoveryDeps, limit = CHARGE_BATCH_MAX): Promise<number> {
+  const nowMs = deps.clock.nowMs();
+  const due = await deps.db.write((tx) => claimDueCharges(tx, nowMs, nowMs + CLAIM_LEASE_MS, limit));
+  await Promise.all(due.map((charge) => resolveOne(deps, charge)));
+  return due.length;
+}
+
+async function resolveOne(deps: RecoveryDeps, charge: DueCharge): Promise<void> {
+  const awaiting = charge.processor_ref === null ? 'answer' : 'review';
+  let result: AuthorizationResult;
+  try {
+    result =
+      awaiting === 'answer'
+        ? await authorizeAgain(deps, charge)
+        : await pollWithDeadline(deps.processor, { reference: String(charge.pk), processorRef: charge.processor_ref! });
+  } catch (error) {
+    // Still unknown: the claim's lease brings the charge back later.
+    deps.log.warn(
+      { charge: charge.pk, processor: deps.processor.name, err: errorSummary(error) },
+      'card processor did not answer about a pending charge; will ask again',
+    );
+    return;
+  }
+  const { card_number_enc: _sealed, ...row } = charge;
+  const recorded = await recordChargeOutcome(deps, row, awaiting, result);
+  if (recorded !== null && recorded.charge.status !== 'pending') {
+    deps.log.info({ charge: charge.pk, status: recorded.charge.status, recovered: awaiting === 'answer' }, 'pending charge resolved');
+  }
+}
+
+function authorizeAgain(deps: RecoveryDeps, charge: DueCharge): Promise<AuthorizationResult> {
+  const request = JSON.parse(charge.request_json) as StoredChargeRequest;
+  return authorizeWithDeadline(deps.processor, {
+    reference: String(charge.pk),
+    amountCents: charge.amount_cents,
+    currency: 'USD',
+    card: {
+      number: deps.cipher().open(charge.card_number_enc, 'card_number', charge.source_id),
+      // The security code was erased when the nonce was used; the processor knows this reference.
+      cvv: null,
+      expiryMonth: charge.expiry_month,
+      expiryYear: charge.expiry_year,
+      cardType: charge.card_type as CardType,
+    },
+    billing: { street: request.billing_info.street, zip: request.billing_info.zip, country: request.billing_info.country },
+  });
+}

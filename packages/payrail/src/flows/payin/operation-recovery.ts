@@ -1,0 +1,66 @@
+// The worker's side of captures, voids and refunds whose request never
+// recorded the processor's answer (a crash, a timeout): they are claimed in
+// bounded batches and asked about again with the same reference, which
+// connectors treat idempotently, so money moves at most once and the answer
+// is recorded exactly once (operation-outcome.ts). A call that times out again
+// leaves the operation pending; the claim's lease brings it back.
+import { CARD_PROCESSOR_TIMEOUT_MS, captureWithDeadline, type OperationResult, refundWithDeadline, voidWithDeadline } from '../../providers/card-processor.ts';
+import { claimDueOperations } from '../../store/charge-operations.ts';
+import { type ChargeRow, getCharge } from '../../store/charges.ts';
+import { claimDueRefunds } from '../../store/refunds.ts';
+import type { OperationDeps } from './operation-common.ts';
+import { recordCaptureAnswer, recordRefundAnswer, recordVoidAnswer } from './operation-outcome.ts';
+import { errorSummary } from './charge.ts';
+
+/** Operations handled per batch; their processor calls run concurrently. */
+export const OPERATION_BATCH_MAX = 50;
+/** A claimed operation is not claimed again before this, so a crashed worker's batch is picked up later. */
+const CLAIM_LEASE_MS = 2 * CARD_PROCESSOR_TIMEOUT_MS;
+
+/** Resolves one batch of due captures and voids, then one of due refunds; returns how many were claimed. */
+export async function resolveDueOperations(deps: OperationDeps, limit = OPERATION_BATCH_MAX): Promise<number> {
+  const nowMs = deps.clock.nowMs();
+  const operations = await deps.db.write((tx) => claimDueOperations(tx, nowMs, nowMs + CLAIM_LEASE_MS, limit));
+  const refunds = await deps.db.write((tx) => claimDueRefunds(tx, nowMs, nowMs + CLAIM_LEASE_MS, limit));
+  await Promise.all([...operations.map((row) => resolveOperation(deps, row)), ...refunds.map((row) => resolveRefund(deps, row))]);
+  return operations.length + refunds.length;
+}
+
+async function ask(deps: OperationDeps, row: ChargeRow, what: string, call: () => Promise<OperationResult>): Promise<OperationResult | null> {
+  try {
+    return await call();
+  } catch (error) {
+    deps.log.warn(
+      { transaction: row.pk, operation: what, processor: deps.processor.name, err: errorSummary(error) },
+      'card processor did not answer; will ask again',
+    );
+    return null;
+  }
+}
+
+async function resolveOperation(deps: OperationDeps, row: ChargeRow): Promise<void> {
+  const target = { reference: String(row.pk), processorRef: row.processor_ref! };
+  const result = await ask(deps, row, row.op!, () =>
+    row.op === 'capture' ? captureWithDeadline(deps.processor, { ...target, amountCents: row.op_cents! }) : voidWithDeadline(deps.processor, target),
+  );
+  if (result === null) return;
+  const recorded = row.op === 'capture' ? await recordCaptureAnswer(deps, row, result) : await recordVoidAnswer(deps, row, result);
+  if (recorded !== null) deps.log.info({ transaction: row.pk, operation: row.op, outcome: result.outcome }, 'pending operation resolved');
+}
+
+async function resolveRefund(deps: OperationDeps, refund: ChargeRow): Promise<void> {
+  const parent = await deps.db.read((tx) => getCharge(tx, refund.parent_pk!, refund.merchant_id));
+  if (parent === undefined) throw new Error(`refund ${refund.pk}: refunded charge ${refund.parent_pk} not found`);
+  const result = await ask(deps, refund, 'refund', () =>
+    refundWithDeadline(deps.processor, {
+      reference: String(refund.pk),
+      chargeReference: String(parent.pk),
+      chargeProcessorRef: parent.processor_ref!,
+      amountCents: refund.amount_cents,
+    }),
+  );
+  if (result === null) return;
+  if ((await recordRefundAnswer(deps, refund, result)) !== null) {
+    deps.log.info({ transaction: refund.pk, operation: 'refund', outcome: result.outcome }, 'pending operation resolved');
+  }
+}

@@ -1,0 +1,202 @@
+// POST /api/v2/transactions/verify (docs/api-decisions.md sections 10 and 14):
+// a zero-amount card check with a nonce. The issuer's AVS and CVV results,
+// no money, nothing kept beyond the record. Same steps as a charge: reserve
+// the key and take the nonce, writing the verification as pending (with the
+// card number sealed for recovery); ask the processor outside any
+// transaction; record the answer and erase the card number. An unanswered
+// call leaves it pending, and the worker asks again with the same reference.
+import type { Logger } from 'pino';
+import type { CardCipher } from '../../crypto/card-cipher.ts';
+import { cardCipherFor } from '../../crypto/card-key.ts';
+import type { CardType } from '../../domain/cards.ts';
+import { CHARGE_DECLINES, type ChargeDeclineCode } from '../../domain/card-results.ts';
+import type { Clock } from '../../domain/clock.ts';
+import { checkExpiry } from '../../domain/cards.ts';
+import { NONCE_PATTERN } from '../../domain/nonce.ts';
+import type { Secret } from '../../domain/secret.ts';
+import { fail } from '../../errors.ts';
+import {
+  CARD_PROCESSOR_TIMEOUT_MS,
+  type CardProcessor,
+  processorTimeoutMs,
+  type VerificationResult,
+  verifyWithDeadline,
+} from '../../providers/card-processor.ts';
+import type { Service } from '../../service.ts';
+import type { Txn } from '../../store/db.ts';
+import { completeKey, reserveKey } from '../../store/idempotency.ts';
+import { getTransaction, type TransactionRow } from '../../store/transactions.ts';
+import { claimDueVerifications, getVerificationHoldingKey, insertPendingVerification, recordVerificationOutcome } from '../../store/verifications.ts';
+import { type ChargeRequest, errorSummary, IDEMPOTENCY_KEY_TTL_MS, type Payer, storedRequest } from './charge.ts';
+import { renderCharge } from './charge-answers.ts';
+import { answerUnknownOutcome, checkIdempotencyKey, OPERATION_RECOVERY_AFTER_MS } from './operation-common.ts';
+import { IDEMPOTENCY_WAIT_MARGIN_MS, type KeyedRequest, keyedRequest, type Reply, replayKey, RunningRequests } from '../common/idempotency-replay.ts';
+import { takeNonce } from './nonce-use.ts';
+
+export interface VerifyDeps {
+  readonly db: Service['db'];
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly processor: CardProcessor;
+  readonly cipher: CardCipher;
+}
+
+/** The charge body without amount (and without capture). */
+export type VerifyRequest = Omit<ChargeRequest, 'amount' | 'capture' | 'expiry_month' | 'expiry_year' | 'billing_info'> & {
+  readonly expiry_month: number;
+  readonly expiry_year: number;
+  readonly billing_info: NonNullable<ChargeRequest['billing_info']>;
+};
+
+type Idem = KeyedRequest | null;
+type Step = { kind: 'taken' } | { kind: 'reserved'; row: TransactionRow; number: Secret<string>; cvv: Secret<string> | null };
+
+/** Verifications handled per worker batch. */
+export const VERIFY_BATCH_MAX = 50;
+const CLAIM_LEASE_MS = 2 * CARD_PROCESSOR_TIMEOUT_MS;
+
+const render = (row: TransactionRow): string => JSON.stringify(renderCharge(row));
+
+async function reserve(deps: VerifyDeps, tx: Txn, payer: Payer, request: VerifyRequest, idem: Idem): Promise<Step> {
+  const nowMs = deps.clock.nowMs();
+  if (idem !== null) {
+    const key = { sourceId: payer.sourceId, idemKey: idem.key, requestHash: idem.requestHash, nowMs, staleAtOrBeforeMs: nowMs - IDEMPOTENCY_KEY_TTL_MS };
+    if (!(await reserveKey(tx, key))) return { kind: 'taken' };
+  }
+  const nonce = await takeNonce(
+    tx,
+    { sourceId: payer.sourceId, nonce: request.source, expiryMonth: request.expiry_month, expiryYear: request.expiry_year },
+    nowMs,
+  );
+  // The nonce's card data opens only with the nonce itself (src/crypto/card-cipher.ts).
+  const number = deps.cipher.openForNonce(nonce.card_number_enc, 'card_number', payer.sourceId, request.source);
+  const cvv = nonce.cvv_enc === null ? null : deps.cipher.openForNonce(nonce.cvv_enc, 'cvv', payer.sourceId, request.source);
+  const pk = await insertPendingVerification(tx, {
+    merchant_id: payer.merchantId,
+    source_id: payer.sourceId,
+    card_type: nonce.card_type,
+    last4: nonce.last4,
+    bin: nonce.bin,
+    expiry_month: request.expiry_month,
+    expiry_year: request.expiry_year,
+    // Its own copy for recovery, under the card-data key; erased once answered.
+    card_number_enc: deps.cipher.seal(number, 'card_number', payer.sourceId),
+    request_json: JSON.stringify(storedRequest(request)),
+    idem_key: idem?.key ?? null,
+    recover_at_ms: nowMs + OPERATION_RECOVERY_AFTER_MS,
+    created_at_ms: nowMs,
+  });
+  const row = await getTransaction(tx, pk, payer.merchantId);
+  if (row === undefined) throw new Error(`verification ${pk} vanished`);
+  return { kind: 'reserved', row, number, cvv };
+}
+
+/** Records the answer (once) with the reply its key keeps; null when recorded already. */
+async function record(
+  deps: Pick<VerifyDeps, 'db' | 'clock'>,
+  row: Pick<TransactionRow, 'pk' | 'merchant_id' | 'source_id' | 'idem_key'>,
+  result: VerificationResult,
+) {
+  if (result.processorRef === '') throw new Error('card processor answered a verify without a processor reference');
+  const code: ChargeDeclineCode | null =
+    result.outcome === 'approved' ? null : (result.decline ?? (result.outcome === 'failed' ? 'processor_error' : 'card_declined'));
+  return deps.db.write(async (tx) => {
+    const outcome = {
+      status: result.outcome,
+      avs_result_code: result.avsResultCode,
+      cvv_result_code: result.cvvResultCode,
+      error_code: code,
+      error_message: code === null ? null : CHARGE_DECLINES[code],
+      processor_ref: result.processorRef,
+    };
+    if (!(await recordVerificationOutcome(tx, row.pk, outcome, deps.clock.nowMs()))) return null;
+    const json = render((await getTransaction(tx, row.pk, row.merchant_id))!);
+    if (row.idem_key !== null) await completeKey(tx, row.source_id, row.idem_key, 200, json);
+    return json;
+  });
+}
+
+function cardOf(row: TransactionRow, number: Secret<string>, cvv: Secret<string> | null) {
+  const billing = (JSON.parse(row.request_json) as { billing_info: { street: string; zip: string; country: string } }).billing_info;
+  return {
+    reference: String(row.pk),
+    currency: 'USD' as const,
+    card: { number, cvv, expiryMonth: row.expiry_month, expiryYear: row.expiry_year, cardType: row.card_type as CardType },
+    billing: { street: billing.street, zip: billing.zip, country: billing.country },
+  };
+}
+
+async function verifyOnce(deps: VerifyDeps, payer: Payer, request: VerifyRequest, idem: Idem): Promise<Reply> {
+  const step = await deps.db.write((tx) => reserve(deps, tx, payer, request, idem));
+  if (step.kind === 'taken') {
+    const current = async (reservedAtMs: number): Promise<Reply> => {
+      const key = { merchantId: payer.merchantId, sourceId: payer.sourceId, idemKey: idem!.key, reservedAtMs };
+      const found = await deps.db.read(async (tx) => {
+        const held = await getVerificationHoldingKey(tx, key);
+        return held === undefined ? undefined : getTransaction(tx, held.pk, payer.merchantId);
+      });
+      if (found === undefined) fail('internal_server_error', 'the verification holding this Idempotency-Key could not be read; retry');
+      return { statusCode: 200, json: render(found) };
+    };
+    return replayKey(deps, payer.sourceId, idem!, processorTimeoutMs(deps.processor) + IDEMPOTENCY_WAIT_MARGIN_MS, current);
+  }
+  let result: VerificationResult;
+  try {
+    result = await verifyWithDeadline(deps.processor, cardOf(step.row, step.number, step.cvv));
+  } catch (error) {
+    return answerUnknownOutcome(
+      deps,
+      { pk: step.row.pk, operation: 'verify', sourceId: payer.sourceId, idemKey: idem?.key ?? null, pendingJson: render(step.row) },
+      error,
+    );
+  }
+  const json = await record(deps, step.row, result);
+  if (json !== null) return { statusCode: 200, json };
+  return { statusCode: 200, json: render((await deps.db.read((tx) => getTransaction(tx, step.row.pk, payer.merchantId)))!) };
+}
+
+export function createVerifyFlow(deps: VerifyDeps): { verify(payer: Payer, input: { request: VerifyRequest; idempotencyKey: string | null }): Promise<Reply> } {
+  const running = new RunningRequests();
+  return {
+    async verify(payer, input) {
+      checkIdempotencyKey(input.idempotencyKey);
+      const expiryProblem = checkExpiry(input.request.expiry_month, input.request.expiry_year, deps.clock.nowMs());
+      if (expiryProblem !== null) fail('invalid_card', expiryProblem);
+      if (!NONCE_PATTERN.test(input.request.source)) fail('invalid_nonce', 'source is not a nonce from tokenization');
+      if (input.idempotencyKey === null) return verifyOnce(deps, payer, input.request, null);
+      const idem = keyedRequest(input.idempotencyKey, 'verify', input.request);
+      return running.run(`${payer.sourceId}\n${idem.key}`, idem.requestHash, () => verifyOnce(deps, payer, input.request, idem));
+    },
+  };
+}
+
+/** The worker's dependencies, from the assembled service (the card-data key is loaded only when needed). */
+export function verifyRecoveryDepsOf(service: Service): Omit<VerifyDeps, 'cipher'> & { cipher: () => CardCipher } {
+  return { db: service.db, clock: service.clock, log: service.log, processor: service.providers.cardProcessor, cipher: () => cardCipherFor(service.config) };
+}
+
+/** The worker: asks again about verifications whose request never recorded an answer; returns how many were claimed. */
+export async function resolveDueVerifications(deps: Omit<VerifyDeps, 'cipher'> & { cipher: () => CardCipher }, limit = VERIFY_BATCH_MAX): Promise<number> {
+  const nowMs = deps.clock.nowMs();
+  const due = await deps.db.write((tx) => claimDueVerifications(tx, nowMs, nowMs + CLAIM_LEASE_MS, limit));
+  await Promise.all(
+    due.map(async (v) => {
+      const row = await deps.db.read((tx) => getTransaction(tx, v.pk, v.merchant_id));
+      if (row === undefined) return;
+      const number = deps.cipher().open(v.card_number_enc, 'card_number', v.source_id);
+      let result: VerificationResult;
+      try {
+        // The security code is not kept; the processor knows this reference.
+        result = await verifyWithDeadline(deps.processor, cardOf(row, number, null));
+      } catch (error) {
+        deps.log.warn(
+          { transaction: v.pk, processor: deps.processor.name, err: errorSummary(error) },
+          'card processor did not answer about a verify; will ask again',
+        );
+        return;
+      }
+      await record(deps, row, result);
+    }),
+  );
+  return due.length;
+}

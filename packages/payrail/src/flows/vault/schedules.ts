@@ -1,0 +1,238 @@
+// Recurring schedules of stored customers (docs/api-decisions.md section 15):
+// create, read, list, update, delete, and their transactions. Running them
+// is schedule-runs.ts. Merchant-scoped: another merchant's schedule,
+// customer or method reads as absent (not_found); a method of another
+// customer of the same merchant, a frequency we do not know or a next run
+// date in the past is a 400 naming the field, and nothing changes.
+import type { Clock } from '../../domain/clock.ts';
+import { parseDollarNumber, parseDollarString } from '../../domain/money.ts';
+import { isFrequency, parseRunDate, runDateOf, type Frequency } from '../../domain/recurring.ts';
+import { type Created, createOnce } from '../common/idempotent-create.ts';
+import { fail } from '../../errors.ts';
+import type { Service } from '../../service.ts';
+import { listChargesOf } from '../../store/charges.ts';
+import { getCustomer } from '../../store/customers.ts';
+import type { Txn } from '../../store/db.ts';
+import { getPaymentMethod } from '../../store/payment-methods.ts';
+import {
+  countSchedules,
+  deleteSchedule,
+  getSchedule,
+  insertSchedule,
+  listCustomerSchedules,
+  listScheduleRuns,
+  updateSchedule,
+  type ScheduleUpdate,
+} from '../../store/schedules.ts';
+import { CHARGE_AMOUNT_CENTS_MAX, CHARGE_AMOUNT_CENTS_MIN } from '../payin/charge.ts';
+import { renderCharge } from '../payin/charge-answers.ts';
+import { renderSchedule, type ScheduleView } from './schedule-view.ts';
+import { idOf, pageOf, type Owner, type PageQuery } from './stored-common.ts';
+
+export { renderSchedule, type ScheduleView } from './schedule-view.ts';
+
+export interface ScheduleDeps {
+  readonly db: Service['db'];
+  readonly clock: Clock;
+}
+
+/** Longest schedule title. */
+export const SCHEDULE_TITLE_LENGTH_MAX = 255;
+/** The most runs a schedule may be told to make (0 = unlimited). */
+export const SCHEDULE_NUM_LEFT_MAX = 10_000;
+/** Live schedules per customer, at most (a bound: racing creates may pass it by a few). */
+export const SCHEDULES_PER_CUSTOMER_MAX = 50;
+/** Runs shown in a schedule's history in the panel. */
+export const SCHEDULE_RUNS_SHOWN_MAX = 50;
+
+export interface ScheduleInput {
+  readonly title?: string | undefined;
+  readonly receipt_email?: string | undefined;
+  readonly amount?: number | undefined;
+  readonly frequency?: string | undefined;
+  readonly next_run_date?: string | undefined;
+  readonly num_left?: number | undefined;
+  readonly payment_method_id?: number | undefined;
+  readonly active?: boolean | undefined;
+}
+
+function amountCentsOf(amount: number, amountText: string | null): number {
+  if (!(amount > 0)) fail('invalid_amount', 'amount must be greater than zero');
+  const parsed = amountText !== null ? parseDollarString(amountText) : parseDollarNumber(amount);
+  if (!parsed.ok) fail('invalid_amount', `amount ${parsed.reason}`);
+  if (parsed.cents < CHARGE_AMOUNT_CENTS_MIN) fail('invalid_amount', 'amount must be at least 0.50');
+  if (parsed.cents > CHARGE_AMOUNT_CENTS_MAX) fail('invalid_amount', 'amount must be at most 100000.00');
+  return parsed.cents;
+}
+
+/** Checks what the schema cannot, with the clock: the date is a real day, today (UTC) or later. */
+function checkNextRunDate(text: string, nowMs: number): string {
+  const dayMs = parseRunDate(text);
+  if (dayMs === null) fail('invalid_request', 'next_run_date must be a date written YYYY-MM-DD');
+  if (text < runDateOf(nowMs)) fail('invalid_request', `next_run_date must be today (${runDateOf(nowMs)}, UTC) or later`);
+  return text;
+}
+
+function checkFields(input: ScheduleInput, amountText: string | null, nowMs: number): ScheduleUpdate {
+  if (input.frequency !== undefined && !isFrequency(input.frequency)) {
+    fail('invalid_request', 'frequency must be one of daily, weekly, biweekly, monthly, bimonthly, quarterly, biannually, annually');
+  }
+  if (input.num_left !== undefined && (!Number.isInteger(input.num_left) || input.num_left < 0 || input.num_left > SCHEDULE_NUM_LEFT_MAX)) {
+    fail('invalid_request', `num_left must be an integer from 0 (unlimited) to ${SCHEDULE_NUM_LEFT_MAX}`);
+  }
+  return {
+    title: input.title,
+    receipt_email: input.receipt_email,
+    amount_cents: input.amount === undefined ? undefined : amountCentsOf(input.amount, amountText),
+    frequency: input.frequency as Frequency | undefined,
+    next_run_date: input.next_run_date === undefined ? undefined : checkNextRunDate(input.next_run_date, nowMs),
+    num_left: input.num_left,
+    active: input.active === undefined ? undefined : input.active ? 1 : 0,
+  };
+}
+
+/** The method must be the merchant's (else not_found) and this customer's (else 400 naming the field). */
+async function checkMethod(tx: Txn, owner: Pick<Owner, 'merchantId'>, customerPk: number, methodPk: number): Promise<void> {
+  const method = await getPaymentMethod(tx, owner.merchantId, methodPk);
+  if (method === undefined) fail('not_found', `payment method ${methodPk} not found`);
+  if (method.customer_pk !== customerPk) fail('invalid_request', `payment_method_id ${methodPk} is not a payment method of customer ${customerPk}`);
+}
+
+export async function createSchedule(
+  deps: ScheduleDeps,
+  owner: Owner,
+  customerId: string,
+  input: ScheduleInput & { title: string; amount: number; frequency: string; next_run_date: string; payment_method_id: number },
+  amountText: string | null,
+  idempotencyKey: string | null = null,
+): Promise<Created<ScheduleView>> {
+  const customerPk = idOf('customer', customerId);
+  const fields = checkFields(input, amountText, deps.clock.nowMs());
+  // The amount as written (12.5 and 12.50 are one body), with the customer the path names.
+  const idem = { key: idempotencyKey, operation: 'create-schedule', body: { customer: customerPk, ...input, amount: fields.amount_cents } };
+  return createOnce(deps, owner, idem, async (tx) => {
+    if ((await getCustomer(tx, owner.merchantId, customerPk)) === undefined) fail('not_found', `customer ${customerPk} not found`);
+    await checkMethod(tx, owner, customerPk, input.payment_method_id);
+    if ((await countSchedules(tx, customerPk)) >= SCHEDULES_PER_CUSTOMER_MAX) {
+      fail('invalid_request', `a customer may have at most ${SCHEDULES_PER_CUSTOMER_MAX} recurring schedules; delete one first`);
+    }
+    return insertSchedule(
+      tx,
+      {
+        merchant_id: owner.merchantId,
+        customer_pk: customerPk,
+        payment_method_pk: input.payment_method_id,
+        title: input.title,
+        receipt_email: input.receipt_email ?? null,
+        amount_cents: fields.amount_cents!,
+        frequency: fields.frequency!,
+        next_run_date: fields.next_run_date!,
+        num_left: fields.num_left ?? 0,
+        active: fields.active ?? 1,
+      },
+      deps.clock.nowMs(),
+    ).then(renderSchedule);
+  });
+}
+
+export async function readSchedule(deps: Pick<ScheduleDeps, 'db'>, owner: Pick<Owner, 'merchantId'>, id: string): Promise<ScheduleView> {
+  const pk = idOf('recurring schedule', id);
+  const row = await deps.db.read((tx) => getSchedule(tx, owner.merchantId, pk));
+  if (row === undefined) fail('not_found', `recurring schedule ${pk} not found`);
+  return renderSchedule(row);
+}
+
+export async function listSchedulesOfCustomer(
+  deps: Pick<ScheduleDeps, 'db'>,
+  owner: Pick<Owner, 'merchantId'>,
+  customerId: string,
+  query: PageQuery,
+): Promise<ScheduleView[]> {
+  const customerPk = idOf('customer', customerId);
+  const page = pageOf(query);
+  const rows = await deps.db.read(async (tx) => {
+    if ((await getCustomer(tx, owner.merchantId, customerPk)) === undefined) fail('not_found', `customer ${customerPk} not found`);
+    return listCustomerSchedules(tx, owner.merchantId, customerPk, page);
+  });
+  return rows.map(renderSchedule);
+}
+
+export async function changeSchedule(
+  deps: ScheduleDeps,
+  owner: Pick<Owner, 'merchantId'>,
+  id: string,
+  input: ScheduleInput,
+  amountText: string | null,
+): Promise<ScheduleView> {
+  const pk = idOf('recurring schedule', id);
+  const fields = checkFields(input, amountText, deps.clock.nowMs());
+  const row = await deps.db.write(async (tx) => {
+    const current = await getSchedule(tx, owner.merchantId, pk);
+    if (current === undefined) fail('not_found', `recurring schedule ${pk} not found`);
+    if (input.payment_method_id !== undefined) await checkMethod(tx, owner, current.customer_pk, input.payment_method_id);
+    else if (fields.active === 1 && (await getPaymentMethod(tx, owner.merchantId, current.payment_method_pk)) === undefined) {
+      // Its card was deleted (which stopped it): resuming it alone would only fail at its next run.
+      fail('invalid_request', `payment method ${current.payment_method_pk} of recurring schedule ${pk} was deleted; give a payment_method_id to resume it`);
+    }
+    // A finished schedule has no runs left; 0 would mean unlimited, so it must be told how many.
+    if (current.status === 'finished' && fields.active === 1 && fields.num_left === undefined) {
+      fail('invalid_request', 'num_left is required to resume a finished schedule');
+    }
+    const updated = await updateSchedule(tx, owner.merchantId, pk, { ...fields, payment_method_pk: input.payment_method_id }, deps.clock.nowMs());
+    if (updated === undefined) fail('not_found', `recurring schedule ${pk} not found`);
+    return updated;
+  });
+  return renderSchedule(row);
+}
+
+export async function removeSchedule(deps: ScheduleDeps, owner: Owner, id: string): Promise<void> {
+  const pk = idOf('recurring schedule', id);
+  const deleted = await deps.db.write((tx) => deleteSchedule(tx, owner.merchantId, pk, deps.clock.nowMs()));
+  if (!deleted) fail('not_found', `recurring schedule ${pk} not found`);
+}
+
+export async function scheduleTransactionsJson(deps: Pick<ScheduleDeps, 'db'>, owner: Owner, id: string, query: PageQuery): Promise<string> {
+  const pk = idOf('recurring schedule', id);
+  const page = pageOf(query);
+  const rows = await deps.db.read(async (tx) => {
+    if ((await getSchedule(tx, owner.merchantId, pk)) === undefined) fail('not_found', `recurring schedule ${pk} not found`);
+    return listChargesOf(tx, owner.merchantId, { schedulePk: pk }, page);
+  });
+  return `[${rows.map((row) => JSON.stringify(renderCharge(row))).join(',')}]`;
+}
+
+export interface ScheduleRunView {
+  run_date: string;
+  reference_number: number;
+  /** The run's charge as the processor answered: approved, pending, declined or failed. */
+  charge_status: string;
+  amount_cents: number;
+  /** Whether the schedule has moved on after this run. */
+  applied: boolean;
+  created_at_ms: number;
+}
+
+/** A schedule's run history, newest first (the panel shows it). */
+export async function scheduleRunHistory(
+  deps: Pick<ScheduleDeps, 'db'>,
+  merchantId: string,
+  id: string,
+): Promise<{ schedule: ScheduleView; runs: ScheduleRunView[] }> {
+  const pk = idOf('recurring schedule', id);
+  return deps.db.read(async (tx) => {
+    const schedule = await getSchedule(tx, merchantId, pk);
+    if (schedule === undefined) fail('not_found', `recurring schedule ${pk} not found`);
+    const runs = await listScheduleRuns(tx, pk, SCHEDULE_RUNS_SHOWN_MAX);
+    return {
+      schedule: renderSchedule(schedule),
+      runs: runs.map((row) => ({
+        run_date: row.run_date,
+        reference_number: row.charge_pk,
+        charge_status: row.charge_status,
+        amount_cents: row.amount_cents,
+        applied: row.applied === 1,
+        created_at_ms: row.created_at_ms,
+      })),
+    };
+  });
+}

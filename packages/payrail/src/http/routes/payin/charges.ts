@@ -1,0 +1,73 @@
+// The charge API: POST /api/v2/transactions/charge and
+// GET /api/v2/transactions/:id, with HTTP Basic (source API key and PIN).
+// Replies are sent as the JSON text the flow produced, so an idempotent
+// replay is exactly the first reply.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { cardCipherFor } from '../../../crypto/card-key.ts';
+import { createChargeFlow } from '../../../flows/payin/charge.ts';
+import type { Service } from '../../../service.ts';
+import { keepRawJson, rawMemberText } from '../../raw-json.ts';
+import { ChargeHeaders, ChargeRequest, ChargeResponse, ShapeC, TransactionParams } from '../../schemas/payin.ts';
+import { basicAuth } from '../../auth-hooks.ts';
+import { idempotencyKeyOf, sendReply } from '../../idempotent-replies.ts';
+
+const REFUSALS = { 400: ShapeC, 401: ShapeC, 403: ShapeC, 404: ShapeC, 500: ShapeC };
+
+export function payinChargeRoutes(service: Service): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    keepRawJson(app);
+    const flow = createChargeFlow({
+      db: service.db,
+      clock: service.clock,
+      log: service.log,
+      processor: service.providers.cardProcessor,
+      cipher: cardCipherFor(service.config),
+    });
+    // Credentials are checked on request, before the body is validated: an
+    // unauthenticated caller learns nothing about the body rules.
+    const authenticate = basicAuth(service);
+
+    app.post(
+      '/api/v2/transactions/charge',
+      {
+        schema: {
+          operationId: 'chargeCard',
+          summary: 'Charge a card by nonce',
+          errors: ['invalid_nonce', 'invalid_card', 'invalid_amount', 'idempotency_key_reused', 'not_found'],
+          body: ChargeRequest,
+          headers: ChargeHeaders,
+          response: { 200: ChargeResponse, ...REFUSALS },
+        },
+        onRequest: authenticate,
+      },
+      async (request, reply) => {
+        const principal = request.principal!;
+        if (principal.sourceId === null) throw new Error('a source API key without a source');
+        const result = await flow.charge(
+          { merchantId: principal.merchantId, sourceId: principal.sourceId },
+          {
+            request: request.body,
+            amountText: request.rawJson === undefined ? null : rawMemberText(request.rawJson, 'amount'),
+            idempotencyKey: idempotencyKeyOf(request),
+          },
+        );
+        return sendReply(reply, result);
+      },
+    );
+
+    app.get(
+      '/api/v2/transactions/:id',
+      {
+        schema: {
+          operationId: 'getTransaction',
+          summary: 'Read a card transaction by its reference number',
+          errors: ['not_found'],
+          params: TransactionParams,
+          response: { 200: ChargeResponse, ...REFUSALS },
+        },
+        onRequest: authenticate,
+      },
+      async (request, reply) => sendReply(reply, await flow.read(request.principal!.merchantId, request.params.id)),
+    );
+  };
+}

@@ -1,0 +1,163 @@
+// Recurring schedules on the payin API (docs/api-decisions.md section 15):
+// /api/v2/customers/:id/recurring-schedules and /api/v2/recurring-schedules/:id,
+// Basic auth and shape C refusals; and the sandbox call
+// POST /sandbox/schedules/:id/run (API-KEY, transfer envelope), which runs a
+// schedule's next run at once.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { cardCipherFor } from '../../../crypto/card-key.ts';
+import { fail } from '../../../errors.ts';
+import { runScheduleNow } from '../../../flows/vault/schedule-runs.ts';
+import {
+  changeSchedule,
+  createSchedule,
+  listSchedulesOfCustomer,
+  readSchedule,
+  removeSchedule,
+  scheduleTransactionsJson,
+} from '../../../flows/vault/schedules.ts';
+import type { Service } from '../../../service.ts';
+import { basicAuth, transferAuth } from '../../auth-hooks.ts';
+import { keepRawJson, rawMemberText } from '../../raw-json.ts';
+import { ChargeHeaders, PageQuery, TransactionList } from '../../schemas/payin.ts';
+import { IdParams, SandboxScheduleRunResponse, Schedule, ScheduleCreate, ScheduleList, ScheduleUpdate } from '../../schemas/stored.ts';
+import { noContent, ownerOf, sendJsonText, STORED_REFUSALS } from './customers.ts';
+import { createdView, idempotencyKeyOf } from '../../idempotent-replies.ts';
+
+export function scheduleRoutes(service: Service): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    keepRawJson(app);
+    const deps = { db: service.db, clock: service.clock };
+    const onRequest = basicAuth(service);
+    const amountText = (raw: string | undefined) => (raw === undefined ? null : rawMemberText(raw, 'amount'));
+
+    app.post(
+      '/api/v2/customers/:id/recurring-schedules',
+      {
+        schema: {
+          operationId: 'createSchedule',
+          errors: ['not_found', 'invalid_amount', 'idempotency_key_reused'],
+          summary: "Create a recurring schedule charging one of the customer's saved cards",
+          params: IdParams,
+          headers: ChargeHeaders,
+          body: ScheduleCreate,
+          response: { 200: Schedule, ...STORED_REFUSALS },
+        },
+        onRequest,
+      },
+      async (request, reply) =>
+        createdView(
+          reply,
+          await createSchedule(deps, ownerOf(request), request.params.id, request.body, amountText(request.rawJson), idempotencyKeyOf(request)),
+        ),
+    );
+    app.get(
+      '/api/v2/customers/:id/recurring-schedules',
+      {
+        schema: {
+          operationId: 'listSchedules',
+          errors: ['not_found'],
+          summary: "List a customer's recurring schedules",
+          params: IdParams,
+          querystring: PageQuery,
+          response: { 200: ScheduleList, ...STORED_REFUSALS },
+        },
+        onRequest,
+      },
+      async (request) => listSchedulesOfCustomer(deps, ownerOf(request), request.params.id, request.query),
+    );
+    app.get(
+      '/api/v2/recurring-schedules/:id',
+      {
+        schema: {
+          operationId: 'getSchedule',
+          errors: ['not_found'],
+          summary: 'Read a recurring schedule',
+          params: IdParams,
+          response: { 200: Schedule, ...STORED_REFUSALS },
+        },
+        onRequest,
+      },
+      async (request) => readSchedule(deps, ownerOf(request), request.params.id),
+    );
+    app.patch(
+      '/api/v2/recurring-schedules/:id',
+      {
+        schema: {
+          operationId: 'updateSchedule',
+          errors: ['not_found', 'invalid_amount'],
+          summary: 'Update a recurring schedule (amount, frequency, next run date, active: pause or resume)',
+          params: IdParams,
+          body: ScheduleUpdate,
+          response: { 200: Schedule, ...STORED_REFUSALS },
+        },
+        onRequest,
+      },
+      async (request) => changeSchedule(deps, ownerOf(request), request.params.id, request.body, amountText(request.rawJson)),
+    );
+    app.delete(
+      '/api/v2/recurring-schedules/:id',
+      {
+        schema: {
+          operationId: 'deleteSchedule',
+          errors: ['not_found'],
+          summary: 'Delete a recurring schedule',
+          params: IdParams,
+          response: { 204: { type: 'null', description: 'Deleted' }, ...STORED_REFUSALS },
+        },
+        onRequest,
+      },
+      async (request, reply) => {
+        await removeSchedule(deps, ownerOf(request), request.params.id);
+        return noContent(reply);
+      },
+    );
+    app.get(
+      '/api/v2/recurring-schedules/:id/transactions',
+      {
+        schema: {
+          operationId: 'listScheduleTransactions',
+          errors: ['not_found'],
+          summary: "List a schedule's transactions, newest first",
+          params: IdParams,
+          querystring: PageQuery,
+          response: { 200: TransactionList, ...STORED_REFUSALS },
+        },
+        onRequest,
+      },
+      async (request, reply) => sendJsonText(reply, await scheduleTransactionsJson(deps, ownerOf(request), request.params.id, request.query)),
+    );
+
+    const runDeps = {
+      db: service.db,
+      clock: service.clock,
+      log: service.log,
+      processor: service.providers.cardProcessor,
+      cipher: () => cardCipherFor(service.config),
+    };
+    app.post(
+      '/sandbox/schedules/:id/run',
+      {
+        schema: {
+          operationId: 'sandboxRunSchedule',
+          errors: ['sandbox_only', 'not_found'],
+          summary: "Sandbox: run a schedule's next run now, as if its date had come (a date is charged at most once)",
+          params: IdParams,
+          response: { 200: SandboxScheduleRunResponse },
+        },
+        onRequest: [
+          async () => {
+            if (service.config.environment !== 'sandbox') fail('sandbox_only');
+          },
+          transferAuth(service),
+        ],
+      },
+      async (request, reply) => {
+        const result = await runScheduleNow(runDeps, request.principal!.merchantId, request.params.id);
+        return sendJsonText(
+          reply,
+          JSON.stringify({ success: true, error: '', charged: result.charged, schedule: result.schedule, transaction: result.transaction }),
+        );
+      },
+    );
+  };
+}

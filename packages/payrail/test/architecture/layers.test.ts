@@ -1,0 +1,54 @@
+// The store is the only home of SQL and of the SQL handle. The import rules
+// between layers are checked by dependency-cruiser (`npm run deps`); what an
+// import graph cannot see is checked here on the source text: SQL statements,
+// calls on a transaction handle and dialect branches outside src/store/.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+
+const SRC = path.resolve(import.meta.dirname, '..', '..', 'src');
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(full);
+    return entry.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+const outsideStore = sourceFiles(SRC).filter((file) => !file.startsWith(path.join(SRC, 'store') + path.sep));
+
+/** Every line of a file outside the store that matches, as `file:line: text`. */
+function offenders(pattern: RegExp): string[] {
+  return outsideStore.flatMap((file) =>
+    fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .flatMap((line, index) => (pattern.test(line) ? [`${path.relative(SRC, file)}:${index + 1}: ${line.trim()}`] : [])),
+  );
+}
+
+describe('architecture: the store owns SQL', () => {
+  it('no SQL statement text outside src/store/', () => {
+    assert.deepEqual(offenders(/['`"](SELECT|INSERT INTO|UPDATE [a-z_]+ SET|DELETE FROM|CREATE TABLE|ALTER TABLE) /), []);
+  });
+
+  it('no calls on a transaction handle outside src/store/', () => {
+    assert.deepEqual(offenders(/\btx\.(get|all|run|dialect)\b/), []);
+  });
+
+  it('no branch on the SQL dialect outside src/store/', () => {
+    assert.deepEqual(offenders(/\.dialect\s*[!=]==/), []);
+  });
+
+  it('the SQL handle type Tx is not imported outside src/store/', () => {
+    assert.deepEqual(offenders(/import[^;]*\bTx\b[^;]*from/), []);
+  });
+
+  it('the check finds what it looks for (a planted line is reported)', () => {
+    const planted = ["const row = await tx.get('SELECT 1');"];
+    assert.equal(planted.filter((line) => /\btx\.(get|all|run|dialect)\b/.test(line)).length, 1);
+    assert.equal(planted.filter((line) => /['`"](SELECT|INSERT INTO|UPDATE [a-z_]+ SET|DELETE FROM|CREATE TABLE|ALTER TABLE) /.test(line)).length, 1);
+  });
+});
