@@ -2,7 +2,15 @@
 // statement here or anywhere in the store updates or deletes an event
 // (test/audit.test.ts reads the store's source to make sure), so the trail
 // is append-only for Payrail's own code.
-import type { AuditActorKind, AuditOutcome } from '../domain/audit.ts';
+import {
+  type AuditActor,
+  type AuditActorKind,
+  type AuditEvent,
+  type AuditOutcome,
+  AUDIT_DETAIL_LENGTH_MAX,
+  AUDIT_TEXT_LENGTH_MAX,
+  clip,
+} from '../domain/audit.ts';
 import type { Tx } from './db.ts';
 
 export interface AuditEventRow {
@@ -17,6 +25,27 @@ export interface AuditEventRow {
   client_address: string | null;
   outcome: AuditOutcome;
   detail: string | null;
+}
+
+/** The row of an event as the store keeps it; text is cut to its limits here, once. */
+export function auditRow(actor: AuditActor, event: AuditEvent, outcome: AuditOutcome, atMs: number): Omit<AuditEventRow, 'id'> {
+  return {
+    at_ms: atMs,
+    actor_kind: actor.kind,
+    actor_id: clip(actor.id, AUDIT_TEXT_LENGTH_MAX),
+    actor_label: clip(actor.label, AUDIT_TEXT_LENGTH_MAX),
+    action: event.action,
+    target: clip(event.target, AUDIT_TEXT_LENGTH_MAX),
+    merchant_id: clip(event.merchantId ?? null, AUDIT_TEXT_LENGTH_MAX),
+    client_address: clip(actor.address, AUDIT_TEXT_LENGTH_MAX),
+    outcome,
+    detail: clip(event.detail ?? null, AUDIT_DETAIL_LENGTH_MAX),
+  };
+}
+
+/** Appends an event inside a command's transaction, so the action and its event commit together. */
+export async function appendAudit(tx: Tx, actor: AuditActor, event: AuditEvent, outcome: AuditOutcome, atMs: number): Promise<void> {
+  await insertAuditEvent(tx, auditRow(actor, event, outcome, atMs));
 }
 
 export async function insertAuditEvent(tx: Tx, row: Omit<AuditEventRow, 'id'>): Promise<void> {

@@ -1,5 +1,5 @@
-// Writing events (docs/api-decisions.md section 11), always in the
-// transaction of the change, so an event exists exactly when its change
+// Events' data (docs/api-decisions.md section 11), written in the
+// transaction of the change (store/event-outbox.ts for card and schedule events), so an event exists exactly when its change
 // committed (a transactional outbox). `data` is the object exactly as its GET
 // endpoint shows it at that moment: a card transaction as
 // GET /api/v2/transactions/:id, a transfer as the status `result`, a batch as
@@ -12,64 +12,19 @@ import type { EventType } from '../../domain/webhooks.ts';
 import type { Service } from '../../service.ts';
 import type { Txn } from '../../store/db.ts';
 import { insertEvent } from '../../store/events.ts';
-import { getSchedule } from '../../store/schedules.ts';
-import { getTransaction, type TransactionRow } from '../../store/transactions.ts';
-import { fundedTransfers, type TransferStatusRow } from '../../store/transfers.ts';
+import type { EventViews } from '../../store/event-outbox.ts';
+import type { TransferStatusRow } from '../../store/transfers.ts';
 import { renderCharge } from '../payin/charge-answers.ts';
 import { renderSchedule } from '../vault/schedule-view.ts';
 import { FUNDED_TRANSFERS_SHOWN_MAX } from '../transfers/funding.ts';
 import { statusViewOf } from '../transfers/status.ts';
 
-/** A card transaction's event: it is read back in the transaction, so `data` shows it as just written. */
-export async function emitTransactionEvent(tx: Txn, type: EventType, merchantId: string, pk: number, nowMs: number): Promise<TransactionRow> {
-  const draft = await draftTransactionEvent(tx, type, merchantId, pk, nowMs);
-  await draft.insert();
-  return draft.row;
-}
-
-/** A card transaction's event read but not yet written: see draftTransactionEvent. */
-export interface TransactionEventDraft {
-  /** The transaction as the event shows it; the caller's reply shows the same row (one read serves both). */
-  readonly row: TransactionRow;
-  /**
-   * JSON.stringify(renderCharge(row)), which the event's data is when the
-   * transaction funds no transfer; null otherwise. A reply of the same row
-   * reuses it instead of rendering the row again.
-   */
-  readonly plainJson: string | null;
-  /** Writes the event. */
-  insert(): Promise<void>;
-}
-
-/**
- * emitTransactionEvent in its two steps, so that a caller can send other
- * statements along with each (PostgreSQL runs statements sent together in
- * the order they were issued, in one round trip): the read, which must come
- * after every change the event shows, and the insert.
- */
-export async function draftTransactionEvent(tx: Txn, type: EventType, merchantId: string, pk: number, nowMs: number): Promise<TransactionEventDraft> {
-  const row = await getTransaction(tx, pk, merchantId);
-  if (row === undefined) throw new Error(`transaction ${pk} vanished before its ${type} event`);
-  return draftTransactionEventOf(tx, type, row, nowMs);
-}
-
-/** draftTransactionEvent for a row the caller already has as just written (an UPDATE ... RETURNING): no read of it. */
-export async function draftTransactionEventOf(tx: Txn, type: EventType, row: TransactionRow, nowMs: number): Promise<TransactionEventDraft> {
-  const funded = row.linked_cents > 0 ? await fundedTransfers(tx, row.pk, FUNDED_TRANSFERS_SHOWN_MAX) : [];
-  const dataJson = JSON.stringify(renderCharge(row, funded));
-  return {
-    row,
-    plainJson: funded.length === 0 ? dataJson : null,
-    insert: () => insertEvent(tx, { merchantId: row.merchant_id, type, dataJson, nowMs }),
-  };
-}
-
-/** A recurring schedule's event (docs/api-decisions.md section 15): `data` is the schedule as GET /api/v2/recurring-schedules/:id shows it after the change. */
-export async function emitScheduleEvent(tx: Txn, type: EventType, merchantId: string, schedulePk: number, nowMs: number): Promise<void> {
-  const row = await getSchedule(tx, merchantId, schedulePk);
-  if (row === undefined) throw new Error(`schedule ${schedulePk} vanished before its ${type} event`);
-  await insertEvent(tx, { merchantId, type, dataJson: JSON.stringify(renderSchedule(row)), nowMs });
-}
+/** How events show card transactions and schedules: the same views as their GET endpoints. */
+export const EVENT_VIEWS: EventViews = {
+  transactionJson: (row, funded) => JSON.stringify(renderCharge(row, funded)),
+  scheduleJson: (row) => JSON.stringify(renderSchedule(row)),
+  fundedTransfersShownMax: FUNDED_TRANSFERS_SHOWN_MAX,
+};
 
 /**
  * A transfer's event, from the values just written (no read: this is on the

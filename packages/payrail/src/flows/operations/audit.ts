@@ -6,11 +6,11 @@
 // kept for an action that rolled back. A refused action rolls its
 // transaction back, so its event (outcome failure or denied) is written by a
 // second, small transaction afterwards.
-import { type AuditActor, type AuditEvent, type AuditOutcome, AUDIT_DETAIL_LENGTH_MAX, AUDIT_TEXT_LENGTH_MAX, clip, SYSTEM_ACTOR } from '../../domain/audit.ts';
+import { type AuditActor, type AuditEvent, type AuditOutcome, SYSTEM_ACTOR } from '../../domain/audit.ts';
 import type { Clock } from '../../domain/clock.ts';
 import { parseKey } from '../../domain/credentials.ts';
 import { isApiError } from '../../errors.ts';
-import { type AuditEventFilters, type AuditEventRow, insertAuditEvent, listAuditEvents } from '../../store/audit-events.ts';
+import { type AuditEventFilters, type AuditEventRow, appendAudit, listAuditEvents } from '../../store/audit-events.ts';
 import type { Db, Txn } from '../../store/db.ts';
 
 export type { AuditActor, AuditEvent, AuditEventRow };
@@ -21,25 +21,9 @@ export interface AuditDeps {
   readonly clock: Clock;
 }
 
-/** The row of an event as the store keeps it; text is cut to its limits here, once. */
-function rowOf(actor: AuditActor, event: AuditEvent, outcome: AuditOutcome, atMs: number): Omit<AuditEventRow, 'id'> {
-  return {
-    at_ms: atMs,
-    actor_kind: actor.kind,
-    actor_id: clip(actor.id, AUDIT_TEXT_LENGTH_MAX),
-    actor_label: clip(actor.label, AUDIT_TEXT_LENGTH_MAX),
-    action: event.action,
-    target: clip(event.target, AUDIT_TEXT_LENGTH_MAX),
-    merchant_id: clip(event.merchantId ?? null, AUDIT_TEXT_LENGTH_MAX),
-    client_address: clip(actor.address, AUDIT_TEXT_LENGTH_MAX),
-    outcome,
-    detail: clip(event.detail ?? null, AUDIT_DETAIL_LENGTH_MAX),
-  };
-}
-
 /** Appends an event inside a transaction a flow already holds. */
 export async function auditInTx(tx: Txn, actor: AuditActor, event: AuditEvent, outcome: AuditOutcome, atMs: number): Promise<void> {
-  await insertAuditEvent(tx, rowOf(actor, event, outcome, atMs));
+  await appendAudit(tx, actor, event, outcome, atMs);
 }
 
 /** Appends an event in a transaction of its own. */

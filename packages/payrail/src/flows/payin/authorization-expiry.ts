@@ -5,7 +5,8 @@
 import { AUTHORIZATION_LIFETIME_MS } from '../../domain/card-lifecycle.ts';
 import type { Service } from '../../service.ts';
 import { expireAuthorizations, hasExpiringAuthorizations } from '../../store/charge-operations.ts';
-import { emitTransactionEvent } from '../events/emit.ts';
+import { EVENT_VIEWS } from '../events/emit.ts';
+import { emitTransactionEvent } from '../../store/event-outbox.ts';
 
 /** Authorizations expired per call. */
 export const EXPIRY_BATCH_MAX = 500;
@@ -17,7 +18,7 @@ export async function expireDueAuthorizations(deps: Pick<Service, 'db' | 'clock'
   if (!(await deps.db.read((tx) => hasExpiringAuthorizations(tx, createdAtOrBeforeMs)))) return 0;
   return deps.db.write(async (tx) => {
     const expired = await expireAuthorizations(tx, createdAtOrBeforeMs, nowMs, limit);
-    for (const row of expired) await emitTransactionEvent(tx, 'charge.expired', row.merchant_id, Number(row.pk), nowMs);
+    for (const row of expired) await emitTransactionEvent(tx, EVENT_VIEWS, 'charge.expired', row.merchant_id, Number(row.pk), nowMs);
     return expired.length;
   });
 }

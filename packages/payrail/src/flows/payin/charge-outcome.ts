@@ -12,7 +12,8 @@ import type { Txn } from '../../store/db.ts';
 import { completeKey } from '../../store/idempotency.ts';
 import { post } from '../../store/ledger.ts';
 import { renderCharge } from './charge-answers.ts';
-import { draftTransactionEventOf } from '../events/emit.ts';
+import { EVENT_VIEWS } from '../events/emit.ts';
+import { draftTransactionEventOf } from '../../store/event-outbox.ts';
 
 /** Longest wait between two polls of a pending authorization, whatever a connector asks for. */
 const POLL_INTERVAL_MS_MAX = 60 * 60_000;
@@ -61,7 +62,7 @@ export async function recordChargeOutcome(
     if (updated === undefined) return null;
     // docs/api-decisions.md section 11; a pending charge polled again is no news.
     const withEvent = outcome.status !== 'pending' || awaiting === 'answer';
-    const draft = withEvent ? await draftTransactionEventOf(tx, `charge.${outcome.status}`, updated, nowMs) : undefined;
+    const draft = withEvent ? await draftTransactionEventOf(tx, EVENT_VIEWS, `charge.${outcome.status}`, updated, nowMs) : undefined;
     const replyJson = draft?.plainJson ?? JSON.stringify(renderCharge(updated));
     // Statements that do not wait on each other's results are sent together,
     // in this order (PostgreSQL runs them so, in one round trip).

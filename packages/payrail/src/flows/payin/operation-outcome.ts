@@ -18,7 +18,8 @@ import { completeKey } from '../../store/idempotency.ts';
 import { post } from '../../store/ledger.ts';
 import { recordRefundApproved, recordRefundRefused } from '../../store/refunds.ts';
 import { renderCharge } from './charge-answers.ts';
-import { draftTransactionEventOf } from '../events/emit.ts';
+import { EVENT_VIEWS } from '../events/emit.ts';
+import { draftTransactionEventOf } from '../../store/event-outbox.ts';
 
 type Deps = Pick<Service, 'db' | 'clock'>;
 
@@ -107,7 +108,7 @@ async function finishAnswer(
   changed: ChargeRow,
   step: { type: EventType; key: ReplyKey; post: (() => Promise<void>) | null; nowMs: number },
 ): Promise<string> {
-  const draft = await draftTransactionEventOf(tx, step.type, changed, step.nowMs);
+  const draft = await draftTransactionEventOf(tx, EVENT_VIEWS, step.type, changed, step.nowMs);
   const json = draft.plainJson ?? JSON.stringify(renderCharge(changed));
   await Promise.all([draft.insert(), keepReply(tx, step.key, json), step.post?.()]);
   return json;

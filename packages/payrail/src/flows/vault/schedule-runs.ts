@@ -45,7 +45,8 @@ import {
 import type { ChargeCard } from '../payin/card-source.ts';
 import { errorSummary, reserveChargeIn } from '../payin/charge.ts';
 import { recordChargeOutcome } from '../payin/charge-outcome.ts';
-import { emitScheduleEvent } from '../events/emit.ts';
+import { EVENT_VIEWS } from '../events/emit.ts';
+import { emitScheduleEvent } from '../../store/event-outbox.ts';
 import { renderCharge } from '../payin/charge-answers.ts';
 import { idOf } from './stored-common.ts';
 import { renderSchedule, type ScheduleView } from './schedules.ts';
@@ -168,7 +169,7 @@ async function stopSchedule(deps: ScheduleRunDeps, schedule: ScheduleRow, runDat
       schedule,
       deps.clock.nowMs(),
     );
-    if (stopped) await emitScheduleEvent(tx, 'schedule.failed', schedule.merchant_id, schedule.pk, deps.clock.nowMs());
+    if (stopped) await emitScheduleEvent(tx, EVENT_VIEWS, 'schedule.failed', schedule.merchant_id, schedule.pk, deps.clock.nowMs());
   });
 }
 
@@ -215,7 +216,7 @@ async function applyRun(tx: Txn, run: FinishedRun, nowMs: number): Promise<boole
     nowMs,
   );
   if (!moved) return true;
-  const emit = (type: EventType) => emitScheduleEvent(tx, type, schedule.merchant_id, schedule.pk, nowMs);
+  const emit = (type: EventType) => emitScheduleEvent(tx, EVENT_VIEWS, type, schedule.merchant_id, schedule.pk, nowMs);
   if (approved) {
     await emit('schedule.charged');
     if (change.status === 'finished') await emit('schedule.finished');
