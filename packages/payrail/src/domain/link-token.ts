@@ -17,3 +17,17 @@ export function parseLinkToken(token: string): { id: string; secret: string } | 
   const secret = token.slice(dot + 1);
   return ID_PATTERN.test(id) && SECRET_PATTERN.test(secret) ? { id, secret } : null;
 }
+
+/** Why a link was refused: a tampered token is "invalid", like an unknown one. */
+export type LinkProblem = 'invalid' | 'used' | 'expired';
+
+/** What a one-time link is for. */
+export type LinkPurpose = 'signup_confirm' | 'credentials' | 'password_reset' | 'invitation';
+
+/** How long each kind of link works. */
+export const LINK_TTL_MS: Readonly<Record<LinkPurpose, number>> = {
+  signup_confirm: 24 * 60 * 60_000,
+  credentials: 72 * 60 * 60_000,
+  password_reset: 60 * 60_000,
+  invitation: 7 * 24 * 60 * 60_000,
+};

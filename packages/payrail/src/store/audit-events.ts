@@ -43,6 +43,22 @@ export function auditRow(actor: AuditActor, event: AuditEvent, outcome: AuditOut
   };
 }
 
+/** An audited action's event, handed to the store command that does the action (see appendAuditNote). */
+export interface AuditNote {
+  readonly actor: AuditActor;
+  readonly event: AuditEvent;
+  readonly atMs: number;
+}
+
+/**
+ * Appends an audited action's event (outcome success) in the command's own
+ * transaction, so the action is never done without its event nor an event kept
+ * for an action that rolled back; `refine` adds what only the result knows.
+ */
+export async function appendAuditNote(tx: Tx, note: AuditNote, refine?: Partial<AuditEvent>): Promise<void> {
+  await insertAuditEvent(tx, auditRow(note.actor, { ...note.event, ...refine }, 'success', note.atMs));
+}
+
 /** Appends an event inside a command's transaction, so the action and its event commit together. */
 export async function appendAudit(tx: Tx, actor: AuditActor, event: AuditEvent, outcome: AuditOutcome, atMs: number): Promise<void> {
   await insertAuditEvent(tx, auditRow(actor, event, outcome, atMs));

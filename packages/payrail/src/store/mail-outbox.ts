@@ -2,6 +2,8 @@
 // of the change it announces; the worker claims due rows with a lease, sends
 // them, and records the outcome only while its lease holds, so two workers
 // never both record (or both send) one row.
+import type { MailContent } from '../domain/mail-templates.ts';
+import { MAIL_TO_ADDRESS_WINDOW_MS, MAILS_TO_ADDRESS_MAX } from '../domain/signup-form.ts';
 import type { Db, Tx } from './db.ts';
 
 export type MailStatus = 'pending' | 'sent' | 'failed';
@@ -105,4 +107,14 @@ export async function listMail(tx: Tx, filter: { to: string | null }, limit: num
 export async function countMailTo(tx: Tx, to: string, sinceMs: number): Promise<number> {
   const row = await tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM mail_outbox WHERE to_address = ? AND created_at_ms >= ?', [to, sinceMs]);
   return Number(row?.n ?? 0);
+}
+
+/** Writes a mail to the outbox in the transaction of the change it announces (a rolled-back change sends nothing). */
+export async function queueMail(tx: Tx, kind: string, to: string, content: MailContent, nowMs: number): Promise<void> {
+  await insertMail(tx, { kind, to_address: to, subject: content.subject, text_body: content.text, html_body: content.html }, nowMs);
+}
+
+/** Whether Payrail has written as many mails to this address lately as anyone may make it write. */
+export async function inboxSaturated(tx: Tx, to: string, nowMs: number): Promise<boolean> {
+  return (await countMailTo(tx, to, nowMs - MAIL_TO_ADDRESS_WINDOW_MS)) >= MAILS_TO_ADDRESS_MAX;
 }

@@ -9,7 +9,7 @@ import type { Txn } from '../../store/db.ts';
 import { listSources } from '../../store/merchants.ts';
 import { getUserByEmail, insertUser } from '../../store/panel-users.ts';
 import { auditInTx } from '../operations/audit.ts';
-import { checkLink, issueLink, type LinkProblem, useLink } from '../access/links.ts';
+import { checkLink, issueLink, type LinkProblem, useLink } from '../../store/link-tokens.ts';
 import { issueStarterCredentials, issuingDeps, type SourceCredentials } from '../merchants/merchants.ts';
 import { generatePassword, hashPassword } from '../panel/passwords.ts';
 import { randomBase62 } from '../../domain/ids.ts';

@@ -29,8 +29,9 @@ import {
 } from '../../store/signup-requests.ts';
 import { countRequests } from '../access/abuse-counters.ts';
 import { type AuditActor, auditInTx, recordAudit, SYSTEM_ACTOR, writeAudited } from '../operations/audit.ts';
-import { issueLink, LINK_TTL_MS, type LinkProblem, useLink } from '../access/links.ts';
-import { inboxSaturated, queueMail } from '../mail/outbox.ts';
+import { issueLink, type LinkProblem, useLink } from '../../store/link-tokens.ts';
+import { LINK_TTL_MS } from '../../domain/link-token.ts';
+import { inboxSaturated, queueMail } from '../../store/mail-outbox.ts';
 import { linkUrl, type OnboardingDeps } from './deps.ts';
 import { inviteMerchantInTx } from './merchant-invite.ts';
 

@@ -10,10 +10,10 @@ import { type AuditActor, type AuditEvent, type AuditOutcome, SYSTEM_ACTOR } fro
 import type { Clock } from '../../domain/clock.ts';
 import { parseKey } from '../../domain/credentials.ts';
 import { isApiError } from '../../errors.ts';
-import { type AuditEventFilters, type AuditEventRow, appendAudit, listAuditEvents } from '../../store/audit-events.ts';
+import { type AuditEventFilters, type AuditEventRow, type AuditNote, appendAudit, listAuditEvents } from '../../store/audit-events.ts';
 import type { Db, Txn } from '../../store/db.ts';
 
-export type { AuditActor, AuditEvent, AuditEventRow };
+export type { AuditActor, AuditEvent, AuditEventRow, AuditNote };
 export { SYSTEM_ACTOR };
 
 export interface AuditDeps {
@@ -51,6 +51,22 @@ export async function writeAudited<T>(
       await auditInTx(tx, actor, { ...event, ...refine?.(result) }, 'success', deps.clock.nowMs());
       return result;
     });
+  } catch (error) {
+    if (isApiError(error)) await recordAudit(deps, actor, { ...event, detail: `${error.error}: ${error.message}` }, 'failure');
+    throw error;
+  }
+}
+
+/**
+ * Runs a store command that does an audited action and appends its event
+ * (appendAuditNote) in its own transaction. When the action is refused with an
+ * ApiError (by the command or by the flow deciding on its answer inside
+ * `run`), the event is recorded with outcome failure and the error's code by
+ * a second, small transaction, and the error is passed on.
+ */
+export async function audited<T>(deps: AuditDeps, actor: AuditActor, event: AuditEvent, run: (note: AuditNote) => Promise<T>): Promise<T> {
+  try {
+    return await run({ actor, event, atMs: deps.clock.nowMs() });
   } catch (error) {
     if (isApiError(error)) await recordAudit(deps, actor, { ...event, detail: `${error.error}: ${error.message}` }, 'failure');
     throw error;

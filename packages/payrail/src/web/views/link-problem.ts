@@ -1,6 +1,6 @@
 // The page of a one-time link that cannot be used: unknown or altered,
 // already used, or expired. Nothing was made or changed.
-import type { LinkProblem } from '../../flows/access/links.ts';
+import type { LinkProblem } from '../../domain/link-token.ts';
 import { html, type Html } from '../html.ts';
 import { notice } from './components.ts';
 
