@@ -135,6 +135,15 @@ describe('docs: the guide holds together', () => {
     assert.deepEqual(broken, [], `broken links:\n  ${broken.join('\n  ')}`);
   });
 
+  it('docs/README.md, the index, links every page of docs/', () => {
+    const index = path.join(REPO, 'docs', 'README.md');
+    const linked = new Set(relativeLinks(fs.readFileSync(index, 'utf8')).map(({ target }) => path.resolve(path.dirname(index), target.split('#')[0]!)));
+    const unlisted = markdownFiles(path.join(REPO, 'docs'))
+      .filter((file) => file !== index && !linked.has(file))
+      .map((file) => path.relative(REPO, file));
+    assert.deepEqual(unlisted, [], `pages missing from the index docs/README.md:\n  ${unlisted.join('\n  ')}`);
+  });
+
   it('docs/architecture.md names every folder of packages/payrail/src', () => {
     const named = foldersNamedIn(fs.readFileSync(ARCHITECTURE, 'utf8'));
     const unnamed = sourceFolders(SRC).filter((folder) => !named.has(folder));
