@@ -12,7 +12,7 @@
 // would have, with autovacuum's default thresholds: ANALYZE refreshes the
 // statistics, and every connection re-plans the statements that read the
 // table. Where autovacuum is on, this does nothing. (Dead rows are still
-// left to autovacuum or the operator: see the README on running PostgreSQL.)
+// left to autovacuum or the operator: see docs/postgresql.md.)
 // SQLite keeps no plans across statements of this kind: nothing to do there.
 import type { Tx } from './db.ts';
 

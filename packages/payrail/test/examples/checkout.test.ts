@@ -1,8 +1,9 @@
 // examples/checkout end to end, as a merchant would run it: a `payrail serve`
 // sandbox, the example's node:http server with a merchant's credentials, and
 // Debian's Chromium typing a test card into the hosted form on the example's
-// page. The charge is approved and credited. The README's hosted card form
-// snippets are the example's own, character for character. Both stores.
+// page. The charge is approved and credited. The hosted card form snippets
+// of docs/hosted-form.md are the example's own, character for character.
+// Both stores.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -31,13 +32,13 @@ function between(text: string, start: string, end: string): string {
   return text.slice(text.indexOf('\n', from) + 1, text.lastIndexOf('\n', to) + 1);
 }
 
-/** The fenced code block of the README that follows `marker`. */
-function readmeBlock(readme: string, marker: string): string {
-  const at = readme.indexOf(marker);
-  assert.ok(at >= 0, `README marker ${marker}`);
-  const open = readme.indexOf('```', at);
-  const body = readme.indexOf('\n', open) + 1;
-  return readme.slice(body, readme.indexOf('```', body));
+/** The fenced code block of a guide page that follows `marker`. */
+function guideBlock(page: string, marker: string): string {
+  const at = page.indexOf(marker);
+  assert.ok(at >= 0, `docs/hosted-form.md marker ${marker}`);
+  const open = page.indexOf('```', at);
+  const body = page.indexOf('\n', open) + 1;
+  return page.slice(body, page.indexOf('```', body));
 }
 
 async function startExample(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
@@ -74,16 +75,16 @@ async function startExample(env: Record<string, string>): Promise<{ url: string;
   };
 }
 
-describe('the README shows the checkout example', () => {
+describe('the hosted form guide shows the checkout example', () => {
   it("its hosted card form snippets are the example's, character for character", () => {
-    const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
+    const guide = fs.readFileSync(path.join(REPO, 'docs', 'hosted-form.md'), 'utf8');
     const html = fs.readFileSync(path.join(EXAMPLE, 'index.html'), 'utf8');
     const server = fs.readFileSync(path.join(EXAMPLE, 'server.mjs'), 'utf8');
     assert.equal(
-      readmeBlock(readme, '<!-- snippet: examples/checkout/index.html -->'),
+      guideBlock(guide, '<!-- snippet: examples/checkout/index.html -->'),
       between(html, '<!-- payrail-card-form:start -->', '<!-- payrail-card-form:end -->'),
     );
-    assert.equal(readmeBlock(readme, '<!-- snippet: examples/checkout/server.mjs -->'), between(server, '// payrail-charge:start', '// payrail-charge:end'));
+    assert.equal(guideBlock(guide, '<!-- snippet: examples/checkout/server.mjs -->'), between(server, '// payrail-charge:start', '// payrail-charge:end'));
   });
 });
 

@@ -43,7 +43,7 @@ test('statements freed by the garbage collector do not abort the process', () =>
   assert.equal(
     child.signal,
     null,
-    `the driver's process died of ${child.signal} on Node ${process.version}: better-sqlite3 was built against headers that abort when a statement is freed (see README, Quick start)\n${child.stderr.slice(0, 2000)}`,
+    `the driver's process died of ${child.signal} on Node ${process.version}: better-sqlite3 was built against headers that abort when a statement is freed (see docs/install-and-test.md)\n${child.stderr.slice(0, 2000)}`,
   );
   assert.equal(child.status, 0, child.stderr);
   assert.equal(child.stdout, `done ${ROUNDS}`);
