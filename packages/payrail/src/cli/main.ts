@@ -5,6 +5,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { type AmountParse, formatCents, parseDollarString, parseDollarStringOrZero } from '../domain/money.ts';
 import { closeOpenBatches } from '../flows/payin/batches.ts';
+import { storeEngine } from '../flows/operations/health.ts';
 import { verifyLedger } from '../flows/operations/ledger-verify.ts';
 import { listAllMerchants, MERCHANT_LIST_LIMIT_MAX } from '../flows/merchants/list.ts';
 import * as merchants from '../flows/merchants/merchants.ts';
@@ -136,7 +137,7 @@ export function buildProgram(): Command {
       const webhooks = createWebhookWorker(service);
       worker.start();
       webhooks.start();
-      service.log.info({ store: service.db.dialect }, 'worker started');
+      service.log.info({ store: storeEngine(service) }, 'worker started');
       await new Promise<void>((resolve) => {
         const stop = () => {
           void Promise.all([worker.stop(), webhooks.stop()])

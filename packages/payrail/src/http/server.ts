@@ -7,6 +7,7 @@ import type { Config } from '../config.ts';
 import { demoBanner, seedDemoMerchant } from '../flows/merchants/seed.ts';
 import { createService, newStoreThreadSignal } from '../runtime.ts';
 import { type InlineWorkerThread, startInlineWorkerThread } from '../worker/inline-thread.ts';
+import { storeEngine } from '../flows/operations/health.ts';
 import { buildApp } from './app.ts';
 
 export async function serve(config: Config): Promise<{ close(): Promise<void>; port: number }> {
@@ -36,7 +37,7 @@ export async function serve(config: Config): Promise<{ close(): Promise<void>; p
     await service.db.close();
     throw error;
   }
-  service.log.info({ port, environment: config.environment, store: service.db.dialect, worker: config.worker }, 'payrail listening');
+  service.log.info({ port, environment: config.environment, store: storeEngine(service), worker: config.worker }, 'payrail listening');
   if (seeded !== null) process.stdout.write(`${demoBanner(seeded, config.publicUrl)}\n`);
 
   let closing: Promise<void> | null = null;

@@ -2,7 +2,8 @@
 // recorded in `settings` by the first process that starts on it, so a
 // production server refuses a sandbox store and the other way round.
 import type { Environment } from '../domain/credentials.ts';
-import type { Tx } from './db.ts';
+import type { Db, Tx } from './db.ts';
+import { stampCredentialEnvironment } from './merchants.ts';
 
 const SETTING = 'store_environment';
 
@@ -16,4 +17,18 @@ export async function recordStoreEnvironment(tx: Tx, environment: Environment): 
   const row = await tx.get<{ value: string }>('SELECT value FROM settings WHERE key = ?', [SETTING]);
   if (row === undefined) throw new Error('the store environment was not recorded');
   return { recorded: row.value, now: inserted.changes === 1 };
+}
+
+/**
+ * Records the store's environment if none is, and answers the recorded one.
+ * When it is `environment`, credentials issued without an environment are
+ * given it (always, not only when recording: an older process still running
+ * during an upgrade may have issued one since); `stamped` counts them.
+ */
+export function claimStoreEnvironment(db: Db, environment: Environment): Promise<{ recorded: string; now: boolean; stamped: number }> {
+  return db.write(async (tx) => {
+    const recorded = await recordStoreEnvironment(tx, environment);
+    const stamped = recorded.recorded === environment ? await stampCredentialEnvironment(tx, environment) : 0;
+    return { ...recorded, stamped };
+  });
 }

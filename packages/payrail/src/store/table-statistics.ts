@@ -14,7 +14,7 @@
 // table. Where autovacuum is on, this does nothing. (Dead rows are still
 // left to autovacuum or the operator: see docs/postgresql.md.)
 // SQLite keeps no plans across statements of this kind: nothing to do there.
-import type { Tx } from './db.ts';
+import type { Db, Tx } from './db.ts';
 
 /** autovacuum_analyze_threshold and autovacuum_analyze_scale_factor, PostgreSQL's defaults. */
 const ANALYZE_THRESHOLD_ROWS = 50;
@@ -46,4 +46,9 @@ export async function analyzeStaleTables(tx: Tx): Promise<StatisticsRound> {
     analyzed.push(relname);
   }
   return { autovacuum: false, analyzed };
+}
+
+/** One round of analyzeStaleTables: ANALYZE takes no row locks, so a plain read connection serves it. */
+export function refreshStaleStatistics(db: Db): Promise<StatisticsRound> {
+  return db.read((tx) => analyzeStaleTables(tx));
 }

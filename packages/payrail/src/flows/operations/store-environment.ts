@@ -13,8 +13,7 @@
 import type { Logger } from 'pino';
 import type { Environment } from '../../domain/credentials.ts';
 import type { Db } from '../../store/db.ts';
-import { stampCredentialEnvironment } from '../../store/merchants.ts';
-import { recordStoreEnvironment } from '../../store/store-environment.ts';
+import { claimStoreEnvironment as recordOrCheck } from '../../store/store-environment.ts';
 
 export class StoreEnvironmentError extends Error {
   override readonly name = 'StoreEnvironmentError';
@@ -22,13 +21,7 @@ export class StoreEnvironmentError extends Error {
 
 /** Records or checks the store's environment; throws StoreEnvironmentError on a mismatch. */
 export async function claimStoreEnvironment(deps: { db: Db; log?: Logger }, environment: Environment): Promise<void> {
-  const result = await deps.db.write(async (tx) => {
-    const recorded = await recordStoreEnvironment(tx, environment);
-    // Always, not only when recording: an older process still running during
-    // an upgrade may have issued a credential without an environment since.
-    const stamped = recorded.recorded === environment ? await stampCredentialEnvironment(tx, environment) : 0;
-    return { ...recorded, stamped };
-  });
+  const result = await recordOrCheck(deps.db, environment);
   if (result.recorded !== environment) {
     throw new StoreEnvironmentError(
       `this store belongs to the ${result.recorded} environment and this process is configured for ${environment} (PAYRAIL_ENV); ` +

@@ -25,16 +25,8 @@ import { sendWebhook, type WebhookResponse, type WebhookSender } from '../../pro
 import type { Service } from '../../service.ts';
 import type { Db } from '../../store/db.ts';
 import { fanOutEvents } from '../../store/events.ts';
-import {
-  abandonDelivery,
-  claimDueDeliveries,
-  type DeliveryRow,
-  hasDueDeliveries,
-  pauseEndpoints,
-  recordAttempt,
-  sendableOf,
-} from '../../store/webhook-deliveries.ts';
-import { disableFailingEndpoint, markEndpointFailing, markEndpointHealthy } from '../../store/webhook-endpoints.ts';
+import { claimDueDeliveries, type DeliveryRow } from '../../store/webhook-deliveries.ts';
+import { abandonClaim, deliveriesDue, pauseSlowEndpoints, recordDeliveryAttempt, sendableDelivery } from '../../store/webhooks/deliveries.ts';
 import { eventJson, eventIdOf, livemodeOf } from './events.ts';
 
 export type { DeliveryRow };
@@ -55,8 +47,6 @@ export interface DeliveryDeps {
 export function deliveryDepsOf(service: Pick<Service, 'db' | 'clock' | 'log' | 'config'>): DeliveryDeps {
   return { db: service.db, clock: service.clock, log: service.log.child({ component: 'webhooks' }), config: service.config, send: sendWebhook };
 }
-
-class LapsedClaim extends Error {}
 
 /** Events fanned out per call. */
 export const FAN_OUT_BATCH_MAX = 200;
@@ -97,11 +87,11 @@ export async function claimDeliveries(
   if (limit <= 0) return [];
   const perEndpointMax = options.perEndpointMax ?? SENDS_PER_ENDPOINT_MAX;
   const nowMs = deps.clock.nowMs();
-  if (!(await deps.db.read((tx) => hasDueDeliveries(tx, nowMs)))) return [];
+  if (!(await deliveriesDue(deps.db, nowMs))) return [];
   const slow = options.slow ?? [];
   if (slow.length > 0) {
     const pauses = slow.map(({ endpointId, postponeMs }) => ({ endpointId, dueAtMs: nowMs + postponeMs }));
-    await deps.db.write((tx) => pauseEndpoints(tx, pauses));
+    await pauseSlowEndpoints(deps.db, pauses);
   }
   const busy = [...underWay].filter(([, count]) => count >= perEndpointMax).map(([id]) => id);
   const claimed = await claimDueDeliveries(
@@ -119,9 +109,9 @@ export async function claimDeliveries(
 
 /** Sends one claimed delivery and records the outcome. Returns its outcome, or null when nothing was sent. */
 export async function deliver(deps: DeliveryDeps, claim: DeliveryRow): Promise<'delivered' | 'retry' | 'failed' | null> {
-  const sendable = await deps.db.read((tx) => sendableOf(tx, claim));
+  const sendable = await sendableDelivery(deps.db, claim);
   if (sendable === undefined || Number(sendable.enabled) !== 1) {
-    await deps.db.write((tx) => abandonDelivery(tx, claim, 'endpoint deleted or disabled', deps.clock.nowMs()));
+    await abandonClaim(deps.db, claim, 'endpoint deleted or disabled', deps.clock.nowMs());
     return null;
   }
   const body = eventJson(
@@ -134,7 +124,7 @@ export async function deliver(deps: DeliveryDeps, claim: DeliveryRow): Promise<'
   } catch (error) {
     // Retrying cannot help (the card-data key changed, or the row was altered): end it, say why, rotate to recover.
     deps.log.error({ endpoint: claim.endpoint_id, err: error }, 'webhook signing secret cannot be opened; rotate the endpoint secret');
-    await deps.db.write((tx) => abandonDelivery(tx, claim, 'signing secret cannot be opened; rotate it', deps.clock.nowMs()));
+    await abandonClaim(deps.db, claim, 'signing secret cannot be opened; rotate it', deps.clock.nowMs());
     return null;
   }
   const eventId = eventIdOf(Number(sendable.event_pk));
@@ -171,30 +161,23 @@ async function record(deps: DeliveryDeps, claim: DeliveryRow, eventId: string, r
     responseBody: response.body,
     attemptedAtMs: nowMs,
   };
-  // The endpoint row first, then the delivery's: every path takes them in
-  // that order, so two workers on PostgreSQL cannot deadlock over them.
-  const disabled = await deps.db
-    .write(async (tx) => {
-      let disable = false;
-      if (ok) await markEndpointHealthy(tx, claim.endpoint_id);
-      else {
-        const failingSinceMs = await markEndpointFailing(tx, claim.endpoint_id, { nowMs, retryAtMs }, retryDelayMs);
-        disable = nowMs - failingSinceMs >= ENDPOINT_FAILING_DISABLE_MS;
-      }
-      // A lapsed claim (someone else claimed it since) changes nothing: roll all of it back.
-      if (!(await recordAttempt(tx, { pk: claim.pk, attempts }, outcome, result, retryAtMs ?? nowMs))) throw new LapsedClaim();
-      return disable ? disableFailingEndpoint(tx, claim.endpoint_id, DISABLED_FOR_FAILING, nowMs) : false;
-    })
-    .catch((error: unknown) => {
-      if (error instanceof LapsedClaim) return null;
-      throw error;
-    });
-  if (disabled === null) return null;
+  // A lapsed claim (someone else claimed it since) changes nothing.
+  const recorded = await recordDeliveryAttempt(deps.db, {
+    claim: { pk: claim.pk, attempts, endpointId: claim.endpoint_id },
+    outcome,
+    result,
+    retryAtMs,
+    nowMs,
+    pauseFor: retryDelayMs,
+    disableAfterMs: ENDPOINT_FAILING_DISABLE_MS,
+    disabledReason: DISABLED_FOR_FAILING,
+  });
+  if (recorded === 'lapsed') return null;
   // Never the answer's body: it is the endpoint's, and may hold anything.
   const fields = { delivery: claim.pk, event: eventId, endpoint: claim.endpoint_id, attempt: attempts, status: response.statusCode, ms: response.latencyMs };
   if (ok) deps.log.debug(fields, 'webhook delivered');
   if (!ok) deps.log.warn({ ...fields, error: result.error, outcome }, 'webhook delivery attempt failed');
-  if (disabled) deps.log.warn({ endpoint: claim.endpoint_id }, 'webhook endpoint disabled: every delivery failed for 3 days');
+  if (recorded === 'disabled') deps.log.warn({ endpoint: claim.endpoint_id }, 'webhook endpoint disabled: every delivery failed for 3 days');
   return outcome;
 }
 

@@ -4,7 +4,7 @@
 import type { Clock } from '../../domain/clock.ts';
 import { fail } from '../../errors.ts';
 import type { Db } from '../../store/db.ts';
-import { queueDeliveryResend, recentDeliveries } from '../../store/webhook-deliveries.ts';
+import { deliveriesOfEndpoint, resendDelivery as resendDeliveryOf } from '../../store/webhooks/deliveries.ts';
 import { eventIdOf } from './events.ts';
 
 export const RECENT_DELIVERIES_SHOWN = 20;
@@ -26,7 +26,7 @@ export interface DeliveryView {
 const numberOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
 export async function deliveriesOf(deps: { db: Db }, merchantId: string, endpointId: string, limit = RECENT_DELIVERIES_SHOWN): Promise<DeliveryView[]> {
-  const rows = await deps.db.read((tx) => recentDeliveries(tx, merchantId, endpointId, limit));
+  const rows = await deliveriesOfEndpoint(deps.db, merchantId, endpointId, limit);
   return rows.map((row) => ({
     pk: Number(row.pk),
     event_id: eventIdOf(Number(row.event_pk)),
@@ -43,6 +43,5 @@ export async function deliveriesOf(deps: { db: Db }, merchantId: string, endpoin
 
 /** Queues the delivery's event again for the same endpoint. */
 export async function resendDelivery(deps: { db: Db; clock: Clock }, merchantId: string, deliveryPk: number): Promise<void> {
-  if (!(await deps.db.write((tx) => queueDeliveryResend(tx, merchantId, deliveryPk, deps.clock.nowMs()))))
-    fail('not_found', `delivery ${deliveryPk} not found`);
+  if (!(await resendDeliveryOf(deps.db, merchantId, deliveryPk, deps.clock.nowMs()))) fail('not_found', `delivery ${deliveryPk} not found`);
 }

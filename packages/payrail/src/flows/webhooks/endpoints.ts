@@ -21,16 +21,15 @@ import { isIP } from 'node:net';
 import { fail } from '../../errors.ts';
 import { isPublicAddress } from '../../providers/public-address.ts';
 import type { Db } from '../../store/db.ts';
+import type { EndpointRow } from '../../store/webhook-endpoints.ts';
 import {
-  countEndpoints,
-  deleteEndpoint,
-  type EndpointRow,
-  getEndpoint,
-  insertEndpoint,
-  listEndpoints,
-  setEndpointSecret,
-  updateEndpoint,
-} from '../../store/webhook-endpoints.ts';
+  changeEndpoint as storeEndpointChange,
+  createEndpoint as storeEndpoint,
+  endpointOf as storedEndpointOf,
+  endpointsOf,
+  removeEndpoint as deleteEndpointOf,
+  replaceEndpointSecret,
+} from '../../store/webhooks/endpoints.ts';
 
 export interface EndpointDeps {
   readonly db: Db;
@@ -98,23 +97,22 @@ export async function createEndpoint(deps: EndpointDeps, merchantId: string, inp
   const id = newEndpointId();
   const secret = newSecret();
   const secretEnc = webhookSecretCipherFor(deps.config).seal(secret, id);
-  const row = await deps.db.write(async (tx) => {
-    if ((await countEndpoints(tx, merchantId)) >= ENDPOINTS_PER_MERCHANT_MAX) {
-      fail('invalid_request', `a merchant can have at most ${ENDPOINTS_PER_MERCHANT_MAX} webhook endpoints`);
-    }
-    await insertEndpoint(tx, { id, merchantId, url, eventTypes: eventTypesText(types), secretEnc, nowMs: deps.clock.nowMs() });
-    return getEndpoint(tx, merchantId, id);
-  });
+  const row = await storeEndpoint(
+    deps.db,
+    { id, merchantId, url, eventTypes: eventTypesText(types), secretEnc, nowMs: deps.clock.nowMs() },
+    ENDPOINTS_PER_MERCHANT_MAX,
+  );
+  if (row === 'too_many') fail('invalid_request', `a merchant can have at most ${ENDPOINTS_PER_MERCHANT_MAX} webhook endpoints`);
   if (row === undefined) throw new Error(`webhook endpoint ${id} vanished`);
   return { ...renderEndpoint(row), signature: secret.reveal() };
 }
 
 export async function endpointList(deps: Pick<EndpointDeps, 'db'>, merchantId: string): Promise<EndpointView[]> {
-  return (await deps.db.read((tx) => listEndpoints(tx, merchantId))).map(renderEndpoint);
+  return (await endpointsOf(deps.db, merchantId)).map(renderEndpoint);
 }
 
 export async function endpointOf(deps: Pick<EndpointDeps, 'db'>, merchantId: string, id: string): Promise<EndpointView> {
-  const row = await deps.db.read((tx) => getEndpoint(tx, merchantId, checkedId(id)));
+  const row = await storedEndpointOf(deps.db, merchantId, checkedId(id));
   if (row === undefined) fail('not_found', `webhook endpoint ${id} not found`);
   return renderEndpoint(row);
 }
@@ -133,17 +131,14 @@ export async function changeEndpoint(
     if (typeof input.enabled !== 'boolean') fail('invalid_request', 'enabled must be true or false');
     change.enabled = input.enabled;
   }
-  const row = await deps.db.write(async (tx) => {
-    if (!(await updateEndpoint(tx, merchantId, id, change, deps.clock.nowMs()))) return undefined;
-    return getEndpoint(tx, merchantId, id);
-  });
+  const row = await storeEndpointChange(deps.db, merchantId, id, change, deps.clock.nowMs());
   if (row === undefined) fail('not_found', `webhook endpoint ${id} not found`);
   return renderEndpoint(row);
 }
 
 export async function removeEndpoint(deps: Pick<EndpointDeps, 'db'>, merchantId: string, id: string): Promise<{ id: string; deleted: true }> {
   checkedId(id);
-  if (!(await deps.db.write((tx) => deleteEndpoint(tx, merchantId, id)))) fail('not_found', `webhook endpoint ${id} not found`);
+  if (!(await deleteEndpointOf(deps.db, merchantId, id))) fail('not_found', `webhook endpoint ${id} not found`);
   return { id, deleted: true };
 }
 
@@ -152,10 +147,7 @@ export async function rotateEndpointSecret(deps: EndpointDeps, merchantId: strin
   checkedId(id);
   const secret = newSecret();
   const secretEnc = webhookSecretCipherFor(deps.config).seal(secret, id);
-  const row = await deps.db.write(async (tx) => {
-    if (!(await setEndpointSecret(tx, merchantId, id, secretEnc, deps.clock.nowMs()))) return undefined;
-    return getEndpoint(tx, merchantId, id);
-  });
+  const row = await replaceEndpointSecret(deps.db, merchantId, id, secretEnc, deps.clock.nowMs());
   if (row === undefined) fail('not_found', `webhook endpoint ${id} not found`);
   return { ...renderEndpoint(row), signature: secret.reveal() };
 }

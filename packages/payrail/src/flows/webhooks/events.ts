@@ -9,8 +9,8 @@ import { parseIsoTimestamp, timestampRefusal } from '../../domain/iso-time.ts';
 import { EVENT_TYPES, isEventType } from '../../domain/webhooks.ts';
 import { fail } from '../../errors.ts';
 import type { Db } from '../../store/db.ts';
-import { type EventRow, getEvent, listEvents } from '../../store/events.ts';
-import { queueResend } from '../../store/webhook-deliveries.ts';
+import type { EventRow } from '../../store/events.ts';
+import { eventOf, eventPage, resendEvent as resendEventOf } from '../../store/webhooks/events.ts';
 import { pageCursor, pageLimit } from '../common/list-paging.ts';
 
 export const EVENT_LIST_LIMIT_DEFAULT = 10;
@@ -79,13 +79,9 @@ export async function eventListJson(deps: EventDeps, merchantId: string, query: 
   if (filters.createdFromMs !== null && filters.createdBeforeMs !== null && filters.createdFromMs >= filters.createdBeforeMs) {
     fail('invalid_request', 'created_from must not be after created_to');
   }
-  const rows = await deps.db.read(async (tx) => {
-    // A cursor names one of the merchant's events, as GET /api/v2/events/:id would find it (a pruned one no longer does).
-    if (cursorPk !== null && (await getEvent(tx, merchantId, cursorPk)) === undefined) {
-      fail('invalid_request', `${cursor!.name} ${cursor!.value.slice(0, 40)} is not one of your events`);
-    }
-    return listEvents(tx, merchantId, filters, limit + 1);
-  });
+  const rows = await eventPage(deps.db, merchantId, cursorPk, filters, limit + 1);
+  // A cursor names one of the merchant's events, as GET /api/v2/events/:id would find it (a pruned one no longer does).
+  if (rows === 'unknown_cursor') fail('invalid_request', `${cursor!.name} ${cursor!.value.slice(0, 40)} is not one of your events`);
   const livemode = livemodeOf(deps.config);
   const shown = rows.slice(0, limit);
   // A previous page comes nearest first: turned newest first, as every page is.
@@ -96,7 +92,7 @@ export async function eventListJson(deps: EventDeps, merchantId: string, query: 
 
 async function eventRowOf(deps: Pick<EventDeps, 'db'>, merchantId: string, id: string): Promise<EventRow> {
   const pk = eventPkOf(id);
-  const row = pk === null ? undefined : await deps.db.read((tx) => getEvent(tx, merchantId, pk));
+  const row = pk === null ? undefined : await eventOf(deps.db, merchantId, pk);
   if (row === undefined) fail('not_found', `event ${id.slice(0, 40)} not found`);
   return row;
 }
@@ -108,6 +104,6 @@ export async function eventOfJson(deps: EventDeps, merchantId: string, id: strin
 /** Sends the event again to every enabled endpoint subscribed to its type; says how many deliveries were queued. */
 export async function resendEvent(deps: EventDeps, merchantId: string, id: string): Promise<{ id: string; deliveries: number }> {
   const row = await eventRowOf(deps, merchantId, id);
-  const deliveries = await deps.db.write((tx) => queueResend(tx, merchantId, Number(row.pk), row.type, deps.clock.nowMs()));
+  const deliveries = await resendEventOf(deps.db, merchantId, { pk: Number(row.pk), type: row.type }, deps.clock.nowMs());
   return { id, deliveries };
 }

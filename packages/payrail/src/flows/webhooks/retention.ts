@@ -4,13 +4,12 @@
 import type { Clock } from '../../domain/clock.ts';
 import { EVENT_RETENTION_MS } from '../../domain/webhooks.ts';
 import type { Db } from '../../store/db.ts';
-import { hasEventsBefore, pruneEventsBefore } from '../../store/events.ts';
+import { pruneEvents } from '../../store/webhooks/events.ts';
 
 /** Events deleted per call: a batch never holds the writer for long. */
 export const EVENT_PRUNE_BATCH_MAX = 500;
 
 export async function pruneOldEvents(deps: { db: Db; clock: Clock }, limit = EVENT_PRUNE_BATCH_MAX): Promise<number> {
   const beforeMs = deps.clock.nowMs() - EVENT_RETENTION_MS;
-  if (!(await deps.db.read((tx) => hasEventsBefore(tx, beforeMs)))) return 0;
-  return deps.db.write((tx) => pruneEventsBefore(tx, beforeMs, limit));
+  return pruneEvents(deps.db, beforeMs, limit);
 }

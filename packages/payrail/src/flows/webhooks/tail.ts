@@ -7,7 +7,7 @@ import { randomBase62 } from '../../domain/ids.ts';
 import { Secret } from '../../domain/secret.ts';
 import { DELIVERY_TIMEOUT_MS, RESPONSE_BODY_BYTES_MAX } from '../../domain/webhooks.ts';
 import { sendWebhook, type WebhookResponse } from '../../providers/webhook-sender.ts';
-import { eventsAfter, lastEventPk } from '../../store/events.ts';
+import { eventsAfterPk, lastEventPkOf } from '../../store/webhooks/events.ts';
 import { eventIdOf, eventJson, type EventDeps, livemodeOf } from './events.ts';
 
 /** Events read per poll. */
@@ -33,12 +33,12 @@ export async function tailEvents(
   merchantId: string,
   options: { signal: AbortSignal; count?: number; ready?: () => void; onEvent: (event: TailedEvent) => Promise<void> },
 ): Promise<number> {
-  let afterPk = await deps.db.read((tx) => lastEventPk(tx, merchantId));
+  let afterPk = await lastEventPkOf(deps.db, merchantId);
   options.ready?.();
   const livemode = livemodeOf(deps.config);
   let seen = 0;
   while (!options.signal.aborted) {
-    const rows = await deps.db.read((tx) => eventsAfter(tx, merchantId, afterPk, TAIL_BATCH_MAX));
+    const rows = await eventsAfterPk(deps.db, merchantId, afterPk, TAIL_BATCH_MAX);
     for (const row of rows) {
       afterPk = Number(row.pk);
       await options.onEvent({
