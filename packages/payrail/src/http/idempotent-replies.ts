@@ -2,7 +2,7 @@
 // header as given (the flows check its form), and an answer that replays an
 // earlier same-key request's reply says so with `Idempotent-Replayed: true`.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Created } from '../flows/common/idempotent-create.ts';
+import type { Created } from '../flows/vault/keyed-create.ts';
 
 /** The request's Idempotency-Key header, if any. */
 export function idempotencyKeyOf(request: FastifyRequest): string | null {

@@ -8,7 +8,7 @@ import { closeDueBatches } from '../flows/payin/batches.ts';
 import { resolveDueOperations } from '../flows/payin/operation-recovery.ts';
 import { prunePayinData } from '../flows/payin/cleanup.ts';
 import { resolveDueVerifications, verifyRecoveryDepsOf } from '../flows/payin/verify.ts';
-import { runDueSchedules } from '../flows/vault/schedule-runs.ts';
+import { runDueSchedules, scheduleRunDepsOf } from '../flows/vault/schedule-runs.ts';
 import type { Service } from '../service.ts';
 import type { Job } from './worker.ts';
 
@@ -35,6 +35,6 @@ export function cardLifecycleJobs(service: Service): Job[] {
 
 /** Recurring schedules (docs/api-decisions.md section 15): due runs charged once per date, finished runs applied. */
 export function recurringSchedulesJob(service: Service): Job {
-  const deps = recoveryDepsOf(service);
+  const deps = scheduleRunDepsOf(service);
   return { name: 'schedules.run-due', runOnce: () => runDueSchedules(deps) };
 }

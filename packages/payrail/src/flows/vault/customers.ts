@@ -5,38 +5,37 @@
 // fingerprinted so the same card saved twice for one customer is refused
 // with 409 naming the method that has it, in the same transaction, so a
 // refused save changes nothing (the nonce stays usable).
-import type { CardCipher } from '../../crypto/card-cipher.ts';
 import { checkExpiry } from '../../domain/cards.ts';
-import type { Clock } from '../../domain/clock.ts';
 import { isoTime } from '../../domain/iso-time.ts';
-import { NONCE_PATTERN } from '../../domain/nonce.ts';
-import { type Created, createOnce } from '../common/idempotent-create.ts';
+import { hashNonce, NONCE_PATTERN } from '../../domain/nonce.ts';
 import { fail, failWith } from '../../errors.ts';
-import type { Service } from '../../service.ts';
-import { listChargesOf, type ChargeRow } from '../../store/charges.ts';
-import { deleteCustomer, getCustomer, insertCustomer, listCustomers, updateCustomer, type CustomerFields, type CustomerRow } from '../../store/customers.ts';
+import type { ChargeRow } from '../../store/charges.ts';
+import type { CustomerFields, CustomerRow } from '../../store/customers.ts';
+import type { PaymentMethodRow } from '../../store/payment-methods.ts';
 import {
-  countPaymentMethods,
-  deleteCustomerPaymentMethods,
-  deletePaymentMethod,
-  getPaymentMethod,
-  insertPaymentMethod,
-  listPaymentMethods,
-  updatePaymentMethod,
-  type PaymentMethodRow,
-} from '../../store/payment-methods.ts';
-import { listCustomerSchedules, stopSchedulesOf } from '../../store/schedules.ts';
-import { renderSchedule, type ScheduleView } from './schedules.ts';
+  createCustomerOnce,
+  editCustomer,
+  eraseCustomer,
+  queryCustomer,
+  queryCustomerCharges,
+  queryCustomerPanel,
+  queryCustomers,
+} from '../../store/vault/customers.ts';
+import {
+  editPaymentMethod,
+  erasePaymentMethod,
+  queryCustomerMethods,
+  queryPaymentMethod,
+  saveCardOnce,
+  type NonceProblem,
+  type SaveCardRefusal,
+} from '../../store/vault/payment-methods.ts';
+import { renderSchedule, type ScheduleView } from './schedule-view.ts';
 import { transactionStatusOf } from '../../domain/card-lifecycle.ts';
 import { renderCharge } from '../payin/charge-answers.ts';
-import { takeNonce } from '../payin/nonce-use.ts';
+import { answered, type Created, createOnce } from './keyed-create.ts';
 import { idOf, pageOf, type Owner, type PageQuery } from './stored-common.ts';
-
-export interface CustomerDeps {
-  readonly db: Service['db'];
-  readonly clock: Clock;
-  readonly cipher: CardCipher;
-}
+import { cipherOf, type VaultContext } from './vault-context.ts';
 
 export interface CustomerView {
   id: number;
@@ -113,7 +112,7 @@ function fieldsOf(input: CustomerInput): Partial<CustomerFields> {
 }
 
 export async function createCustomer(
-  deps: CustomerDeps,
+  vault: VaultContext,
   owner: Owner,
   input: CustomerInput & { identifier: string },
   idempotencyKey: string | null = null,
@@ -127,8 +126,8 @@ export async function createCustomer(
     phone: input.phone ?? null,
     active: input.active === false ? 0 : 1,
   };
-  return createOnce(deps, owner, { key: idempotencyKey, operation: 'create-customer', body: input }, async (tx) =>
-    renderCustomer(await insertCustomer(tx, owner.merchantId, fields, deps.clock.nowMs())),
+  return createOnce(vault.clock, owner, { key: idempotencyKey, operation: 'create-customer', body: input }, (key) =>
+    createCustomerOnce(vault.db, { key, merchantId: owner.merchantId, fields, nowMs: vault.clock.nowMs(), render: renderCustomer }),
   );
 }
 
@@ -137,52 +136,45 @@ export interface CustomerListQuery extends PageQuery {
   readonly customer_number?: string | undefined;
 }
 
-export async function listCustomerViews(deps: Pick<CustomerDeps, 'db'>, owner: Pick<Owner, 'merchantId'>, query: CustomerListQuery): Promise<CustomerView[]> {
+export async function listCustomerViews(vault: Pick<VaultContext, 'db'>, owner: Pick<Owner, 'merchantId'>, query: CustomerListQuery): Promise<CustomerView[]> {
   if (query.active !== undefined && query.active !== 'true' && query.active !== 'false') fail('invalid_request', 'active must be true or false');
   const filters = { active: query.active === undefined ? null : query.active === 'true', customerNumber: query.customer_number ?? null };
   const page = pageOf(query);
-  const rows = await deps.db.read((tx) => listCustomers(tx, owner.merchantId, filters, page));
+  const rows = await queryCustomers(vault.db, { merchantId: owner.merchantId, filters, page });
   return rows.map(renderCustomer);
 }
 
-export async function readCustomer(deps: Pick<CustomerDeps, 'db'>, owner: Pick<Owner, 'merchantId'>, id: string): Promise<CustomerView> {
+export async function readCustomer(vault: Pick<VaultContext, 'db'>, owner: Pick<Owner, 'merchantId'>, id: string): Promise<CustomerView> {
   const pk = idOf('customer', id);
-  const row = await deps.db.read((tx) => getCustomer(tx, owner.merchantId, pk));
+  const row = await queryCustomer(vault.db, { merchantId: owner.merchantId, pk });
   if (row === undefined) fail('not_found', `customer ${pk} not found`);
   return renderCustomer(row);
 }
 
-export async function changeCustomer(deps: CustomerDeps, owner: Owner, id: string, input: CustomerInput): Promise<CustomerView> {
+export async function changeCustomer(vault: VaultContext, owner: Owner, id: string, input: CustomerInput): Promise<CustomerView> {
   const pk = idOf('customer', id);
-  const row = await deps.db.write((tx) => updateCustomer(tx, owner.merchantId, pk, fieldsOf(input), deps.clock.nowMs()));
+  const row = await editCustomer(vault.db, { merchantId: owner.merchantId, pk, fields: fieldsOf(input), nowMs: vault.clock.nowMs() });
   if (row === undefined) fail('not_found', `customer ${pk} not found`);
   return renderCustomer(row);
 }
 
 /** Deletes the customer, its saved cards (their card data erased) and stops its schedules, in one transaction. */
-export async function removeCustomer(deps: CustomerDeps, owner: Owner, id: string): Promise<void> {
+export async function removeCustomer(vault: VaultContext, owner: Owner, id: string): Promise<void> {
   const pk = idOf('customer', id);
-  await deps.db.write(async (tx) => {
-    const nowMs = deps.clock.nowMs();
-    if (!(await deleteCustomer(tx, owner.merchantId, pk, nowMs))) fail('not_found', `customer ${pk} not found`);
-    await deleteCustomerPaymentMethods(tx, owner.merchantId, pk, nowMs);
-    await stopSchedulesOf(tx, owner.merchantId, { customerPk: pk }, nowMs);
-  });
+  if (!(await eraseCustomer(vault.db, { merchantId: owner.merchantId, pk, nowMs: vault.clock.nowMs() }))) fail('not_found', `customer ${pk} not found`);
 }
 
 /** The customer's transactions, newest first, each as GET /api/v2/transactions/:id shows it (JSON array text). */
 export async function customerTransactionsJson(
-  deps: Pick<CustomerDeps, 'db'>,
+  vault: Pick<VaultContext, 'db'>,
   owner: Pick<Owner, 'merchantId'>,
   id: string,
   query: PageQuery,
 ): Promise<string> {
   const pk = idOf('customer', id);
   const page = pageOf(query);
-  const rows = await deps.db.read(async (tx) => {
-    if ((await getCustomer(tx, owner.merchantId, pk)) === undefined) fail('not_found', `customer ${pk} not found`);
-    return listChargesOf(tx, owner.merchantId, { customerPk: pk }, page);
-  });
+  const rows = await queryCustomerCharges(vault.db, { merchantId: owner.merchantId, customerPk: pk, page });
+  if (rows === undefined) fail('not_found', `customer ${pk} not found`);
   return `[${rows.map((row) => JSON.stringify(renderCharge(row))).join(',')}]`;
 }
 
@@ -201,7 +193,7 @@ export interface SaveCardInput {
 export const PAYMENT_METHODS_PER_CUSTOMER_MAX = 50;
 
 export async function saveCard(
-  deps: CustomerDeps,
+  vault: VaultContext,
   owner: Owner,
   customerId: string,
   input: SaveCardInput,
@@ -209,65 +201,82 @@ export async function saveCard(
 ): Promise<Created<PaymentMethodView>> {
   const customerPk = idOf('customer', customerId);
   if (!NONCE_PATTERN.test(input.source)) fail('invalid_nonce', 'source is not a nonce from tokenization');
-  const expiryProblem = checkExpiry(input.expiry_month, input.expiry_year, deps.clock.nowMs());
+  const expiryProblem = checkExpiry(input.expiry_month, input.expiry_year, vault.clock.nowMs());
   if (expiryProblem !== null) fail('invalid_card', expiryProblem);
+  const cipher = cipherOf(vault);
+  const nonceHash = hashNonce(input.source);
   const idem = { key: idempotencyKey, operation: 'save-card', body: { customer: customerPk, ...input } };
-  return createOnce(deps, owner, idem, async (tx) => {
-    const nowMs = deps.clock.nowMs();
-    if ((await getCustomer(tx, owner.merchantId, customerPk)) === undefined) fail('not_found', `customer ${customerPk} not found`);
-    if ((await countPaymentMethods(tx, customerPk)) >= PAYMENT_METHODS_PER_CUSTOMER_MAX) {
-      fail('invalid_request', `a customer may have at most ${PAYMENT_METHODS_PER_CUSTOMER_MAX} saved cards; delete one first`);
-    }
-    const nonce = await takeNonce(tx, { sourceId: owner.sourceId, nonce: input.source, expiryMonth: input.expiry_month, expiryYear: input.expiry_year }, nowMs);
-    // Shop plugins send the last 4 digits they showed; another card's is a mistake worth refusing.
-    if (input.last4 !== undefined && input.last4 !== nonce.last4) fail('invalid_card', 'last4 does not match the card of the nonce');
-    // The security code is not opened, let alone kept; takeNonce erased it from the nonce's row.
-    const number = deps.cipher.openForNonce(nonce.card_number_enc, 'card_number', owner.sourceId, input.source);
-    const saved = await insertPaymentMethod(
-      tx,
-      {
-        merchant_id: owner.merchantId,
-        customer_pk: customerPk,
-        source_id: owner.sourceId,
-        card_number_enc: deps.cipher.seal(number, 'card_number', owner.sourceId),
-        fingerprint: deps.cipher.fingerprint(number, owner.merchantId),
-        card_type: nonce.card_type,
-        last4: nonce.last4,
-        bin: nonce.bin,
-        expiry_month: input.expiry_month,
-        expiry_year: input.expiry_year,
-        name: input.name ?? null,
+  return createOnce(vault.clock, owner, idem, async (key) => {
+    const answer = await saveCardOnce(vault.db, {
+      key,
+      merchantId: owner.merchantId,
+      sourceId: owner.sourceId,
+      customerPk,
+      methodsMax: PAYMENT_METHODS_PER_CUSTOMER_MAX,
+      nonceHash,
+      expiryMonth: input.expiry_month,
+      expiryYear: input.expiry_year,
+      // Shop plugins send the last 4 digits they showed; another card's is a mistake worth refusing.
+      last4: input.last4,
+      name: input.name ?? null,
+      nowMs: vault.clock.nowMs(),
+      // The security code is not opened, let alone kept; consuming the nonce erased it from the nonce's row.
+      seal: (nonce) => {
+        const number = cipher.openForNonce(nonce.card_number_enc, 'card_number', owner.sourceId, input.source);
+        return { card_number_enc: cipher.seal(number, 'card_number', owner.sourceId), fingerprint: cipher.fingerprint(number, owner.merchantId) };
       },
-      nowMs,
-    );
-    // Thrown inside the transaction, so the nonce is not consumed either.
-    if ('duplicateOf' in saved) {
-      failWith('duplicate_payment_method', `this card is already saved for customer ${customerPk} as payment method ${saved.duplicateOf}`, {
-        id: saved.duplicateOf,
-      });
-    }
-    return renderPaymentMethod(saved.created);
+      render: renderPaymentMethod,
+    });
+    return answered(answer, (refusal) => refuseSave(refusal, customerPk));
   });
 }
 
+/** A refused save changed nothing: the nonce stays usable. */
+function refuseSave(refusal: SaveCardRefusal, customerPk: number): never {
+  switch (refusal.kind) {
+    case 'no-customer':
+      return fail('not_found', `customer ${customerPk} not found`);
+    case 'too-many':
+      return fail('invalid_request', `a customer may have at most ${PAYMENT_METHODS_PER_CUSTOMER_MAX} saved cards; delete one first`);
+    case 'nonce':
+      return refuseNonce(refusal.problem);
+    case 'last4-mismatch':
+      return fail('invalid_card', 'last4 does not match the card of the nonce');
+    case 'duplicate':
+      return failWith('duplicate_payment_method', `this card is already saved for customer ${customerPk} as payment method ${refusal.of}`, { id: refusal.of });
+  }
+}
+
+/** The refusals of a nonce, as a charge with it answers them (docs/api-decisions.md section 8). */
+function refuseNonce(problem: NonceProblem): never {
+  switch (problem) {
+    case 'unknown':
+      return fail('invalid_nonce', 'source is not a valid nonce of this payin source');
+    case 'used':
+      return fail('invalid_nonce', 'source nonce has already been used; tokenize the card again');
+    case 'expired':
+      return fail('invalid_nonce', 'source nonce has expired; tokenize the card again');
+    case 'expiry-mismatch':
+      return fail('invalid_card', 'expiry_month/expiry_year do not match the expiry the card was tokenized with');
+  }
+}
+
 export async function listCustomerMethods(
-  deps: Pick<CustomerDeps, 'db'>,
+  vault: Pick<VaultContext, 'db'>,
   owner: Pick<Owner, 'merchantId'>,
   customerId: string,
   query: PageQuery,
 ): Promise<PaymentMethodView[]> {
   const customerPk = idOf('customer', customerId);
   const page = pageOf(query);
-  const rows = await deps.db.read(async (tx) => {
-    if ((await getCustomer(tx, owner.merchantId, customerPk)) === undefined) fail('not_found', `customer ${customerPk} not found`);
-    return listPaymentMethods(tx, owner.merchantId, customerPk, page);
-  });
+  const rows = await queryCustomerMethods(vault.db, { merchantId: owner.merchantId, customerPk, page });
+  if (rows === undefined) fail('not_found', `customer ${customerPk} not found`);
   return rows.map(renderPaymentMethod);
 }
 
-export async function readPaymentMethod(deps: Pick<CustomerDeps, 'db'>, owner: Owner, id: string): Promise<PaymentMethodView> {
+export async function readPaymentMethod(vault: Pick<VaultContext, 'db'>, owner: Owner, id: string): Promise<PaymentMethodView> {
   const pk = idOf('payment method', id);
-  const row = await deps.db.read((tx) => getPaymentMethod(tx, owner.merchantId, pk));
+  const row = await queryPaymentMethod(vault.db, { merchantId: owner.merchantId, pk });
   if (row === undefined) fail('not_found', `payment method ${pk} not found`);
   return renderPaymentMethod(row);
 }
@@ -278,27 +287,24 @@ export interface MethodChange {
   readonly expiry_year?: number | undefined;
 }
 
-export async function changePaymentMethod(deps: CustomerDeps, owner: Owner, id: string, input: MethodChange): Promise<PaymentMethodView> {
+export async function changePaymentMethod(vault: VaultContext, owner: Owner, id: string, input: MethodChange): Promise<PaymentMethodView> {
   const pk = idOf('payment method', id);
   if ((input.expiry_month === undefined) !== (input.expiry_year === undefined)) fail('invalid_request', 'expiry_month and expiry_year go together');
   if (input.expiry_month !== undefined && input.expiry_year !== undefined) {
-    const problem = checkExpiry(input.expiry_month, input.expiry_year, deps.clock.nowMs());
+    const problem = checkExpiry(input.expiry_month, input.expiry_year, vault.clock.nowMs());
     if (problem !== null) fail('invalid_card', problem);
   }
   const fields = { name: input.name, expiry_month: input.expiry_month, expiry_year: input.expiry_year };
-  const row = await deps.db.write((tx) => updatePaymentMethod(tx, owner.merchantId, pk, fields, deps.clock.nowMs()));
+  const row = await editPaymentMethod(vault.db, { merchantId: owner.merchantId, pk, fields, nowMs: vault.clock.nowMs() });
   if (row === undefined) fail('not_found', `payment method ${pk} not found`);
   return renderPaymentMethod(row);
 }
 
 /** Deletes the method (its sealed card number erased) and stops the schedules that charge it. */
-export async function removePaymentMethod(deps: CustomerDeps, owner: Owner, id: string): Promise<void> {
+export async function removePaymentMethod(vault: VaultContext, owner: Owner, id: string): Promise<void> {
   const pk = idOf('payment method', id);
-  await deps.db.write(async (tx) => {
-    const nowMs = deps.clock.nowMs();
-    if (!(await deletePaymentMethod(tx, owner.merchantId, pk, nowMs))) fail('not_found', `payment method ${pk} not found`);
-    await stopSchedulesOf(tx, owner.merchantId, { methodPk: pk }, nowMs);
-  });
+  if (!(await erasePaymentMethod(vault.db, { merchantId: owner.merchantId, pk, nowMs: vault.clock.nowMs() })))
+    fail('not_found', `payment method ${pk} not found`);
 }
 
 /** What the panel shows of a customer: its saved cards, schedules and latest transactions. */
@@ -335,17 +341,15 @@ export const CUSTOMER_PAGE_ITEMS_MAX = 100;
 /** The latest transactions a customer's panel page shows. */
 export const CUSTOMER_TRANSACTIONS_SHOWN = 20;
 
-export async function customerPanelView(deps: Pick<CustomerDeps, 'db'>, merchantId: string, id: string): Promise<CustomerPanelView> {
+export async function customerPanelView(vault: Pick<VaultContext, 'db'>, merchantId: string, id: string): Promise<CustomerPanelView> {
   const pk = idOf('customer', id);
   const page = { limit: CUSTOMER_PAGE_ITEMS_MAX, offset: 0 };
-  return deps.db.read(async (tx) => {
-    const customer = await getCustomer(tx, merchantId, pk);
-    if (customer === undefined) fail('not_found', `customer ${pk} not found`);
-    return {
-      customer: renderCustomer(customer),
-      methods: (await listPaymentMethods(tx, merchantId, pk, page)).map(renderPaymentMethod),
-      schedules: (await listCustomerSchedules(tx, merchantId, pk, page)).map(renderSchedule),
-      transactions: (await listChargesOf(tx, merchantId, { customerPk: pk }, { limit: CUSTOMER_TRANSACTIONS_SHOWN, offset: 0 })).map(summaryOf),
-    };
-  });
+  const rows = await queryCustomerPanel(vault.db, { merchantId, pk, page, chargesShown: CUSTOMER_TRANSACTIONS_SHOWN });
+  if (rows === undefined) fail('not_found', `customer ${pk} not found`);
+  return {
+    customer: renderCustomer(rows.customer),
+    methods: rows.methods.map(renderPaymentMethod),
+    schedules: rows.schedules.map(renderSchedule),
+    transactions: rows.charges.map(summaryOf),
+  };
 }

@@ -18,38 +18,34 @@
 //      charge recovery records its answer.
 import type { Logger } from 'pino';
 import type { CardCipher } from '../../crypto/card-cipher.ts';
+import { cardCipherFor } from '../../crypto/card-key.ts';
 import type { CardType } from '../../domain/cards.ts';
 import type { Clock } from '../../domain/clock.ts';
 import { centsToDollarNumber } from '../../domain/money.ts';
-import { afterRun, runDateOf } from '../../domain/recurring.ts';
-import type { EventType } from '../../domain/webhooks.ts';
+import { runDateOf } from '../../domain/recurring.ts';
 import { fail, isApiError } from '../../errors.ts';
 import { authorizeWithDeadline, CARD_PROCESSOR_TIMEOUT_MS, type AuthorizationResult, type CardProcessor } from '../../providers/card-processor.ts';
 import type { Service } from '../../service.ts';
-import { getCharge, type ChargeRow } from '../../store/charges.ts';
-import type { Txn } from '../../store/db.ts';
-import { getPaymentMethod } from '../../store/payment-methods.ts';
+import type { ChargeRow } from '../../store/charges.ts';
+import type { ScheduleRow } from '../../store/schedules.ts';
 import {
-  applyRunOutcome,
-  claimDueSchedules,
-  finishedUnappliedRuns,
-  getSchedule,
-  getScheduleForRun,
-  getScheduleRun,
-  hasDueSchedules,
-  insertScheduleRun,
-  markRunApplied,
-  type FinishedRun,
-  type ScheduleRow,
-} from '../../store/schedules.ts';
+  anyScheduleDue,
+  applyScheduleRun,
+  claimSchedules,
+  queryFinishedRuns,
+  queryRunOfDate,
+  reserveScheduleRun,
+  stopFailedSchedule,
+  type ReservedRun,
+} from '../../store/vault/schedule-runs.ts';
+import { querySchedule } from '../../store/vault/schedules.ts';
 import type { ChargeCard } from '../payin/card-source.ts';
 import { errorSummary, reserveChargeIn } from '../payin/charge.ts';
 import { recordChargeOutcome } from '../payin/charge-outcome.ts';
 import { EVENT_VIEWS } from '../events/emit.ts';
-import { emitScheduleEvent } from '../../store/event-outbox.ts';
 import { renderCharge } from '../payin/charge-answers.ts';
 import { idOf } from './stored-common.ts';
-import { renderSchedule, type ScheduleView } from './schedules.ts';
+import { renderSchedule, type ScheduleView } from './schedule-view.ts';
 
 /** Schedules claimed per worker step; their processor calls run concurrently. */
 export const SCHEDULE_BATCH_MAX = 50;
@@ -66,42 +62,39 @@ export interface ScheduleRunDeps {
   readonly cipher: () => CardCipher;
 }
 
-/** Thrown inside the reservation when the run of that date exists already: rolls the charge back. */
-class RunTaken extends Error {
-  constructor() {
-    super('the run of this date exists already');
-  }
+type ScheduleRunService = Pick<Service, 'db' | 'clock' | 'log' | 'config' | 'providers'>;
+
+/** What the service gives schedule runs: the charge machinery's dependencies. */
+export function scheduleRunDepsOf(service: ScheduleRunService): ScheduleRunDeps {
+  return { db: service.db, clock: service.clock, log: service.log, processor: service.providers.cardProcessor, cipher: () => cardCipherFor(service.config) };
 }
 
-type Reserved = { kind: 'reserved'; charge: ChargeRow; card: ChargeCard } | { kind: 'taken' } | { kind: 'no-method' };
+type RunCharge = { readonly charge: ChargeRow; readonly card: ChargeCard };
+type Reserved = ReservedRun<RunCharge>;
 
 /** One worker step: charges a bounded batch of due schedules and applies finished runs; returns how much it did. */
 export async function runDueSchedules(deps: ScheduleRunDeps, limit = SCHEDULE_BATCH_MAX): Promise<number> {
   const nowMs = deps.clock.nowMs();
   const today = runDateOf(nowMs);
   // Look first (a read): an idle round writes nothing.
-  const due = await deps.db.read((tx) => hasDueSchedules(tx, today, nowMs));
-  const claimed = due ? await deps.db.write((tx) => claimDueSchedules(tx, today, nowMs, nowMs + CLAIM_LEASE_MS, limit)) : [];
+  const due = await anyScheduleDue(deps.db, { today, nowMs });
+  const claimed = due ? await claimSchedules(deps.db, { today, nowMs, leaseUntilMs: nowMs + CLAIM_LEASE_MS, limit }) : [];
   await Promise.all(claimed.map((schedule) => runOnce(deps, schedule, schedule.next_run_date)));
   return claimed.length + (await applyFinishedRuns(deps));
 }
 
 /** Step 2: the run's charge and its (schedule, date) row, in one transaction. Exported for the crash tests, which stop after it. */
-export async function reserveRun(deps: ScheduleRunDeps, claimed: ScheduleRow, runDate: string): Promise<Reserved> {
-  let schedule = claimed;
-  try {
-    return await deps.db.write(async (tx): Promise<Reserved> => {
-      const nowMs = deps.clock.nowMs();
-      if ((await getScheduleRun(tx, schedule.pk, runDate)) !== undefined) return { kind: 'taken' };
-      // As the schedule is now: paused, deleted or moved to another date since it was claimed, it is not run.
-      const current = await getScheduleForRun(tx, schedule.pk);
-      if (current === undefined || current.deleted || current.active !== 1 || current.next_run_date !== runDate) return { kind: 'taken' };
-      schedule = current;
-      const method = await getPaymentMethod(tx, schedule.merchant_id, schedule.payment_method_pk);
-      if (method === undefined) return { kind: 'no-method' };
-      const { charge, card } = await reserveChargeIn(
+export function reserveRun(deps: ScheduleRunDeps, claimed: ScheduleRow, runDate: string): Promise<Reserved> {
+  const cipher = deps.cipher();
+  return reserveScheduleRun(deps.db, {
+    schedulePk: claimed.pk,
+    runDate,
+    nowMs: deps.clock.nowMs(),
+    // The charge machinery of the payin flow reserves inside the run's transaction (it takes a transaction handle).
+    reserveCharge: (tx, schedule, method, nowMs) =>
+      reserveChargeIn(
         tx,
-        { cipher: deps.cipher() },
+        { cipher },
         // The charge is the saving source's, as if it charged `pm-<id>` itself.
         { merchantId: schedule.merchant_id, sourceId: method.source_id },
         {
@@ -111,15 +104,8 @@ export async function reserveRun(deps: ScheduleRunDeps, claimed: ScheduleRow, ru
         },
         schedule.amount_cents,
         { idemKey: null, schedulePk: schedule.pk, nowMs },
-      );
-      // The unique (schedule, run date) row: a second run of the date rolls all of this back.
-      if (!(await insertScheduleRun(tx, schedule.pk, runDate, charge.pk, nowMs))) throw new RunTaken();
-      return { kind: 'reserved', charge, card };
-    });
-  } catch (error) {
-    if (error instanceof RunTaken) return { kind: 'taken' };
-    throw error;
-  }
+      ),
+  });
 }
 
 /** Runs the schedule's run of `runDate`, unless that date has one; returns the run's charge (null when none was made here). */
@@ -139,7 +125,7 @@ async function runOnce(deps: ScheduleRunDeps, schedule: ScheduleRow, runDate: st
     return null;
   }
   if (reserved.kind === 'taken') return null;
-  const { charge, card } = reserved;
+  const { charge, card } = reserved.reserved;
   let result: AuthorizationResult;
   try {
     result = await authorizeWithDeadline(deps.processor, {
@@ -160,72 +146,15 @@ async function runOnce(deps: ScheduleRunDeps, schedule: ScheduleRow, runDate: st
 
 /** A schedule whose card is gone or unusable stops as failed (nothing was charged). */
 async function stopSchedule(deps: ScheduleRunDeps, schedule: ScheduleRow, runDate: string): Promise<void> {
-  await deps.db.write(async (tx) => {
-    const stopped = await applyRunOutcome(
-      tx,
-      schedule.pk,
-      runDate,
-      { next_run_date: runDate, cycle_date: schedule.cycle_date, num_left: schedule.num_left, retries: schedule.retries, active: 0, status: 'failed' },
-      schedule,
-      deps.clock.nowMs(),
-    );
-    if (stopped) await emitScheduleEvent(tx, EVENT_VIEWS, 'schedule.failed', schedule.merchant_id, schedule.pk, deps.clock.nowMs());
-  });
+  await stopFailedSchedule(deps.db, { schedule, runDate, nowMs: deps.clock.nowMs(), views: EVENT_VIEWS });
 }
 
 /** Step 4 for a bounded batch of runs whose charge has its final answer. */
 export async function applyFinishedRuns(deps: Pick<ScheduleRunDeps, 'db' | 'clock'>, limit = RUN_APPLY_BATCH_MAX): Promise<number> {
-  const runs = await deps.db.read((tx) => finishedUnappliedRuns(tx, limit));
+  const runs = await queryFinishedRuns(deps.db, { limit });
   let applied = 0;
-  for (const run of runs) if (await deps.db.write((tx) => applyRun(tx, run, deps.clock.nowMs()))) applied++;
+  for (const run of runs) if (await applyScheduleRun(deps.db, { run, nowMs: deps.clock.nowMs(), views: EVENT_VIEWS })) applied++;
   return applied;
-}
-
-async function applyRun(tx: Txn, run: FinishedRun, nowMs: number): Promise<boolean> {
-  if (!(await markRunApplied(tx, run.schedule_pk, run.run_date))) return false;
-  const schedule = await getScheduleForRun(tx, run.schedule_pk);
-  // A deleted schedule, or one edited since the run began (a new date, paused), keeps what its owner set.
-  if (schedule === undefined || schedule.deleted || schedule.next_run_date !== run.run_date) return true;
-  const approved = run.charge_status === 'approved';
-  const change = afterRun(
-    {
-      frequency: schedule.frequency,
-      cycleDate: schedule.cycle_date,
-      anchorDay: schedule.anchor_day,
-      numLeft: schedule.num_left,
-      retries: schedule.retries,
-      active: schedule.active === 1,
-      status: schedule.status,
-    },
-    run.run_date,
-    approved,
-  );
-  const moved = await applyRunOutcome(
-    tx,
-    schedule.pk,
-    run.run_date,
-    {
-      next_run_date: change.nextRunDate,
-      cycle_date: change.cycleDate,
-      num_left: change.numLeft,
-      retries: change.retries,
-      active: change.active ? 1 : 0,
-      status: change.status,
-    },
-    schedule,
-    nowMs,
-  );
-  if (!moved) return true;
-  const emit = (type: EventType) => emitScheduleEvent(tx, EVENT_VIEWS, type, schedule.merchant_id, schedule.pk, nowMs);
-  if (approved) {
-    await emit('schedule.charged');
-    if (change.status === 'finished') await emit('schedule.finished');
-  } else if (change.status === 'failed') {
-    await emit('schedule.failed');
-  } else {
-    await emit('schedule.declined');
-  }
-  return true;
 }
 
 export interface SandboxRunResult {
@@ -241,9 +170,10 @@ export interface SandboxRunResult {
  * at once, as if its date had come; a date already run is not charged again
  * (the answer shows that run's transaction).
  */
-export async function runScheduleNow(deps: ScheduleRunDeps, merchantId: string, id: string): Promise<SandboxRunResult> {
+export async function runScheduleNow(service: ScheduleRunService, merchantId: string, id: string): Promise<SandboxRunResult> {
+  const deps = scheduleRunDepsOf(service);
   const pk = idOf('recurring schedule', id);
-  const schedule = await deps.db.read((tx) => getSchedule(tx, merchantId, pk));
+  const schedule = await querySchedule(deps.db, { merchantId, pk });
   if (schedule === undefined) fail('not_found', `recurring schedule ${pk} not found`);
   if (schedule.active !== 1) {
     // `status` is how the runs went; `active` whether it runs at all (paused by the merchant, or stopped by a run's outcome).
@@ -253,13 +183,9 @@ export async function runScheduleNow(deps: ScheduleRunDeps, merchantId: string, 
   const runDate = schedule.next_run_date;
   const charge = await runOnce(deps, schedule, runDate);
   await applyFinishedRuns(deps);
-  return deps.db.read(async (tx) => {
-    const run = await getScheduleRun(tx, pk, runDate);
-    const current = await getSchedule(tx, merchantId, pk);
-    if (current === undefined) fail('not_found', `recurring schedule ${pk} not found`);
-    if (run === undefined) fail('invalid_request', `recurring schedule ${pk} could not be charged: its payment method is gone or its card expired`);
-    const row = await getCharge(tx, run.charge_pk, merchantId);
-    if (row === undefined) throw new Error(`charge ${run.charge_pk} of a schedule run vanished`);
-    return { schedule: renderSchedule(current), transaction: renderCharge(row), charged: charge !== null && charge.pk === run.charge_pk };
-  });
+  const found = await queryRunOfDate(deps.db, { merchantId, pk, runDate });
+  if (found.kind === 'absent') fail('not_found', `recurring schedule ${pk} not found`);
+  if (found.kind === 'no-run') fail('invalid_request', `recurring schedule ${pk} could not be charged: its payment method is gone or its card expired`);
+  const row = found.charge;
+  return { schedule: renderSchedule(found.schedule), transaction: renderCharge(row), charged: charge !== null && charge.pk === row.pk };
 }

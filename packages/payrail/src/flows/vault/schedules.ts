@@ -4,37 +4,30 @@
 // customer or method reads as absent (not_found); a method of another
 // customer of the same merchant, a frequency we do not know or a next run
 // date in the past is a 400 naming the field, and nothing changes.
-import type { Clock } from '../../domain/clock.ts';
 import { parseDollarNumber, parseDollarString } from '../../domain/money.ts';
 import { isFrequency, parseRunDate, runDateOf, type Frequency } from '../../domain/recurring.ts';
-import { type Created, createOnce } from '../common/idempotent-create.ts';
 import { fail } from '../../errors.ts';
-import type { Service } from '../../service.ts';
-import { listChargesOf } from '../../store/charges.ts';
-import { getCustomer } from '../../store/customers.ts';
-import type { Txn } from '../../store/db.ts';
-import { getPaymentMethod } from '../../store/payment-methods.ts';
+import type { ScheduleUpdate } from '../../store/schedules.ts';
 import {
-  countSchedules,
-  deleteSchedule,
-  getSchedule,
-  insertSchedule,
-  listCustomerSchedules,
-  listScheduleRuns,
-  updateSchedule,
-  type ScheduleUpdate,
-} from '../../store/schedules.ts';
+  createScheduleOnce,
+  editSchedule,
+  eraseSchedule,
+  queryCustomerSchedules,
+  querySchedule,
+  queryScheduleCharges,
+  queryScheduleRuns,
+  type CreateScheduleRefusal,
+  type EditScheduleAnswer,
+  type MethodRefusal,
+} from '../../store/vault/schedules.ts';
 import { CHARGE_AMOUNT_CENTS_MAX, CHARGE_AMOUNT_CENTS_MIN } from '../payin/charge.ts';
 import { renderCharge } from '../payin/charge-answers.ts';
+import { answered, type Created, createOnce } from './keyed-create.ts';
 import { renderSchedule, type ScheduleView } from './schedule-view.ts';
 import { idOf, pageOf, type Owner, type PageQuery } from './stored-common.ts';
+import type { VaultContext } from './vault-context.ts';
 
 export { renderSchedule, type ScheduleView } from './schedule-view.ts';
-
-export interface ScheduleDeps {
-  readonly db: Service['db'];
-  readonly clock: Clock;
-}
 
 /** Longest schedule title. */
 export const SCHEDULE_TITLE_LENGTH_MAX = 255;
@@ -91,15 +84,25 @@ function checkFields(input: ScheduleInput, amountText: string | null, nowMs: num
   };
 }
 
-/** The method must be the merchant's (else not_found) and this customer's (else 400 naming the field). */
-async function checkMethod(tx: Txn, owner: Pick<Owner, 'merchantId'>, customerPk: number, methodPk: number): Promise<void> {
-  const method = await getPaymentMethod(tx, owner.merchantId, methodPk);
-  if (method === undefined) fail('not_found', `payment method ${methodPk} not found`);
-  if (method.customer_pk !== customerPk) fail('invalid_request', `payment_method_id ${methodPk} is not a payment method of customer ${customerPk}`);
+/** A method named for a schedule must be the merchant's (else not_found) and the schedule's customer's (else 400 naming the field). */
+function refuseMethod(refusal: MethodRefusal): never {
+  if (refusal.kind === 'no-method') fail('not_found', `payment method ${refusal.methodPk} not found`);
+  fail('invalid_request', `payment_method_id ${refusal.methodPk} is not a payment method of customer ${refusal.customerPk}`);
+}
+
+function refuseCreate(refusal: CreateScheduleRefusal, customerPk: number): never {
+  switch (refusal.kind) {
+    case 'no-customer':
+      return fail('not_found', `customer ${customerPk} not found`);
+    case 'too-many':
+      return fail('invalid_request', `a customer may have at most ${SCHEDULES_PER_CUSTOMER_MAX} recurring schedules; delete one first`);
+    default:
+      return refuseMethod(refusal);
+  }
 }
 
 export async function createSchedule(
-  deps: ScheduleDeps,
+  vault: VaultContext,
   owner: Owner,
   customerId: string,
   input: ScheduleInput & { title: string; amount: number; frequency: string; next_run_date: string; payment_method_id: number },
@@ -107,97 +110,98 @@ export async function createSchedule(
   idempotencyKey: string | null = null,
 ): Promise<Created<ScheduleView>> {
   const customerPk = idOf('customer', customerId);
-  const fields = checkFields(input, amountText, deps.clock.nowMs());
+  const fields = checkFields(input, amountText, vault.clock.nowMs());
   // The amount as written (12.5 and 12.50 are one body), with the customer the path names.
   const idem = { key: idempotencyKey, operation: 'create-schedule', body: { customer: customerPk, ...input, amount: fields.amount_cents } };
-  return createOnce(deps, owner, idem, async (tx) => {
-    if ((await getCustomer(tx, owner.merchantId, customerPk)) === undefined) fail('not_found', `customer ${customerPk} not found`);
-    await checkMethod(tx, owner, customerPk, input.payment_method_id);
-    if ((await countSchedules(tx, customerPk)) >= SCHEDULES_PER_CUSTOMER_MAX) {
-      fail('invalid_request', `a customer may have at most ${SCHEDULES_PER_CUSTOMER_MAX} recurring schedules; delete one first`);
-    }
-    return insertSchedule(
-      tx,
-      {
-        merchant_id: owner.merchantId,
-        customer_pk: customerPk,
-        payment_method_pk: input.payment_method_id,
-        title: input.title,
-        receipt_email: input.receipt_email ?? null,
-        amount_cents: fields.amount_cents!,
-        frequency: fields.frequency!,
-        next_run_date: fields.next_run_date!,
-        num_left: fields.num_left ?? 0,
-        active: fields.active ?? 1,
-      },
-      deps.clock.nowMs(),
-    ).then(renderSchedule);
+  return createOnce(vault.clock, owner, idem, async (key) => {
+    const schedule = {
+      merchant_id: owner.merchantId,
+      customer_pk: customerPk,
+      payment_method_pk: input.payment_method_id,
+      title: input.title,
+      receipt_email: input.receipt_email ?? null,
+      amount_cents: fields.amount_cents!,
+      frequency: fields.frequency!,
+      next_run_date: fields.next_run_date!,
+      num_left: fields.num_left ?? 0,
+      active: fields.active ?? 1,
+    };
+    const answer = await createScheduleOnce(vault.db, {
+      key,
+      schedule,
+      schedulesMax: SCHEDULES_PER_CUSTOMER_MAX,
+      nowMs: vault.clock.nowMs(),
+      render: renderSchedule,
+    });
+    return answered(answer, (refusal) => refuseCreate(refusal, customerPk));
   });
 }
 
-export async function readSchedule(deps: Pick<ScheduleDeps, 'db'>, owner: Pick<Owner, 'merchantId'>, id: string): Promise<ScheduleView> {
+export async function readSchedule(vault: Pick<VaultContext, 'db'>, owner: Pick<Owner, 'merchantId'>, id: string): Promise<ScheduleView> {
   const pk = idOf('recurring schedule', id);
-  const row = await deps.db.read((tx) => getSchedule(tx, owner.merchantId, pk));
+  const row = await querySchedule(vault.db, { merchantId: owner.merchantId, pk });
   if (row === undefined) fail('not_found', `recurring schedule ${pk} not found`);
   return renderSchedule(row);
 }
 
 export async function listSchedulesOfCustomer(
-  deps: Pick<ScheduleDeps, 'db'>,
+  vault: Pick<VaultContext, 'db'>,
   owner: Pick<Owner, 'merchantId'>,
   customerId: string,
   query: PageQuery,
 ): Promise<ScheduleView[]> {
   const customerPk = idOf('customer', customerId);
   const page = pageOf(query);
-  const rows = await deps.db.read(async (tx) => {
-    if ((await getCustomer(tx, owner.merchantId, customerPk)) === undefined) fail('not_found', `customer ${customerPk} not found`);
-    return listCustomerSchedules(tx, owner.merchantId, customerPk, page);
-  });
+  const rows = await queryCustomerSchedules(vault.db, { merchantId: owner.merchantId, customerPk, page });
+  if (rows === undefined) fail('not_found', `customer ${customerPk} not found`);
   return rows.map(renderSchedule);
 }
 
+function refuseChange(answer: Exclude<EditScheduleAnswer, { kind: 'changed' }>, pk: number): never {
+  switch (answer.kind) {
+    case 'absent':
+      return fail('not_found', `recurring schedule ${pk} not found`);
+    case 'method-deleted':
+      // Its card was deleted (which stopped it): resuming it alone would only fail at its next run.
+      return fail('invalid_request', `payment method ${answer.methodPk} of recurring schedule ${pk} was deleted; give a payment_method_id to resume it`);
+    case 'finished-needs-num-left':
+      // A finished schedule has no runs left; 0 would mean unlimited, so it must be told how many.
+      return fail('invalid_request', 'num_left is required to resume a finished schedule');
+    default:
+      return refuseMethod(answer);
+  }
+}
+
 export async function changeSchedule(
-  deps: ScheduleDeps,
+  vault: VaultContext,
   owner: Pick<Owner, 'merchantId'>,
   id: string,
   input: ScheduleInput,
   amountText: string | null,
 ): Promise<ScheduleView> {
   const pk = idOf('recurring schedule', id);
-  const fields = checkFields(input, amountText, deps.clock.nowMs());
-  const row = await deps.db.write(async (tx) => {
-    const current = await getSchedule(tx, owner.merchantId, pk);
-    if (current === undefined) fail('not_found', `recurring schedule ${pk} not found`);
-    if (input.payment_method_id !== undefined) await checkMethod(tx, owner, current.customer_pk, input.payment_method_id);
-    else if (fields.active === 1 && (await getPaymentMethod(tx, owner.merchantId, current.payment_method_pk)) === undefined) {
-      // Its card was deleted (which stopped it): resuming it alone would only fail at its next run.
-      fail('invalid_request', `payment method ${current.payment_method_pk} of recurring schedule ${pk} was deleted; give a payment_method_id to resume it`);
-    }
-    // A finished schedule has no runs left; 0 would mean unlimited, so it must be told how many.
-    if (current.status === 'finished' && fields.active === 1 && fields.num_left === undefined) {
-      fail('invalid_request', 'num_left is required to resume a finished schedule');
-    }
-    const updated = await updateSchedule(tx, owner.merchantId, pk, { ...fields, payment_method_pk: input.payment_method_id }, deps.clock.nowMs());
-    if (updated === undefined) fail('not_found', `recurring schedule ${pk} not found`);
-    return updated;
+  const fields = checkFields(input, amountText, vault.clock.nowMs());
+  const answer = await editSchedule(vault.db, {
+    merchantId: owner.merchantId,
+    pk,
+    fields: { ...fields, payment_method_pk: input.payment_method_id },
+    nowMs: vault.clock.nowMs(),
   });
-  return renderSchedule(row);
+  if (answer.kind !== 'changed') return refuseChange(answer, pk);
+  return renderSchedule(answer.row);
 }
 
-export async function removeSchedule(deps: ScheduleDeps, owner: Owner, id: string): Promise<void> {
+export async function removeSchedule(vault: VaultContext, owner: Owner, id: string): Promise<void> {
   const pk = idOf('recurring schedule', id);
-  const deleted = await deps.db.write((tx) => deleteSchedule(tx, owner.merchantId, pk, deps.clock.nowMs()));
+  const deleted = await eraseSchedule(vault.db, { merchantId: owner.merchantId, pk, nowMs: vault.clock.nowMs() });
   if (!deleted) fail('not_found', `recurring schedule ${pk} not found`);
 }
 
-export async function scheduleTransactionsJson(deps: Pick<ScheduleDeps, 'db'>, owner: Owner, id: string, query: PageQuery): Promise<string> {
+export async function scheduleTransactionsJson(vault: Pick<VaultContext, 'db'>, owner: Owner, id: string, query: PageQuery): Promise<string> {
   const pk = idOf('recurring schedule', id);
   const page = pageOf(query);
-  const rows = await deps.db.read(async (tx) => {
-    if ((await getSchedule(tx, owner.merchantId, pk)) === undefined) fail('not_found', `recurring schedule ${pk} not found`);
-    return listChargesOf(tx, owner.merchantId, { schedulePk: pk }, page);
-  });
+  const rows = await queryScheduleCharges(vault.db, { merchantId: owner.merchantId, schedulePk: pk, page });
+  if (rows === undefined) fail('not_found', `recurring schedule ${pk} not found`);
   return `[${rows.map((row) => JSON.stringify(renderCharge(row))).join(',')}]`;
 }
 
@@ -214,25 +218,22 @@ export interface ScheduleRunView {
 
 /** A schedule's run history, newest first (the panel shows it). */
 export async function scheduleRunHistory(
-  deps: Pick<ScheduleDeps, 'db'>,
+  vault: Pick<VaultContext, 'db'>,
   merchantId: string,
   id: string,
 ): Promise<{ schedule: ScheduleView; runs: ScheduleRunView[] }> {
   const pk = idOf('recurring schedule', id);
-  return deps.db.read(async (tx) => {
-    const schedule = await getSchedule(tx, merchantId, pk);
-    if (schedule === undefined) fail('not_found', `recurring schedule ${pk} not found`);
-    const runs = await listScheduleRuns(tx, pk, SCHEDULE_RUNS_SHOWN_MAX);
-    return {
-      schedule: renderSchedule(schedule),
-      runs: runs.map((row) => ({
-        run_date: row.run_date,
-        reference_number: row.charge_pk,
-        charge_status: row.charge_status,
-        amount_cents: row.amount_cents,
-        applied: row.applied === 1,
-        created_at_ms: row.created_at_ms,
-      })),
-    };
-  });
+  const found = await queryScheduleRuns(vault.db, { merchantId, pk, limit: SCHEDULE_RUNS_SHOWN_MAX });
+  if (found === undefined) fail('not_found', `recurring schedule ${pk} not found`);
+  return {
+    schedule: renderSchedule(found.schedule),
+    runs: found.runs.map((row) => ({
+      run_date: row.run_date,
+      reference_number: row.charge_pk,
+      charge_status: row.charge_status,
+      amount_cents: row.amount_cents,
+      applied: row.applied === 1,
+      created_at_ms: row.created_at_ms,
+    })),
+  };
 }

@@ -5,7 +5,6 @@
 // API; everything is scoped to the caller's merchant.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { cardCipherFor } from '../../../crypto/card-key.ts';
 import {
   changeCustomer,
   changePaymentMethod,
@@ -58,7 +57,6 @@ export function ownerOf(request: FastifyRequest): Owner {
 
 export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
   return async (app) => {
-    const deps = { db: service.db, clock: service.clock, cipher: cardCipherFor(service.config) };
     const onRequest = basicAuth(service);
 
     app.post(
@@ -74,7 +72,7 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
         },
         onRequest,
       },
-      async (request, reply) => createdView(reply, await createCustomer(deps, ownerOf(request), request.body, idempotencyKeyOf(request))),
+      async (request, reply) => createdView(reply, await createCustomer(service, ownerOf(request), request.body, idempotencyKeyOf(request))),
     );
     app.get(
       '/api/v2/customers',
@@ -88,7 +86,7 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
         },
         onRequest,
       },
-      async (request) => listCustomerViews(deps, ownerOf(request), request.query),
+      async (request) => listCustomerViews(service, ownerOf(request), request.query),
     );
     app.get(
       '/api/v2/customers/:id',
@@ -102,7 +100,7 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
         },
         onRequest,
       },
-      async (request) => readCustomer(deps, ownerOf(request), request.params.id),
+      async (request) => readCustomer(service, ownerOf(request), request.params.id),
     );
     app.patch(
       '/api/v2/customers/:id',
@@ -117,7 +115,7 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
         },
         onRequest,
       },
-      async (request) => changeCustomer(deps, ownerOf(request), request.params.id, request.body),
+      async (request) => changeCustomer(service, ownerOf(request), request.params.id, request.body),
     );
     app.delete(
       '/api/v2/customers/:id',
@@ -132,7 +130,7 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
         onRequest,
       },
       async (request, reply) => {
-        await removeCustomer(deps, ownerOf(request), request.params.id);
+        await removeCustomer(service, ownerOf(request), request.params.id);
         return noContent(reply);
       },
     );
@@ -149,7 +147,7 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
         },
         onRequest,
       },
-      async (request, reply) => sendJsonText(reply, await customerTransactionsJson(deps, ownerOf(request), request.params.id, request.query)),
+      async (request, reply) => sendJsonText(reply, await customerTransactionsJson(service, ownerOf(request), request.params.id, request.query)),
     );
 
     app.post(
@@ -166,7 +164,7 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
         },
         onRequest,
       },
-      async (request, reply) => createdView(reply, await saveCard(deps, ownerOf(request), request.params.id, request.body, idempotencyKeyOf(request))),
+      async (request, reply) => createdView(reply, await saveCard(service, ownerOf(request), request.params.id, request.body, idempotencyKeyOf(request))),
     );
     app.get(
       '/api/v2/customers/:id/payment-methods',
@@ -181,7 +179,7 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
         },
         onRequest,
       },
-      async (request) => listCustomerMethods(deps, ownerOf(request), request.params.id, request.query),
+      async (request) => listCustomerMethods(service, ownerOf(request), request.params.id, request.query),
     );
     app.get(
       '/api/v2/payment-methods/:id',
@@ -195,7 +193,7 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
         },
         onRequest,
       },
-      async (request) => readPaymentMethod(deps, ownerOf(request), request.params.id),
+      async (request) => readPaymentMethod(service, ownerOf(request), request.params.id),
     );
     app.patch(
       '/api/v2/payment-methods/:id',
@@ -210,7 +208,7 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
         },
         onRequest,
       },
-      async (request) => changePaymentMethod(deps, ownerOf(request), request.params.id, request.body),
+      async (request) => changePaymentMethod(service, ownerOf(request), request.params.id, request.body),
     );
     app.delete(
       '/api/v2/payment-methods/:id',
@@ -225,7 +223,7 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
         onRequest,
       },
       async (request, reply) => {
-        await removePaymentMethod(deps, ownerOf(request), request.params.id);
+        await removePaymentMethod(service, ownerOf(request), request.params.id);
         return noContent(reply);
       },
     );

@@ -4,7 +4,6 @@
 // POST /sandbox/schedules/:id/run (API-KEY, transfer envelope), which runs a
 // schedule's next run at once.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { cardCipherFor } from '../../../crypto/card-key.ts';
 import { fail } from '../../../errors.ts';
 import { runScheduleNow } from '../../../flows/vault/schedule-runs.ts';
 import {
@@ -26,7 +25,6 @@ import { createdView, idempotencyKeyOf } from '../../idempotent-replies.ts';
 export function scheduleRoutes(service: Service): FastifyPluginAsyncTypebox {
   return async (app) => {
     keepRawJson(app);
-    const deps = { db: service.db, clock: service.clock };
     const onRequest = basicAuth(service);
     const amountText = (raw: string | undefined) => (raw === undefined ? null : rawMemberText(raw, 'amount'));
 
@@ -47,7 +45,7 @@ export function scheduleRoutes(service: Service): FastifyPluginAsyncTypebox {
       async (request, reply) =>
         createdView(
           reply,
-          await createSchedule(deps, ownerOf(request), request.params.id, request.body, amountText(request.rawJson), idempotencyKeyOf(request)),
+          await createSchedule(service, ownerOf(request), request.params.id, request.body, amountText(request.rawJson), idempotencyKeyOf(request)),
         ),
     );
     app.get(
@@ -63,7 +61,7 @@ export function scheduleRoutes(service: Service): FastifyPluginAsyncTypebox {
         },
         onRequest,
       },
-      async (request) => listSchedulesOfCustomer(deps, ownerOf(request), request.params.id, request.query),
+      async (request) => listSchedulesOfCustomer(service, ownerOf(request), request.params.id, request.query),
     );
     app.get(
       '/api/v2/recurring-schedules/:id',
@@ -77,7 +75,7 @@ export function scheduleRoutes(service: Service): FastifyPluginAsyncTypebox {
         },
         onRequest,
       },
-      async (request) => readSchedule(deps, ownerOf(request), request.params.id),
+      async (request) => readSchedule(service, ownerOf(request), request.params.id),
     );
     app.patch(
       '/api/v2/recurring-schedules/:id',
@@ -92,7 +90,7 @@ export function scheduleRoutes(service: Service): FastifyPluginAsyncTypebox {
         },
         onRequest,
       },
-      async (request) => changeSchedule(deps, ownerOf(request), request.params.id, request.body, amountText(request.rawJson)),
+      async (request) => changeSchedule(service, ownerOf(request), request.params.id, request.body, amountText(request.rawJson)),
     );
     app.delete(
       '/api/v2/recurring-schedules/:id',
@@ -107,7 +105,7 @@ export function scheduleRoutes(service: Service): FastifyPluginAsyncTypebox {
         onRequest,
       },
       async (request, reply) => {
-        await removeSchedule(deps, ownerOf(request), request.params.id);
+        await removeSchedule(service, ownerOf(request), request.params.id);
         return noContent(reply);
       },
     );
@@ -124,16 +122,9 @@ export function scheduleRoutes(service: Service): FastifyPluginAsyncTypebox {
         },
         onRequest,
       },
-      async (request, reply) => sendJsonText(reply, await scheduleTransactionsJson(deps, ownerOf(request), request.params.id, request.query)),
+      async (request, reply) => sendJsonText(reply, await scheduleTransactionsJson(service, ownerOf(request), request.params.id, request.query)),
     );
 
-    const runDeps = {
-      db: service.db,
-      clock: service.clock,
-      log: service.log,
-      processor: service.providers.cardProcessor,
-      cipher: () => cardCipherFor(service.config),
-    };
     app.post(
       '/sandbox/schedules/:id/run',
       {
@@ -152,7 +143,7 @@ export function scheduleRoutes(service: Service): FastifyPluginAsyncTypebox {
         ],
       },
       async (request, reply) => {
-        const result = await runScheduleNow(runDeps, request.principal!.merchantId, request.params.id);
+        const result = await runScheduleNow(service, request.principal!.merchantId, request.params.id);
         return sendJsonText(
           reply,
           JSON.stringify({ success: true, error: '', charged: result.charged, schedule: result.schedule, transaction: result.transaction }),
