@@ -67,6 +67,7 @@ export async function chargeOrNotFound(deps: Pick<OperationDeps, 'db'>, pk: numb
 /** The row of a lookup, or its refusal as chargeOrNotFound words it. */
 function namedOrFail(named: Named, pk: number): ChargeRow {
   if (named.kind === 'charge') return named.row;
+  // A lookup refuses only as not found or as a verification, and neither message names an action.
   return failOperation(named.refusal, pk, 'captured');
 }
 
