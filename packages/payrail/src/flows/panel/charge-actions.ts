@@ -6,7 +6,7 @@
 import { parseDollarString } from '../../domain/money.ts';
 import { fail } from '../../errors.ts';
 import type { Service } from '../../service.ts';
-import { getCharge } from '../../store/charges.ts';
+import { chargeOfMerchant } from '../../store/payin/operation-common.ts';
 import { createCardLifecycleFlow } from '../payin/card-lifecycle.ts';
 
 export type PanelChargeAction = 'capture' | 'void' | 'refund';
@@ -28,7 +28,7 @@ export async function runChargeAction(
   action: PanelChargeAction,
   amountText: string,
 ): Promise<ActionOutcome> {
-  const charge = await service.db.read((tx) => getCharge(tx, pk, merchantId));
+  const charge = await chargeOfMerchant(service.db, { pk, merchantId });
   if (charge === undefined) fail('not_found', `No charge with reference number ${pk} was found.`);
   const amount = amountText.trim();
   if (amount !== '' && !parseDollarString(amount).ok) fail('invalid_amount', 'The amount must be dollars with at most 2 decimals, for example 12.50.');

@@ -7,10 +7,8 @@ import { lastCloseAtOrBeforeMs } from '../../domain/card-lifecycle.ts';
 import { centsToDollarNumber } from '../../domain/money.ts';
 import { fail } from '../../errors.ts';
 import type { Service } from '../../service.ts';
-import { type BatchRow, closeBatch, dueBatchIds, getBatch, listBatches, openBatchIds } from '../../store/batches.ts';
-import type { Txn } from '../../store/db.ts';
-import { insertEvent } from '../../store/events.ts';
-import { listBatchTransactions } from '../../store/transactions.ts';
+import type { BatchRow } from '../../store/batches.ts';
+import { batchOfMerchant, batchPage, batchTransactionPage, closeBatchNow, closeDueBatch, dueBatches, openBatches } from '../../store/payin/batches.ts';
 import { renderCharge } from './charge-answers.ts';
 
 type Deps = Pick<Service, 'db' | 'clock'>;
@@ -53,9 +51,9 @@ export function renderBatch(row: BatchRow): BatchView {
 export async function closeDueBatches(deps: Deps & { closeMinuteOfDay: number }, limit = BATCH_CLOSE_MAX): Promise<number> {
   const nowMs = deps.clock.nowMs();
   const cutoffMs = lastCloseAtOrBeforeMs(nowMs, deps.closeMinuteOfDay);
-  const due = await deps.db.read((tx) => dueBatchIds(tx, cutoffMs, limit));
+  const due = await dueBatches(deps.db, { openedBeforeMs: cutoffMs, limit });
   let closed = 0;
-  for (const id of due) if (await deps.db.write((tx) => closeWithEvent(tx, id, nowMs))) closed += 1;
+  for (const id of due) if (await closeDueBatch(deps.db, { id, nowMs, batchJson })) closed += 1;
   return closed;
 }
 
@@ -63,12 +61,9 @@ export async function closeDueBatches(deps: Deps & { closeMinuteOfDay: number },
 export async function closeOpenBatches(deps: Deps, merchantId: string | null): Promise<BatchView[]> {
   const closed: BatchView[] = [];
   for (let round = 0; round < CLOSE_ROUNDS_MAX; round++) {
-    const ids = await deps.db.read((tx) => openBatchIds(tx, merchantId, BATCH_CLOSE_MAX));
+    const ids = await openBatches(deps.db, { merchantId, limit: BATCH_CLOSE_MAX });
     for (const id of ids) {
-      const view = await deps.db.write(async (tx) => {
-        if (!(await closeWithEvent(tx, id, deps.clock.nowMs()))) return null;
-        return (await getBatch(tx, null, id)) ?? null;
-      });
+      const view = await closeBatchNow(deps.db, { id, clock: deps.clock, batchJson });
       if (view !== null) closed.push(renderBatch(view));
     }
     // A close can open a successor for captures that landed meanwhile; those wait for the next close.
@@ -77,37 +72,29 @@ export async function closeOpenBatches(deps: Deps, merchantId: string | null): P
   return closed;
 }
 
-/** Closes a batch and writes its batch.closed event (docs/api-decisions.md section 11) in the same transaction. */
-async function closeWithEvent(tx: Txn, id: number, nowMs: number): Promise<boolean> {
-  if (!(await closeBatch(tx, id, nowMs))) return false;
-  const batch = await getBatch(tx, null, id);
-  if (batch === undefined) throw new Error(`batch ${id} vanished while closing`);
-  await insertEvent(tx, { merchantId: batch.merchant_id, type: 'batch.closed', dataJson: JSON.stringify(renderBatch(batch)), nowMs });
-  return true;
-}
+/** A batch.closed event's data (docs/api-decisions.md section 11): the batch as the API shows it. */
+const batchJson = (batch: BatchRow): string => JSON.stringify(renderBatch(batch));
 
 export async function batchList(deps: Deps, merchantId: string, page: { limit: number; offset: number }): Promise<BatchView[]> {
-  return (await deps.db.read((tx) => listBatches(tx, merchantId, page))).map(renderBatch);
+  return (await batchPage(deps.db, { merchantId, page })).map(renderBatch);
 }
 
 export type { BatchRow };
 
 /** The operator's view: every merchant's batches, newest first, in cents. */
 export async function allBatches(deps: Deps, page: { limit: number; offset: number }): Promise<BatchRow[]> {
-  return deps.db.read((tx) => listBatches(tx, null, page));
+  return batchPage(deps.db, { merchantId: null, page });
 }
 
 export async function batchOf(deps: Deps, merchantId: string, id: number): Promise<BatchView> {
-  const row = await deps.db.read((tx) => getBatch(tx, merchantId, id));
+  const row = await batchOfMerchant(deps.db, { merchantId, id });
   if (row === undefined) fail('not_found', `batch ${id} not found`);
   return renderBatch(row);
 }
 
 /** The transactions of a batch of the merchant, as GET /api/v2/transactions/:id shows each. */
 export async function batchTransactions(deps: Deps, merchantId: string, id: number, page: { limit: number; offset: number }): Promise<string> {
-  const rows = await deps.db.read(async (tx) => {
-    if ((await getBatch(tx, merchantId, id)) === undefined) fail('not_found', `batch ${id} not found`);
-    return listBatchTransactions(tx, merchantId, id, page);
-  });
+  const rows = await batchTransactionPage(deps.db, { merchantId, id, page });
+  if (rows === undefined) fail('not_found', `batch ${id} not found`);
   return `[${rows.map((row) => JSON.stringify(renderCharge(row))).join(',')}]`;
 }

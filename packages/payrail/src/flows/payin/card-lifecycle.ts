@@ -6,8 +6,8 @@
 // one run, and a key used before replays its stored reply.
 import { ApiError } from '../../errors.ts';
 import { processorTimeoutMs } from '../../providers/card-processor.ts';
-import { getCharge } from '../../store/charges.ts';
-import { getRefundHoldingKey } from '../../store/refunds.ts';
+import { chargeOfMerchant } from '../../store/payin/operation-common.ts';
+import { refundHoldingKey } from '../../store/payin/refund.ts';
 import { renderCharge } from './charge-answers.ts';
 import { type Caller, checkIdempotencyKey, chargeOrNotFound, type OperationDeps, type OperationInput, optionalAmountCents } from './operation-common.ts';
 import { captureOrVoid, type Idem, type Operation } from './capture-void.ts';
@@ -32,16 +32,14 @@ export function createCardLifecycleFlow(deps: OperationDeps): CardLifecycleFlow 
 
   /** The transaction's current reply, for a replay whose first request died before recording one. */
   const currentOf = (caller: Caller, pk: number) => async (): Promise<Reply> => {
-    const row = await deps.db.read((tx) => chargeOrNotFound(tx, pk, caller.merchantId));
+    const row = await chargeOrNotFound(deps, pk, caller.merchantId);
     return { statusCode: 200, json: JSON.stringify(renderCharge(row)) };
   };
   /** A refund's key names the refund it made, not the refunded charge. */
   const currentRefundOf =
     (caller: Caller, idem: NonNullable<Idem>, parentPk: number) =>
     async (reservedAtMs: number): Promise<Reply> => {
-      const refund = await deps.db.read((tx) =>
-        getRefundHoldingKey(tx, { merchantId: caller.merchantId, sourceId: caller.sourceId, idemKey: idem.key, reservedAtMs }),
-      );
+      const refund = await refundHoldingKey(deps.db, { merchantId: caller.merchantId, sourceId: caller.sourceId, idemKey: idem.key, reservedAtMs });
       return refund === undefined ? currentOf(caller, parentPk)() : { statusCode: 200, json: JSON.stringify(renderCharge(refund)) };
     };
 
@@ -62,7 +60,7 @@ export function createCardLifecycleFlow(deps: OperationDeps): CardLifecycleFlow 
   /** Void when unsettled, refund when settled; a void that finds the charge settled meanwhile becomes a refund. */
   async function reverse(caller: Caller, input: OperationInput, idem: Idem, amountCents: number | null): Promise<Reply> {
     const pk = input.referenceNumber;
-    const row = await deps.db.read((tx) => getCharge(tx, pk, caller.merchantId));
+    const row = await chargeOfMerchant(deps.db, { pk, merchantId: caller.merchantId });
     if (row?.stage !== 'settled') {
       try {
         return await run('void', caller, input, idem, amountCents);

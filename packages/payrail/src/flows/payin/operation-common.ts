@@ -4,16 +4,14 @@
 // cannot be acted on, and what a request does when the processor gives no
 // answer (an unknown outcome: the worker asks again, nothing is guessed).
 import type { Logger } from 'pino';
-import { AUTHORIZATION_LIFETIME_MS } from '../../domain/card-lifecycle.ts';
 import type { Clock } from '../../domain/clock.ts';
 import { formatCents, parseDollarNumber, parseDollarString } from '../../domain/money.ts';
 import { fail } from '../../errors.ts';
 import { CARD_PROCESSOR_TIMEOUT_MS, type CardProcessor, processorTimeoutMs } from '../../providers/card-processor.ts';
 import type { Service } from '../../service.ts';
 import type { ChargeRow } from '../../store/charges.ts';
-import { getCharge } from '../../store/charges.ts';
-import { markKeyOutcomeUnknown } from '../../store/idempotency.ts';
-import { getVerification } from '../../store/verifications.ts';
+import { markOutcomeUnknown } from '../../store/payin/operation-outcome.ts';
+import { namedTransaction, type Named, type OperationRefusal } from '../../store/payin/operation-common.ts';
 import { errorSummary } from './charge.ts';
 import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_WAIT_MARGIN_MS } from '../common/idempotency-replay.ts';
 
@@ -62,38 +60,71 @@ export function checkIdempotencyKey(key: string | null): void {
  * merchant's reads the same). A verification of the merchant is named as one:
  * it exists (GET /api/v2/transactions/:id shows it) but moved no money.
  */
-export async function chargeOrNotFound(tx: Parameters<typeof getCharge>[0], pk: number, merchantId: string): Promise<ChargeRow> {
-  const row = await getCharge(tx, pk, merchantId);
-  if (row !== undefined) return row;
-  if ((await getVerification(tx, pk, merchantId)) !== undefined) {
-    fail('invalid_request', `reference_number ${pk} is a verification: it moved no money, so it cannot be captured, voided or refunded`);
-  }
-  return fail('not_found', `reference_number ${pk} not found`);
+export async function chargeOrNotFound(deps: Pick<OperationDeps, 'db'>, pk: number, merchantId: string): Promise<ChargeRow> {
+  return namedOrFail(await namedTransaction(deps.db, { pk, merchantId }), pk);
+}
+
+/** The row of a lookup, or its refusal as chargeOrNotFound words it. */
+function namedOrFail(named: Named, pk: number): ChargeRow {
+  if (named.kind === 'charge') return named.row;
+  // A lookup refuses only as not found or as a verification, and neither message names an action.
+  return failOperation(named.refusal, pk, 'captured');
 }
 
 /**
- * Refuses an operation on a transaction that is not an approved charge, naming
- * reference_number and why; passes otherwise.
+ * Words a store's refusal of a capture, void or refund of reference_number
+ * `pk` (`action` as in "can be captured") as the error catalogue has it.
  */
-export function refuseUnlessApprovedCharge(row: ChargeRow, action: 'captured' | 'voided' | 'refunded'): void {
-  const ref = `reference_number ${row.pk}`;
-  if (row.kind === 'refund') fail('invalid_request', `${ref} is a refund; only charges can be ${action}`);
-  if (row.status === 'declined' || row.status === 'failed') fail('invalid_request', `${ref} was ${row.status}; there is nothing to be ${action}`);
-  if (row.status === 'pending') fail('invalid_request', `${ref} is pending; it can be ${action} once approved`);
+export function failOperation(refusal: OperationRefusal, pk: number, action: 'captured' | 'voided' | 'refunded'): never {
+  const ref = `reference_number ${pk}`;
+  switch (refusal.reason) {
+    case 'not_found':
+      return fail('not_found', `${ref} not found`);
+    case 'verification':
+      return fail('invalid_request', `${ref} is a verification: it moved no money, so it cannot be captured, voided or refunded`);
+    case 'is_refund':
+      return fail('invalid_request', `${ref} is a refund; only charges can be ${action}`);
+    case 'not_approved':
+      if (refusal.status === 'pending') return fail('invalid_request', `${ref} is pending; it can be ${action} once approved`);
+      return fail('invalid_request', `${ref} was ${refusal.status}; there is nothing to be ${action}`);
+    case 'other_operation':
+      return fail('invalid_request', `${ref} has a ${refusal.op} awaiting the processor's answer; retry once it is answered`);
+    case 'captured_once':
+      return fail('invalid_request', `${ref} is already captured (${formatCents(refusal.capturedCents)}); a transaction is captured once`);
+    case 'not_capturable':
+      return fail('invalid_request', `${ref} is ${refusal.stage}; it can no longer be captured`);
+    case 'above_authorized':
+      return refuseAmountAbove('authorized amount', refusal.authorizedCents);
+    case 'authorization_expired':
+      return fail('invalid_request', `${ref}: the authorization expired 7 days after it was made`);
+    case 'settled':
+      return fail('invalid_request', `${ref} is settled; refund it instead`);
+    case 'expired':
+      return fail('invalid_request', `${ref} has expired; there is nothing to void`);
+    case 'void_refused':
+      return fail('invalid_request', `the card processor refused to void ${ref}; refund it once it is settled`);
+    case 'funds_transfers':
+      return fail('invalid_request', `${ref} funds transfers (${formatCents(refusal.linkedCents)} linked); it cannot be voided`);
+    case 'not_whole':
+      return fail('invalid_amount', `a void cancels the whole amount ${formatCents(refusal.wholeCents)}; refund part of it once settled`);
+    case 'void_below_floor':
+      return fail('insufficient_funds', `balance + overdraft does not cover giving back the captured ${formatCents(refusal.heldCents)} of ${ref}`);
+    case 'not_settled': {
+      const why =
+        refusal.stage === 'captured' || refusal.stage === 'authorized' ? 'not settled yet; void it instead' : `${refusal.stage}; there is nothing to refund`;
+      return fail('invalid_request', `${ref} is ${why}`);
+    }
+    case 'above_refundable': {
+      const linked = refusal.linkedCents > 0 ? ` (${formatCents(refusal.linkedCents)} of it funds transfers)` : '';
+      return fail('invalid_amount', `amount exceeds the refundable ${formatCents(refusal.refundableCents)} of ${ref}${linked}`);
+    }
+    case 'refund_below_floor':
+      return fail('insufficient_funds', `balance + overdraft does not cover the refund of ${formatCents(refusal.amountCents)}`);
+  }
 }
 
-/** A refusal because another operation of the transaction awaits the processor. */
-export function refuseBusy(row: ChargeRow): never {
-  return fail('invalid_request', `reference_number ${row.pk} has a ${row.op} awaiting the processor's answer; retry once it is answered`);
-}
-
-export function refuseAmountAbove(what: string, limitCents: number): never {
+function refuseAmountAbove(what: string, limitCents: number): never {
   return fail('invalid_amount', `amount exceeds the ${what} ${formatCents(limitCents)}`);
-}
-
-/** Whether an authorization is past its lifetime at `nowMs`, whether or not the worker marked it expired yet. */
-export function authorizationCreatedAfterMs(nowMs: number): number {
-  return nowMs - AUTHORIZATION_LIFETIME_MS;
 }
 
 /**
@@ -112,11 +143,9 @@ export async function answerUnknownOutcome(
   );
   if (what.idemKey !== null) {
     const key = what.idemKey;
-    await deps.db
-      .write((tx) => markKeyOutcomeUnknown(tx, what.sourceId, key, what.pendingJson))
-      .catch((markError: unknown) => {
-        deps.log.error({ transaction: what.pk, err: errorSummary(markError) }, 'could not mark the Idempotency-Key of an unanswered operation');
-      });
+    await markOutcomeUnknown(deps.db, { sourceId: what.sourceId, idemKey: key, pendingJson: what.pendingJson }).catch((markError: unknown) => {
+      deps.log.error({ transaction: what.pk, err: errorSummary(markError) }, 'could not mark the Idempotency-Key of an unanswered operation');
+    });
   }
   return { statusCode: 200, json: what.pendingJson };
 }
@@ -132,7 +161,7 @@ export async function afterOperation(deps: OperationDeps, merchantId: string, pk
   const untilMs = deps.clock.nowMs() + waitMs;
   const looksMax = Math.ceil(waitMs / BUSY_POLL_MS);
   for (let looks = 1; ; looks++) {
-    const row = await deps.db.read((tx) => chargeOrNotFound(tx, pk, merchantId));
+    const row = await chargeOrNotFound(deps, pk, merchantId);
     if (row.op === null || looks >= looksMax || deps.clock.nowMs() >= untilMs) return row;
     await new Promise((resolve) => setTimeout(resolve, BUSY_POLL_MS));
   }

@@ -5,9 +5,9 @@
 // is recorded exactly once (operation-outcome.ts). A call that times out again
 // leaves the operation pending; the claim's lease brings it back.
 import { CARD_PROCESSOR_TIMEOUT_MS, captureWithDeadline, type OperationResult, refundWithDeadline, voidWithDeadline } from '../../providers/card-processor.ts';
-import { claimDueOperations } from '../../store/charge-operations.ts';
-import { type ChargeRow, getCharge } from '../../store/charges.ts';
-import { claimDueRefunds } from '../../store/refunds.ts';
+import type { ChargeRow } from '../../store/charges.ts';
+import { chargeOfMerchant } from '../../store/payin/operation-common.ts';
+import { claimDueCaptureVoids, claimDuePendingRefunds } from '../../store/payin/operation-recovery.ts';
 import type { OperationDeps } from './operation-common.ts';
 import { recordCaptureAnswer, recordRefundAnswer, recordVoidAnswer } from './operation-outcome.ts';
 import { errorSummary } from './charge.ts';
@@ -20,8 +20,9 @@ const CLAIM_LEASE_MS = 2 * CARD_PROCESSOR_TIMEOUT_MS;
 /** Resolves one batch of due captures and voids, then one of due refunds; returns how many were claimed. */
 export async function resolveDueOperations(deps: OperationDeps, limit = OPERATION_BATCH_MAX): Promise<number> {
   const nowMs = deps.clock.nowMs();
-  const operations = await deps.db.write((tx) => claimDueOperations(tx, nowMs, nowMs + CLAIM_LEASE_MS, limit));
-  const refunds = await deps.db.write((tx) => claimDueRefunds(tx, nowMs, nowMs + CLAIM_LEASE_MS, limit));
+  const claim = { nowMs, leaseUntilMs: nowMs + CLAIM_LEASE_MS, limit };
+  const operations = await claimDueCaptureVoids(deps.db, claim);
+  const refunds = await claimDuePendingRefunds(deps.db, claim);
   await Promise.all([...operations.map((row) => resolveOperation(deps, row)), ...refunds.map((row) => resolveRefund(deps, row))]);
   return operations.length + refunds.length;
 }
@@ -49,7 +50,7 @@ async function resolveOperation(deps: OperationDeps, row: ChargeRow): Promise<vo
 }
 
 async function resolveRefund(deps: OperationDeps, refund: ChargeRow): Promise<void> {
-  const parent = await deps.db.read((tx) => getCharge(tx, refund.parent_pk!, refund.merchant_id));
+  const parent = await chargeOfMerchant(deps.db, { pk: refund.parent_pk!, merchantId: refund.merchant_id });
   if (parent === undefined) throw new Error(`refund ${refund.pk}: refunded charge ${refund.parent_pk} not found`);
   const result = await ask(deps, refund, 'refund', () =>
     refundWithDeadline(deps.processor, {
