@@ -13,7 +13,7 @@ import { hostedFormAccess } from '../../../flows/access/source-origins.ts';
 import type { Service } from '../../../service.ts';
 import { verifyTokenizationToken } from '../../auth-hooks.ts';
 
-const ASSET_DIR = path.join(import.meta.dirname, '..', 'hosted');
+const ASSET_DIR = path.join(import.meta.dirname, '..', '..', 'hosted');
 const ASSET_CACHE_SECONDS = 300;
 
 function readAsset(name: string): string {
