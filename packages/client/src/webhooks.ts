@@ -103,6 +103,23 @@ export interface WebhookEndpointWithSecret extends WebhookEndpoint {
   signature: string;
 }
 
+/** Body of POST /api/v2/webhooks. */
+export interface WebhookEndpointInput {
+  url: string;
+  /** Default: every event type. */
+  events?: EventType[];
+}
+
+/** Body of PATCH /api/v2/webhooks/:id: the URL, the event types (empty: all) or enabled (enabling clears a disabling by Payrail). */
+export type WebhookEndpointChanges = Partial<WebhookEndpointInput & Pick<WebhookEndpoint, 'enabled'>>;
+
+/** POST /api/v2/events/:id/resend's answer. */
+export interface EventResent {
+  id: string;
+  /** Deliveries queued: one per enabled endpoint subscribed to the type. */
+  deliveries: number;
+}
+
 export interface EventPage {
   data: PayrailEvent[];
   has_more: boolean;
