@@ -4,6 +4,7 @@
 // (client.ts) adds the HTTP calls.
 import { inputError } from './errors.ts';
 import { amountCentsOf, centsOfWireDollars, formatCents, type AmountInput } from './money.ts';
+import type { ScheduleWire } from './webhooks.ts';
 
 type Json = Record<string, unknown>;
 
@@ -64,24 +65,12 @@ export interface SaveCardInput extends Pick<PaymentMethodWire, 'expiry_month' | 
 export type PaymentMethodChanges = Settable<Pick<PaymentMethodWire, 'name' | 'expiry_month' | 'expiry_year'>>;
 
 export type Frequency = 'daily' | 'weekly' | 'biweekly' | 'monthly' | 'bimonthly' | 'quarterly' | 'biannually' | 'annually';
-export type ScheduleStatus = 'active' | 'declined' | 'failed' | 'finished';
+export type ScheduleStatus = ScheduleWire['status'];
 
-export interface Schedule {
-  id: number;
-  customer_id: number;
-  title: string;
-  receipt_email: string | null;
+/** A recurring schedule: the wire's (ScheduleWire), with the amount in cents and the frequency by name. */
+export interface Schedule extends Omit<ScheduleWire, 'amount' | 'frequency'> {
   amount_cents: number;
   frequency: Frequency;
-  /** YYYY-MM-DD (UTC). */
-  next_run_date: string;
-  /** Runs left; 0 = unlimited. */
-  num_left: number;
-  payment_method_id: number;
-  active: boolean;
-  /** declined: the last run was declined and is retried on each of the next 3 days; failed: stopped after that. */
-  status: ScheduleStatus;
-  created_at: string;
 }
 
 /** Body of a schedule's create (amount in dollars); an update sends any part of it. */

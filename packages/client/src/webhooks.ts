@@ -57,10 +57,13 @@ export interface ScheduleWire {
   receipt_email: string | null;
   amount: number;
   frequency: string;
+  /** YYYY-MM-DD (UTC). */
   next_run_date: string;
+  /** Runs left; 0 = unlimited. */
   num_left: number;
   payment_method_id: number;
   active: boolean;
+  /** declined: the last run was declined and is retried on each of the next 3 days; failed: stopped after that. */
   status: 'active' | 'declined' | 'failed' | 'finished';
   created_at: string;
 }
