@@ -17,6 +17,7 @@ import {
   readTransferPage,
   unregisteredKyc,
 } from './normalize.ts';
+import { OPERATIONS, type OperationId, type Route, route } from './operations.ts';
 import { cleanPhone, kycDigits } from './phone.ts';
 import { MAX_RETRIES_LIMIT, Transport, realSleep, type Answer, type Call, type FetchLike, type Sleep } from './transport.ts';
 import type {
@@ -58,6 +59,7 @@ import {
   defined,
   listOf,
   type PaymentMethod,
+  type PaymentMethodChanges,
   readCustomer,
   readPaymentMethod,
   readSchedule,
@@ -72,11 +74,13 @@ import {
   endpointId,
   type EventFilters,
   type EventPage,
-  type EventType,
+  type EventResent,
   eventId,
   eventQuery,
   type PayrailEvent,
   type WebhookEndpoint,
+  type WebhookEndpointChanges,
+  type WebhookEndpointInput,
   type WebhookEndpointWithSecret,
 } from './webhooks.ts';
 
@@ -104,6 +108,14 @@ const LIST_PAGES_MAX = 100_000;
 /** Payrail accepts transfer ids of up to 40 digits. */
 const TRANSFER_ID_PATTERN = /^[0-9]{1,40}$/;
 const REFERENCE_PATTERN = /^[0-9]{1,20}$/;
+/** The operation of each lifecycle POST that operation() sends. */
+const LIFECYCLE_OPERATIONS = {
+  capture: 'captureTransaction',
+  void: 'voidTransaction',
+  refund: 'refundTransaction',
+  reversal: 'reverseTransaction',
+} as const satisfies Record<string, OperationId>;
+
 /** A production tokenization token; see tokenize(). */
 const LIVE_PREFIX = 'live_';
 
@@ -151,7 +163,7 @@ export class Payrail {
 
   /** GET /api/agent_balance: balance and overdraft in cents. */
   async balance(): Promise<Balance> {
-    return this.transfer('GET', '/api/agent_balance', readBalance);
+    return this.transfer(route(OPERATIONS.getBalance), readBalance);
   }
 
   /**
@@ -163,7 +175,7 @@ export class Payrail {
   async kyc(phone: string, options: { country?: string } = {}): Promise<KycResult> {
     const account = kycDigits(phone, options.country);
     try {
-      return await this.transfer('GET', `/api/kyc/${encodeURIComponent(account)}`, (body) => readKyc(account, body));
+      return await this.transfer(route(OPERATIONS.getReceiverKyc, { account }), (body) => readKyc(account, body));
     } catch (error) {
       if (isPayrailError(error) && error.code === 'account_not_found') return unregisteredKyc(account);
       throw error;
@@ -172,7 +184,7 @@ export class Payrail {
 
   /** POST /api/checkTransfer: validates the transfer and quotes the rate; no money moves. */
   async check(transfer: TransferInput): Promise<CheckResult> {
-    return this.transfer('POST', '/api/checkTransfer', readCheck, transferBody(transfer));
+    return this.transfer(route(OPERATIONS.checkTransfer), readCheck, transferBody(transfer));
   }
 
   /**
@@ -183,7 +195,7 @@ export class Payrail {
    */
   async execute(transfer: TransferInput): Promise<ExecuteResult> {
     const body = transferBody(transfer);
-    const call = this.transferCall('POST', '/api/transfer', body);
+    const call = this.transferCall(route(OPERATIONS.executeTransfer), body);
     let retried = false;
     try {
       return await this.transport.retrying(async (attempt) => {
@@ -204,7 +216,7 @@ export class Payrail {
   async status(id: string): Promise<TransferStatus> {
     const checked = transferId(id);
     try {
-      return await this.transfer('GET', `/api/status/${encodeURIComponent(checked)}`, readStatus);
+      return await this.transfer(route(OPERATIONS.getTransferStatus, { id: checked }), readStatus);
     } catch (error) {
       if (isPayrailError(error) && error.code === 'transfer_not_found') return notFoundStatus(checked);
       throw error;
@@ -293,20 +305,20 @@ export class Payrail {
    */
   readonly sandbox = {
     acceptInvitation: async (phone: string, options: { country?: string } = {}): Promise<void> => {
-      await this.transfer('POST', `/sandbox/invitations/${encodeURIComponent(kycDigits(phone, options.country))}/accept`, ignoreBody);
+      await this.transfer(route(OPERATIONS.sandboxAcceptInvitation, { account: kycDigits(phone, options.country) }), ignoreBody);
     },
     completeKyc: async (phone: string, options: { country?: string } = {}): Promise<void> => {
-      await this.transfer('POST', `/sandbox/kyc/${encodeURIComponent(kycDigits(phone, options.country))}/verify`, ignoreBody);
+      await this.transfer(route(OPERATIONS.sandboxCompleteKyc, { account: kycDigits(phone, options.country) }), ignoreBody);
     },
     /** Closes the merchant's open settlement batch now (as the daily close would): its transactions become settled. */
     closeBatch: async (): Promise<Batch[]> =>
-      this.transfer('POST', '/sandbox/batches/close', (body) => readBatchList({ items: Array.isArray(body.batches) ? body.batches : [] })),
+      this.transfer(route(OPERATIONS.sandboxCloseBatch), (body) => readBatchList({ items: Array.isArray(body.batches) ? body.batches : [] })),
     /**
      * Runs a recurring schedule's next run now, as if its date had come (a
      * date is charged at most once: `charged` is false when it had been run).
      */
     runSchedule: async (id: number | string): Promise<{ charged: boolean; schedule: Schedule; transaction: Transaction }> =>
-      this.transfer('POST', `/sandbox/schedules/${storedId(id, 'schedule id')}/run`, (body) => ({
+      this.transfer(route(OPERATIONS.sandboxRunSchedule, { id: storedId(id, 'schedule id') }), (body) => ({
         charged: body.charged === true,
         schedule: readSchedule(isRecord(body.schedule) ? body.schedule : {}),
         transaction: readTransaction(isRecord(body.transaction) ? body.transaction : {}),
@@ -320,19 +332,20 @@ export class Payrail {
    * otherwise create the customer twice; look it up by customer_number).
    */
   readonly customers = {
-    create: async (input: CustomerInput): Promise<Customer> => this.stored('POST', '/api/v2/customers', readCustomer, defined(input)),
+    create: async (input: CustomerInput): Promise<Customer> => this.stored(route(OPERATIONS.createCustomer), readCustomer, defined(input)),
     /** The merchant's customers, oldest first; `customer_number` finds yours. */
-    list: async (filters: CustomerFilters = {}): Promise<Customer[]> => this.stored('GET', `/api/v2/customers${payinQuery(filters)}`, listOf(readCustomer)),
-    get: async (id: number | string): Promise<Customer> => this.stored('GET', `/api/v2/customers/${storedId(id, 'customer id')}`, readCustomer),
+    list: async (filters: CustomerFilters = {}): Promise<Customer[]> =>
+      this.stored(route(OPERATIONS.listCustomers, {}, payinQuery(filters)), listOf(readCustomer)),
+    get: async (id: number | string): Promise<Customer> => this.stored(route(OPERATIONS.getCustomer, { id: storedId(id, 'customer id') }), readCustomer),
     update: async (id: number | string, changes: Partial<CustomerInput>): Promise<Customer> =>
-      this.stored('PATCH', `/api/v2/customers/${storedId(id, 'customer id')}`, readCustomer, defined(changes)),
+      this.stored(route(OPERATIONS.updateCustomer, { id: storedId(id, 'customer id') }), readCustomer, defined(changes)),
     /** Deletes the customer: its saved cards are erased and its schedules stop. */
     delete: async (id: number | string): Promise<void> => {
-      await this.stored('DELETE', `/api/v2/customers/${storedId(id, 'customer id')}`, ignoreBody);
+      await this.stored(route(OPERATIONS.deleteCustomer, { id: storedId(id, 'customer id') }), ignoreBody);
     },
     /** The customer's transactions, newest first. */
     transactions: async (id: number | string, page: { limit?: number; offset?: number } = {}): Promise<Transaction[]> =>
-      this.stored('GET', `/api/v2/customers/${storedId(id, 'customer id')}/transactions${payinQuery(page)}`, readTransactionList),
+      this.stored(route(OPERATIONS.listCustomerTransactions, { id: storedId(id, 'customer id') }, payinQuery(page)), readTransactionList),
   };
 
   /**
@@ -343,40 +356,40 @@ export class Payrail {
    */
   readonly paymentMethods = {
     save: async (customerId: number | string, input: SaveCardInput): Promise<PaymentMethod> =>
-      this.stored('POST', `/api/v2/customers/${storedId(customerId, 'customer id')}/payment-methods`, readPaymentMethod, defined(input)),
+      this.stored(route(OPERATIONS.createPaymentMethod, { id: storedId(customerId, 'customer id') }), readPaymentMethod, defined(input)),
     list: async (customerId: number | string, page: { limit?: number; offset?: number } = {}): Promise<PaymentMethod[]> =>
-      this.stored('GET', `/api/v2/customers/${storedId(customerId, 'customer id')}/payment-methods${payinQuery(page)}`, listOf(readPaymentMethod)),
+      this.stored(route(OPERATIONS.listPaymentMethods, { id: storedId(customerId, 'customer id') }, payinQuery(page)), listOf(readPaymentMethod)),
     get: async (id: number | string): Promise<PaymentMethod> =>
-      this.stored('GET', `/api/v2/payment-methods/${storedId(id, 'payment method id')}`, readPaymentMethod),
+      this.stored(route(OPERATIONS.getPaymentMethod, { id: storedId(id, 'payment method id') }), readPaymentMethod),
     /** Renames the card or changes its expiry (month and year together). */
-    update: async (id: number | string, changes: { name?: string; expiry_month?: number; expiry_year?: number }): Promise<PaymentMethod> =>
-      this.stored('PATCH', `/api/v2/payment-methods/${storedId(id, 'payment method id')}`, readPaymentMethod, defined(changes)),
+    update: async (id: number | string, changes: PaymentMethodChanges): Promise<PaymentMethod> =>
+      this.stored(route(OPERATIONS.updatePaymentMethod, { id: storedId(id, 'payment method id') }), readPaymentMethod, defined(changes)),
     /** Deletes the card (its card data is erased); schedules charging it stop. */
     delete: async (id: number | string): Promise<void> => {
-      await this.stored('DELETE', `/api/v2/payment-methods/${storedId(id, 'payment method id')}`, ignoreBody);
+      await this.stored(route(OPERATIONS.deletePaymentMethod, { id: storedId(id, 'payment method id') }), ignoreBody);
     },
   };
 
   /** Recurring schedules: the worker charges each due schedule once per run date (UTC). */
   readonly schedules = {
     create: async (customerId: number | string, input: ScheduleInput): Promise<Schedule> =>
-      this.stored('POST', `/api/v2/customers/${storedId(customerId, 'customer id')}/recurring-schedules`, readSchedule, scheduleBody(input)),
+      this.stored(route(OPERATIONS.createSchedule, { id: storedId(customerId, 'customer id') }), readSchedule, scheduleBody(input)),
     list: async (customerId: number | string, page: { limit?: number; offset?: number } = {}): Promise<Schedule[]> =>
-      this.stored('GET', `/api/v2/customers/${storedId(customerId, 'customer id')}/recurring-schedules${payinQuery(page)}`, listOf(readSchedule)),
-    get: async (id: number | string): Promise<Schedule> => this.stored('GET', `/api/v2/recurring-schedules/${storedId(id, 'schedule id')}`, readSchedule),
+      this.stored(route(OPERATIONS.listSchedules, { id: storedId(customerId, 'customer id') }, payinQuery(page)), listOf(readSchedule)),
+    get: async (id: number | string): Promise<Schedule> => this.stored(route(OPERATIONS.getSchedule, { id: storedId(id, 'schedule id') }), readSchedule),
     /** Changes the amount, frequency, next run date, card, runs left or title. */
     update: async (id: number | string, changes: ScheduleChanges): Promise<Schedule> =>
-      this.stored('PATCH', `/api/v2/recurring-schedules/${storedId(id, 'schedule id')}`, readSchedule, scheduleBody(changes)),
+      this.stored(route(OPERATIONS.updateSchedule, { id: storedId(id, 'schedule id') }), readSchedule, scheduleBody(changes)),
     pause: async (id: number | string): Promise<Schedule> =>
-      this.stored('PATCH', `/api/v2/recurring-schedules/${storedId(id, 'schedule id')}`, readSchedule, { active: false }),
+      this.stored(route(OPERATIONS.updateSchedule, { id: storedId(id, 'schedule id') }), readSchedule, { active: false }),
     resume: async (id: number | string): Promise<Schedule> =>
-      this.stored('PATCH', `/api/v2/recurring-schedules/${storedId(id, 'schedule id')}`, readSchedule, { active: true }),
+      this.stored(route(OPERATIONS.updateSchedule, { id: storedId(id, 'schedule id') }), readSchedule, { active: true }),
     delete: async (id: number | string): Promise<void> => {
-      await this.stored('DELETE', `/api/v2/recurring-schedules/${storedId(id, 'schedule id')}`, ignoreBody);
+      await this.stored(route(OPERATIONS.deleteSchedule, { id: storedId(id, 'schedule id') }), ignoreBody);
     },
     /** The schedule's charges, newest first (each has the schedule's id in transaction_details.schedule_id). */
     transactions: async (id: number | string, page: { limit?: number; offset?: number } = {}): Promise<Transaction[]> =>
-      this.stored('GET', `/api/v2/recurring-schedules/${storedId(id, 'schedule id')}/transactions${payinQuery(page)}`, readTransactionList),
+      this.stored(route(OPERATIONS.listScheduleTransactions, { id: storedId(id, 'schedule id') }, payinQuery(page)), readTransactionList),
   };
 
   /**
@@ -384,9 +397,9 @@ export class Payrail {
    * changes that are the same however often they are sent (GET, PATCH,
    * DELETE) are retried when safe; a POST that creates is sent once.
    */
-  private async stored<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, read: (body: Record<string, unknown>) => T, body?: unknown): Promise<T> {
-    const call = this.payinCall(method, path, { authorization: this.basicAuthorization() }, body);
-    if (method === 'POST') {
+  private async stored<T>(at: Route, read: (body: Record<string, unknown>) => T, body?: unknown): Promise<T> {
+    const call = this.payinCall(at, { authorization: this.basicAuthorization() }, body);
+    if (at.method === 'POST') {
       const answer = await this.transport.once(call);
       return readAnswer(answer, read);
     }
@@ -415,7 +428,7 @@ export class Payrail {
       const params = new URLSearchParams(query);
       if (after !== undefined) params.set('starting_after', after);
       const text = params.toString();
-      const page = await this.transfer('GET', `/api/transfers${text === '' ? '' : `?${text}`}`, readTransferPage);
+      const page = await this.transfer(route(OPERATIONS.listTransfers, {}, text === '' ? '' : `?${text}`), readTransferPage);
       yield page;
       const last = page.transfers.at(-1);
       if (!page.has_more || last === undefined) return;
@@ -449,7 +462,7 @@ export class Payrail {
       ...(capture ? {} : { capture: false }),
     };
     const key = input.idempotency_key ?? this.makeIdempotencyKey();
-    const call = this.payinCall('POST', '/api/v2/transactions/charge', { authorization: this.basicAuthorization(), 'idempotency-key': key }, body);
+    const call = this.payinCall(route(OPERATIONS.chargeCard), { authorization: this.basicAuthorization(), 'idempotency-key': key }, body);
     return this.ask(call, readCharge);
   }
 
@@ -498,37 +511,39 @@ export class Payrail {
       ...(input.transaction_details === undefined ? {} : { transaction_details: input.transaction_details }),
     };
     const key = input.idempotency_key ?? this.makeIdempotencyKey();
-    const call = this.payinCall('POST', '/api/v2/transactions/verify', { authorization: this.basicAuthorization(), 'idempotency-key': key }, body);
+    const call = this.payinCall(route(OPERATIONS.verifyCard), { authorization: this.basicAuthorization(), 'idempotency-key': key }, body);
     return this.ask(call, readTransaction);
   }
 
   /** GET /api/v2/transactions/:id: any transaction (charge, refund, verify) with its lifecycle status. */
   async getTransaction(reference: string | number): Promise<Transaction> {
-    const call = this.payinCall('GET', `/api/v2/transactions/${referenceNumber(reference)}`, { authorization: this.basicAuthorization() });
+    const call = this.payinCall(route(OPERATIONS.getTransaction, { id: referenceNumber(reference) }), { authorization: this.basicAuthorization() });
     return this.ask(call, readTransaction);
   }
 
   /** GET /api/v2/transactions: the merchant's transactions, newest first (limit default 10, at most 100). */
   async listTransactions(filters: TransactionFilters = {}): Promise<Transaction[]> {
-    const call = this.payinCall('GET', `/api/v2/transactions${payinQuery(filters)}`, { authorization: this.basicAuthorization() });
+    const call = this.payinCall(route(OPERATIONS.listTransactions, {}, payinQuery(filters)), { authorization: this.basicAuthorization() });
     return this.ask(call, readTransactionList);
   }
 
   /** GET /api/v2/batches: settlement batches, newest first. */
   async listBatches(page: { limit?: number; offset?: number } = {}): Promise<Batch[]> {
-    const call = this.payinCall('GET', `/api/v2/batches${payinQuery(page)}`, { authorization: this.basicAuthorization() });
+    const call = this.payinCall(route(OPERATIONS.listBatches, {}, payinQuery(page)), { authorization: this.basicAuthorization() });
     return this.ask(call, readBatchList);
   }
 
   /** GET /api/v2/batches/:id. */
   async getBatch(id: number): Promise<Batch> {
-    const call = this.payinCall('GET', `/api/v2/batches/${referenceNumber(id)}`, { authorization: this.basicAuthorization() });
+    const call = this.payinCall(route(OPERATIONS.getBatch, { id: referenceNumber(id) }), { authorization: this.basicAuthorization() });
     return this.ask(call, readBatch);
   }
 
   /** GET /api/v2/batches/:id/transactions. */
   async listBatchTransactions(id: number, page: { limit?: number; offset?: number } = {}): Promise<Transaction[]> {
-    const call = this.payinCall('GET', `/api/v2/batches/${referenceNumber(id)}/transactions${payinQuery(page)}`, { authorization: this.basicAuthorization() });
+    const call = this.payinCall(route(OPERATIONS.listBatchTransactions, { id: referenceNumber(id) }, payinQuery(page)), {
+      authorization: this.basicAuthorization(),
+    });
     return this.ask(call, readTransactionList);
   }
 
@@ -536,7 +551,7 @@ export class Payrail {
   private async operation(name: 'capture' | 'void' | 'refund' | 'reversal', reference: string | number, options: OperationOptions): Promise<Transaction> {
     const body = operationBody(reference, options);
     const key = options.idempotency_key ?? this.makeIdempotencyKey();
-    const call = this.payinCall('POST', `/api/v2/transactions/${name}`, { authorization: this.basicAuthorization(), 'idempotency-key': key }, body);
+    const call = this.payinCall(route(OPERATIONS[LIFECYCLE_OPERATIONS[name]]), { authorization: this.basicAuthorization(), 'idempotency-key': key }, body);
     return this.ask(call, readTransaction);
   }
 
@@ -544,7 +559,7 @@ export class Payrail {
   async getCharge(reference: string | number): Promise<Charge> {
     const text = String(reference);
     if (!REFERENCE_PATTERN.test(text)) throw inputError('invalid_request', `reference must be the charge's reference number (digits), got "${text}"`);
-    const call = this.payinCall('GET', `/api/v2/transactions/${text}`, { authorization: this.basicAuthorization() });
+    const call = this.payinCall(route(OPERATIONS.getTransaction, { id: text }), { authorization: this.basicAuthorization() });
     return this.ask(call, readCharge);
   }
 
@@ -561,8 +576,7 @@ export class Payrail {
       throw inputError('invalid_request', 'tokenize() is for sandbox tests; in production, tokenize cards in the browser with the hosted card form');
     }
     const call = this.payinCall(
-      'POST',
-      '/api/v2/tokens',
+      route(OPERATIONS.createCardToken),
       { authorization: `Bearer ${token}` },
       {
         card_number: card.card_number,
@@ -577,69 +591,69 @@ export class Payrail {
   // ---- Events and webhooks (docs/api-decisions.md sections 11 and 14) ---
 
   /** POST /api/v2/webhooks: `signature` in the answer is the signing secret, shown only here. Not retried (a retry could make a second endpoint). */
-  async createWebhookEndpoint(input: { url: string; events?: EventType[] }): Promise<WebhookEndpointWithSecret> {
-    return readAnswer(await this.transport.once(this.merchantCall('POST', '/api/v2/webhooks', input)), readObject<WebhookEndpointWithSecret>);
+  async createWebhookEndpoint(input: WebhookEndpointInput): Promise<WebhookEndpointWithSecret> {
+    return readAnswer(await this.transport.once(this.merchantCall(route(OPERATIONS.createWebhookEndpoint), input)), readObject<WebhookEndpointWithSecret>);
   }
 
   /** GET /api/v2/webhooks. */
   async listWebhookEndpoints(): Promise<WebhookEndpoint[]> {
-    return this.ask(this.merchantCall('GET', '/api/v2/webhooks'), (body) => readItems<WebhookEndpoint>(body));
+    return this.ask(this.merchantCall(route(OPERATIONS.listWebhookEndpoints)), (body) => readItems<WebhookEndpoint>(body));
   }
 
   /** GET /api/v2/webhooks/:id. */
   async getWebhookEndpoint(id: string): Promise<WebhookEndpoint> {
-    return this.ask(this.merchantCall('GET', `/api/v2/webhooks/${endpointId(id)}`), readObject<WebhookEndpoint>);
+    return this.ask(this.merchantCall(route(OPERATIONS.getWebhookEndpoint, { id: endpointId(id) })), readObject<WebhookEndpoint>);
   }
 
   /** PATCH /api/v2/webhooks/:id: change the URL, the event types (empty: all) or enabled (enabling clears a disabling by Payrail). */
-  async updateWebhookEndpoint(id: string, change: { url?: string; events?: EventType[]; enabled?: boolean }): Promise<WebhookEndpoint> {
-    return this.ask(this.merchantCall('PATCH', `/api/v2/webhooks/${endpointId(id)}`, change), readObject<WebhookEndpoint>);
+  async updateWebhookEndpoint(id: string, change: WebhookEndpointChanges): Promise<WebhookEndpoint> {
+    return this.ask(this.merchantCall(route(OPERATIONS.updateWebhookEndpoint, { id: endpointId(id) }), change), readObject<WebhookEndpoint>);
   }
 
   /** DELETE /api/v2/webhooks/:id. */
   async deleteWebhookEndpoint(id: string): Promise<void> {
-    await this.ask(this.merchantCall('DELETE', `/api/v2/webhooks/${endpointId(id)}`), ignoreBody);
+    await this.ask(this.merchantCall(route(OPERATIONS.deleteWebhookEndpoint, { id: endpointId(id) })), ignoreBody);
   }
 
   /** POST /api/v2/webhooks/:id/rotate: a new signing secret, in effect at once. Not retried (each call makes a new secret). */
   async rotateWebhookSecret(id: string): Promise<WebhookEndpointWithSecret> {
-    const call = this.merchantCall('POST', `/api/v2/webhooks/${endpointId(id)}/rotate`);
+    const call = this.merchantCall(route(OPERATIONS.rotateWebhookSecret, { id: endpointId(id) }));
     return readAnswer(await this.transport.once(call), readObject<WebhookEndpointWithSecret>);
   }
 
   /** GET /api/v2/events: newest first; pass the last id as `starting_after` for the next page. */
   async listEvents(filters: EventFilters = {}): Promise<EventPage> {
-    return this.ask(this.merchantCall('GET', `/api/v2/events${eventQuery(filters)}`), readObject<EventPage>);
+    return this.ask(this.merchantCall(route(OPERATIONS.listEvents, {}, eventQuery(filters))), readObject<EventPage>);
   }
 
   /** GET /api/v2/events/:id. */
   async getEvent(id: string): Promise<PayrailEvent> {
-    return this.ask(this.merchantCall('GET', `/api/v2/events/${eventId(id)}`), readObject<PayrailEvent>);
+    return this.ask(this.merchantCall(route(OPERATIONS.getEvent, { id: eventId(id) })), readObject<PayrailEvent>);
   }
 
   /** POST /api/v2/events/:id/resend: queues the event again for every enabled endpoint subscribed to its type. */
-  async resendEvent(id: string): Promise<{ id: string; deliveries: number }> {
-    return this.ask(this.merchantCall('POST', `/api/v2/events/${eventId(id)}/resend`), readObject<{ id: string; deliveries: number }>);
+  async resendEvent(id: string): Promise<EventResent> {
+    return this.ask(this.merchantCall(route(OPERATIONS.resendEvent, { id: eventId(id) })), readObject<EventResent>);
   }
 
   // ---- Internals --------------------------------------------------------
 
   /** Events and webhooks take either merchant credential: the transfer key when set, else the payin source's Basic auth. */
-  private merchantCall(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Call {
+  private merchantCall(at: Route, body?: unknown): Call {
     const key = this.options.api_key;
     const headers: Record<string, string> = key !== undefined && key !== '' ? { 'api-key': key } : { authorization: this.basicAuthorization() };
-    return { api: 'payin', method, url: `${this.payinBase}${path}`, headers, ...(body === undefined ? {} : { body }) };
+    return { api: 'payin', method: at.method, url: `${this.payinBase}${at.path}`, headers, ...(body === undefined ? {} : { body }) };
   }
 
-  private transferCall(method: 'GET' | 'POST', path: string, body?: unknown): Call {
+  private transferCall(at: Route, body?: unknown): Call {
     const key = this.options.api_key;
     if (key === undefined || key === '') throw missing('api_key', 'call the transfer API');
-    return { api: 'transfer', method, url: `${this.transferBase}${path}`, headers: { 'api-key': key }, ...(body === undefined ? {} : { body }) };
+    return { api: 'transfer', method: at.method, url: `${this.transferBase}${at.path}`, headers: { 'api-key': key }, ...(body === undefined ? {} : { body }) };
   }
 
   /** One transfer API call, retried when safe (every transfer call but execute is free of effects), its answer read by `read`. */
-  private async transfer<T>(method: 'GET' | 'POST', path: string, read: (body: Record<string, unknown>) => T, body?: unknown): Promise<T> {
-    return this.ask(this.transferCall(method, path, body), read);
+  private async transfer<T>(at: Route, read: (body: Record<string, unknown>) => T, body?: unknown): Promise<T> {
+    return this.ask(this.transferCall(at, body), read);
   }
 
   /** One call, retried when safe, its answer read by `read`. */
@@ -647,8 +661,8 @@ export class Payrail {
     return readAnswer(await this.transport.retrying((attempt) => this.transport.once(call, attempt)), read);
   }
 
-  private payinCall(method: Call['method'], path: string, headers: Record<string, string>, body?: unknown): Call {
-    return { api: 'payin', method, url: `${this.payinBase}${path}`, headers, ...(body === undefined ? {} : { body }) };
+  private payinCall(at: Route, headers: Record<string, string>, body?: unknown): Call {
+    return { api: 'payin', method: at.method, url: `${this.payinBase}${at.path}`, headers, ...(body === undefined ? {} : { body }) };
   }
 
   private basicAuthorization(): string {

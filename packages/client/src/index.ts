@@ -13,6 +13,7 @@ export type {
   BatchWire,
   EventFilters,
   EventPage,
+  EventResent,
   EventType,
   HeadersInput,
   PayrailEvent,
@@ -21,5 +22,7 @@ export type {
   TransactionEventType,
   TransferEventType,
   WebhookEndpoint,
+  WebhookEndpointChanges,
+  WebhookEndpointInput,
   WebhookEndpointWithSecret,
 } from './webhooks.ts';

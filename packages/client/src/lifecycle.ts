@@ -6,6 +6,7 @@ import { CLIENT_ERROR_CODES, PayrailError, inputError } from './errors.ts';
 import { amountCentsOf, centsOfWireDollars, formatCents } from './money.ts';
 import { readCharge } from './normalize.ts';
 import type { Charge } from './types.ts';
+import type { OperationRequestWire } from './wire.ts';
 
 /** transaction.status_details.status (and the list's status filter). */
 export type TransactionStatus = 'approved' | 'captured' | 'pending' | 'settled' | 'voided' | 'expired' | 'declined' | 'error';
@@ -83,9 +84,9 @@ export function referenceNumber(reference: string | number): number {
 }
 
 /** The body of capture, void, refund and reversal. */
-export function operationBody(reference: string | number, options: OptionalAmount): { reference_number: number; amount?: number } {
+export function operationBody(reference: string | number, options: OptionalAmount): OperationRequestWire {
   const hasAmount = options.amount !== undefined || options.amount_cents !== undefined;
-  const body: { reference_number: number; amount?: number } = { reference_number: referenceNumber(reference) };
+  const body: OperationRequestWire = { reference_number: referenceNumber(reference) };
   // The JSON number is written from the exact decimal text ("12.5"), never computed.
   if (hasAmount) body.amount = Number(formatCents(amountCentsOf(options)));
   return body;

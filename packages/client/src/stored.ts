@@ -4,33 +4,31 @@
 // (client.ts) adds the HTTP calls.
 import { inputError } from './errors.ts';
 import { amountCentsOf, centsOfWireDollars, formatCents, type AmountInput } from './money.ts';
+import type { ScheduleWire } from './webhooks.ts';
 
 type Json = Record<string, unknown>;
 
+/** A stored customer as the API answers it: the one place a customer's fields are written. */
 export interface Customer {
   id: number;
+  /** Your name for the customer (required on create). */
   identifier: string;
+  /** Your own key for the customer: list({ customer_number }) finds it. */
   customer_number: string | null;
   email: string | null;
   first_name: string | null;
   last_name: string | null;
   phone: string | null;
+  /** Default true. */
   active: boolean;
   created_at: string;
 }
 
-export interface CustomerInput {
-  /** Your name for the customer (required on create). */
-  identifier: string;
-  /** Your own key for the customer: list({ customer_number }) finds it. */
-  customer_number?: string;
-  email?: string;
-  first_name?: string;
-  last_name?: string;
-  phone?: string;
-  /** Default true. */
-  active?: boolean;
-}
+/** Each field may be left out; a null on the answer is a field never given. */
+type Settable<T> = { [K in keyof T]?: NonNullable<T[K]> };
+
+/** What create sends (identifier required) and update sends (any part of it). */
+export type CustomerInput = Pick<Customer, 'identifier'> & Settable<Omit<Customer, 'id' | 'identifier' | 'created_at'>>;
 
 export interface CustomerFilters {
   active?: boolean;
@@ -40,7 +38,8 @@ export interface CustomerFilters {
   offset?: number;
 }
 
-export interface PaymentMethod {
+/** A saved card as the API answers it. */
+export interface PaymentMethodWire {
   id: number;
   customer_id: number;
   payment_method_type: 'card';
@@ -50,40 +49,32 @@ export interface PaymentMethod {
   expiry_year: number;
   name: string | null;
   created_at: string;
+}
+
+export interface PaymentMethod extends PaymentMethodWire {
   /** What a charge sends as its source to use this card: `pm-<id>`. */
   source: string;
 }
 
-export interface SaveCardInput {
+export interface SaveCardInput extends Pick<PaymentMethodWire, 'expiry_month' | 'expiry_year'>, Settable<Pick<PaymentMethodWire, 'last4' | 'name'>> {
   /** A nonce from tokenize() or the hosted card form; it is used up. */
   source: string;
-  expiry_month: number;
-  expiry_year: number;
-  name?: string;
 }
+
+/** Renames the card or changes its expiry (month and year together). */
+export type PaymentMethodChanges = Settable<Pick<PaymentMethodWire, 'name' | 'expiry_month' | 'expiry_year'>>;
 
 export type Frequency = 'daily' | 'weekly' | 'biweekly' | 'monthly' | 'bimonthly' | 'quarterly' | 'biannually' | 'annually';
-export type ScheduleStatus = 'active' | 'declined' | 'failed' | 'finished';
+export type ScheduleStatus = ScheduleWire['status'];
 
-export interface Schedule {
-  id: number;
-  customer_id: number;
-  title: string;
-  receipt_email: string | null;
+/** A recurring schedule: the wire's (ScheduleWire), with the amount in cents and the frequency by name. */
+export interface Schedule extends Omit<ScheduleWire, 'amount' | 'frequency'> {
   amount_cents: number;
   frequency: Frequency;
-  /** YYYY-MM-DD (UTC). */
-  next_run_date: string;
-  /** Runs left; 0 = unlimited. */
-  num_left: number;
-  payment_method_id: number;
-  active: boolean;
-  /** declined: the last run was declined and is retried on each of the next 3 days; failed: stopped after that. */
-  status: ScheduleStatus;
-  created_at: string;
 }
 
-export type ScheduleInput = {
+/** Body of a schedule's create (amount in dollars); an update sends any part of it. */
+export interface ScheduleRequestWire {
   title: string;
   frequency: Frequency;
   /** YYYY-MM-DD (UTC), today or later. */
@@ -93,7 +84,10 @@ export type ScheduleInput = {
   num_left?: number;
   active?: boolean;
   receipt_email?: string;
-} & AmountInput;
+  amount: number;
+}
+
+export type ScheduleInput = Omit<ScheduleRequestWire, 'amount'> & AmountInput;
 
 export type ScheduleChanges = Partial<Omit<ScheduleInput, 'amount' | 'amount_cents'>> &
   ({ amount?: string; amount_cents?: never } | { amount_cents?: number; amount?: never });

@@ -2,7 +2,17 @@
 // get back. Wire field names are kept where they exist (snake_case); amounts
 // are integer cents with the unit in the name.
 import type { AmountInput } from './money.ts';
-import type { Attribute, BillingInfo, ChargeApprovedWire, ChargeDeclinedWire, TransactionDetails } from './wire.ts';
+import type {
+  Attribute,
+  BillingInfo,
+  ChargeApprovedWire,
+  ChargeDeclinedWire,
+  SentTransferWire,
+  TokenizeRequestWire,
+  TokenizeResponseWire,
+  TransactionDetails,
+  TransferRequestWire,
+} from './wire.ts';
 import type { FetchLike, Sleep } from './transport.ts';
 
 export interface PayrailOptions {
@@ -38,18 +48,12 @@ export interface PayrailOptions {
 
 export type { AmountInput };
 
-/** A transfer as the caller gives it to check, execute and send. */
-export type TransferInput = {
-  /** Digits only; the same id for check and execute. send() makes one when absent. */
-  id: string;
-  /** Any accepted form: "+15551234567", "15551234567", or a US national number. */
-  sender_phone: string;
-  /** Any accepted form; a national number is read in receiver_country. */
-  receiver_phone: string;
-  /** Corridor id, e.g. "1001". */
-  service: string;
-  receiver_country: string;
-  receiver_currency: string;
+/**
+ * A transfer as the caller gives it to check, execute and send: the wire
+ * request with the amount in either unit and the attributes in either form.
+ * send() makes the id when absent.
+ */
+export type TransferInput = Omit<TransferRequestWire, 'amount' | 'attribute'> & {
   /** Corridor attributes, as a name-to-value map or the wire's array. */
   attributes?: Record<string, string> | Attribute[];
   /** Reference number of the card charge paying for this transfer (sent as attribute gatewayId). */
@@ -138,16 +142,9 @@ export interface TransferListOptions {
   starting_after?: string;
 }
 
-/** A transfer as the list shows it: its status plus what was sent and when. */
-export interface ListedTransfer extends TransferStatus {
+/** A transfer as the list shows it: its status plus what was sent (amount as the wire's decimal text, receiver_phone E.164) and when. */
+export interface ListedTransfer extends TransferStatus, SentTransferWire {
   amount_cents: number;
-  /** The wire's decimal text, e.g. "25.00". */
-  amount: string;
-  /** E.164. */
-  receiver_phone: string;
-  service: string;
-  receiver_country: string;
-  receiver_currency: string;
   /** ISO 8601 (UTC). */
   created_at: string;
 }
@@ -236,16 +233,8 @@ export interface Charge {
   raw: ChargeApprovedWire | ChargeDeclinedWire;
 }
 
-export interface CardInput {
-  card_number: string;
-  expiry_month: number;
-  expiry_year: number;
-  cvv2: string;
-}
+/** The card data tokenize() sends. */
+export type CardInput = TokenizeRequestWire;
 
-export interface Nonce {
-  nonce: string;
-  expires_at: string;
-  card_type: string;
-  last_4: string;
-}
+/** A single-use card token, as the server answers it. */
+export type Nonce = TokenizeResponseWire;

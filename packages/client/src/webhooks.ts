@@ -57,10 +57,13 @@ export interface ScheduleWire {
   receipt_email: string | null;
   amount: number;
   frequency: string;
+  /** YYYY-MM-DD (UTC). */
   next_run_date: string;
+  /** Runs left; 0 = unlimited. */
   num_left: number;
   payment_method_id: number;
   active: boolean;
+  /** declined: the last run was declined and is retried on each of the next 3 days; failed: stopped after that. */
   status: 'active' | 'declined' | 'failed' | 'finished';
   created_at: string;
 }
@@ -101,6 +104,23 @@ export interface WebhookEndpoint {
 /** Creation and rotation only: `signature` is the signing secret, shown this once. */
 export interface WebhookEndpointWithSecret extends WebhookEndpoint {
   signature: string;
+}
+
+/** Body of POST /api/v2/webhooks. */
+export interface WebhookEndpointInput {
+  url: string;
+  /** Default: every event type. */
+  events?: EventType[];
+}
+
+/** Body of PATCH /api/v2/webhooks/:id: the URL, the event types (empty: all) or enabled (enabling clears a disabling by Payrail). */
+export type WebhookEndpointChanges = Partial<WebhookEndpointInput & Pick<WebhookEndpoint, 'enabled'>>;
+
+/** POST /api/v2/events/:id/resend's answer. */
+export interface EventResent {
+  id: string;
+  /** Deliveries queued: one per enabled endpoint subscribed to the type. */
+  deliveries: number;
 }
 
 export interface EventPage {

@@ -9,18 +9,25 @@ export interface Attribute {
 
 // ---- Transfer API -------------------------------------------------------
 
-/** Body of POST /api/checkTransfer and POST /api/transfer. */
+/** Body of POST /api/checkTransfer and POST /api/transfer: the one place a transfer request's fields are written. */
 export interface TransferRequestWire {
+  /** Digits only; the same id for check and execute. */
   id: string;
+  /** Any accepted form: "+15551234567", "15551234567", or a US national number. */
   sender_phone: string;
+  /** Any accepted form; a national number is read in receiver_country. */
   receiver_phone: string;
   /** Dollars as a decimal string. */
   amount: string;
+  /** Corridor id, e.g. "1001". */
   service: string;
   receiver_country: string;
   receiver_currency: string;
   attribute: Attribute[];
 }
+
+/** What a listed transfer repeats of its request. */
+export type SentTransferWire = Pick<TransferRequestWire, 'amount' | 'receiver_phone' | 'service' | 'receiver_country' | 'receiver_currency'>;
 
 /** Failure envelope: `success` is the string "false" (tolerated: boolean false). */
 export interface TransferFailureWire {
@@ -68,13 +75,7 @@ export interface StatusResponseWire extends TransferSuccessEnvelope {
 }
 
 /** One item of GET /api/transfers: a status result plus what was sent and when. */
-export interface ListedTransferWire extends StatusResultWire {
-  /** Dollars as a decimal string. */
-  amount: string;
-  receiver_phone: string;
-  service: string;
-  receiver_country: string;
-  receiver_currency: string;
+export interface ListedTransferWire extends StatusResultWire, SentTransferWire {
   created_at: string;
 }
 
@@ -135,6 +136,17 @@ export interface ChargeRequestWire {
   /** false authorizes only; capture it later with capture(). */
   capture?: boolean;
 }
+
+/** Body of POST /api/v2/transactions/capture, void, refund and reversal. */
+export interface OperationRequestWire {
+  reference_number: number;
+  /** Dollars; absent: the whole amount. */
+  amount?: number;
+}
+
+/** Body of POST /api/v2/transactions/verify: a charge's card fields without an amount. */
+export type VerifyRequestWire = Required<Pick<ChargeRequestWire, 'source' | 'expiry_month' | 'expiry_year' | 'billing_info'>> &
+  Pick<ChargeRequestWire, 'transaction_details'>;
 
 /** Shape A: an approved (or pending) charge. */
 export interface ChargeApprovedWire {

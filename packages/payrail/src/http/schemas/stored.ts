@@ -30,18 +30,8 @@ export const CustomerCreate = Type.Object(
 );
 export type CustomerCreate = Static<typeof CustomerCreate>;
 
-export const CustomerUpdate = Type.Object(
-  {
-    identifier: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-    customer_number: optionalText(255),
-    email: optionalText(255),
-    first_name: optionalText(100),
-    last_name: optionalText(100),
-    phone: optionalText(32),
-    active: Type.Optional(Type.Boolean()),
-  },
-  { title: 'CustomerUpdateRequest', additionalProperties: false },
-);
+/** The create body with every field optional: a customer's fields are written once. */
+export const CustomerUpdate = Type.Partial(CustomerCreate, { title: 'CustomerUpdateRequest', additionalProperties: false });
 
 export const Customer = Type.Object(
   {
