@@ -21,6 +21,7 @@ import {
 } from '../flows/webhooks/deliver.ts';
 import type { Service } from '../service.ts';
 import { BUSY_LINGER_MS } from './worker.ts';
+import { WakeableSleep } from './wakeable-sleep.ts';
 
 export const DELIVERY_CONCURRENCY_MAX = 32;
 /** An endpoint at its send limit with a send under way longer than this is slow: it is paused meanwhile. */
@@ -32,7 +33,7 @@ const ERROR_SLEEP_MS = 1000;
 export class WebhookWorker {
   private stopping = false;
   private loop: Promise<void> | null = null;
-  private wake: (() => void) | null = null;
+  private readonly pause = new WakeableSleep();
   private readonly inFlight = new Set<Promise<unknown>>();
   /** Sends under way per endpoint id, so one endpoint cannot take every slot. */
   private readonly perEndpoint = new Map<string, number>();
@@ -75,18 +76,7 @@ export class WebhookWorker {
       }
       // With every slot busy, wait for one to free up (or the idle sleep).
       const waitMs = this.inFlight.size >= this.concurrency ? IDLE_SLEEP_MS_MAX : sleepMs;
-      if (waitMs > 0 && !this.stopping) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, waitMs);
-          this.wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        this.wake = null;
-      } else {
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+      await this.pause.sleep(this.stopping ? 0 : waitMs);
     }
   }
 
@@ -132,7 +122,7 @@ export class WebhookWorker {
         if (times.length === 0) this.startedAt.delete(endpoint);
         else this.startedAt.set(endpoint, times);
         this.inFlight.delete(sending);
-        this.wake?.();
+        this.pause.wakeUp();
       });
     this.inFlight.add(sending);
   }
@@ -141,7 +131,7 @@ export class WebhookWorker {
   async stop(): Promise<void> {
     this.stopping = true;
     this.stopped.abort();
-    this.wake?.();
+    this.pause.wakeUp();
     await this.loop;
     this.loop = null;
     await Promise.allSettled([...this.inFlight]);

@@ -17,6 +17,7 @@
 // within IDLE_SLEEP_MS_MAX, as when the whole worker is idle, so nothing
 // waits longer than it did before.
 import type { Logger } from 'pino';
+import { WakeableSleep } from './wakeable-sleep.ts';
 
 export interface Job {
   readonly name: string;
@@ -51,7 +52,7 @@ export function nextIdleBackoffMs(backoffMs: number): number {
 export class Worker {
   private stopping = false;
   private loop: Promise<void> | null = null;
-  private wake: (() => void) | null = null;
+  private readonly pause = new WakeableSleep();
   private readonly slots: Slot[];
 
   constructor(
@@ -83,7 +84,7 @@ export class Worker {
   /** Asks the loop to look for work in every job now instead of after their idle back-off. */
   poke(): void {
     for (const slot of this.slots) slot.dueAtMs = 0;
-    this.wake?.();
+    this.pause.wakeUp();
   }
 
   /**
@@ -122,25 +123,13 @@ export class Worker {
         this.log.error({ err: error }, 'worker batch failed; will retry');
         sleepMs = ERROR_SLEEP_MS;
       }
-      if (sleepMs > 0 && !this.stopping) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, sleepMs);
-          this.wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        this.wake = null;
-      } else {
-        // Yield so HTTP requests are served between batches.
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+      await this.pause.sleep(this.stopping ? 0 : sleepMs);
     }
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
-    this.wake?.();
+    this.pause.wakeUp();
     await this.loop;
     this.loop = null;
   }
