@@ -9,7 +9,8 @@ import crypto from 'node:crypto';
 import { canonicalJson } from '../../domain/canonical-json.ts';
 import { fail } from '../../errors.ts';
 import type { Service } from '../../service.ts';
-import { getKey, IN_PROGRESS, OUTCOME_UNKNOWN } from '../../store/idempotency.ts';
+import { IN_PROGRESS, OUTCOME_UNKNOWN } from '../../store/idempotency.ts';
+import { readIdempotencyKey } from '../../store/payin/charge-reads.ts';
 
 /** A reply ready to send: HTTP status and the JSON text (stored as is for idempotent replays). */
 export interface Reply {
@@ -25,6 +26,8 @@ const asReplay = (reply: Reply): Reply => ({ ...reply, replayed: true });
 const IDEMPOTENCY_POLL_MS = 50;
 /** A key's request may take its processor deadline plus this margin for its two transactions. */
 export const IDEMPOTENCY_WAIT_MARGIN_MS = 5_000;
+/** Idempotency keys are kept 24 hours. */
+export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60_000;
 /** Idempotency-Keys are 1 to 255 printable ASCII characters. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
@@ -109,7 +112,7 @@ export async function replayKey(
 ): Promise<Reply> {
   const looksMax = Math.ceil(waitMs / IDEMPOTENCY_POLL_MS);
   for (let looks = 1; ; looks++) {
-    const row = await deps.db.read((tx) => getKey(tx, sourceId, idem.key));
+    const row = await readIdempotencyKey(deps.db, { sourceId, idemKey: idem.key });
     if (row === undefined) fail('internal_server_error', 'the request holding this Idempotency-Key could not be read; retry');
     if (!sameRequest(row.request_hash, idem)) fail('idempotency_key_reused');
     if (row.status_code === OUTCOME_UNKNOWN) return asReplay({ statusCode: 200, json: row.response_json });

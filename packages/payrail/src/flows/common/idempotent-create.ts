@@ -7,14 +7,19 @@
 // refused request keeps no key (its retry runs again). On PostgreSQL a
 // same-key request running meanwhile waits on the key's row and then
 // replays. Keys share the charges' table, 24-hour life and pruning.
+//
+// The create is a store command that calls createUnderKey
+// (store/payin/keyed-create.ts) in its transaction with the KeyClaim it is
+// handed (null without a key) and answers its KeyedCreate: createOnceWith.
+import { fail } from '../../errors.ts';
 import type { Service } from '../../service.ts';
 import type { Txn } from '../../store/db.ts';
-import { completeKey, getKey, reserveKey } from '../../store/idempotency.ts';
-import { fail } from '../../errors.ts';
-import { checkIdempotencyKey } from '../payin/operation-common.ts';
-import { IDEMPOTENCY_KEY_TTL_MS } from '../payin/charge.ts';
-import { type KeyedRequest, keyedRequest, RunningRequests, sameRequest } from './idempotency-replay.ts';
+import { createUnderKey, type KeyClaim, type KeyedCreate } from '../../store/payin/keyed-create.ts';
 import type { Owner } from '../vault/stored-common.ts';
+import { checkIdempotencyKey } from '../payin/operation-common.ts';
+import { IDEMPOTENCY_KEY_TTL_MS, type KeyedRequest, keyedRequest, RunningRequests, sameRequest } from './idempotency-replay.ts';
+
+export type { KeyClaim, KeyedCreate } from '../../store/payin/keyed-create.ts';
 
 export interface Created<T> {
   /** What the create answers (the stored reply when replayed). */
@@ -31,38 +36,43 @@ export interface Created<T> {
  */
 const running = new RunningRequests<Created<unknown>>((created) => ({ view: created.view, replayed: true }));
 
+/**
+ * Runs `create` (a store command given the key to reserve, null without one)
+ * at most once per key: e.g.
+ * `createOnceWith(owner, idem, (claim) => createCustomer(deps.db, { ...fields, claim }))`, the command
+ * reading its clock in its transaction for createUnderKey's `nowMs`.
+ */
+export async function createOnceWith<T>(
+  owner: Owner,
+  idem: { readonly key: string | null; readonly operation: string; readonly body: unknown },
+  create: (claim: KeyClaim | null) => Promise<KeyedCreate<T>>,
+): Promise<Created<T>> {
+  const key = idem.key;
+  if (key === null) return answerOf(await create(null), null);
+  checkIdempotencyKey(key);
+  const request = keyedRequest(key, idem.operation, idem.body);
+  const claim: KeyClaim = { sourceId: owner.sourceId, idemKey: key, requestHash: request.requestHash, ttlMs: IDEMPOTENCY_KEY_TTL_MS };
+  return running.run(`${owner.sourceId}\n${key}`, request.requestHash, async () => answerOf(await create(claim), request)) as Promise<Created<T>>;
+}
+
+/** A held key replays its reply when it is this request's create's; otherwise the key is another request's. */
+function answerOf<T>(created: KeyedCreate<T>, request: KeyedRequest | null): Created<T> {
+  if (created.kind === 'created') return { view: created.view, replayed: false };
+  // A key whose reply is not a create's (a charge's, still unanswered) is another operation's.
+  if (request === null || !sameRequest(created.requestHash, request) || created.statusCode !== 200) fail('idempotency_key_reused');
+  return { view: JSON.parse(created.responseJson) as T, replayed: true };
+}
+
+/**
+ * The create handed a transaction: kept for the vault's customers and
+ * schedules until their creates are store commands run by createOnceWith.
+ */
 export async function createOnce<T>(
   deps: Pick<Service, 'db' | 'clock'>,
   owner: Owner,
   idem: { readonly key: string | null; readonly operation: string; readonly body: unknown },
   create: (tx: Txn) => Promise<T>,
 ): Promise<Created<T>> {
-  const key = idem.key;
-  if (key === null) return { view: await deps.db.write(create), replayed: false };
-  checkIdempotencyKey(key);
-  const request = keyedRequest(key, idem.operation, idem.body);
-  return running.run(`${owner.sourceId}\n${key}`, request.requestHash, () => createWithKey(deps, owner, request, create)) as Promise<Created<T>>;
-}
-
-async function createWithKey<T>(
-  deps: Pick<Service, 'db' | 'clock'>,
-  owner: Owner,
-  request: KeyedRequest,
-  create: (tx: Txn) => Promise<T>,
-): Promise<Created<T>> {
-  return deps.db.write(async (tx) => {
-    const nowMs = deps.clock.nowMs();
-    const { key, requestHash } = request;
-    const reserved = await reserveKey(tx, { sourceId: owner.sourceId, idemKey: key, requestHash, nowMs, staleAtOrBeforeMs: nowMs - IDEMPOTENCY_KEY_TTL_MS });
-    if (!reserved) {
-      const held = await getKey(tx, owner.sourceId, key);
-      if (held === undefined) throw new Error(`Idempotency-Key of source ${owner.sourceId} neither reserved nor held`);
-      // A key whose reply is not a create's (a charge's, still unanswered) is another operation's.
-      if (!sameRequest(held.request_hash, request) || held.status_code !== 200) fail('idempotency_key_reused');
-      return { view: JSON.parse(held.response_json) as T, replayed: true };
-    }
-    const view = await create(tx);
-    await completeKey(tx, owner.sourceId, key, 200, JSON.stringify(view));
-    return { view, replayed: false };
-  });
+  if (idem.key === null) return { view: await deps.db.write(create), replayed: false };
+  return createOnceWith(owner, idem, (claim) => deps.db.write((tx) => createUnderKey(tx, claim, deps.clock.nowMs(), () => create(tx))));
 }

@@ -4,9 +4,8 @@
 // capture racing the expiry is decided by the same row (store/charge-operations.ts).
 import { AUTHORIZATION_LIFETIME_MS } from '../../domain/card-lifecycle.ts';
 import type { Service } from '../../service.ts';
-import { expireAuthorizations, hasExpiringAuthorizations } from '../../store/charge-operations.ts';
+import { expireAuthorizationBatch, hasAuthorizationsToExpire } from '../../store/payin/authorization-expiry.ts';
 import { EVENT_VIEWS } from '../events/emit.ts';
-import { emitTransactionEvent } from '../../store/event-outbox.ts';
 
 /** Authorizations expired per call. */
 export const EXPIRY_BATCH_MAX = 500;
@@ -15,10 +14,6 @@ export const EXPIRY_BATCH_MAX = 500;
 export async function expireDueAuthorizations(deps: Pick<Service, 'db' | 'clock'>, limit = EXPIRY_BATCH_MAX): Promise<number> {
   const nowMs = deps.clock.nowMs();
   const createdAtOrBeforeMs = nowMs - AUTHORIZATION_LIFETIME_MS;
-  if (!(await deps.db.read((tx) => hasExpiringAuthorizations(tx, createdAtOrBeforeMs)))) return 0;
-  return deps.db.write(async (tx) => {
-    const expired = await expireAuthorizations(tx, createdAtOrBeforeMs, nowMs, limit);
-    for (const row of expired) await emitTransactionEvent(tx, EVENT_VIEWS, 'charge.expired', row.merchant_id, Number(row.pk), nowMs);
-    return expired.length;
-  });
+  if (!(await hasAuthorizationsToExpire(deps.db, { createdAtOrBeforeMs }))) return 0;
+  return expireAuthorizationBatch(deps.db, { createdAtOrBeforeMs, nowMs, limit, views: EVENT_VIEWS });
 }

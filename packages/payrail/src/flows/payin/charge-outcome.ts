@@ -1,19 +1,15 @@
 // Recording what the processor answered, shared by the charge request and
 // the worker (pending review, and charges whose request never recorded an
-// answer). One write transaction: the guarded status change, the ledger
-// credit of an approval, and the reply of the charge's Idempotency-Key.
+// answer): the answer as an outcome, recorded by one store command
+// (store/payin/charge-outcome.ts) with the ledger credit of an approval and
+// the reply of the charge's Idempotency-Key.
 import { CHARGE_DECLINES, type ChargeDeclineCode } from '../../domain/card-results.ts';
-import { merchantAccount } from '../../domain/ledger.ts';
 import type { AuthorizationResult } from '../../providers/card-processor.ts';
 import type { Service } from '../../service.ts';
 import type { ChargeRow, Outcome } from '../../store/charges.ts';
-import { recordOutcome } from '../../store/charges.ts';
-import type { Txn } from '../../store/db.ts';
-import { completeKey } from '../../store/idempotency.ts';
-import { post } from '../../store/ledger.ts';
+import { recordChargeAnswer } from '../../store/payin/charge-outcome.ts';
 import { renderCharge } from './charge-answers.ts';
 import { EVENT_VIEWS } from '../events/emit.ts';
-import { draftTransactionEventOf } from '../../store/event-outbox.ts';
 
 /** Longest wait between two polls of a pending authorization, whatever a connector asks for. */
 const POLL_INTERVAL_MS_MAX = 60 * 60_000;
@@ -46,7 +42,7 @@ export function outcomeOf(result: AuthorizationResult, nowMs: number): Outcome {
  * reply, or null when another process recorded an outcome first (then
  * nothing changed).
  */
-export async function recordChargeOutcome(
+export function recordChargeOutcome(
   deps: Pick<Service, 'db' | 'clock'>,
   charge: ChargeRow,
   awaiting: 'answer' | 'review',
@@ -54,42 +50,7 @@ export async function recordChargeOutcome(
 ): Promise<{ charge: ChargeRow; replyJson: string } | null> {
   const nowMs = deps.clock.nowMs();
   const outcome = outcomeOf(result, nowMs);
-  const recorded = await deps.db.write(async (tx) => {
-    // An authorization only (capture: false) is credited when it is captured (flows/payin/capture-void.ts).
-    const credited = outcome.status === 'approved' && charge.auto_capture === 1;
-    // The charge as recorded, its stage and batch included: the reply shows it, as the event does when there is one.
-    const updated = await recordOutcome(tx, charge.pk, awaiting, outcome, nowMs, credited);
-    if (updated === undefined) return null;
-    // docs/api-decisions.md section 11; a pending charge polled again is no news.
-    const withEvent = outcome.status !== 'pending' || awaiting === 'answer';
-    const draft = withEvent ? await draftTransactionEventOf(tx, EVENT_VIEWS, `charge.${outcome.status}`, updated, nowMs) : undefined;
-    const replyJson = draft?.plainJson ?? JSON.stringify(renderCharge(updated));
-    // Statements that do not wait on each other's results are sent together,
-    // in this order (PostgreSQL runs them so, in one round trip).
-    await Promise.all([
-      draft?.insert(),
-      // The first answer of a charge is the reply its Idempotency-Key keeps; a
-      // later review result does not replace it (completeKey only fills a key
-      // whose charge had no answer yet, so the statement is skipped when it cannot apply).
-      charge.idem_key !== null && awaiting === 'answer' ? completeKey(tx, charge.source_id, charge.idem_key, 200, replyJson) : undefined,
-      // Last: the merchant's balance rows are locked from here to COMMIT (HOT_ROWS_LAST in operation-outcome.ts).
-      credited ? creditApproval(tx, charge, nowMs) : undefined,
-    ]);
-    return { charge: updated, replyJson };
-  });
-  return recorded;
+  return recordChargeAnswer(deps.db, { charge, awaiting, outcome, nowMs, views: EVENT_VIEWS, replyJson: replyJsonOf });
 }
 
-/** The approved amount to the merchant's available balance (card_payins has no floor, so it is never refused). */
-async function creditApproval(tx: Txn, charge: ChargeRow, nowMs: number): Promise<void> {
-  const posted = await post(tx, {
-    kind: 'charge.approve',
-    debitAccountId: merchantAccount(charge.merchant_id, 'card_payins'),
-    creditAccountId: merchantAccount(charge.merchant_id, 'available'),
-    amountCents: charge.amount_cents,
-    merchantId: charge.merchant_id,
-    refId: String(charge.pk),
-    nowMs,
-  });
-  if (posted !== 'posted') throw new Error(`charge ${charge.pk}: approval posting refused (${posted})`);
-}
+const replyJsonOf = (row: ChargeRow): string => JSON.stringify(renderCharge(row));

@@ -20,7 +20,8 @@ import {
   type CardProcessor,
 } from '../../providers/card-processor.ts';
 import type { Service } from '../../service.ts';
-import { claimDueCharges, type DueCharge } from '../../store/charges.ts';
+import type { DueCharge } from '../../store/charges.ts';
+import { claimDueChargesBatch } from '../../store/payin/charge-reads.ts';
 import { errorSummary } from './charge.ts';
 import { recordChargeOutcome } from './charge-outcome.ts';
 import type { StoredChargeRequest } from './charge-answers.ts';
@@ -53,7 +54,7 @@ export function recoveryDepsOf(service: Service): RecoveryDeps {
 /** Processes one batch of due pending charges; returns how many were claimed. */
 export async function resolveDueCharges(deps: RecoveryDeps, limit = CHARGE_BATCH_MAX): Promise<number> {
   const nowMs = deps.clock.nowMs();
-  const due = await deps.db.write((tx) => claimDueCharges(tx, nowMs, nowMs + CLAIM_LEASE_MS, limit));
+  const due = await claimDueChargesBatch(deps.db, { nowMs, leaseUntilMs: nowMs + CLAIM_LEASE_MS, limit });
   await Promise.all(due.map((charge) => resolveOne(deps, charge)));
   return due.length;
 }

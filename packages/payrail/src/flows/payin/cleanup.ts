@@ -6,10 +6,8 @@
 // something to delete.
 import { DAY_MS } from '../../domain/clock.ts';
 import type { Service } from '../../service.ts';
-import { eraseExpiredReferenceCards, hasExpiredReferenceCards } from '../../store/charges.ts';
-import { hasPrunableKeys, pruneKeys } from '../../store/idempotency.ts';
-import { hasExpiredNonces, pruneExpiredNonces } from '../../store/nonces.ts';
-import { IDEMPOTENCY_KEY_TTL_MS } from './charge.ts';
+import { findPrunablePayinData, prunePayinRows } from '../../store/payin/cleanup.ts';
+import { IDEMPOTENCY_KEY_TTL_MS } from '../common/idempotency-replay.ts';
 
 /** Rows deleted per table per batch: small enough that a batch never holds the writer for long. */
 export const PRUNE_BATCH_MAX = 500;
@@ -25,16 +23,8 @@ export async function prunePayinData(deps: Pick<Service, 'db' | 'clock'>, limit 
   const nowMs = deps.clock.nowMs();
   const keysBeforeMs = nowMs - IDEMPOTENCY_KEY_TTL_MS;
   const cardsBeforeMs = nowMs - REFERENCE_CARD_RETENTION_MS;
-  const [nonces, keys, cards] = await deps.db.read(async (tx) => [
-    await hasExpiredNonces(tx, nowMs),
-    await hasPrunableKeys(tx, keysBeforeMs),
-    await hasExpiredReferenceCards(tx, cardsBeforeMs),
-  ]);
-  if (!nonces && !keys && !cards) return 0;
-  return deps.db.write(
-    async (tx) =>
-      (nonces ? await pruneExpiredNonces(tx, nowMs, limit) : 0) +
-      (keys ? await pruneKeys(tx, keysBeforeMs, limit) : 0) +
-      (cards ? await eraseExpiredReferenceCards(tx, cardsBeforeMs, limit) : 0),
-  );
+  const bounds = { nowMs, keysBeforeMs, cardsBeforeMs };
+  const which = await findPrunablePayinData(deps.db, bounds);
+  if (!which.nonces && !which.keys && !which.cards) return 0;
+  return prunePayinRows(deps.db, { ...bounds, which, limit });
 }

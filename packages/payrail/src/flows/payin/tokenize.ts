@@ -13,7 +13,7 @@ import type { Secret } from '../../domain/secret.ts';
 import type { CardCipher } from '../../crypto/card-cipher.ts';
 import { fail } from '../../errors.ts';
 import type { Service } from '../../service.ts';
-import { insertNonce } from '../../store/nonces.ts';
+import { storeNonce } from '../../store/payin/tokens.ts';
 
 export interface TokenizeDeps {
   readonly db: Service['db'];
@@ -60,6 +60,6 @@ export async function tokenizeCard(deps: TokenizeDeps, principal: { merchantId: 
     created_at_ms: nowMs,
     expires_at_ms: expiresAtMs,
   };
-  await deps.db.write((tx) => insertNonce(tx, row));
+  await storeNonce(deps.db, row);
   return { nonce, expires_at: isoTime(expiresAtMs), card_type: card.facts.cardType, last_4: card.facts.last4 };
 }

@@ -8,8 +8,8 @@ import { DAY_MS } from '../../domain/clock.ts';
 import { parseIsoTimestamp, timestampRefusal } from '../../domain/iso-time.ts';
 import { fail } from '../../errors.ts';
 import type { Service } from '../../service.ts';
-import { listTransactions, type TransactionFilters } from '../../store/transactions.ts';
-import { fundedTransfers } from '../../store/transfers.ts';
+import { listFundedTransactions } from '../../store/payin/transactions.ts';
+import type { TransactionFilters } from '../../store/transactions.ts';
 import { renderCharge } from './charge-answers.ts';
 import { FUNDED_TRANSFERS_SHOWN_MAX } from '../transfers/funding.ts';
 
@@ -82,15 +82,6 @@ export function parseListQuery(query: TransactionListQuery): { filters: Transact
 /** The list as a JSON array text, each item as GET /api/v2/transactions/:id renders it. */
 export async function transactionListJson(deps: Pick<Service, 'db'>, merchantId: string, query: TransactionListQuery): Promise<string> {
   const { filters, page } = parseListQuery(query);
-  const items = await deps.db.read(async (tx) => {
-    const rows = await listTransactions(tx, merchantId, filters, page);
-    const rendered: string[] = [];
-    for (const row of rows) {
-      // Only a charge that funds transfers has any to show (custom_fields).
-      const funded = row.linked_cents > 0 ? await fundedTransfers(tx, row.pk, FUNDED_TRANSFERS_SHOWN_MAX) : [];
-      rendered.push(JSON.stringify(renderCharge(row, funded)));
-    }
-    return rendered;
-  });
-  return `[${items.join(',')}]`;
+  const found = await listFundedTransactions(deps.db, { merchantId, filters, page, fundedMax: FUNDED_TRANSFERS_SHOWN_MAX });
+  return `[${found.map(({ row, funded }) => JSON.stringify(renderCharge(row, funded))).join(',')}]`;
 }

@@ -23,15 +23,29 @@ import {
   verifyWithDeadline,
 } from '../../providers/card-processor.ts';
 import type { Service } from '../../service.ts';
-import type { Txn } from '../../store/db.ts';
-import { completeKey, reserveKey } from '../../store/idempotency.ts';
-import { getTransaction, type TransactionRow } from '../../store/transactions.ts';
-import { claimDueVerifications, getVerificationHoldingKey, insertPendingVerification, recordVerificationOutcome } from '../../store/verifications.ts';
-import { type ChargeRequest, errorSummary, IDEMPOTENCY_KEY_TTL_MS, type Payer, storedRequest } from './charge.ts';
+import { hashNonce } from '../../domain/nonce.ts';
+import {
+  claimDueVerificationsBatch,
+  readTransaction,
+  readVerificationHoldingKey,
+  recordVerificationAnswer,
+  reserveVerification,
+} from '../../store/payin/verification.ts';
+import type { TransactionRow } from '../../store/transactions.ts';
+import { errorSummary } from './charge.ts';
+import { type ChargeRequest, type Payer, storedRequest } from './charge-request.ts';
 import { renderCharge } from './charge-answers.ts';
 import { answerUnknownOutcome, checkIdempotencyKey, OPERATION_RECOVERY_AFTER_MS } from './operation-common.ts';
-import { IDEMPOTENCY_WAIT_MARGIN_MS, type KeyedRequest, keyedRequest, type Reply, replayKey, RunningRequests } from '../common/idempotency-replay.ts';
-import { takeNonce } from './nonce-use.ts';
+import {
+  IDEMPOTENCY_KEY_TTL_MS,
+  IDEMPOTENCY_WAIT_MARGIN_MS,
+  type KeyedRequest,
+  keyedRequest,
+  type Reply,
+  replayKey,
+  RunningRequests,
+} from '../common/idempotency-replay.ts';
+import { failNonce } from './nonce-use.ts';
 
 export interface VerifyDeps {
   readonly db: Service['db'];
@@ -57,38 +71,32 @@ const CLAIM_LEASE_MS = 2 * CARD_PROCESSOR_TIMEOUT_MS;
 
 const render = (row: TransactionRow): string => JSON.stringify(renderCharge(row));
 
-async function reserve(deps: VerifyDeps, tx: Txn, payer: Payer, request: VerifyRequest, idem: Idem): Promise<Step> {
-  const nowMs = deps.clock.nowMs();
-  if (idem !== null) {
-    const key = { sourceId: payer.sourceId, idemKey: idem.key, requestHash: idem.requestHash, nowMs, staleAtOrBeforeMs: nowMs - IDEMPOTENCY_KEY_TTL_MS };
-    if (!(await reserveKey(tx, key))) return { kind: 'taken' };
-  }
-  const nonce = await takeNonce(
-    tx,
-    { sourceId: payer.sourceId, nonce: request.source, expiryMonth: request.expiry_month, expiryYear: request.expiry_year },
-    nowMs,
-  );
-  // The nonce's card data opens only with the nonce itself (src/crypto/card-cipher.ts).
-  const number = deps.cipher.openForNonce(nonce.card_number_enc, 'card_number', payer.sourceId, request.source);
-  const cvv = nonce.cvv_enc === null ? null : deps.cipher.openForNonce(nonce.cvv_enc, 'cvv', payer.sourceId, request.source);
-  const pk = await insertPendingVerification(tx, {
-    merchant_id: payer.merchantId,
-    source_id: payer.sourceId,
-    card_type: nonce.card_type,
-    last4: nonce.last4,
-    bin: nonce.bin,
-    expiry_month: request.expiry_month,
-    expiry_year: request.expiry_year,
-    // Its own copy for recovery, under the card-data key; erased once answered.
-    card_number_enc: deps.cipher.seal(number, 'card_number', payer.sourceId),
-    request_json: JSON.stringify(storedRequest(request)),
-    idem_key: idem?.key ?? null,
-    recover_at_ms: nowMs + OPERATION_RECOVERY_AFTER_MS,
-    created_at_ms: nowMs,
+/** Reserves the key, takes the nonce and writes the verification as pending, in one write transaction. */
+async function reserve(deps: VerifyDeps, payer: Payer, request: VerifyRequest, idem: Idem): Promise<Step> {
+  const step = await reserveVerification(deps.db, {
+    clock: deps.clock,
+    key: idem === null ? null : { sourceId: payer.sourceId, idemKey: idem.key, requestHash: idem.requestHash, ttlMs: IDEMPOTENCY_KEY_TTL_MS },
+    payer,
+    nonce: { text: request.source, hash: hashNonce(request.source), expiryMonth: request.expiry_month, expiryYear: request.expiry_year },
+    keys: deps.cipher,
+    pendingOf: (nonce, number, nowMs) => ({
+      merchant_id: payer.merchantId,
+      source_id: payer.sourceId,
+      card_type: nonce.card_type,
+      last4: nonce.last4,
+      bin: nonce.bin,
+      expiry_month: request.expiry_month,
+      expiry_year: request.expiry_year,
+      // Its own copy for recovery, under the card-data key; erased once answered.
+      card_number_enc: deps.cipher.seal(number, 'card_number', payer.sourceId),
+      request_json: JSON.stringify(storedRequest(request)),
+      idem_key: idem?.key ?? null,
+      recover_at_ms: nowMs + OPERATION_RECOVERY_AFTER_MS,
+      created_at_ms: nowMs,
+    }),
   });
-  const row = await getTransaction(tx, pk, payer.merchantId);
-  if (row === undefined) throw new Error(`verification ${pk} vanished`);
-  return { kind: 'reserved', row, number, cvv };
+  if (step.kind === 'refused') failNonce(step);
+  return step;
 }
 
 /** Records the answer (once) with the reply its key keeps; null when recorded already. */
@@ -100,20 +108,15 @@ async function record(
   if (result.processorRef === '') throw new Error('card processor answered a verify without a processor reference');
   const code: ChargeDeclineCode | null =
     result.outcome === 'approved' ? null : (result.decline ?? (result.outcome === 'failed' ? 'processor_error' : 'card_declined'));
-  return deps.db.write(async (tx) => {
-    const outcome = {
-      status: result.outcome,
-      avs_result_code: result.avsResultCode,
-      cvv_result_code: result.cvvResultCode,
-      error_code: code,
-      error_message: code === null ? null : CHARGE_DECLINES[code],
-      processor_ref: result.processorRef,
-    };
-    if (!(await recordVerificationOutcome(tx, row.pk, outcome, deps.clock.nowMs()))) return null;
-    const json = render((await getTransaction(tx, row.pk, row.merchant_id))!);
-    if (row.idem_key !== null) await completeKey(tx, row.source_id, row.idem_key, 200, json);
-    return json;
-  });
+  const outcome = {
+    status: result.outcome,
+    avs_result_code: result.avsResultCode,
+    cvv_result_code: result.cvvResultCode,
+    error_code: code,
+    error_message: code === null ? null : CHARGE_DECLINES[code],
+    processor_ref: result.processorRef,
+  };
+  return recordVerificationAnswer(deps.db, { row, outcome, clock: deps.clock, render });
 }
 
 function cardOf(row: TransactionRow, number: Secret<string>, cvv: Secret<string> | null) {
@@ -127,14 +130,11 @@ function cardOf(row: TransactionRow, number: Secret<string>, cvv: Secret<string>
 }
 
 async function verifyOnce(deps: VerifyDeps, payer: Payer, request: VerifyRequest, idem: Idem): Promise<Reply> {
-  const step = await deps.db.write((tx) => reserve(deps, tx, payer, request, idem));
+  const step = await reserve(deps, payer, request, idem);
   if (step.kind === 'taken') {
     const current = async (reservedAtMs: number): Promise<Reply> => {
       const key = { merchantId: payer.merchantId, sourceId: payer.sourceId, idemKey: idem!.key, reservedAtMs };
-      const found = await deps.db.read(async (tx) => {
-        const held = await getVerificationHoldingKey(tx, key);
-        return held === undefined ? undefined : getTransaction(tx, held.pk, payer.merchantId);
-      });
+      const found = await readVerificationHoldingKey(deps.db, key);
       if (found === undefined) fail('internal_server_error', 'the verification holding this Idempotency-Key could not be read; retry');
       return { statusCode: 200, json: render(found) };
     };
@@ -152,7 +152,7 @@ async function verifyOnce(deps: VerifyDeps, payer: Payer, request: VerifyRequest
   }
   const json = await record(deps, step.row, result);
   if (json !== null) return { statusCode: 200, json };
-  return { statusCode: 200, json: render((await deps.db.read((tx) => getTransaction(tx, step.row.pk, payer.merchantId)))!) };
+  return { statusCode: 200, json: render((await readTransaction(deps.db, { pk: step.row.pk, merchantId: payer.merchantId }))!) };
 }
 
 export function createVerifyFlow(deps: VerifyDeps): { verify(payer: Payer, input: { request: VerifyRequest; idempotencyKey: string | null }): Promise<Reply> } {
@@ -178,10 +178,10 @@ export function verifyRecoveryDepsOf(service: Service): Omit<VerifyDeps, 'cipher
 /** The worker: asks again about verifications whose request never recorded an answer; returns how many were claimed. */
 export async function resolveDueVerifications(deps: Omit<VerifyDeps, 'cipher'> & { cipher: () => CardCipher }, limit = VERIFY_BATCH_MAX): Promise<number> {
   const nowMs = deps.clock.nowMs();
-  const due = await deps.db.write((tx) => claimDueVerifications(tx, nowMs, nowMs + CLAIM_LEASE_MS, limit));
+  const due = await claimDueVerificationsBatch(deps.db, { nowMs, leaseUntilMs: nowMs + CLAIM_LEASE_MS, limit });
   await Promise.all(
     due.map(async (v) => {
-      const row = await deps.db.read((tx) => getTransaction(tx, v.pk, v.merchant_id));
+      const row = await readTransaction(deps.db, { pk: v.pk, merchantId: v.merchant_id });
       if (row === undefined) return;
       const number = deps.cipher().open(v.card_number_enc, 'card_number', v.source_id);
       let result: VerificationResult;

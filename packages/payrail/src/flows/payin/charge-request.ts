@@ -1,0 +1,138 @@
+// What a charge request is: its body, the checks the schema cannot make (the
+// amount's exact form and bounds, the source, the expiry, the key's form), and
+// what a charge keeps of it (docs/api-decisions.md sections 3, 8 and 15).
+import { checkExpiry } from '../../domain/cards.ts';
+import { parseDollarNumber, parseDollarString } from '../../domain/money.ts';
+import { parsePaymentSource, type PaymentSource } from '../../domain/payment-source.ts';
+import { fail } from '../../errors.ts';
+import { IDEMPOTENCY_KEY_PATTERN, type KeyedRequest, keyedRequest } from '../common/idempotency-replay.ts';
+import type { StoredChargeRequest } from './charge-answers.ts';
+
+/** Charge amount bounds in cents (docs/api-decisions.md section 3 leaves them to us): 0.50 to 100,000.00 USD. */
+export const CHARGE_AMOUNT_CENTS_MIN = 50;
+export const CHARGE_AMOUNT_CENTS_MAX = 10_000_000;
+
+type Text = string | undefined;
+
+export interface ChargeRequest {
+  readonly amount: number;
+  readonly source: string;
+  /** false authorizes only (docs/api-decisions.md section 10); absent or true captures at once. */
+  readonly capture?: boolean | undefined;
+  /** Required with a nonce; with a `pm-` or `ref-` source taken from the stored card when absent (docs/api-decisions.md section 15). */
+  readonly expiry_month?: number | undefined;
+  readonly expiry_year?: number | undefined;
+  readonly billing_info?:
+    | {
+        readonly first_name: string;
+        readonly last_name: string;
+        readonly street: string;
+        readonly street2?: Text;
+        readonly city: string;
+        readonly state: string;
+        readonly zip: string;
+        readonly country: string;
+        readonly phone?: Text;
+      }
+    | undefined;
+  readonly transaction_details?:
+    | {
+        readonly description?: Text;
+        readonly clerk?: Text;
+        readonly terminal?: Text;
+        readonly client_ip?: Text;
+        readonly signature?: Text;
+        readonly invoice_number?: Text;
+        readonly po_number?: Text;
+        readonly order_number?: Text;
+      }
+    | undefined;
+}
+
+export interface ChargeInput {
+  readonly request: ChargeRequest;
+  /** The amount exactly as written in the JSON body, when the caller has it (exponents and extra decimals are refused). */
+  readonly amountText: string | null;
+  readonly idempotencyKey: string | null;
+}
+
+export interface Payer {
+  readonly merchantId: string;
+  readonly sourceId: string;
+}
+
+/** Checks what the schema cannot: the amount's exact form and bounds, the expiry date, the key's form. */
+export function validateCharge(input: ChargeInput, nowMs: number): number {
+  if (!(input.request.amount > 0)) fail('invalid_amount', 'amount must be greater than zero');
+  const parsed = input.amountText !== null ? parseDollarString(input.amountText) : parseDollarNumber(input.request.amount);
+  if (!parsed.ok) fail('invalid_amount', `amount ${parsed.reason}`);
+  if (parsed.cents < CHARGE_AMOUNT_CENTS_MIN) fail('invalid_amount', 'amount must be at least 0.50');
+  if (parsed.cents > CHARGE_AMOUNT_CENTS_MAX) fail('invalid_amount', 'amount must be at most 100000.00');
+  const request = input.request;
+  const source = parsePaymentSource(request.source);
+  if (source === null) {
+    if (/^(pm|ref)-/.test(request.source)) fail('not_found', `source ${request.source.slice(0, 40)} names no payment method or reference`);
+    fail('invalid_nonce', 'source is not a nonce from tokenization');
+  }
+  if (source.kind === 'nonce') {
+    // Only a stored card knows its own expiry and billing (docs/api-decisions.md section 15).
+    for (const field of ['expiry_month', 'expiry_year', 'billing_info'] as const) {
+      if (request[field] === undefined) fail('invalid_request', `${field} is required`);
+    }
+  }
+  if ((request.expiry_month === undefined) !== (request.expiry_year === undefined)) fail('invalid_request', 'expiry_month and expiry_year go together');
+  if (request.expiry_month !== undefined && request.expiry_year !== undefined) {
+    const expiryProblem = checkExpiry(request.expiry_month, request.expiry_year, nowMs);
+    if (expiryProblem !== null) fail('invalid_card', expiryProblem);
+  }
+  if (input.idempotencyKey !== null && !IDEMPOTENCY_KEY_PATTERN.test(input.idempotencyKey)) {
+    fail('invalid_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters');
+  }
+  return parsed.cents;
+}
+
+/** The source of a request validate() accepted. */
+export function sourceOf(request: ChargeRequest): PaymentSource {
+  const source = parsePaymentSource(request.source);
+  if (source === null) throw new Error('charge source was not validated');
+  return source;
+}
+
+/** What an Idempotency-Key remembers of a charge (exported for tests that reserve a charge themselves). */
+export function chargeKeyedRequest(key: string, request: ChargeRequest): KeyedRequest {
+  return keyedRequest(key, 'charge', request, 'body-only');
+}
+
+/** What a charge keeps of its request; verify (verify.ts) keeps the same. */
+export function storedRequest(request: Omit<ChargeRequest, 'amount'>, billingOfCard?: StoredChargeRequest['billing_info']): StoredChargeRequest {
+  const billing = request.billing_info ?? billingOfCard;
+  if (billing === undefined) throw new Error('a charge request without billing_info and no stored card to take it from');
+  const details = request.transaction_details ?? {};
+  return {
+    billing_info: {
+      first_name: billing.first_name,
+      last_name: billing.last_name,
+      street: billing.street,
+      street2: billing.street2 ?? '',
+      city: billing.city,
+      state: billing.state,
+      zip: billing.zip,
+      country: billing.country,
+      phone: billing.phone ?? '',
+    },
+    transaction_details: {
+      description: details.description ?? null,
+      clerk: details.clerk ?? null,
+      terminal: details.terminal ?? null,
+      client_ip: details.client_ip ?? null,
+      invoice_number: details.invoice_number ?? null,
+      po_number: details.po_number ?? null,
+      order_number: details.order_number ?? null,
+    },
+  };
+}
+
+/** The billing address as stored (optional fields as ""), when the request has one. */
+export function billingOf(request: ChargeRequest): StoredChargeRequest['billing_info'] | undefined {
+  return request.billing_info === undefined ? undefined : storedRequest(request).billing_info;
+}

@@ -1,0 +1,114 @@
+// Step 1 of a charge (charge.ts): the reservation the store makes in one
+// write transaction (store/payin/charge-reservation.ts). The flow hands it
+// what the store cannot know: the card keys, and the pending charge to insert
+// for the card it takes (sealed here).
+import type { CardCipher } from '../../crypto/card-cipher.ts';
+import type { Clock } from '../../domain/clock.ts';
+import { hashNonce } from '../../domain/nonce.ts';
+import { CARD_PROCESSOR_TIMEOUT_MS } from '../../providers/card-processor.ts';
+import type { Service } from '../../service.ts';
+import type { ChargeRow, NewCharge } from '../../store/charges.ts';
+import type { Txn } from '../../store/db.ts';
+import type { CardSourceRequest, ChargeCard } from '../../store/payin/card-source.ts';
+import { type PendingChargeOf, reserveCharge as reserveChargeCommand, reserveChargeIn as reserveChargeInStore } from '../../store/payin/charge-reservation.ts';
+import { IDEMPOTENCY_KEY_TTL_MS, type KeyedRequest } from '../common/idempotency-replay.ts';
+import { failCardSource } from './card-source.ts';
+import { billingOf, type ChargeRequest, type Payer, sourceOf, storedRequest } from './charge-request.ts';
+
+/** When the worker asks about a charge whose request never recorded an answer: after the request surely gave up. */
+export const CHARGE_RECOVERY_AFTER_MS = 2 * CARD_PROCESSOR_TIMEOUT_MS;
+
+export type Reservation = { kind: 'taken' } | { kind: 'reserved'; charge: ChargeRow; card: ChargeCard };
+
+/** Step 1: one write transaction. Exported for the crash-recovery tests, which stop right after it. */
+export async function reserveCharge(
+  deps: { readonly db: Service['db']; readonly clock: Clock; readonly cipher: CardCipher },
+  payer: Payer,
+  request: ChargeRequest,
+  amountCents: number,
+  idem: KeyedRequest | null,
+): Promise<Reservation> {
+  const reserved = await reserveChargeCommand(deps.db, {
+    clock: deps.clock,
+    key: idem === null ? null : { sourceId: payer.sourceId, idemKey: idem.key, requestHash: idem.requestHash, ttlMs: IDEMPOTENCY_KEY_TTL_MS },
+    payer,
+    source: cardSourceOf(request),
+    keys: deps.cipher,
+    pendingOf: pendingChargeOf(deps.cipher, payer, request, amountCents, { idemKey: idem?.key ?? null, schedulePk: null }),
+  });
+  if (reserved.kind === 'refused') failCardSource(reserved);
+  return reserved;
+}
+
+/** What the store needs to take the card of the request's source. */
+export function cardSourceOf(request: ChargeRequest): CardSourceRequest {
+  const source = sourceOf(request);
+  return {
+    source,
+    nonceHash: source.kind === 'nonce' ? hashNonce(source.nonce) : null,
+    expiryMonth: request.expiry_month,
+    expiryYear: request.expiry_year,
+    billing: billingOf(request),
+  };
+}
+
+/** The pending charge of a request for the card the store took. */
+export function pendingChargeOf(
+  cipher: CardCipher,
+  payer: Payer,
+  request: ChargeRequest,
+  amountCents: number,
+  options: { idemKey: string | null; schedulePk: number | null },
+): PendingChargeOf {
+  return (card, nowMs): NewCharge => {
+    // The charge's own copy of the card number, for recovery should this
+    // request die before the processor answers: sealed under the card-data key
+    // and erased once the charge is final.
+    const sealedNumber = cipher.seal(card.number, 'card_number', payer.sourceId);
+    return {
+      merchant_id: payer.merchantId,
+      source_id: payer.sourceId,
+      amount_cents: amountCents,
+      card_type: card.cardType,
+      last4: card.last4,
+      bin: card.bin,
+      expiry_month: card.expiryMonth,
+      expiry_year: card.expiryYear,
+      card_number_enc: sealedNumber,
+      request_json: JSON.stringify(storedRequest(request, card.billing)),
+      idem_key: options.idemKey,
+      recover_at_ms: nowMs + CHARGE_RECOVERY_AFTER_MS,
+      created_at_ms: nowMs,
+      auto_capture: request.capture === false ? 0 : 1,
+      customer_pk: card.customerPk,
+      payment_method_pk: card.methodPk,
+      schedule_pk: options.schedulePk,
+      // A nonce's card is kept (sealed) for later `ref-` charges while the
+      // charge stays approved; a saved card is reached through its method,
+      // so deleting the method leaves no copy behind (docs/api-decisions.md section 15).
+      // The same sealed bytes as the recovery copy: one seal, and each column is
+      // erased on its own schedule (an identical value tells nothing more).
+      ref_card_enc: card.keepForReference ? sealedNumber : null,
+    };
+  };
+}
+
+/**
+ * Takes the card and inserts the charge as pending in the caller's
+ * transaction, failing as the API answers. Kept for the vault's schedule
+ * runs until their store command calls reserveChargeIn of
+ * store/payin/charge-reservation.ts with cardSourceOf and pendingChargeOf.
+ */
+export async function reserveChargeIn(
+  tx: Txn,
+  deps: { readonly cipher: CardCipher },
+  payer: Payer,
+  request: ChargeRequest,
+  amountCents: number,
+  options: { idemKey: string | null; schedulePk: number | null; nowMs: number },
+): Promise<{ charge: ChargeRow; card: ChargeCard }> {
+  const input = { payer, source: cardSourceOf(request), keys: deps.cipher, pendingOf: pendingChargeOf(deps.cipher, payer, request, amountCents, options) };
+  const reserved = await reserveChargeInStore(tx, input, options.nowMs);
+  if (reserved.kind === 'refused') failCardSource(reserved);
+  return { charge: reserved.charge, card: reserved.card };
+}

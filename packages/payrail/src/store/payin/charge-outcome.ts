@@ -1,0 +1,64 @@
+// Step 3 of a charge (and the worker's recording of a late or reviewed
+// answer): one write transaction with the guarded status change, the charge's
+// event, the reply its Idempotency-Key keeps and the ledger credit of an
+// approval.
+import { merchantAccount } from '../../domain/ledger.ts';
+import { type ChargeRow, type Outcome, recordOutcome } from '../charges.ts';
+import type { Db, Tx } from '../db.ts';
+import { type EventViews, draftTransactionEventOf } from '../event-outbox.ts';
+import { completeKey } from '../idempotency.ts';
+import { post } from '../ledger.ts';
+
+export interface ChargeOutcomeInput {
+  /** The pending charge as reserved (or claimed by the worker). */
+  readonly charge: ChargeRow;
+  /** Which pending the charge must still be: no answer yet, or answered pending and polled. */
+  readonly awaiting: 'answer' | 'review';
+  readonly outcome: Outcome;
+  readonly nowMs: number;
+  readonly views: EventViews;
+  /** The charge as its reply shows it when no event rendered it already. */
+  readonly replyJson: (row: ChargeRow) => string;
+}
+
+/** The charge as recorded and its reply, or null when another process recorded an outcome first (then nothing changed). */
+export function recordChargeAnswer(db: Db, input: ChargeOutcomeInput): Promise<{ charge: ChargeRow; replyJson: string } | null> {
+  const { charge, awaiting, outcome, nowMs } = input;
+  return db.write(async (tx) => {
+    // An authorization only (capture: false) is credited when it is captured (flows/payin/capture-void.ts).
+    const credited = outcome.status === 'approved' && charge.auto_capture === 1;
+    // The charge as recorded, its stage and batch included: the reply shows it, as the event does when there is one.
+    const updated = await recordOutcome(tx, charge.pk, awaiting, outcome, nowMs, credited);
+    if (updated === undefined) return null;
+    // docs/api-decisions.md section 11; a pending charge polled again is no news.
+    const withEvent = outcome.status !== 'pending' || awaiting === 'answer';
+    const draft = withEvent ? await draftTransactionEventOf(tx, input.views, `charge.${outcome.status}`, updated, nowMs) : undefined;
+    const replyJson = draft?.plainJson ?? input.replyJson(updated);
+    // Statements that do not wait on each other's results are sent together,
+    // in this order (PostgreSQL runs them so, in one round trip).
+    await Promise.all([
+      draft?.insert(),
+      // The first answer of a charge is the reply its Idempotency-Key keeps; a
+      // later review result does not replace it (completeKey only fills a key
+      // whose charge had no answer yet, so the statement is skipped when it cannot apply).
+      charge.idem_key !== null && awaiting === 'answer' ? completeKey(tx, charge.source_id, charge.idem_key, 200, replyJson) : undefined,
+      // Last: the merchant's balance rows are locked from here to COMMIT (HOT_ROWS_LAST in flows/payin/operation-outcome.ts).
+      credited ? creditApproval(tx, charge, nowMs) : undefined,
+    ]);
+    return { charge: updated, replyJson };
+  });
+}
+
+/** The approved amount to the merchant's available balance (card_payins has no floor, so it is never refused). */
+async function creditApproval(tx: Tx, charge: ChargeRow, nowMs: number): Promise<void> {
+  const posted = await post(tx, {
+    kind: 'charge.approve',
+    debitAccountId: merchantAccount(charge.merchant_id, 'card_payins'),
+    creditAccountId: merchantAccount(charge.merchant_id, 'available'),
+    amountCents: charge.amount_cents,
+    merchantId: charge.merchant_id,
+    refId: String(charge.pk),
+    nowMs,
+  });
+  if (posted !== 'posted') throw new Error(`charge ${charge.pk}: approval posting refused (${posted})`);
+}
