@@ -8,9 +8,8 @@ import { hashNonce } from '../../domain/nonce.ts';
 import { CARD_PROCESSOR_TIMEOUT_MS } from '../../providers/card-processor.ts';
 import type { Service } from '../../service.ts';
 import type { ChargeRow, NewCharge } from '../../store/charges.ts';
-import type { Txn } from '../../store/db.ts';
 import type { CardSourceRequest, ChargeCard } from '../../store/payin/card-source.ts';
-import { type PendingChargeOf, reserveCharge as reserveChargeCommand, reserveChargeIn as reserveChargeInStore } from '../../store/payin/charge-reservation.ts';
+import { type PendingChargeOf, reserveCharge as reserveChargeCommand } from '../../store/payin/charge-reservation.ts';
 import { IDEMPOTENCY_KEY_TTL_MS, type KeyedRequest } from '../common/idempotency-replay.ts';
 import { failCardSource } from './card-source.ts';
 import { billingOf, type ChargeRequest, type Payer, sourceOf, storedRequest } from './charge-request.ts';
@@ -91,24 +90,4 @@ export function pendingChargeOf(
       ref_card_enc: card.keepForReference ? sealedNumber : null,
     };
   };
-}
-
-/**
- * Takes the card and inserts the charge as pending in the caller's
- * transaction, failing as the API answers. Kept for the vault's schedule
- * runs until their store command calls reserveChargeIn of
- * store/payin/charge-reservation.ts with cardSourceOf and pendingChargeOf.
- */
-export async function reserveChargeIn(
-  tx: Txn,
-  deps: { readonly cipher: CardCipher },
-  payer: Payer,
-  request: ChargeRequest,
-  amountCents: number,
-  options: { idemKey: string | null; schedulePk: number | null; nowMs: number },
-): Promise<{ charge: ChargeRow; card: ChargeCard }> {
-  const input = { payer, source: cardSourceOf(request), keys: deps.cipher, pendingOf: pendingChargeOf(deps.cipher, payer, request, amountCents, options) };
-  const reserved = await reserveChargeInStore(tx, input, options.nowMs);
-  if (reserved.kind === 'refused') failCardSource(reserved);
-  return { charge: reserved.charge, card: reserved.card };
 }

@@ -50,7 +50,7 @@ export {
   type Payer,
   storedRequest,
 } from './charge-request.ts';
-export { CHARGE_RECOVERY_AFTER_MS, reserveCharge, reserveChargeIn } from './charge-reservation.ts';
+export { CHARGE_RECOVERY_AFTER_MS, reserveCharge } from './charge-reservation.ts';
 
 export interface ChargeDeps {
   readonly db: Service['db'];

@@ -5,7 +5,7 @@
 //      one statement (store/schedules.ts claimDueSchedules), so concurrent
 //      workers split the work;
 //   2. reserve: one transaction inserts the run's charge as pending (through
-//      the charge machinery, reserveChargeIn, with the saved card) and the
+//      the charge machinery, store/payin/charge-reservation.ts, with the saved card) and the
 //      (schedule, run date) row whose primary key refuses a second run of
 //      that date, whatever the leases did. Committed before the processor
 //      is asked, so a crash after it leaves a pending charge that the
@@ -39,8 +39,9 @@ import {
   type ReservedRun,
 } from '../../store/vault/schedule-runs.ts';
 import { querySchedule } from '../../store/vault/schedules.ts';
-import type { ChargeCard } from '../payin/card-source.ts';
-import { errorSummary, reserveChargeIn } from '../payin/charge.ts';
+import { failCardSource } from '../payin/card-source.ts';
+import { errorSummary } from '../payin/charge.ts';
+import { cardSourceOf, pendingChargeOf } from '../payin/charge-reservation.ts';
 import { recordChargeOutcome } from '../payin/charge-outcome.ts';
 import { EVENT_VIEWS } from '../events/emit.ts';
 import { renderCharge } from '../payin/charge-answers.ts';
@@ -69,8 +70,7 @@ export function scheduleRunDepsOf(service: ScheduleRunService): ScheduleRunDeps 
   return { db: service.db, clock: service.clock, log: service.log, processor: service.providers.cardProcessor, cipher: () => cardCipherFor(service.config) };
 }
 
-type RunCharge = { readonly charge: ChargeRow; readonly card: ChargeCard };
-type Reserved = ReservedRun<RunCharge>;
+type Reserved = Exclude<ReservedRun, { kind: 'card-refused' }>;
 
 /** One worker step: charges a bounded batch of due schedules and applies finished runs; returns how much it did. */
 export async function runDueSchedules(deps: ScheduleRunDeps, limit = SCHEDULE_BATCH_MAX): Promise<number> {
@@ -84,28 +84,31 @@ export async function runDueSchedules(deps: ScheduleRunDeps, limit = SCHEDULE_BA
 }
 
 /** Step 2: the run's charge and its (schedule, date) row, in one transaction. Exported for the crash tests, which stop after it. */
-export function reserveRun(deps: ScheduleRunDeps, claimed: ScheduleRow, runDate: string): Promise<Reserved> {
+export async function reserveRun(deps: ScheduleRunDeps, claimed: ScheduleRow, runDate: string): Promise<Reserved> {
   const cipher = deps.cipher();
-  return reserveScheduleRun(deps.db, {
+  const reserved = await reserveScheduleRun(deps.db, {
     schedulePk: claimed.pk,
     runDate,
     nowMs: deps.clock.nowMs(),
-    // The charge machinery of the payin flow reserves inside the run's transaction (it takes a transaction handle).
-    reserveCharge: (tx, schedule, method, nowMs) =>
-      reserveChargeIn(
-        tx,
-        { cipher },
-        // The charge is the saving source's, as if it charged `pm-<id>` itself.
-        { merchantId: schedule.merchant_id, sourceId: method.source_id },
-        {
-          amount: centsToDollarNumber(schedule.amount_cents),
-          source: `pm-${schedule.payment_method_pk}`,
-          transaction_details: { description: schedule.title },
-        },
-        schedule.amount_cents,
-        { idemKey: null, schedulePk: schedule.pk, nowMs },
-      ),
+    chargeOf: (schedule, method) => {
+      // The charge is the saving source's, as if it charged `pm-<id>` itself.
+      const payer = { merchantId: schedule.merchant_id, sourceId: method.source_id };
+      const request = {
+        amount: centsToDollarNumber(schedule.amount_cents),
+        source: `pm-${schedule.payment_method_pk}`,
+        transaction_details: { description: schedule.title },
+      };
+      return {
+        payer,
+        source: cardSourceOf(request),
+        keys: cipher,
+        pendingOf: pendingChargeOf(cipher, payer, request, schedule.amount_cents, { idemKey: null, schedulePk: schedule.pk }),
+      };
+    },
   });
+  // Refused as the API would refuse a charge of this card (runOnce stops the schedule on it).
+  if (reserved.kind === 'card-refused') failCardSource(reserved.refusal);
+  return reserved;
 }
 
 /** Runs the schedule's run of `runDate`, unless that date has one; returns the run's charge (null when none was made here). */

@@ -7,6 +7,8 @@ import type { EventType } from '../../domain/webhooks.ts';
 import { getCharge, type ChargeRow } from '../charges.ts';
 import { command, Refusal } from '../command.ts';
 import type { Db, Tx } from '../db.ts';
+import type { CardRefusal, ChargeCard } from '../payin/card-source.ts';
+import { type ChargeReservationInput, reserveChargeIn } from '../payin/charge-reservation.ts';
 import { emitScheduleEvent, type EventViews } from '../event-outbox.ts';
 import { getPaymentMethod, type PaymentMethodRow } from '../payment-methods.ts';
 import {
@@ -34,38 +36,39 @@ export function claimSchedules(db: Db, input: { today: string; nowMs: number; le
 }
 
 /**
- * Inserts a run's pending charge in the run's transaction: the charge
- * flow's reservation, handed in (it takes the saved card and may refuse it).
+ * What the run's charge is, for the schedule as it is now and its saved card:
+ * built by the flow as pure values (the saving source as payer, `pm-<id>` as
+ * source, the pending charge it seals), taken and inserted by the store.
  */
-export type RunChargeReservation<R extends { readonly charge: ChargeRow }> = (
-  tx: Tx,
-  schedule: ScheduleRow,
-  method: PaymentMethodRow,
-  nowMs: number,
-) => Promise<R>;
+export type RunChargeOf = (schedule: ScheduleRow, method: PaymentMethodRow) => Pick<ChargeReservationInput, 'payer' | 'source' | 'keys' | 'pendingOf'>;
 
-export type ReservedRun<R> = { readonly kind: 'reserved'; readonly reserved: R } | { readonly kind: 'taken' } | { readonly kind: 'no-method' };
+export type RunCharge = { readonly charge: ChargeRow; readonly card: ChargeCard };
+
+export type ReservedRun =
+  | { readonly kind: 'reserved'; readonly reserved: RunCharge }
+  | { readonly kind: 'taken' }
+  | { readonly kind: 'no-method' }
+  | { readonly kind: 'card-refused'; readonly refusal: CardRefusal };
 
 /**
  * The run's charge and its (schedule, run date) row, in one transaction,
  * for the schedule as it is now: paused, deleted or moved to another date
  * since it was claimed, or the date run already, it is not run (taken).
  */
-export function reserveScheduleRun<R extends { readonly charge: ChargeRow }>(
-  db: Db,
-  input: { schedulePk: number; runDate: string; nowMs: number; reserveCharge: RunChargeReservation<R> },
-): Promise<ReservedRun<R>> {
+export function reserveScheduleRun(db: Db, input: { schedulePk: number; runDate: string; nowMs: number; chargeOf: RunChargeOf }): Promise<ReservedRun> {
   const { schedulePk, runDate, nowMs } = input;
-  return command(db, async (tx): Promise<ReservedRun<R>> => {
+  return command(db, async (tx): Promise<ReservedRun> => {
     if ((await getScheduleRun(tx, schedulePk, runDate)) !== undefined) return { kind: 'taken' };
     const current = await getScheduleForRun(tx, schedulePk);
     if (current === undefined || current.deleted || current.active !== 1 || current.next_run_date !== runDate) return { kind: 'taken' };
     const method = await getPaymentMethod(tx, current.merchant_id, current.payment_method_pk);
     if (method === undefined) return { kind: 'no-method' };
-    const reserved = await input.reserveCharge(tx, current, method, nowMs);
+    const reserved = await reserveChargeIn(tx, input.chargeOf(current, method), nowMs);
+    // A card that cannot be charged any more: roll back what taking it wrote.
+    if (reserved.kind === 'refused') throw new Refusal<ReservedRun>({ kind: 'card-refused', refusal: reserved });
     // The unique (schedule, run date) row: a second run of the date rolls all of this back.
-    if (!(await insertScheduleRun(tx, current.pk, runDate, reserved.charge.pk, nowMs))) throw new Refusal<ReservedRun<R>>({ kind: 'taken' });
-    return { kind: 'reserved', reserved };
+    if (!(await insertScheduleRun(tx, current.pk, runDate, reserved.charge.pk, nowMs))) throw new Refusal<ReservedRun>({ kind: 'taken' });
+    return { kind: 'reserved', reserved: { charge: reserved.charge, card: reserved.card } };
   });
 }
 
