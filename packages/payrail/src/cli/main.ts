@@ -136,7 +136,8 @@ export function buildProgram(): Command {
       const webhooks = createWebhookWorker(service);
       worker.start();
       webhooks.start();
-      service.log.info({ store: service.db.dialect }, 'worker started');
+      // The store's kind, as openDb chooses it (store/open.ts): PostgreSQL when a DATABASE_URL is set.
+      service.log.info({ store: config.databaseUrl === null ? 'sqlite' : 'postgres' }, 'worker started');
       await new Promise<void>((resolve) => {
         const stop = () => {
           void Promise.all([worker.stop(), webhooks.stop()])
