@@ -5,16 +5,14 @@
 import { ADDRESS_FAILURE_WINDOW_MS, PIN_FAILURES_FORGET_MS, RATE_WINDOW_MS } from '../../domain/auth-limits.ts';
 import type { Clock } from '../../domain/clock.ts';
 import type { Db } from '../../store/db.ts';
-import { pruneAddressFailures } from '../../store/auth-address-failures.ts';
-import { pruneStalePinFailures } from '../../store/pin-failures.ts';
-import { addRateLimitHits, pruneRateLimitHits } from '../../store/rate-limit-hits.ts';
+import { addRequestHits, pruneCounters } from '../../store/access/auth-counters.ts';
 
 /** Rows deleted per table per prune: small enough that a prune never holds the writer for long. */
 export const COUNTER_PRUNE_BATCH_MAX = 500;
 
 /** Adds this process's `hits` to a bucket's count of the window starting at `windowStartMs`; returns every process's total. */
 export async function countRequests(deps: { db: Db }, bucket: string, windowStartMs: number, hits: number): Promise<number> {
-  return deps.db.write((tx) => addRateLimitHits(tx, bucket, windowStartMs, hits));
+  return addRequestHits(deps.db, bucket, windowStartMs, hits);
 }
 
 /**
@@ -24,10 +22,11 @@ export async function countRequests(deps: { db: Db }, bucket: string, windowStar
  */
 export async function pruneAbuseCounters(deps: { db: Db; clock: Clock }, limit = COUNTER_PRUNE_BATCH_MAX): Promise<number> {
   const nowMs = deps.clock.nowMs();
-  return deps.db.write(
-    async (tx) =>
-      (await pruneRateLimitHits(tx, nowMs - RATE_WINDOW_MS, limit)) +
-      (await pruneAddressFailures(tx, nowMs, nowMs - ADDRESS_FAILURE_WINDOW_MS, limit)) +
-      (await pruneStalePinFailures(tx, nowMs, nowMs - PIN_FAILURES_FORGET_MS, limit)),
-  );
+  return pruneCounters(deps.db, {
+    nowMs,
+    rateWindowStartMinMs: nowMs - RATE_WINDOW_MS,
+    addressWindowStartMinMs: nowMs - ADDRESS_FAILURE_WINDOW_MS,
+    pinUpdatedBeforeMs: nowMs - PIN_FAILURES_FORGET_MS,
+    limit,
+  });
 }

@@ -32,11 +32,10 @@ import {
   type ParsedKey,
 } from '../../domain/credentials.ts';
 import { ApiError, type ErrorName } from '../../errors.ts';
-import { countAddressFailure } from '../../store/auth-address-failures.ts';
+import { clearWrongPins, countAuthFailure, countWrongPinOnly, upgradeHashes as upgradeHashesCommand } from '../../store/access/auth-counters.ts';
 import type { Db } from '../../store/db.ts';
-import { upgradeCredentialHashes, type CredentialRow } from '../../store/merchants.ts';
+import type { CredentialRow } from '../../store/merchants.ts';
 import { addressLockedUntilCached, credentialOf } from '../../store/security-cache.ts';
-import { clearPinFailures, countWrongPin } from '../../store/pin-failures.ts';
 
 export interface Principal {
   readonly merchantId: string;
@@ -135,18 +134,17 @@ function logFailure(run: Run, reason: FailureReason, status: number): void {
 async function refuse(run: Run, reason: FailureReason, more: { wrongPinOf?: CredentialRow; message?: string } = {}): Promise<never> {
   await refuseIfAddressLocked(run);
   const nowMs = run.options.clock.nowMs();
-  await run.options.db.write(async (tx) => {
-    if (more.wrongPinOf !== undefined) {
-      await countWrongPin(tx, { credentialId: more.wrongPinOf.id, nowMs, failuresMax: PIN_FAILURES_MAX, lockedUntilMs: nowMs + PIN_LOCKOUT_MS });
-    }
-    await countAddressFailure(tx, {
+  await countAuthFailure(
+    run.options.db,
+    more.wrongPinOf === undefined ? null : { credentialId: more.wrongPinOf.id, nowMs, failuresMax: PIN_FAILURES_MAX, lockedUntilMs: nowMs + PIN_LOCKOUT_MS },
+    {
       address: run.address,
       nowMs,
       windowStartMinMs: nowMs - ADDRESS_FAILURE_WINDOW_MS,
       failuresMax: run.options.addressFailuresMax,
       lockedUntilMs: nowMs + ADDRESS_LOCKOUT_MS,
-    });
-  });
+    },
+  );
   logFailure(run, reason, 401);
   throw new AuthError('authentication_error', more.message ?? AUTH_FAILED_MESSAGES[run.options.api], reason);
 }
@@ -213,14 +211,12 @@ async function upgradeHashes(run: Run, checked: Checked, text: string, pin: { gi
   if (checked.keyMatch !== 'legacy' && !pinLegacy) return;
   const row = checked.row;
   try {
-    await run.options.db.write((tx) =>
-      upgradeCredentialHashes(tx, row.id, {
-        fromSecretHash: row.secret_hash,
-        toSecretHash: hashKey(text),
-        fromPinHash: row.pin_hash,
-        toPinHash: pin === null ? row.pin_hash : hashPin(run.options.pinKey(), row.id, pin.given),
-      }),
-    );
+    await upgradeHashesCommand(run.options.db, row.id, {
+      fromSecretHash: row.secret_hash,
+      toSecretHash: hashKey(text),
+      fromPinHash: row.pin_hash,
+      toPinHash: pin === null ? row.pin_hash : hashPin(run.options.pinKey(), row.id, pin.given),
+    });
   } catch (error) {
     run.attempt.log.error({ err: error, credential_id: row.id }, 'could not upgrade the stored hashes of a credential; will try at its next success');
   }
@@ -281,7 +277,7 @@ export async function authenticateBasic(options: AuthOptions, attempt: AuthAttem
   refuseIfLocked(run, row);
   const pinMatch = pinHashMatches(row.pin_hash, options.pinKey(), row.id, basic.pin);
   if (pinMatch === 'no') return refuse(run, 'wrong_pin', { wrongPinOf: row });
-  if (row.pin_failures > 0) await options.db.write((tx) => clearPinFailures(tx, row.id, options.clock.nowMs()));
+  if (row.pin_failures > 0) await clearWrongPins(options.db, row.id, options.clock.nowMs());
   await upgradeHashes(run, checked, basic.key, { given: basic.pin, match: pinMatch });
   return principalOf(row);
 }
@@ -302,9 +298,7 @@ export async function authenticateTokenizationToken(options: AuthOptions, attemp
     if (row.kind === 'source_key' && row.pin_locked_until_ms <= options.clock.nowMs()) {
       if (pinHashMatches(row.pin_hash, options.pinKey(), row.id, basic.pin) === 'no') {
         const nowMs = options.clock.nowMs();
-        await options.db.write((tx) =>
-          countWrongPin(tx, { credentialId: row.id, nowMs, failuresMax: PIN_FAILURES_MAX, lockedUntilMs: nowMs + PIN_LOCKOUT_MS }),
-        );
+        await countWrongPinOnly(options.db, { credentialId: row.id, nowMs, failuresMax: PIN_FAILURES_MAX, lockedUntilMs: nowMs + PIN_LOCKOUT_MS });
       }
     }
     refuseWrongKind(run, 'only a tokenization token can tokenize cards (Authorization: Bearer <tokenization token>)');

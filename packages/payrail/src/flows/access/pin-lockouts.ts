@@ -5,7 +5,8 @@
 // credentials gives a key with no lock.
 import type { Clock } from '../../domain/clock.ts';
 import type { Db } from '../../store/db.ts';
-import { listLockedSourceKeys, type LockedSourceKey } from '../../store/merchants.ts';
+import { lockedKeysOf } from '../../store/access/auth-counters.ts';
+import type { LockedSourceKey } from '../../store/merchants.ts';
 
 export type { LockedSourceKey };
 
@@ -13,5 +14,5 @@ export type { LockedSourceKey };
 export const LOCKED_KEYS_LISTED_MAX = 200;
 
 export async function lockedSourceKeys(deps: { db: Db; clock: Clock }, merchantId: string): Promise<LockedSourceKey[]> {
-  return deps.db.read((tx) => listLockedSourceKeys(tx, merchantId, deps.clock.nowMs(), LOCKED_KEYS_LISTED_MAX));
+  return lockedKeysOf(deps.db, merchantId, deps.clock.nowMs(), LOCKED_KEYS_LISTED_MAX);
 }

@@ -9,9 +9,8 @@ import type { Environment } from '../../domain/credentials.ts';
 import { ORIGINS_PER_SOURCE_MAX, originAllowed, parsePageOrigin } from '../../domain/page-origin.ts';
 import { fail, isApiError } from '../../errors.ts';
 import type { Db } from '../../store/db.ts';
-import { getSource } from '../../store/merchants.ts';
-import { addSourceOrigin, listOriginsOfMerchant, listSourceOrigins, removeSourceOrigin } from '../../store/source-origins.ts';
-import { SYSTEM_ACTOR, writeAudited } from '../operations/audit.ts';
+import * as origins from '../../store/access/origins.ts';
+import { audited, SYSTEM_ACTOR } from '../operations/audit.ts';
 import type { Clock } from '../../domain/clock.ts';
 import type { Principal } from './authenticate.ts';
 
@@ -38,16 +37,14 @@ function originOf(deps: OriginDeps, text: string): string {
 }
 
 export async function sourceOrigins(deps: Pick<OriginDeps, 'db'>, input: { merchantId: string; sourceId: string }): Promise<string[]> {
-  return deps.db.read(async (tx) => {
-    const source = await getSource(tx, input.sourceId);
-    if (source === undefined || source.merchant_id !== input.merchantId) fail('not_found', `source ${input.sourceId} not found`);
-    return listSourceOrigins(tx, input.merchantId, input.sourceId, ORIGINS_PER_SOURCE_MAX);
-  });
+  const listed = await origins.originsOfSource(deps.db, { ...input, limit: ORIGINS_PER_SOURCE_MAX });
+  if (listed === undefined) fail('not_found', `source ${input.sourceId} not found`);
+  return listed;
 }
 
 /** The origins of every source of a merchant, by source id. */
 export async function originsBySource(deps: Pick<OriginDeps, 'db'>, merchantId: string): Promise<Map<string, string[]>> {
-  const rows = await deps.db.read((tx) => listOriginsOfMerchant(tx, merchantId, MERCHANT_ORIGINS_LISTED_MAX));
+  const rows = await origins.originsOfMerchant(deps.db, merchantId, MERCHANT_ORIGINS_LISTED_MAX);
   const out = new Map<string, string[]>();
   for (const row of rows) out.set(row.source_id, [...(out.get(row.source_id) ?? []), row.origin]);
   return out;
@@ -60,17 +57,20 @@ export async function addOrigin(
 ): Promise<string[]> {
   const origin = originOf(deps, input.origin);
   const event = { action: 'source.origin_add', target: input.sourceId, merchantId: input.merchantId, detail: origin } as const;
-  return writeAudited(deps, by, event, async (tx) => {
+  return audited(deps, by, event, async (audit) => {
     const nowMs = deps.clock.nowMs();
-    if (!(await addSourceOrigin(tx, { merchantId: input.merchantId, sourceId: input.sourceId, origin, nowMs, originsMax: ORIGINS_PER_SOURCE_MAX }))) {
-      // Only the error's wording depends on these reads; nothing is written after them.
-      const source = await getSource(tx, input.sourceId);
-      if (source === undefined || source.merchant_id !== input.merchantId) fail('not_found', `source ${input.sourceId} not found`);
-      if (source.revoked_at_ms !== null) fail('invalid_request', `source ${input.sourceId} is revoked`);
-      const listed = await listSourceOrigins(tx, input.merchantId, input.sourceId, ORIGINS_PER_SOURCE_MAX);
-      if (!listed.includes(origin)) fail('invalid_request', `a source may list at most ${ORIGINS_PER_SOURCE_MAX} origins; remove one first`);
-    }
-    return listSourceOrigins(tx, input.merchantId, input.sourceId, ORIGINS_PER_SOURCE_MAX);
+    const added = await origins.addOrigin(deps.db, {
+      merchantId: input.merchantId,
+      sourceId: input.sourceId,
+      origin,
+      nowMs,
+      originsMax: ORIGINS_PER_SOURCE_MAX,
+      audit,
+    });
+    if (added.kind === 'not_found') fail('not_found', `source ${input.sourceId} not found`);
+    if (added.kind === 'revoked') fail('invalid_request', `source ${input.sourceId} is revoked`);
+    if (added.kind === 'full') fail('invalid_request', `a source may list at most ${ORIGINS_PER_SOURCE_MAX} origins; remove one first`);
+    return added.origins;
   });
 }
 
@@ -81,9 +81,16 @@ export async function removeOrigin(
 ): Promise<string[]> {
   const origin = input.origin.trim();
   const event = { action: 'source.origin_remove', target: input.sourceId, merchantId: input.merchantId, detail: origin } as const;
-  return writeAudited(deps, by, event, async (tx) => {
-    if (!(await removeSourceOrigin(tx, input.merchantId, input.sourceId, origin))) fail('not_found', `source ${input.sourceId} does not list ${origin}`);
-    return listSourceOrigins(tx, input.merchantId, input.sourceId, ORIGINS_PER_SOURCE_MAX);
+  return audited(deps, by, event, async (audit) => {
+    const listed = await origins.removeOrigin(deps.db, {
+      merchantId: input.merchantId,
+      sourceId: input.sourceId,
+      origin,
+      originsMax: ORIGINS_PER_SOURCE_MAX,
+      audit,
+    });
+    if (listed === undefined) fail('not_found', `source ${input.sourceId} does not list ${origin}`);
+    return listed;
   });
 }
 
@@ -110,7 +117,7 @@ export async function hostedFormAccess(deps: OriginDeps, input: { origin: unknow
   const { merchantId, sourceId } = principal;
   if (principal.kind !== 'tokenization_token' || sourceId === null)
     return { ok: false, status: 400, problem: `token must be a valid ${deps.environment} tokenization token` };
-  const allowed = await deps.db.read((tx) => listSourceOrigins(tx, merchantId, sourceId, ORIGINS_PER_SOURCE_MAX));
+  const allowed = await origins.allowedOrigins(deps.db, merchantId, sourceId, ORIGINS_PER_SOURCE_MAX);
   if (!originAllowed(origin, allowed, deps.environment)) {
     return {
       ok: false,

@@ -1,7 +1,8 @@
 // Reading the mail outbox for the panel and `payrail mail list` (mail is
 // written by store/mail-outbox.ts in the transaction of the change it announces).
 import type { Db } from '../../store/db.ts';
-import { listMail, type MailRow } from '../../store/mail-outbox.ts';
+import type { MailRow } from '../../store/mail-outbox.ts';
+import { mailPage } from '../../store/mail/sending.ts';
 
 export type { MailRow };
 
@@ -9,5 +10,5 @@ export const MAIL_LISTED_MAX = 500;
 
 export async function mailList(deps: { db: Db }, filter: { to: string | null }, limit: number): Promise<MailRow[]> {
   const bounded = Math.max(1, Math.min(MAIL_LISTED_MAX, limit));
-  return deps.db.read((tx) => listMail(tx, { to: filter.to === null ? null : filter.to.trim().toLowerCase() }, bounded));
+  return mailPage(deps.db, { to: filter.to === null ? null : filter.to.trim().toLowerCase() }, bounded);
 }

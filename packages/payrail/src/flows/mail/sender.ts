@@ -9,7 +9,8 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock.ts';
 import { type MailTransport, smtpTransport } from '../../providers/mail-transport.ts';
 import type { Db } from '../../store/db.ts';
-import { claimDueMail, type MailRow, markMailAttemptFailed, markMailSent } from '../../store/mail-outbox.ts';
+import { claimDueMail, type MailRow } from '../../store/mail-outbox.ts';
+import { recordMailFailure, recordMailSent } from '../../store/mail/sending.ts';
 
 export const MAIL_BATCH_MAX = 10;
 /** Longer than a batch can take with every send running into its time limits. */
@@ -66,10 +67,15 @@ export class MailSender {
       const delay = retryDelayMs(attempts);
       const text = (error instanceof Error ? error.message : String(error)).slice(0, ERROR_TEXT_MAX);
       this.deps.log.warn({ mailId: mail.id, attempts, err: text }, delay === null ? 'mail given up' : 'mail not sent; will retry');
-      await this.deps.db.write((tx) => markMailAttemptFailed(tx, mail.id, leaseUntilMs, text, delay === null ? null : this.deps.clock.nowMs() + delay));
+      await recordMailFailure(this.deps.db, {
+        id: mail.id,
+        leaseUntilMs,
+        error: text,
+        nextAttemptAtMs: delay === null ? null : this.deps.clock.nowMs() + delay,
+      });
       return;
     }
-    const recorded = await this.deps.db.write((tx) => markMailSent(tx, mail.id, leaseUntilMs, this.deps.clock.nowMs()));
+    const recorded = await recordMailSent(this.deps.db, mail.id, leaseUntilMs, this.deps.clock.nowMs());
     if (!recorded) this.deps.log.warn({ mailId: mail.id }, 'mail sent after its lease ended');
     else this.deps.log.info({ mailId: mail.id, kind: mail.kind }, 'mail sent');
   }

@@ -4,8 +4,7 @@
 import { overdraftCentsOf } from '../../domain/ledger.ts';
 import { fail } from '../../errors.ts';
 import type { Db } from '../../store/db.ts';
-import { listMerchants } from '../../store/merchant-list.ts';
-import { getMerchant } from '../../store/merchants.ts';
+import { merchantsAfter } from '../../store/merchants/list.ts';
 
 export const MERCHANT_LIST_LIMIT_DEFAULT = 100;
 export const MERCHANT_LIST_LIMIT_MAX = 10_000;
@@ -31,10 +30,8 @@ export async function listAllMerchants(db: Db, options: { limit?: number; after?
   if (!Number.isInteger(limit) || limit < 1 || limit > MERCHANT_LIST_LIMIT_MAX)
     fail('invalid_request', `limit must be an integer from 1 to ${MERCHANT_LIST_LIMIT_MAX}`);
   const after = options.after ?? null;
-  const rows = await db.read(async (tx) => {
-    if (after !== null && (await getMerchant(tx, after)) === undefined) fail('not_found', `merchant ${after} not found`);
-    return listMerchants(tx, after, limit + 1);
-  });
+  const rows = await merchantsAfter(db, after, limit + 1);
+  if (rows === undefined) fail('not_found', `merchant ${after} not found`);
   const merchants = rows.slice(0, limit).map((row): ListedMerchant => {
     const balanceCents = Number(row.balance_cents ?? 0);
     const overdraftCents = overdraftCentsOf(row.floor_cents === null ? null : Number(row.floor_cents));

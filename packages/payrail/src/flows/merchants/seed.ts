@@ -1,14 +1,14 @@
 // First run in the sandbox: one demo merchant with a funded balance, so a
 // newcomer can make a first call within a minute. Runs only on an empty store.
 import type { Service } from '../../service.ts';
-import { anyMerchantExists } from '../../store/merchants.ts';
+import { hasMerchants } from '../../store/merchants/list.ts';
 import { createMerchant, fundMerchant, issuingDeps, type CreatedMerchant } from './merchants.ts';
 
 export const DEMO_FUNDING_CENTS = 1_000_000; // 10,000.00 USD of sandbox money
 
 export async function seedDemoMerchant(service: Service): Promise<CreatedMerchant | null> {
   if (service.config.environment !== 'sandbox') return null;
-  if (await service.db.read(anyMerchantExists)) return null;
+  if (await hasMerchants(service.db)) return null;
   const deps = issuingDeps(service);
   const merchant = await createMerchant(deps, { name: 'Demo merchant' });
   await fundMerchant(deps, { merchantId: merchant.merchant_id, amountCents: DEMO_FUNDING_CENTS });

@@ -4,36 +4,42 @@
 // (credentials-link.ts). Secrets never travel in a mail. Used when a sandbox
 // sign-up is approved, and by the operator for production merchants, who
 // have no public form.
+import { newMerchantId, newSourceId } from '../../domain/ids.ts';
+import { LINK_TTL_MS } from '../../domain/link-token.ts';
 import { credentialsMail } from '../../domain/mail-templates.ts';
 import { isDeliverableAddress } from '../../domain/signup-form.ts';
 import { fail } from '../../errors.ts';
-import type { Txn } from '../../store/db.ts';
-import { getUserByEmail } from '../../store/panel-users.ts';
-import { type AuditActor, SYSTEM_ACTOR, writeAudited } from '../operations/audit.ts';
-import { issueLink } from '../../store/link-tokens.ts';
-import { LINK_TTL_MS } from '../../domain/link-token.ts';
-import { queueMail } from '../../store/mail-outbox.ts';
-import { fundInTx, insertBareSource, insertMerchantWithAccounts, merchantNameOf } from '../merchants/merchants.ts';
+import { type InviteIds, type MerchantInvite, onboardMerchant as onboardMerchantCommand } from '../../store/onboarding/invite.ts';
+import { fundingOf, merchantNameOf } from '../merchants/merchants.ts';
 import { DEMO_FUNDING_CENTS } from '../merchants/seed.ts';
+import { type AuditActor, audited, SYSTEM_ACTOR } from '../operations/audit.ts';
 import { linkUrl, type OnboardingDeps } from './deps.ts';
 
 export const CREDENTIALS_PATH = '/dashboard/welcome';
 
-/** Makes the merchant and mails its one-time credentials link, in the caller's transaction; returns the merchant id. */
-export async function inviteMerchantInTx(tx: Txn, deps: OnboardingDeps, input: { name: string; email: string }, nowMs: number): Promise<string> {
-  const merchantId = await insertMerchantWithAccounts(tx, input.name, nowMs);
-  await insertBareSource(tx, merchantId, 'Default source', nowMs);
-  // Sandbox money, so a newcomer's first transfer works at once.
-  if (deps.config.environment === 'sandbox') await fundInTx(tx, merchantId, DEMO_FUNDING_CENTS, nowMs);
-  const token = await issueLink(tx, { purpose: 'credentials', subject: merchantId, email: input.email }, nowMs);
-  const mail = credentialsMail({
-    merchantName: input.name,
-    url: linkUrl(deps, `${CREDENTIALS_PATH}/${token}`),
-    validForMs: LINK_TTL_MS.credentials,
-    environment: deps.config.environment,
-  });
-  await queueMail(tx, 'credentials', input.email, mail, nowMs);
-  return merchantId;
+/** Fresh ids for a merchant to onboard; in the sandbox, money so a newcomer's first transfer works at once. */
+export function inviteIds(deps: OnboardingDeps): InviteIds {
+  return {
+    merchantId: newMerchantId(),
+    sourceId: newSourceId(),
+    funding: deps.config.environment === 'sandbox' ? fundingOf(DEMO_FUNDING_CENTS) : null,
+  };
+}
+
+/** The onboarding of a merchant for the store to write, with its credentials mail. */
+export function merchantInvite(deps: OnboardingDeps, ids: InviteIds, input: { name: string; email: string }): MerchantInvite {
+  return {
+    ...ids,
+    name: input.name,
+    email: input.email,
+    mailOf: (token) =>
+      credentialsMail({
+        merchantName: input.name,
+        url: linkUrl(deps, `${CREDENTIALS_PATH}/${token}`),
+        validForMs: LINK_TTL_MS.credentials,
+        environment: deps.config.environment,
+      }),
+  };
 }
 
 /** The operator onboards a merchant (production has no public form): `payrail merchant onboard`. */
@@ -46,14 +52,11 @@ export async function onboardMerchant(
   const email = input.email.trim().toLowerCase();
   if (!isDeliverableAddress(email)) fail('invalid_request', 'email must be an e-mail address');
   const event = { action: 'merchant.onboard', target: null, detail: `${name} for ${email}` } as const;
-  return writeAudited(
-    deps,
-    by,
-    event,
-    async (tx) => {
-      if ((await getUserByEmail(tx, email)) !== undefined) fail('invalid_request', `a panel user with email ${email} already exists`);
-      return { merchant_id: await inviteMerchantInTx(tx, deps, { name, email }, deps.clock.nowMs()), email };
-    },
-    (done) => ({ target: done.merchant_id, merchantId: done.merchant_id }),
-  );
+  const invite = merchantInvite(deps, inviteIds(deps), { name, email });
+  return audited(deps, by, event, async (audit) => {
+    if (!(await onboardMerchantCommand(deps.db, { invite, nowMs: deps.clock.nowMs(), audit }))) {
+      fail('invalid_request', `a panel user with email ${email} already exists`);
+    }
+    return { merchant_id: invite.merchantId, email };
+  });
 }

@@ -1,17 +1,18 @@
 // The audit trail's flows: recording an event with the action it describes,
 // recording a failure, and reading the trail back for the panel and the CLI.
 //
-// An action's event is written in the action's own transaction
-// (writeAudited), so an action is never done without its event nor an event
-// kept for an action that rolled back. A refused action rolls its
-// transaction back, so its event (outcome failure or denied) is written by a
-// second, small transaction afterwards.
+// An action's event is written in the action's own transaction (audited:
+// the store command appends it), so an action is never done without its
+// event nor an event kept for an action that rolled back. A refused action
+// rolls its transaction back, so its event (outcome failure or denied) is
+// written by a second, small transaction afterwards.
 import { type AuditActor, type AuditEvent, type AuditOutcome, SYSTEM_ACTOR } from '../../domain/audit.ts';
 import type { Clock } from '../../domain/clock.ts';
 import { parseKey } from '../../domain/credentials.ts';
 import { isApiError } from '../../errors.ts';
-import { type AuditEventFilters, type AuditEventRow, type AuditNote, appendAudit, listAuditEvents } from '../../store/audit-events.ts';
+import { type AuditEventFilters, type AuditEventRow, type AuditNote, appendAudit } from '../../store/audit-events.ts';
 import type { Db, Txn } from '../../store/db.ts';
+import { auditEventsPage, recordAuditEvent } from '../../store/operations/audit-trail.ts';
 
 export type { AuditActor, AuditEvent, AuditEventRow, AuditNote };
 export { SYSTEM_ACTOR };
@@ -21,14 +22,14 @@ export interface AuditDeps {
   readonly clock: Clock;
 }
 
-/** Appends an event inside a transaction a flow already holds. */
+/** Appends an event inside a transaction a flow already holds (until the last such flow submits a store command instead). */
 export async function auditInTx(tx: Txn, actor: AuditActor, event: AuditEvent, outcome: AuditOutcome, atMs: number): Promise<void> {
   await appendAudit(tx, actor, event, outcome, atMs);
 }
 
 /** Appends an event in a transaction of its own. */
 export async function recordAudit(deps: AuditDeps, actor: AuditActor, event: AuditEvent, outcome: AuditOutcome): Promise<void> {
-  await deps.db.write((tx) => auditInTx(tx, actor, event, outcome, deps.clock.nowMs()));
+  await recordAuditEvent(deps.db, actor, event, outcome, deps.clock.nowMs());
 }
 
 /**
@@ -36,7 +37,8 @@ export async function recordAudit(deps: AuditDeps, actor: AuditActor, event: Aud
  * success) in the same transaction; `refine` adds what only the result knows
  * (the id of what was created). When `work` is refused with an ApiError, the
  * event is recorded with outcome failure and the error's code, and the error
- * is passed on.
+ * is passed on. Kept until the last flow that holds a transaction submits a
+ * store command through `audited` instead.
  */
 export async function writeAudited<T>(
   deps: AuditDeps,
@@ -113,6 +115,6 @@ export async function auditEvents(
   limit: number = AUDIT_PAGE_SIZE,
 ): Promise<{ rows: AuditEventRow[]; nextBefore: number | null }> {
   const size = Math.max(1, Math.min(limit, AUDIT_LISTED_MAX));
-  const rows = await deps.db.read((tx) => listAuditEvents(tx, filters, size + 1));
+  const rows = await auditEventsPage(deps.db, filters, size + 1);
   return { rows: rows.slice(0, size), nextBefore: rows.length > size ? rows[size - 1]!.id : null };
 }
