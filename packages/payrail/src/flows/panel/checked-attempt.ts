@@ -40,9 +40,8 @@ export async function checkedAttempt<T>(deps: PanelDeps, attempt: Attempt<T>): P
   const problem = await attempt.precheck(user);
   const nowMs = deps.clock.nowMs();
   const { actor, event } = attempt.describe(user);
-  const why = user === undefined ? 'unknown e-mail' : (problem ?? (user.disabled_at_ms !== null ? 'user disabled' : null));
-  const prepared = why === null && user !== undefined ? attempt.prepare(user, nowMs) : null;
-  const settle = prepared === null ? { denied: why ?? 'unknown e-mail' } : { work: prepared.work };
+  const prepared = user !== undefined && problem === null && user.disabled_at_ms === null ? attempt.prepare(user, nowMs) : null;
+  const settle = prepared !== null ? { work: prepared.work } : { denied: user === undefined ? 'unknown e-mail' : (problem ?? 'user disabled') };
   const finished = await finishPanelAttempt(deps.db, { email, address, limits, actor, event, nowMs, settle });
   if (finished.ok && prepared !== null) return { ok: true, value: prepared.value };
   // This failure was counted before the check; the attempt that reached a limit set its lock.
