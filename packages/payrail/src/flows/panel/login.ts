@@ -5,7 +5,6 @@
 // Every sign-in, successful or not, is in the audit trail.
 import type { AuditActor } from '../../domain/audit.ts';
 import { PASSWORD_LENGTH_MAX } from '../../domain/password-policy.ts';
-import { deleteExpiredSessions, insertSession, markSessionAuthenticated } from '../../store/panel-sessions.ts';
 import type { PanelUserRow } from '../../store/panel-users.ts';
 import { recordAudit } from '../operations/audit.ts';
 import { LOCKOUT_MS, LOGIN_WINDOW_MS } from './attempts.ts';
@@ -13,7 +12,7 @@ import { checkedAttempt } from './checked-attempt.ts';
 import type { PanelDeps } from './deps.ts';
 import { decoyPasswordHash, verifyPassword } from './passwords.ts';
 import { CODE_STEP_TTL_MS, findPendingSession, hashToken, newToken, SESSION_IDLE_MS, SESSION_TTL_MS } from './sessions.ts';
-import { claimSecondFactor } from './second-factor.ts';
+import { readSecondFactor } from './second-factor.ts';
 import { EMAIL_LENGTH_MAX, looksLikeEmail, normalizeEmail } from './users.ts';
 
 export { LOCKOUT_MS, LOGIN_WINDOW_MS };
@@ -51,18 +50,18 @@ export async function login(deps: PanelDeps, input: { email: string; password: s
       event: { action: 'panel.sign_in', target: user?.id ?? null, merchantId: user?.merchant_id },
     }),
     precheck: async (user) => ((await verifyPassword(input.password, user?.password_hash ?? (await decoyPasswordHash()))) ? null : 'wrong password'),
-    commit: async (tx, user, nowMs) => {
+    prepare: (user, nowMs) => {
       const codePending = user.totp_enrolled_at_ms !== null;
-      // Ended and idle sessions are swept at sign-in.
-      await deleteExpiredSessions(tx, nowMs, nowMs - SESSION_IDLE_MS);
-      await insertSession(tx, {
+      const session = {
         token_hash: hashToken(token),
         user_id: user.id,
         created_at_ms: nowMs,
         expires_at_ms: nowMs + (codePending ? CODE_STEP_TTL_MS : SESSION_TTL_MS),
         code_pending: codePending,
-      });
-      return { value: { token, next: codePending ? ('code' as const) : ('home' as const) } };
+      };
+      // Ended and idle sessions are swept at sign-in.
+      const work = { kind: 'open_session', idleSinceMs: nowMs - SESSION_IDLE_MS, session } as const;
+      return { work, value: { token, next: codePending ? ('code' as const) : ('home' as const) } };
     },
   });
   return outcome.ok ? { ok: true, ...outcome.value } : outcome;
@@ -86,11 +85,9 @@ export async function completeSignIn(deps: PanelDeps, input: { token: string | u
       event: { action: 'panel.sign_in_code', target: pending.userId, merchantId: pending.merchantId },
     }),
     precheck: async () => null,
-    commit: async (tx, user, nowMs) => {
-      const used = await claimSecondFactor(tx, user, input.code, nowMs);
-      if (used === null) return { refused: 'wrong or reused code' };
-      if (!(await markSessionAuthenticated(tx, tokenHash, nowMs, { expiresAtMs: nowMs + SESSION_TTL_MS }))) return { refused: 'session ended' };
-      return { value: used };
+    prepare: (user, nowMs) => {
+      const claim = readSecondFactor(user, input.code, nowMs);
+      return { work: { kind: 'complete_code', userId: user.id, claim, tokenHash, expiresAtMs: nowMs + SESSION_TTL_MS }, value: true };
     },
   });
   return outcome.ok ? { ok: true } : outcome;

@@ -1,42 +1,35 @@
 // What the panel's merchant pages show: overview, charges, transfers and
-// credentials. Each function is one read transaction. Every one takes the
+// credentials. Each function is one read (store/panel/). Every one takes the
 // merchant id of the signed-in user and hands it to every query, so a
 // merchant user can never see another merchant's records: an id of another
 // merchant reads as unknown. Lists are pages of PANEL_PAGE_SIZE, paged by
 // primary key.
 import { DAY_MS } from '../../domain/clock.ts';
 import { TRANSACTION_STATUSES, type TransactionStatus } from '../../domain/card-lifecycle.ts';
+import { overdraftCentsOf } from '../../domain/ledger.ts';
+import { fail } from '../../errors.ts';
 import type { ChargeRow } from '../../store/charges.ts';
 import {
-  countChargeItems,
-  getChargeDetail,
-  listChargeItems,
-  listChargeTransferLinks,
-  type ChargeDetail,
-  type ChargeListItem,
-  type ChargeTransferLink,
-} from '../../store/panel-charges.ts';
-import { getActiveTransferKey, listSourcesWithActiveKey, type ActiveTransferKey, type SourceListItem } from '../../store/panel-merchants.ts';
-import {
-  countTransferItems,
-  getTransferChargeLink,
-  getTransferDetail,
-  listTransferEvents,
-  listTransferItems,
-  type TransferChargeLink,
-  type TransferDetail,
-  type TransferEventItem,
-  type TransferListFilters,
-  type TransferListItem,
-} from '../../store/panel-transfers.ts';
-import { approvedChargeCentsByDay, unfailedTransferCentsByDay, type DayTotal } from '../../store/panel-volume.ts';
-import { getTransfer } from '../../store/transfers.ts';
-import { listRefundsOf } from '../../store/refunds.ts';
-import { summarize, type MerchantSummary } from '../merchants/merchants.ts';
+  type ListPage,
+  merchantHasTransfer,
+  readChargeItems,
+  readChargePage,
+  readChargeRecord,
+  readMerchantCredentials,
+  readTransferItems,
+  readTransferPage,
+  readTransferRecord,
+} from '../../store/panel/merchant-records.ts';
+import { type DayTotal, readMerchantOverview } from '../../store/panel/overview.ts';
+import type { ChargeDetail, ChargeListItem, ChargeTransferLink } from '../../store/panel-charges.ts';
+import type { ActiveTransferKey, SourceListItem } from '../../store/panel-merchants.ts';
+import type { TransferChargeLink, TransferDetail, TransferEventItem, TransferListFilters, TransferListItem } from '../../store/panel-transfers.ts';
+import type { MerchantSummary } from '../merchants/merchants.ts';
 import type { PanelDeps } from './deps.ts';
 
 export type {
   ActiveTransferKey,
+  ListPage,
   ChargeRow,
   ChargeDetail,
   ChargeListItem,
@@ -72,47 +65,10 @@ export type ChargeStatus = TransactionStatus;
 export const TRANSFER_STATE_FILTERS = ['all', '0', '40', '60', '80', 'waiting'] as const;
 export type TransferStateFilter = (typeof TRANSFER_STATE_FILTERS)[number];
 
-/**
- * One page of a list, newest first: the cursors of the newer and older pages
- * when there are such, how many rows match the filters, and how many of those
- * come before this page (it shows rows offset+1 to offset+rows.length).
- */
-export interface ListPage<T> {
-  readonly rows: T[];
-  readonly newerAfter: number | null;
-  readonly nextBefore: number | null;
-  readonly total: number;
-  readonly offset: number;
-}
-
 /** The page's cursors, in the list's filters; a page holds at most PANEL_PAGE_SIZE rows. */
 export interface PageCursor {
   readonly beforePk: number | null;
   readonly afterPk: number | null;
-}
-
-/**
- * A page from up to PANEL_PAGE_SIZE + 1 rows read in the list's order (the
- * extra row is dropped: only the counts decide what is newer and older),
- * with the count of all matching rows and of those newer than its first.
- */
-async function toPage<T extends { pk: number }>(
-  read: (limit: number) => Promise<T[]>,
-  cursor: PageCursor,
-  count: (newerThanPk: number | null) => Promise<number>,
-): Promise<ListPage<T>> {
-  const all = await read(PANEL_PAGE_SIZE + 1);
-  // Going newer, the rows come back newest first but the extra one is the newest.
-  const rows = cursor.afterPk !== null ? all.slice(Math.max(0, all.length - PANEL_PAGE_SIZE)) : all.slice(0, PANEL_PAGE_SIZE);
-  const total = await count(null);
-  const offset = rows.length === 0 ? 0 : await count(Number(rows[0]!.pk));
-  return {
-    rows,
-    total,
-    offset,
-    newerAfter: offset > 0 ? Number(rows[0]!.pk) : null,
-    nextBefore: rows.length > 0 && offset + rows.length < total ? Number(rows[rows.length - 1]!.pk) : null,
-  };
 }
 
 /** All rows of a list up to EXPORT_ROWS_MAX, newest first, and whether there were more. */
@@ -151,14 +107,24 @@ function dailyVolume(charges: readonly DayTotal[], transfers: readonly DayTotal[
 
 /** The overview: the merchant's balances and its daily volume. */
 export async function merchantOverview(deps: PanelDeps, merchantId: string): Promise<{ summary: MerchantSummary; days: DailyVolume[] }> {
-  return deps.db.read(async (tx) => {
-    const summary = await summarize(tx, merchantId);
-    const today = Math.floor(deps.clock.nowMs() / DAY_MS);
-    const fromMs = (today - VOLUME_CHART_DAYS + 1) * DAY_MS;
-    const charges = await approvedChargeCentsByDay(tx, merchantId, fromMs);
-    const transfers = await unfailedTransferCentsByDay(tx, merchantId, fromMs);
-    return { summary, days: dailyVolume(charges, transfers, today) };
-  });
+  const today = Math.floor(deps.clock.nowMs() / DAY_MS);
+  const read = await readMerchantOverview(deps.db, { merchantId, fromMs: (today - VOLUME_CHART_DAYS + 1) * DAY_MS });
+  if (read.kind === 'unknown') fail('not_found', `merchant ${merchantId} not found`);
+  const overdraftCents = overdraftCentsOf(read.available.floor_cents);
+  const summary: MerchantSummary = {
+    merchant_id: read.merchant.id,
+    name: read.merchant.name,
+    payouts_must_link: read.merchant.payouts_must_link === 1,
+    balance_cents: read.available.balance_cents,
+    overdraft_cents: overdraftCents,
+    available_cents: read.available.balance_cents + overdraftCents,
+    in_flight_cents: read.inFlight.balance_cents,
+    paid_out_cents: read.paidOut.balance_cents,
+    // Card payins are debited from this account, so its balance is minus the total.
+    card_payins_cents: 0 - read.cardPayins.balance_cents,
+    sources: read.sources.map((s) => ({ id: s.id, name: s.name, revoked: s.revoked_at_ms !== null })),
+  };
+  return { summary, days: dailyVolume(read.chargeDays, read.transferDays, today) };
 }
 
 export interface ChargeFilters extends PageCursor {
@@ -175,22 +141,24 @@ function endOfDay(toDayMs: number | null): number | null {
 }
 
 export async function chargePage(deps: PanelDeps, merchantId: string, filters: ChargeFilters): Promise<ListPage<ChargeListItem>> {
-  const base = { status: filters.status, fromMs: filters.fromMs, toMs: endOfDay(filters.toDayMs), beforePk: null, afterPk: null };
-  return deps.db.read((tx) =>
-    toPage(
-      (limit) => listChargeItems(tx, merchantId, { ...base, beforePk: filters.beforePk, afterPk: filters.afterPk }, limit),
-      filters,
-      (newerThanPk) => countChargeItems(tx, merchantId, { ...base, afterPk: newerThanPk }),
-    ),
-  );
+  const chargeFilters = {
+    status: filters.status,
+    fromMs: filters.fromMs,
+    toMs: endOfDay(filters.toDayMs),
+    beforePk: filters.beforePk,
+    afterPk: filters.afterPk,
+  };
+  return readChargePage(deps.db, { merchantId, filters: chargeFilters, pageSize: PANEL_PAGE_SIZE });
 }
 
 /** The whole filtered charge list for a CSV export (no page cursor), bounded by EXPORT_ROWS_MAX. */
 export async function chargeExport(deps: PanelDeps, merchantId: string, filters: Omit<ChargeFilters, keyof PageCursor>): Promise<ExportRows<ChargeListItem>> {
   const toMs = endOfDay(filters.toDayMs);
-  const rows = await deps.db.read((tx) =>
-    listChargeItems(tx, merchantId, { status: filters.status, fromMs: filters.fromMs, toMs, beforePk: null }, EXPORT_ROWS_MAX + 1),
-  );
+  const rows = await readChargeItems(deps.db, {
+    merchantId,
+    filters: { status: filters.status, fromMs: filters.fromMs, toMs, beforePk: null },
+    limit: EXPORT_ROWS_MAX + 1,
+  });
   return toExport(rows);
 }
 
@@ -203,12 +171,7 @@ export async function chargeDetail(
   merchantId: string,
   pk: number,
 ): Promise<{ charge: ChargeDetail; transfers: ChargeTransferLink[]; refunds: ChargeRow[] } | null> {
-  return deps.db.read(async (tx) => {
-    const charge = await getChargeDetail(tx, merchantId, pk);
-    if (charge === undefined) return null;
-    const transfers = await listChargeTransferLinks(tx, merchantId, pk, CHARGE_LINKS_LISTED_MAX);
-    return { charge, transfers, refunds: await listRefundsOf(tx, merchantId, pk, CHARGE_REFUNDS_LISTED_MAX) };
-  });
+  return readChargeRecord(deps.db, { merchantId, pk, linksMax: CHARGE_LINKS_LISTED_MAX, refundsMax: CHARGE_REFUNDS_LISTED_MAX });
 }
 
 export interface TransferFilters extends PageCursor {
@@ -230,14 +193,7 @@ function transferListFilters(filters: TransferFilters): TransferListFilters {
 }
 
 export async function transferPage(deps: PanelDeps, merchantId: string, filters: TransferFilters): Promise<ListPage<TransferListItem>> {
-  const base = transferListFilters({ ...filters, beforePk: null, afterPk: null });
-  return deps.db.read((tx) =>
-    toPage(
-      (limit) => listTransferItems(tx, merchantId, transferListFilters(filters), limit),
-      filters,
-      (newerThanPk) => countTransferItems(tx, merchantId, { ...base, afterPk: newerThanPk }),
-    ),
-  );
+  return readTransferPage(deps.db, { merchantId, filters: transferListFilters(filters), pageSize: PANEL_PAGE_SIZE });
 }
 
 /** The whole filtered transfer list for a CSV export (no page cursor), bounded by EXPORT_ROWS_MAX. */
@@ -246,14 +202,16 @@ export async function transferExport(
   merchantId: string,
   filters: Omit<TransferFilters, keyof PageCursor>,
 ): Promise<ExportRows<TransferListItem>> {
-  const rows = await deps.db.read((tx) =>
-    listTransferItems(tx, merchantId, transferListFilters({ ...filters, beforePk: null, afterPk: null }), EXPORT_ROWS_MAX + 1),
-  );
+  const rows = await readTransferItems(deps.db, {
+    merchantId,
+    filters: transferListFilters({ ...filters, beforePk: null, afterPk: null }),
+    limit: EXPORT_ROWS_MAX + 1,
+  });
   return toExport(rows);
 }
 
 export async function transferExists(deps: PanelDeps, merchantId: string, id: string): Promise<boolean> {
-  return (await deps.db.read((tx) => getTransfer(tx, merchantId, id))) !== undefined;
+  return merchantHasTransfer(deps.db, { merchantId, id });
 }
 
 /** A transfer of the merchant with its state history and linked charge, or null when the merchant has no such transfer. */
@@ -262,19 +220,10 @@ export async function transferDetail(
   merchantId: string,
   id: string,
 ): Promise<{ transfer: TransferDetail; events: TransferEventItem[]; link: TransferChargeLink | null } | null> {
-  return deps.db.read(async (tx) => {
-    const transfer = await getTransferDetail(tx, merchantId, id);
-    if (transfer === undefined) return null;
-    const events = await listTransferEvents(tx, transfer.pk, EVENTS_LISTED_MAX);
-    const link = await getTransferChargeLink(tx, merchantId, transfer.pk);
-    return { transfer, events, link: link ?? null };
-  });
+  return readTransferRecord(deps.db, { merchantId, id, eventsMax: EVENTS_LISTED_MAX });
 }
 
 /** The merchant's sources with their active key ids, and its active transfer API key. Never a secret. */
 export async function merchantCredentials(deps: PanelDeps, merchantId: string): Promise<{ sources: SourceListItem[]; transferKey: ActiveTransferKey | null }> {
-  return deps.db.read(async (tx) => ({
-    sources: await listSourcesWithActiveKey(tx, merchantId, SOURCES_LISTED_MAX),
-    transferKey: (await getActiveTransferKey(tx, merchantId)) ?? null,
-  }));
+  return readMerchantCredentials(deps.db, { merchantId, sourcesMax: SOURCES_LISTED_MAX });
 }

@@ -8,14 +8,11 @@ import { passwordResetMail } from '../../domain/mail-templates.ts';
 import { passwordProblem } from '../../domain/password-policy.ts';
 import { SIGNUP_POSTS_PER_ADDRESS_PER_MIN } from '../../domain/signup-form.ts';
 import { fail } from '../../errors.ts';
-import { deleteLoginFailures } from '../../store/panel-login-failures.ts';
-import { deleteSessionsOfUser } from '../../store/panel-sessions.ts';
-import { getUserByEmail, setPasswordHash } from '../../store/panel-users.ts';
+import type { LinkProblem } from '../../store/link-tokens.ts';
+import { readLink } from '../../store/panel/links.ts';
+import { mailPasswordResetLink, resetPasswordByLink } from '../../store/panel/password-reset.ts';
 import { countRequests } from '../access/abuse-counters.ts';
-import { auditInTx } from '../operations/audit.ts';
-import { checkLink, issueLink, type LinkProblem, useLink } from '../../store/link-tokens.ts';
 import { LINK_TTL_MS } from '../../domain/link-token.ts';
-import { inboxSaturated, queueMail } from '../../store/mail-outbox.ts';
 import { linkUrl, type OnboardingDeps } from '../onboarding/deps.ts';
 import { hashPassword } from './passwords.ts';
 import { normalizeEmail } from './users.ts';
@@ -28,24 +25,17 @@ export async function requestPasswordReset(deps: OnboardingDeps, emailText: stri
   const posts = await countRequests(deps, `reset:${addressKey(address)}`, Math.floor(nowMs / RATE_WINDOW_MS) * RATE_WINDOW_MS, 1);
   if (posts > SIGNUP_POSTS_PER_ADDRESS_PER_MIN) fail('rate_limited', 'Too many requests from your address. Wait a minute and try again.');
   const email = normalizeEmail(emailText).slice(0, 254);
-  await deps.db.write(async (tx) => {
-    const user = await getUserByEmail(tx, email);
-    if (user === undefined || user.disabled_at_ms !== null || (await inboxSaturated(tx, email, nowMs))) return;
-    const token = await issueLink(tx, { purpose: 'password_reset', subject: user.id, email }, nowMs);
-    await queueMail(
-      tx,
-      'password_reset',
-      email,
-      passwordResetMail({ url: linkUrl(deps, `${PASSWORD_RESET_PATH}/${token}`), validForMs: LINK_TTL_MS.password_reset }),
-      nowMs,
-    );
-    await auditInTx(tx, { kind: 'anonymous', id: null, label: email, address }, { action: 'user.password_reset_request', target: user.id }, 'success', nowMs);
+  await mailPasswordResetLink(deps.db, {
+    email,
+    nowMs,
+    mail: (token) => passwordResetMail({ url: linkUrl(deps, `${PASSWORD_RESET_PATH}/${token}`), validForMs: LINK_TTL_MS.password_reset }),
+    audit: { actor: { kind: 'anonymous', id: null, label: email, address }, event: { action: 'user.password_reset_request', target: null }, atMs: nowMs },
   });
 }
 
 /** The address a live reset link is for, or what is wrong with it. */
 export async function passwordLinkState(deps: OnboardingDeps, token: string): Promise<{ ok: true; email: string } | { ok: false; problem: LinkProblem }> {
-  const check = await deps.db.read((tx) => checkLink(tx, token, 'password_reset', deps.clock.nowMs()));
+  const check = await readLink(deps.db, { token, purpose: 'password_reset', nowMs: deps.clock.nowMs() });
   return check.ok ? { ok: true, email: check.link.email } : check;
 }
 
@@ -60,15 +50,10 @@ export async function completePasswordReset(deps: OnboardingDeps, token: string,
   const weak = passwordProblem(password, state.email);
   if (weak !== null) return { ok: false, weak };
   const passwordHash = await hashPassword(password);
-  return deps.db.write(async (tx): Promise<ResetOutcome> => {
-    const nowMs = deps.clock.nowMs();
-    const used = await useLink(tx, token, 'password_reset', nowMs);
-    if (!used.ok) return used;
-    const userId = used.link.subject;
-    await setPasswordHash(tx, userId, passwordHash);
-    await deleteSessionsOfUser(tx, userId);
-    await deleteLoginFailures(tx, 'account', used.link.email);
-    await auditInTx(tx, { kind: 'anonymous', id: null, label: used.link.email, address }, { action: 'user.password_reset', target: userId }, 'success', nowMs);
-    return { ok: true, email: used.link.email };
+  return resetPasswordByLink(deps.db, {
+    token,
+    passwordHash,
+    nowMs: deps.clock.nowMs(),
+    describe: (link) => ({ actor: { kind: 'anonymous', id: null, label: link.email, address }, event: { action: 'user.password_reset', target: link.userId } }),
   });
 }

@@ -6,10 +6,8 @@
 // (checked-attempt.ts).
 import type { AuditAction } from '../../domain/audit.ts';
 import { fail } from '../../errors.ts';
-import type { Txn } from '../../store/db.ts';
-import { deleteRecoveryCodes, replaceRecoveryCodes, useRecoveryCode } from '../../store/panel-recovery-codes.ts';
-import { markSessionAuthenticated } from '../../store/panel-sessions.ts';
-import { claimTotpStep, type PanelUserRow, setTotp } from '../../store/panel-users.ts';
+import type { SecondFactorClaim } from '../../store/panel/attempt-work.ts';
+import type { PanelUserRow } from '../../store/panel-users.ts';
 import { type Attempt, type AttemptOutcome, checkedAttempt } from './checked-attempt.ts';
 import type { PanelDeps } from './deps.ts';
 import { verifyPassword } from './passwords.ts';
@@ -17,16 +15,17 @@ import { hashToken, type SessionUser } from './sessions.ts';
 import { hashRecoveryCode, isRecoveryCode, isTotpSecret, newRecoveryCodes, normalizeCode, totpStep } from './totp.ts';
 
 /**
- * Uses a second-factor code of the user, inside the caller's transaction: a
- * TOTP code whose time step is later than any accepted before, or an unused
- * recovery code. Each is claimed by one conditional statement, so it works
- * once. Returns which kind was used, or null (nothing written).
+ * Reads a second-factor code of the user: a TOTP code's time step, or the
+ * hash of what looks like a recovery code, or null when it is neither. The
+ * store claims it in the attempt's transaction, by one conditional statement
+ * (a step later than any accepted before, an unused recovery code), so it
+ * works once.
  */
-export async function claimSecondFactor(tx: Txn, user: PanelUserRow, code: string, nowMs: number): Promise<'totp' | 'recovery code' | null> {
+export function readSecondFactor(user: PanelUserRow, code: string, nowMs: number): SecondFactorClaim {
   const text = normalizeCode(code);
   const step = user.totp_secret === null ? null : totpStep(user.totp_secret, user.email, text, nowMs);
-  if (step !== null) return (await claimTotpStep(tx, user.id, step)) ? 'totp' : null;
-  if (user.totp_secret !== null && isRecoveryCode(text)) return (await useRecoveryCode(tx, user.id, hashRecoveryCode(text), nowMs)) ? 'recovery code' : null;
+  if (step !== null) return { totpStep: step };
+  if (user.totp_secret !== null && isRecoveryCode(text)) return { recoveryCodeHash: hashRecoveryCode(text) };
   return null;
 }
 
@@ -50,7 +49,7 @@ export interface SessionProof {
 }
 
 /** A checked attempt of the session's user, audited as `action`: the password first, then `commit`. */
-function provenAttempt<T>(deps: PanelDeps, proof: SessionProof, action: AuditAction, commit: Attempt<T>['commit']): Promise<AttemptOutcome<T>> {
+function provenAttempt<T>(deps: PanelDeps, proof: SessionProof, action: AuditAction, prepare: Attempt<T>['prepare']): Promise<AttemptOutcome<T>> {
   return checkedAttempt<T>(deps, {
     email: proof.user.email,
     address: proof.address,
@@ -59,16 +58,15 @@ function provenAttempt<T>(deps: PanelDeps, proof: SessionProof, action: AuditAct
       event: { action, target: proof.user.userId, merchantId: proof.user.merchantId },
     }),
     precheck: (user) => passwordProblem(proof.password, user),
-    commit,
+    prepare,
   });
 }
 
 /** Re-authentication: the password, and a code when the user has a second factor, recorded on the session as fresh. */
 export async function reauthenticate(deps: PanelDeps, proof: SessionProof): Promise<AttemptOutcome<true>> {
-  return provenAttempt<true>(deps, proof, 'panel.reauth', async (tx, user, nowMs) => {
-    if (user.totp_secret !== null && (await claimSecondFactor(tx, user, proof.code, nowMs)) === null) return { refused: 'wrong or reused code' };
-    if (!(await markSessionAuthenticated(tx, hashToken(proof.token), nowMs, null))) return { refused: 'session ended' };
-    return { value: true as const };
+  return provenAttempt<true>(deps, proof, 'panel.reauth', (user, nowMs) => {
+    const claim = user.totp_secret !== null ? { claim: readSecondFactor(user, proof.code, nowMs) } : {};
+    return { work: { kind: 'reauthenticate', userId: user.id, ...claim, tokenHash: hashToken(proof.token) }, value: true as const };
   });
 }
 
@@ -80,24 +78,19 @@ export async function reauthenticate(deps: PanelDeps, proof: SessionProof): Prom
 export async function enrolTotp(deps: PanelDeps, proof: SessionProof & { secret: string }): Promise<AttemptOutcome<{ recoveryCodes: string[] }>> {
   if (!isTotpSecret(proof.secret)) fail('invalid_request', 'the enrolment form was changed; start again');
   const recoveryCodes = newRecoveryCodes();
-  return provenAttempt<{ recoveryCodes: string[] }>(deps, proof, 'panel.totp_enrol', async (tx, user, nowMs) => {
+  const recoveryCodeHashes = recoveryCodes.map(hashRecoveryCode);
+  return provenAttempt<{ recoveryCodes: string[] }>(deps, proof, 'panel.totp_enrol', (user, nowMs) => {
     const step = totpStep(proof.secret, user.email, normalizeCode(proof.code), nowMs);
-    if (step === null) return { refused: 'wrong code' };
-    await setTotp(tx, user.id, { secret: proof.secret, enrolledAtMs: nowMs });
-    await claimTotpStep(tx, user.id, step);
-    await replaceRecoveryCodes(tx, user.id, recoveryCodes.map(hashRecoveryCode), nowMs);
-    await markSessionAuthenticated(tx, hashToken(proof.token), nowMs, null);
-    return { value: { recoveryCodes } };
+    const work = { kind: 'enrol_totp', userId: user.id, secret: proof.secret, totpStep: step, recoveryCodeHashes, tokenHash: hashToken(proof.token) } as const;
+    return { work, value: { recoveryCodes } };
   });
 }
 
 /** Removes the second factor of a merchant user (operators must keep theirs): the password and a current code must be right. */
 export async function removeTotp(deps: PanelDeps, proof: SessionProof): Promise<AttemptOutcome<true>> {
   if (proof.user.role === 'operator') fail('invalid_request', 'operators must keep a second factor; enrol a new phone instead');
-  return provenAttempt<true>(deps, proof, 'panel.totp_disable', async (tx, user, nowMs) => {
-    if ((await claimSecondFactor(tx, user, proof.code, nowMs)) === null) return { refused: 'wrong or reused code' };
-    await setTotp(tx, user.id, null);
-    await deleteRecoveryCodes(tx, user.id);
-    return { value: true as const };
-  });
+  return provenAttempt<true>(deps, proof, 'panel.totp_disable', (user, nowMs) => ({
+    work: { kind: 'remove_totp', userId: user.id, claim: readSecondFactor(user, proof.code, nowMs) },
+    value: true as const,
+  }));
 }

@@ -6,8 +6,8 @@
 // of the session token, so it needs no storage and cannot be computed
 // without the cookie.
 import crypto from 'node:crypto';
-import { type AuditActor, auditInTx } from '../operations/audit.ts';
-import { deleteSession, getSessionUser, type SessionUserRow, touchSession } from '../../store/panel-sessions.ts';
+import type { AuditActor } from '../../domain/audit.ts';
+import { endPanelSession, readSessionUser, type SessionUserRow, touchPanelSession } from '../../store/panel/sessions.ts';
 import type { PanelDeps } from './deps.ts';
 import type { MerchantRole, PanelRole } from './users.ts';
 
@@ -98,10 +98,10 @@ export async function findSession(deps: PanelDeps, token: string | undefined): P
   if (token === undefined || !TOKEN_PATTERN.test(token)) return null;
   const nowMs = deps.clock.nowMs();
   const tokenHash = hashToken(token);
-  const row = await deps.db.read((tx) => getSessionUser(tx, tokenHash));
+  const row = await readSessionUser(deps.db, tokenHash);
   if (row === undefined || !alive(row, nowMs) || row.code_pending !== 0) return null;
   if (row.last_seen_at_ms <= nowMs - SESSION_TOUCH_INTERVAL_MS) {
-    await deps.db.write((tx) => touchSession(tx, tokenHash, nowMs, SESSION_TOUCH_INTERVAL_MS));
+    await touchPanelSession(deps.db, { tokenHash, nowMs, intervalMs: SESSION_TOUCH_INTERVAL_MS });
   }
   return sessionUserOf(row, token);
 }
@@ -109,7 +109,7 @@ export async function findSession(deps: PanelDeps, token: string | undefined): P
 /** The user of a session waiting for its second factor, or null. */
 export async function findPendingSession(deps: PanelDeps, token: string | undefined): Promise<SessionUser | null> {
   if (token === undefined || !TOKEN_PATTERN.test(token)) return null;
-  const row = await deps.db.read((tx) => getSessionUser(tx, hashToken(token)));
+  const row = await readSessionUser(deps.db, hashToken(token));
   if (row === undefined || !alive(row, deps.clock.nowMs()) || row.code_pending !== 1) return null;
   return sessionUserOf(row, token);
 }
@@ -122,8 +122,6 @@ export function recentlyAuthenticated(deps: Pick<PanelDeps, 'clock'>, user: Sess
 /** Signs out: the session ends, and the sign-out is recorded when its user is known. */
 export async function endSession(deps: PanelDeps, token: string, by: AuditActor | null = null): Promise<void> {
   if (!TOKEN_PATTERN.test(token)) return;
-  await deps.db.write(async (tx) => {
-    await deleteSession(tx, hashToken(token));
-    if (by !== null) await auditInTx(tx, by, { action: 'panel.sign_out', target: by.id }, 'success', deps.clock.nowMs());
-  });
+  const audit = by === null ? null : { actor: by, event: { action: 'panel.sign_out', target: by.id } as const, atMs: deps.clock.nowMs() };
+  await endPanelSession(deps.db, { tokenHash: hashToken(token), audit });
 }

@@ -9,12 +9,12 @@ import { invitationMail } from '../../domain/mail-templates.ts';
 import { passwordProblem } from '../../domain/password-policy.ts';
 import { isDeliverableAddress } from '../../domain/signup-form.ts';
 import { fail } from '../../errors.ts';
-import { getMerchant } from '../../store/merchants.ts';
-import { getUserByEmail, insertUser, listMerchantUsers, type MerchantRole, type UserListItem } from '../../store/panel-users.ts';
-import { auditInTx, writeAudited } from '../operations/audit.ts';
-import { checkLink, issueLink, type LinkProblem, useLink } from '../../store/link-tokens.ts';
+import type { LinkProblem, LinkTokenRow } from '../../store/link-tokens.ts';
+import { readLink } from '../../store/panel/links.ts';
+import { type AcceptResult, acceptInvitationLink, listTeam, mailInvitation } from '../../store/panel/team.ts';
+import type { MerchantRole, UserListItem } from '../../store/panel-users.ts';
 import { LINK_TTL_MS } from '../../domain/link-token.ts';
-import { inboxSaturated, queueMail } from '../../store/mail-outbox.ts';
+import { audited } from '../operations/audit.ts';
 import { linkUrl, type OnboardingDeps } from '../onboarding/deps.ts';
 import { hashPassword } from './passwords.ts';
 import { normalizeEmail } from './users.ts';
@@ -28,7 +28,7 @@ export function isMerchantRole(text: string): text is MerchantRole {
 }
 
 export async function teamOf(deps: Pick<OnboardingDeps, 'db'>, merchantId: string): Promise<UserListItem[]> {
-  return deps.db.read((tx) => listMerchantUsers(tx, merchantId, TEAM_LISTED_MAX));
+  return listTeam(deps.db, merchantId, TEAM_LISTED_MAX);
 }
 
 export async function inviteTeamMember(
@@ -41,21 +41,19 @@ export async function inviteTeamMember(
   if (!isMerchantRole(input.role)) fail('invalid_request', `The role must be one of ${MERCHANT_ROLES.join(', ')}.`);
   const role = input.role;
   const event = { action: 'user.invite', target: email, merchantId: input.merchantId, detail: `as ${role}` } as const;
-  return writeAudited(deps, by, event, async (tx) => {
-    const nowMs = deps.clock.nowMs();
-    const merchant = await getMerchant(tx, input.merchantId);
-    if (merchant === undefined) fail('not_found', `merchant ${input.merchantId} not found`);
-    if ((await getUserByEmail(tx, email)) !== undefined) fail('invalid_request', `${email} already has a panel account.`);
-    if (await inboxSaturated(tx, email, nowMs)) fail('rate_limited', 'Too many mails to this address lately; try again in an hour.');
-    const token = await issueLink(tx, { purpose: 'invitation', subject: input.merchantId, email, detail: role }, nowMs);
-    const mail = invitationMail({
-      merchantName: merchant.name,
-      role,
-      invitedBy: by.label ?? 'An administrator',
-      url: linkUrl(deps, `${INVITATION_PATH}/${token}`),
-      validForMs: LINK_TTL_MS.invitation,
-    });
-    await queueMail(tx, 'invitation', email, mail, nowMs);
+  return audited(deps, by, event, async (audit) => {
+    const mail = (link: { token: string; merchantName: string }) =>
+      invitationMail({
+        merchantName: link.merchantName,
+        role,
+        invitedBy: by.label ?? 'An administrator',
+        url: linkUrl(deps, `${INVITATION_PATH}/${link.token}`),
+        validForMs: LINK_TTL_MS.invitation,
+      });
+    const result = await mailInvitation(deps.db, { merchantId: input.merchantId, email, role, nowMs: audit.atMs, mail, audit });
+    if (result.kind === 'no_merchant') fail('not_found', `merchant ${input.merchantId} not found`);
+    if (result.kind === 'has_account') fail('invalid_request', `${email} already has a panel account.`);
+    if (result.kind === 'inbox_saturated') fail('rate_limited', 'Too many mails to this address lately; try again in an hour.');
     return { email, role };
   });
 }
@@ -64,15 +62,18 @@ export async function invitationState(
   deps: OnboardingDeps,
   token: string,
 ): Promise<{ ok: true; email: string; role: string } | { ok: false; problem: LinkProblem }> {
-  const check = await deps.db.read((tx) => checkLink(tx, token, 'invitation', deps.clock.nowMs()));
+  const check = await readLink(deps.db, { token, purpose: 'invitation', nowMs: deps.clock.nowMs() });
   return check.ok ? { ok: true, email: check.link.email, role: check.link.detail ?? '' } : check;
 }
 
-export type AcceptOutcome =
-  | { readonly ok: true; readonly email: string }
-  | { readonly ok: false; readonly problem: LinkProblem }
-  | { readonly ok: false; readonly weak: string }
-  | { readonly ok: false; readonly taken: true };
+export type AcceptOutcome = AcceptResult | { readonly ok: false; readonly weak: string };
+
+/** The role an invitation link carries; a link without one was not made by inviteTeamMember. */
+function invitedRole(link: LinkTokenRow): MerchantRole {
+  const role = link.detail;
+  if (role === null || !isMerchantRole(role)) throw new Error(`invitation ${link.id} has no valid role`);
+  return role;
+}
 
 export async function acceptInvitation(deps: OnboardingDeps, token: string, password: string, address: string | null): Promise<AcceptOutcome> {
   const state = await invitationState(deps, token);
@@ -81,26 +82,16 @@ export async function acceptInvitation(deps: OnboardingDeps, token: string, pass
   if (weak !== null) return { ok: false, weak };
   const passwordHash = await hashPassword(password);
   const userId = `usr_${randomBase62(16)}`;
-  return deps.db.write(async (tx): Promise<AcceptOutcome> => {
-    const nowMs = deps.clock.nowMs();
-    // Looked at before the link is used, so a refusal leaves the link usable.
-    if ((await getUserByEmail(tx, state.email)) !== undefined) return { ok: false, taken: true };
-    const used = await useLink(tx, token, 'invitation', nowMs);
-    if (!used.ok) return used;
-    const role = used.link.detail;
-    if (role === null || !isMerchantRole(role)) throw new Error(`invitation ${used.link.id} has no valid role`);
-    const merchantId = used.link.subject;
-    await insertUser(tx, {
-      id: userId,
-      email: used.link.email,
-      role: 'merchant',
-      merchant_id: merchantId,
-      merchant_role: role,
-      password_hash: passwordHash,
-      created_at_ms: nowMs,
-    });
-    const actor = { kind: 'anonymous', id: null, label: used.link.email, address } as const;
-    await auditInTx(tx, actor, { action: 'user.create', target: userId, merchantId, detail: `${used.link.email} (${role}, by invitation)` }, 'success', nowMs);
-    return { ok: true, email: used.link.email };
+  return acceptInvitationLink(deps.db, {
+    token,
+    email: state.email,
+    userId,
+    passwordHash,
+    nowMs: deps.clock.nowMs(),
+    role: invitedRole,
+    describe: (made) => ({
+      actor: { kind: 'anonymous', id: null, label: made.email, address },
+      event: { action: 'user.create', target: userId, merchantId: made.merchantId, detail: `${made.email} (${made.role}, by invitation)` },
+    }),
   });
 }

@@ -6,24 +6,9 @@ import type { AuditActor } from '../../domain/audit.ts';
 import { randomBase62 } from '../../domain/ids.ts';
 import { passwordProblem } from '../../domain/password-policy.ts';
 import { fail } from '../../errors.ts';
-import type { Txn } from '../../store/db.ts';
-import { getMerchant } from '../../store/merchants.ts';
-import { deleteLoginFailures } from '../../store/panel-login-failures.ts';
-import { deleteRecoveryCodes } from '../../store/panel-recovery-codes.ts';
-import { deleteSessionsOfUser } from '../../store/panel-sessions.ts';
-import {
-  getUserByEmail,
-  insertUser,
-  listUsers as listUserRows,
-  type MerchantRole,
-  type PanelRole,
-  type PanelUserRow,
-  setPasswordHash,
-  setTotp,
-  setUserDisabled,
-  type UserListItem,
-} from '../../store/panel-users.ts';
-import { SYSTEM_ACTOR, writeAudited } from '../operations/audit.ts';
+import { changePanelUser, createPanelUser, listPanelUsers, type UserChangeKind } from '../../store/panel/users.ts';
+import type { MerchantRole, PanelRole, UserListItem } from '../../store/panel-users.ts';
+import { audited, SYSTEM_ACTOR } from '../operations/audit.ts';
 import type { PanelDeps } from './deps.ts';
 import { generatePassword, hashPassword } from './passwords.ts';
 
@@ -69,30 +54,25 @@ export async function createUser(
   const id = `usr_${randomBase62(16)}`;
   const merchantId = role === 'merchant' ? input.merchantId! : null;
   const event = { action: 'user.create', target: id, merchantId, detail: `${email} (${role})` } as const;
-  await writeAudited(deps, by, event, async (tx) => {
-    if (merchantId !== null && (await getMerchant(tx, merchantId)) === undefined) fail('not_found', `merchant ${merchantId} not found`);
-    if ((await getUserByEmail(tx, email)) !== undefined) fail('invalid_request', `a user with email ${email} already exists`);
-    await insertUser(tx, {
+  await audited(deps, by, event, async (audit) => {
+    const user = {
       id,
       email,
       role,
       merchant_id: merchantId,
-      merchant_role: role === 'merchant' ? 'admin' : null,
+      merchant_role: role === 'merchant' ? ('admin' as const) : null,
       password_hash: passwordHash,
       created_at_ms: deps.clock.nowMs(),
-    });
+    };
+    const result = await createPanelUser(deps.db, { user, audit });
+    if (result.kind === 'no_merchant') fail('not_found', `merchant ${merchantId} not found`);
+    if (result.kind === 'email_taken') fail('invalid_request', `a user with email ${email} already exists`);
   });
   return { id, email, role, merchant_id: merchantId, generated_password: input.password === undefined ? password : null };
 }
 
 export async function listUsers(deps: Pick<PanelDeps, 'db'>): Promise<UserListItem[]> {
-  return deps.db.read((tx) => listUserRows(tx, USERS_LISTED_MAX));
-}
-
-async function requireUser(tx: Txn, email: string): Promise<PanelUserRow> {
-  const user = await getUserByEmail(tx, email);
-  if (user === undefined) fail('not_found', `no user with email ${email}`);
-  return user;
+  return listPanelUsers(deps.db, USERS_LISTED_MAX);
 }
 
 export interface UserChange {
@@ -108,60 +88,40 @@ async function changeUser(
   by: AuditActor,
   emailText: string,
   action: 'user.disable' | 'user.enable' | 'user.end_sessions' | 'user.reset_totp' | 'user.reset_password',
-  change: (tx: Txn, user: PanelUserRow, nowMs: number) => Promise<number>,
+  change: UserChangeKind,
 ): Promise<UserChange> {
   const email = normalizeEmail(emailText);
   const event = { action, target: email } as const;
-  return writeAudited(
-    deps,
-    by,
-    event,
-    async (tx) => {
-      const user = await requireUser(tx, email);
-      return { id: user.id, email: user.email, sessions_ended: await change(tx, user, deps.clock.nowMs()) };
-    },
-    (done) => ({ target: done.id, detail: done.email }),
-  );
+  return audited(deps, by, event, async (audit) => {
+    const result = await changePanelUser(deps.db, { email, change, nowMs: deps.clock.nowMs(), audit });
+    if (result.kind === 'unknown') fail('not_found', `no user with email ${email}`);
+    return { id: result.id, email: result.email, sessions_ended: result.sessionsEnded };
+  });
 }
 
 /** Disables a user: its sessions end now and it cannot sign in until enabled again. */
 export function disableUser(deps: PanelDeps, email: string, by: AuditActor = SYSTEM_ACTOR): Promise<UserChange> {
-  return changeUser(deps, by, email, 'user.disable', async (tx, user, nowMs) => {
-    await setUserDisabled(tx, user.id, nowMs);
-    return deleteSessionsOfUser(tx, user.id);
-  });
+  return changeUser(deps, by, email, 'user.disable', { kind: 'disable' });
 }
 
 /** Enables a user again and lifts a lock-out of its account. */
 export function enableUser(deps: PanelDeps, email: string, by: AuditActor = SYSTEM_ACTOR): Promise<UserChange> {
-  return changeUser(deps, by, email, 'user.enable', async (tx, user) => {
-    await setUserDisabled(tx, user.id, null);
-    await deleteLoginFailures(tx, 'account', user.email);
-    return 0;
-  });
+  return changeUser(deps, by, email, 'user.enable', { kind: 'enable' });
 }
 
 export function endUserSessions(deps: PanelDeps, email: string, by: AuditActor = SYSTEM_ACTOR): Promise<UserChange> {
-  return changeUser(deps, by, email, 'user.end_sessions', (tx, user) => deleteSessionsOfUser(tx, user.id));
+  return changeUser(deps, by, email, 'user.end_sessions', { kind: 'end_sessions' });
 }
 
 /** Removes a user's second factor (a lost phone and lost recovery codes); an operator must enrol again at the next sign-in. */
 export function resetUserTotp(deps: PanelDeps, email: string, by: AuditActor = SYSTEM_ACTOR): Promise<UserChange> {
-  return changeUser(deps, by, email, 'user.reset_totp', async (tx, user) => {
-    await setTotp(tx, user.id, null);
-    await deleteRecoveryCodes(tx, user.id);
-    return deleteSessionsOfUser(tx, user.id);
-  });
+  return changeUser(deps, by, email, 'user.reset_totp', { kind: 'reset_totp' });
 }
 
 /** A new generated password, shown once; the user's sessions end and a lock-out of its account is lifted. */
 export async function resetUserPassword(deps: PanelDeps, email: string, by: AuditActor = SYSTEM_ACTOR): Promise<UserChange & { password: string }> {
   const password = generatePassword();
   const passwordHash = await hashPassword(password);
-  const done = await changeUser(deps, by, email, 'user.reset_password', async (tx, user) => {
-    await setPasswordHash(tx, user.id, passwordHash);
-    await deleteLoginFailures(tx, 'account', user.email);
-    return deleteSessionsOfUser(tx, user.id);
-  });
+  const done = await changeUser(deps, by, email, 'user.reset_password', { kind: 'reset_password', passwordHash });
   return { ...done, password };
 }
