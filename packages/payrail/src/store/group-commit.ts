@@ -2,8 +2,10 @@
 // whatever arrives while a commit is being made durable) share one
 // transaction. An operation that fails (an expected ApiError or anything
 // else) is rolled back alone and gets its own error; the others still commit
-// (how, each runner's run() says). Callers hear back after COMMIT.
-import { GROUP_COMMIT_OPS_MAX, type Tx } from './db.ts';
+// (how, each runner's run() says). Callers hear back after COMMIT. Batches
+// are formed as batch-scheduler.ts says.
+import { BatchScheduler } from './batch-scheduler.ts';
+import type { Tx } from './db.ts';
 
 interface PendingOp {
   work: (tx: Tx) => Promise<unknown>;
@@ -24,73 +26,62 @@ export interface BatchRunner {
 }
 
 export class GroupCommitter {
-  private readonly queue: PendingOp[] = [];
-  private running = 0;
+  private readonly scheduler: BatchScheduler<PendingOp>;
   /** Batches committed but not yet on disk (their callers are still waiting). */
   private flushing = 0;
-  private scheduled = false;
 
   constructor(
     private readonly runner: BatchRunner,
     /** How many batches may commit at once (1 for SQLite's single writer). */
-    private readonly concurrency: number,
-  ) {}
+    concurrency: number,
+  ) {
+    this.scheduler = new BatchScheduler((batch) => this.runBatch(batch), concurrency);
+  }
 
   submit<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      this.schedule();
+      this.scheduler.push({ work, resolve: resolve as (value: unknown) => void, reject });
     });
   }
 
-  private schedule(): void {
-    if (this.scheduled || this.running >= this.concurrency || this.queue.length === 0) return;
-    this.scheduled = true;
-    // setImmediate lets every request already parsed in this turn join the batch.
-    setImmediate(() => {
-      this.scheduled = false;
-      this.flush();
-    });
-  }
-
-  private flush(): void {
-    while (this.running < this.concurrency && this.queue.length > 0) {
-      const batch = this.queue.splice(0, GROUP_COMMIT_OPS_MAX);
-      this.running += 1;
-      this.runner
-        .run(batch.map((op) => op.work))
-        .finally(() => {
-          // The transaction is over: the next batch may run while this one is made durable.
-          this.running -= 1;
+  /** Settles when the transaction is over: the next batch may run while this one is made durable. */
+  private runBatch(batch: readonly PendingOp[]): Promise<void> {
+    const ran = this.runner.run(batch.map((op) => op.work));
+    ran
+      .then(
+        async (outcomes) => {
           this.flushing += 1;
-          this.schedule();
-        })
-        .then(
-          async (outcomes) => {
+          try {
             // Nobody hears back before the batch is on disk, failed operations included:
             // their refusal may depend on a write of this batch that must not be lost.
             await this.runner.durable?.();
-            outcomes.forEach((outcome, i) => {
-              const op = batch[i]!;
-              if (outcome.ok) op.resolve(outcome.value);
-              else op.reject(outcome.error);
-            });
-          },
-          (error: unknown) => {
+          } catch (error) {
+            // The disk flush failed: the batch's fate is unknown, so every operation fails.
             for (const op of batch) op.reject(error);
-          },
-        )
-        .catch((error: unknown) => {
-          // The disk flush failed: the batch's fate is unknown, so every operation fails.
+            return;
+          } finally {
+            this.flushing -= 1;
+          }
+          outcomes.forEach((outcome, i) => {
+            const op = batch[i]!;
+            if (outcome.ok) op.resolve(outcome.value);
+            else op.reject(outcome.error);
+          });
+        },
+        (error: unknown) => {
           for (const op of batch) op.reject(error);
-        })
-        .finally(() => {
-          this.flushing -= 1;
-        });
-    }
+        },
+      )
+      .catch((error: unknown) => {
+        for (const op of batch) op.reject(error);
+      });
+    return ran.then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   get pending(): number {
-    return this.queue.length + this.running + this.flushing;
+    return this.scheduler.queued + this.scheduler.running + this.flushing;
   }
 }

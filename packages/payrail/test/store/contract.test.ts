@@ -10,7 +10,7 @@ import { verifyLedger } from '../../src/flows/operations/ledger-verify.ts';
 import type { Tx } from '../../src/store/db.ts';
 import type { SqliteDb } from '../../src/store/sqlite.ts';
 import { createAccount, getAccount, post, postBatch } from '../../src/store/ledger.ts';
-import { type ExecuteWrite, recordExecute } from '../../src/store/transfer-execute.ts';
+import { type ExecuteWrite, recordExecute } from '../../src/store/transfers/execute-rule.ts';
 import { createStore, STORE_KINDS, TEST_DATABASE_URL, type TestStore } from '../helpers/stores.ts';
 
 const NOW_MS = Date.UTC(2026, 0, 1);

@@ -1,5 +1,5 @@
 // Executes arriving together: on PostgreSQL one statement writes them all
-// (store/transfer-execute-batch.ts), on SQLite each is an operation of one
+// (store/transfers/execute-batch.ts), on SQLite each is an operation of one
 // group commit, and on both what each request gets must be what running
 // them one after another would give. A merchant with exactly nine
 // transfers' worth of balance receives, at once, fifteen new transfers, the

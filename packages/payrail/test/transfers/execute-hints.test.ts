@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { QUOTE_LIFETIME_MS } from '../../src/domain/transfer-states.ts';
-import { ExecuteHints } from '../../src/flows/transfers/execute-hints.ts';
+import { ExecuteHints } from '../../src/store/transfers/execute-hints.ts';
 import { setPayoutsMustLink } from '../../src/store/merchants.ts';
 import { saveQuote } from '../../src/store/transfers.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';

@@ -161,8 +161,5 @@ async function currentReply(deps: ChargeDeps, payer: Payer, idemKey: string, res
   return { statusCode: 200, json: JSON.stringify(renderCharge(charge)) };
 }
 
-/** What is logged of a connector's error: its name and message, never its properties (which might hold request data). */
-export function errorSummary(error: unknown): { name: string; message: string } {
-  if (error instanceof Error) return { name: error.name, message: error.message.slice(0, 300) };
-  return { name: typeof error, message: 'non-Error thrown' };
-}
+import { errorSummary } from '../common/error-summary.ts';
+export { errorSummary };

@@ -21,10 +21,11 @@ import { FAILURE, INVITATION_LIFETIME_MS, STATE, SUBSTATE } from '../../domain/t
 import { SharedDeadline, untilAborted } from '../../providers/deadline.ts';
 import { PAYOUT_CALL_TIMEOUT_MS, type PollOutcome, type SubmitOutcome } from '../../providers/payout-network.ts';
 import type { Service } from '../../service.ts';
-import { changeFrom, claimDueTransfers, reschedule, type TransferChange, type TransferRow } from '../../store/transfers.ts';
-import { errorSummary } from '../payin/charge.ts';
+import { changeFrom, claimDueTransfers, type TransferChange, type TransferRow } from '../../store/transfers.ts';
+import { type Reschedule, recordTransferSteps } from '../../store/transfers/steps.ts';
+import { errorSummary } from '../common/error-summary.ts';
 import { minorUnitsOf } from './corridors.ts';
-import { applyTransitions, prepareTransitions, type TransitionOf } from './transitions.ts';
+import { prepareTransitions, type TransitionOf } from './transitions.ts';
 
 /** Transfers taken per batch. */
 export const ADVANCE_BATCH_MAX = 200;
@@ -109,31 +110,28 @@ export async function advanceDueTransfers(service: Service, limit = ADVANCE_BATC
 async function record(service: Service, rows: readonly TransferRow[], plans: ReadonlyArray<Plan | null>, nowMs: number): Promise<boolean[]> {
   const transitions: TransitionOf[] = [];
   const transitionIndex: number[] = [];
-  const reschedules: Array<{ readonly i: number; readonly nextRunAtMs: number | null; readonly attempts: number }> = [];
+  const reschedules: Reschedule[] = [];
+  const rescheduleIndex: number[] = [];
   plans.forEach((p, i) => {
     if (p === null) return;
-    if (p.kind === 'reschedule') reschedules.push({ i, nextRunAtMs: p.nextRunAtMs, attempts: p.attempts });
-    else {
+    if (p.kind === 'reschedule') {
+      reschedules.push({ pk: rows[i]!.pk, version: rows[i]!.version, nextRunAtMs: p.nextRunAtMs, attempts: p.attempts });
+      rescheduleIndex.push(i);
+    } else {
       transitions.push({ row: rows[i]!, changes: p.changes });
       transitionIndex.push(i);
     }
   });
   const prepared = transitions.length > 0 ? prepareTransitions(service, transitions, nowMs) : null;
-  return service.db.write(async (tx) => {
-    const applied: boolean[] = new Array(rows.length).fill(false);
-    // Both sent at once (pipelined on PostgreSQL).
-    const [rescheduled, done] = await Promise.all([
-      Promise.all(reschedules.map(({ i, nextRunAtMs, attempts }) => reschedule(tx, rows[i]!.pk, rows[i]!.version, nextRunAtMs, attempts, nowMs))),
-      prepared === null ? [] : applyTransitions(tx, prepared),
-    ]);
-    rescheduled.forEach((ok, k) => {
-      applied[reschedules[k]!.i] = ok;
-    });
-    done.forEach((ok, k) => {
-      applied[transitionIndex[k]!] = ok;
-    });
-    return applied;
+  const { rescheduled, transitioned } = await recordTransferSteps(service.db, { reschedules, transitions: prepared, nowMs });
+  const applied: boolean[] = new Array(rows.length).fill(false);
+  rescheduled.forEach((ok, k) => {
+    applied[rescheduleIndex[k]!] = ok;
   });
+  transitioned.forEach((ok, k) => {
+    applied[transitionIndex[k]!] = ok;
+  });
+  return applied;
 }
 
 /** The step of a row, and when a submission is accepted with its first poll due at once, that poll's step too. */

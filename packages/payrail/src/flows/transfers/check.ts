@@ -6,8 +6,8 @@ import { QUOTE_LIFETIME_MS } from '../../domain/transfer-states.ts';
 import { fail } from '../../errors.ts';
 import { assertRateText } from '../../providers/fx.ts';
 import type { Service } from '../../service.ts';
-import { gatewayChargeFacts, saveQuote } from '../../store/transfers.ts';
-import { executeHints } from './execute-hints.ts';
+import { readGatewayChargeFacts } from '../../store/transfers/gateway.ts';
+import { saveTransferQuote } from '../../store/transfers/quotes.ts';
 import { gatewayRefusal } from './gateway.ts';
 import { checkReceiver, type ReceiverStatus } from './receiver.ts';
 import { validateTransfer, type TransferRequestBody } from './validate.ts';
@@ -23,7 +23,7 @@ export async function checkTransfer(service: Service, merchantId: string, body: 
   const receiverStatus = await checkReceiver(service.providers, transfer.receiverPhone, transfer.amountCents);
   if (transfer.gatewayChargePk !== null) {
     const chargePk = transfer.gatewayChargePk;
-    const facts = await service.db.read((tx) => gatewayChargeFacts(tx, chargePk));
+    const facts = await readGatewayChargeFacts(service.db, chargePk);
     const refusal = gatewayRefusal(chargePk, facts, merchantId, transfer.amountCents);
     if (refusal !== null) fail('invalid_request', refusal);
   }
@@ -31,17 +31,14 @@ export async function checkTransfer(service: Service, merchantId: string, body: 
   const fxRate = assertRateText(await service.providers.fx.rate(corridor), corridor.currency);
   const receivedMinor = convertCents(transfer.amountCents, fxRate, corridor.currencyMinorUnits);
   const nowMs = service.clock.nowMs();
-  await service.db.write((tx) =>
-    saveQuote(tx, {
-      merchant_id: merchantId,
-      transfer_id: transfer.id,
-      service: corridor.service,
-      amount_cents: transfer.amountCents,
-      fx_rate: fxRate,
-      expires_at_ms: nowMs + QUOTE_LIFETIME_MS,
-    }),
-  );
-  // So that this id's execute reads the quote rather than assume there is none (execute-hints.ts).
-  executeHints(service).noteQuote(merchantId, transfer.id, nowMs);
+  const quote = {
+    merchant_id: merchantId,
+    transfer_id: transfer.id,
+    service: corridor.service,
+    amount_cents: transfer.amountCents,
+    fx_rate: fxRate,
+    expires_at_ms: nowMs + QUOTE_LIFETIME_MS,
+  };
+  await saveTransferQuote(service.db, quote, nowMs);
   return { fxRate, receivedAmount: formatMinor(receivedMinor, corridor.currencyMinorUnits), receiverStatus };
 }

@@ -11,7 +11,7 @@ import { isTransferId } from '../../domain/references.ts';
 import { STATE } from '../../domain/transfer-states.ts';
 import { fail } from '../../errors.ts';
 import type { Service } from '../../service.ts';
-import { listTransfers, transferCursor } from '../../store/transfer-list.ts';
+import { readTransferPage } from '../../store/transfers/list.ts';
 import { pageCursor, pageLimit } from '../common/list-paging.ts';
 import { type StatusView, statusViewOf } from './status.ts';
 
@@ -54,14 +54,10 @@ export async function listMerchantTransfers(service: Service, merchantId: string
   const cursor = pageCursor(params);
   if (cursor !== null && !isTransferId(cursor.value)) fail('invalid_request', `${cursor.name} must be a transfer id (digits)`);
 
-  const found = await service.db.read(async (tx) => {
-    const at = cursor === null ? null : await transferCursor(tx, merchantId, cursor.value);
-    if (at === undefined) fail('invalid_request', `${cursor!.name} ${cursor!.value} is not one of your transfers`);
-    const after = cursor?.name === 'starting_after' ? at : null;
-    const before = cursor?.name === 'ending_before' ? at : null;
-    // One row more than asked tells whether another page follows (in the direction paged).
-    return listTransfers(tx, { merchantId, state, createdFromMs, createdToMs, after, before, limit: limit + 1 });
-  });
+  // One row more than asked tells whether another page follows (in the direction paged).
+  const page = await readTransferPage(service.db, { merchantId, state, createdFromMs, createdToMs, cursor, limit: limit + 1 });
+  if (page.kind === 'unknown_cursor') fail('invalid_request', `${cursor!.name} ${cursor!.value} is not one of your transfers`);
+  const found = page.rows;
   const rows = found.slice(0, limit);
   // A previous page comes nearest first: turned newest first, as every page is.
   if (cursor?.name === 'ending_before') rows.reverse();

@@ -6,12 +6,13 @@ import { formatCents } from '../../domain/money.ts';
 import { parseReferenceNumber } from '../../domain/references.ts';
 import { FAILURE, isWaitingFor, STATE, SUBSTATE } from '../../domain/transfer-states.ts';
 import { fail } from '../../errors.ts';
-import { type AuditActor, SYSTEM_ACTOR, writeAudited } from '../operations/audit.ts';
+import { type AuditActor, audited, SYSTEM_ACTOR } from '../operations/audit.ts';
 import type { Providers } from '../../providers/index.ts';
 import type { Db } from '../../store/db.ts';
 import type { Clock } from '../../domain/clock.ts';
-import { changeFrom, getTransfer, linkCharge, type TransferRow } from '../../store/transfers.ts';
-import { transition } from './transitions.ts';
+import { changeFrom, type TransferRow } from '../../store/transfers.ts';
+import { changeTransferByOperator, type OperatorAnswer, type OperatorDecision } from '../../store/transfers/operator.ts';
+import { transitionsPreparer } from './transitions.ts';
 
 export interface OperatorDeps {
   readonly db: Db;
@@ -51,6 +52,27 @@ function raced(row: TransferRow): never {
   fail('invalid_request', `transfer ${row.id} changed while this command ran; look at it again and retry`);
 }
 
+/** The summary of a change made, or the API's error for an answer that refused it. */
+function changed(answer: OperatorAnswer, input: { merchantId: string; transferId: string }): TransferSummary {
+  switch (answer.kind) {
+    case 'changed':
+      return summary(answer.row, answer.change);
+    case 'not_found':
+      return fail('transfer_not_found', `merchant ${input.merchantId} has no transfer ${input.transferId}`);
+    case 'refused':
+      return fail('invalid_request', answer.reason);
+    case 'raced':
+      return raced(answer.row);
+    case 'link_refused': {
+      const { row, chargePk } = answer;
+      return fail(
+        'invalid_request',
+        `charge ${chargePk} is not an approved card payin of merchant ${row.merchant_id} with ${formatCents(Number(row.amount_cents))} not yet linked`,
+      );
+    }
+  }
+}
+
 export async function linkTransfer(
   deps: OperatorDeps,
   input: { merchantId: string; transferId: string; chargeRef: string },
@@ -59,31 +81,16 @@ export async function linkTransfer(
   const chargePk = parseReferenceNumber(input.chargeRef);
   if (chargePk === null) fail('invalid_request', 'charge must be the reference number (digits) of a card payin');
   const event = { action: 'transfer.link', target: input.transferId, merchantId: input.merchantId, detail: `charge ${chargePk}` } as const;
-  return writeAudited(deps, by, event, async (tx) => {
-    const row = await getTransfer(tx, input.merchantId, input.transferId);
-    if (row === undefined) fail('transfer_not_found', `merchant ${input.merchantId} has no transfer ${input.transferId}`);
+  const decide = (row: TransferRow, nowMs: number): OperatorDecision => {
     if (!isWaitingFor(row, 'reconciliation')) {
-      fail('invalid_request', `transfer ${row.id} is not waiting for reconciliation (state ${row.state}, substate ${row.substate})`);
+      return { kind: 'refused', reason: `transfer ${row.id} is not waiting for reconciliation (state ${row.state}, substate ${row.substate})` };
     }
-    const nowMs = deps.clock.nowMs();
     const change = { ...changeFrom(row), substate: SUBSTATE.ready, waiting_for: null, next_run_at_ms: nowMs, gateway_charge_pk: chargePk };
-    if (!(await transition(tx, deps, row, change, `linked to card payin ${chargePk} by the operator`, nowMs))) raced(row);
-    const linked = await linkCharge(tx, {
-      transferPk: row.pk,
-      chargePk,
-      merchantId: row.merchant_id,
-      amountCents: Number(row.amount_cents),
-      how: 'operator',
-      nowMs,
-    });
-    if (!linked) {
-      fail(
-        'invalid_request',
-        `charge ${chargePk} is not an approved card payin of merchant ${row.merchant_id} with ${formatCents(Number(row.amount_cents))} not yet linked`,
-      );
-    }
-    return summary(row, change);
-  });
+    return { kind: 'change', change, note: `linked to card payin ${chargePk} by the operator`, linkChargePk: chargePk };
+  };
+  return audited(deps, by, event, async (audit) =>
+    changed(await changeTransferByOperator(deps.db, { ...input, nowMs: () => deps.clock.nowMs(), decide, prepare: transitionsPreparer(deps), audit }), input),
+  );
 }
 
 export async function cancelTransfer(
@@ -92,16 +99,13 @@ export async function cancelTransfer(
   by: AuditActor = SYSTEM_ACTOR,
 ): Promise<TransferSummary> {
   const event = { action: 'transfer.cancel', target: input.transferId, merchantId: input.merchantId } as const;
-  return writeAudited(deps, by, event, async (tx) => {
-    const row = await getTransfer(tx, input.merchantId, input.transferId);
-    if (row === undefined) fail('transfer_not_found', `merchant ${input.merchantId} has no transfer ${input.transferId}`);
+  const decide = (row: TransferRow): OperatorDecision => {
     if (row.final !== 0 || row.state !== STATE.new || row.substate !== SUBSTATE.waiting) {
-      fail(
-        'invalid_request',
-        `only a waiting transfer (state 0, substate 9) can be cancelled; transfer ${row.id} is state ${row.state}, substate ${row.substate}`,
-      );
+      return {
+        kind: 'refused',
+        reason: `only a waiting transfer (state 0, substate 9) can be cancelled; transfer ${row.id} is state ${row.state}, substate ${row.substate}`,
+      };
     }
-    const nowMs = deps.clock.nowMs();
     const change = {
       ...changeFrom(row),
       state: STATE.failed,
@@ -112,7 +116,9 @@ export async function cancelTransfer(
       provider_error_text: FAILURE.cancelled.text,
       provider_error_code: FAILURE.cancelled.code,
     };
-    if (!(await transition(tx, deps, row, change, 'cancelled by the operator', nowMs))) raced(row);
-    return summary(row, change);
-  });
+    return { kind: 'change', change, note: 'cancelled by the operator', linkChargePk: null };
+  };
+  return audited(deps, by, event, async (audit) =>
+    changed(await changeTransferByOperator(deps.db, { ...input, nowMs: () => deps.clock.nowMs(), decide, prepare: transitionsPreparer(deps), audit }), input),
+  );
 }

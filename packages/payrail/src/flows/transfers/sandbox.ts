@@ -8,9 +8,10 @@
 import { SUBSTATE } from '../../domain/transfer-states.ts';
 import { fail } from '../../errors.ts';
 import type { Service } from '../../service.ts';
-import { changeFrom, invitationWaitsOf } from '../../store/transfers.ts';
+import { changeFrom } from '../../store/transfers.ts';
+import { releaseInvitationWaits } from '../../store/transfers/invitations.ts';
 import { parseAccount } from './kyc.ts';
-import { transition } from './transitions.ts';
+import { transitionsPreparer } from './transitions.ts';
 
 /** Transfers released by one acceptance; a receiver with more waits accepts again. */
 const RELEASED_PER_CALL_MAX = 500;
@@ -22,14 +23,15 @@ export async function acceptInvitation(service: Service, account: string): Promi
   const phone = parseAccount(service, account);
   await network.acceptInvitation(phone);
   const nowMs = service.clock.nowMs();
-  return service.db.write(async (tx) => {
-    let released = 0;
-    for (const row of await invitationWaitsOf(tx, phone, nowMs, RELEASED_PER_CALL_MAX)) {
-      const change = { ...changeFrom(row), substate: SUBSTATE.ready, waiting_for: null, invitation_expires_at_ms: null, next_run_at_ms: nowMs };
-      if (await transition(tx, service, row, change, 'invitation accepted', nowMs)) released += 1;
-    }
-    return { released };
+  const released = await releaseInvitationWaits(service.db, {
+    receiverPhone: phone,
+    nowMs,
+    limit: RELEASED_PER_CALL_MAX,
+    change: (row) => ({ ...changeFrom(row), substate: SUBSTATE.ready, waiting_for: null, invitation_expires_at_ms: null, next_run_at_ms: nowMs }),
+    note: 'invitation accepted',
+    prepare: transitionsPreparer(service),
   });
+  return { released };
 }
 
 /** Completes the receiver's verification: kyc_verify true, money_limit 3000.00. */

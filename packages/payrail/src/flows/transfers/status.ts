@@ -5,7 +5,7 @@ import { STATE } from '../../domain/transfer-states.ts';
 import { isoTime } from '../../domain/iso-time.ts';
 import { isTransferId } from '../../domain/references.ts';
 import type { Service } from '../../service.ts';
-import { readTransferStatus, readTransferStatuses, type TransferStatusRow } from '../../store/transfers.ts';
+import { readTransferStatus, type TransferStatusRow } from '../../store/transfers/status.ts';
 import type { Attribute } from './validate.ts';
 
 export interface StatusView {
@@ -23,11 +23,7 @@ export interface StatusView {
 export async function transferStatus(service: Service, merchantId: string, id: string): Promise<StatusView | null> {
   // An id that is not digits was never accepted, so it cannot exist.
   if (!isTransferId(id)) return null;
-  // PostgreSQL: with the other status reads of the moment, in one statement (a statement's fixed cost paid once for them all).
-  const row =
-    service.db.batched !== undefined
-      ? await service.db.batched('transfer.status', { merchantId, id }, readTransferStatuses)
-      : await service.db.read((tx) => readTransferStatus(tx, merchantId, id));
+  const row = await readTransferStatus(service.db, merchantId, id);
   if (row === undefined) return null;
   return statusViewOf(service, id, row, isoTime(service.clock.nowMs()));
 }

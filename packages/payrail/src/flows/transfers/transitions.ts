@@ -1,79 +1,23 @@
-// Applying state changes of transfers (one, or a worker's whole batch): the
+// Preparing state changes of transfers (one, or a worker's whole batch): the
 // guarded row update, the ledger posting a final state needs, the release of
-// a failed transfer's payin link, and the event row, all in the caller's
-// transaction. Every path that changes a transfer's state (worker,
-// invitations, operator) comes through here, so the ledger moves of
-// docs/api-decisions.md section 7 are made in exactly one place.
+// a failed transfer's payin link, and the event row, decided and rendered
+// before any transaction; store/transfers/transitions.ts writes them in the
+// command's. Every path that changes a transfer's state (worker,
+// invitations, reconciliation, operator) comes through here, so the ledger
+// moves of docs/api-decisions.md section 7 are made in exactly one place.
 import { isoTime } from '../../domain/iso-time.ts';
 import { merchantAccount, type PostingInput } from '../../domain/ledger.ts';
 import { STATE } from '../../domain/transfer-states.ts';
 import type { Service } from '../../service.ts';
-import type { Txn } from '../../store/db.ts';
-import { postBatch } from '../../store/ledger.ts';
-import { applyChanges, insertTransferEvents, type TransferChange, type TransferEventInput, type TransferRow, unlinkCharge } from '../../store/transfers.ts';
-import { insertEvents } from '../../store/events.ts';
-import { transferEventDataAt, transferEventType } from '../events/emit.ts';
+import type { TransferEventInput, TransferRow } from '../../store/transfers.ts';
+import type { NotedChange, PreparedTransitions, PrepareTransitions, TransitionOf, TransitionWrites } from '../../store/transfers/transitions.ts';
+import { transferEventDataAt, transferEventType } from './events.ts';
 
-/** One change of a transfer with the note of its history row. */
-export interface NotedChange {
-  readonly change: TransferChange;
-  readonly note: string | null;
-}
+export type { NotedChange, PreparedTransitions, PrepareTransitions, TransitionOf };
 
-/**
- * Changes of one transfer made in one go, from the row as it was read: each
- * change gets its history row and event as if it had been applied on its
- * own, in order, and the row ends at the last one. Only the last may be final.
- */
-export interface TransitionOf {
-  readonly row: TransferRow;
-  readonly changes: readonly NotedChange[];
-}
-
-/**
- * Returns false, having written nothing, when the row is no longer at the
- * version it was read at (another worker, an operator or an invitation got
- * there first).
- */
-export async function transition(
-  tx: Txn,
-  service: Pick<Service, 'providers'>,
-  row: TransferRow,
-  change: TransferChange,
-  note: string | null,
-  nowMs: number,
-): Promise<boolean> {
-  const [applied] = await transitionBatch(tx, service, [{ row, changes: [{ change, note }] }], nowMs);
-  return applied!;
-}
-
-/** Everything a batch of transitions writes, decided before its transaction (prepareTransitions). */
-export interface PreparedTransitions {
-  /** The guarded row updates, one per transition, in the batch's order. */
-  readonly updates: ReadonlyArray<{ readonly pk: number; readonly version: number; readonly change: TransferChange }>;
-  /** What each transition writes if its row is still at its version; the batch's indexes in pk order. */
-  readonly writes: ReadonlyArray<TransitionWrites>;
-  readonly order: readonly number[];
-  readonly nowMs: number;
-}
-
-interface TransitionWrites {
-  readonly postings: readonly PostingInput[];
-  readonly unlink: boolean;
-  readonly history: readonly TransferEventInput[];
-  readonly events: ReadonlyArray<{ readonly merchantId: string; readonly type: string; readonly dataJson: string; readonly nowMs: number }>;
-}
-
-/**
- * Applies the transitions of a batch in the caller's transaction, set-based:
- * the rows' guarded UPDATEs by multi-row statements (each row still guarded
- * by its own version, so a row someone else changed drops only its own
- * transition), the ledger postings of every final state as one batch, the
- * history rows and the events each by multi-row INSERT. Returns, per
- * transition, whether it was applied.
- */
-export async function transitionBatch(tx: Txn, service: Pick<Service, 'providers'>, batch: readonly TransitionOf[], nowMs: number): Promise<boolean[]> {
-  return applyTransitions(tx, prepareTransitions(service, batch, nowMs));
+/** prepareTransitions bound to the service's views, for commands that decide a transition inside their transaction. */
+export function transitionsPreparer(service: Pick<Service, 'providers'>): PrepareTransitions {
+  return (batch, nowMs) => prepareTransitions(service, batch, nowMs);
 }
 
 /**
@@ -116,38 +60,6 @@ export function prepareTransitions(service: Pick<Service, 'providers'>, batch: r
     order: batch.map((_, i) => i).sort((a, b) => batch[a]!.row.pk - batch[b]!.row.pk),
     nowMs,
   };
-}
-
-/** The writes of prepared transitions, in the caller's transaction; per transition, whether it was applied. */
-export async function applyTransitions(tx: Txn, prepared: PreparedTransitions): Promise<boolean[]> {
-  const changed = await applyChanges(tx, prepared.updates, prepared.nowMs);
-  const applied = prepared.updates.map(({ pk }) => changed.has(pk));
-  const postings: PostingInput[] = [];
-  const unlinks: number[] = [];
-  const history: TransferEventInput[] = [];
-  const events: Array<TransitionWrites['events'][number]> = [];
-  for (const i of prepared.order) {
-    if (!applied[i]) continue;
-    const w = prepared.writes[i]!;
-    postings.push(...w.postings);
-    if (w.unlink) unlinks.push(prepared.updates[i]!.pk);
-    history.push(...w.history);
-    events.push(...w.events);
-  }
-  // Sent together (pipelined on PostgreSQL); a refused posting throws and the caller's transaction takes all of it back.
-  // The balances last: the merchant's balance rows are the ones every execute
-  // of the API updates too, and from its update to the commit a row stays
-  // locked; sent after the inserts, they are held for the commit alone.
-  await Promise.all([
-    ...unlinks.map((pk) => unlinkCharge(tx, pk, prepared.nowMs)),
-    insertTransferEvents(tx, history),
-    insertEvents(tx, events),
-    postBatch(tx, postings).then((outcome) => {
-      // In flight has no floor, so a refusal here means the ledger is broken: stop loudly.
-      if (outcome !== 'posted') throw new Error(`transfers ${postings.map((p) => p.refId).join(', ')}: final postings were refused (${outcome})`);
-    }),
-  ]);
-  return applied;
 }
 
 function assertChain(row: TransferRow, changes: readonly NotedChange[]): void {

@@ -1,4 +1,5 @@
-// The executes of one moment on PostgreSQL, written by one statement (Db.batched).
+// The executes of one moment on PostgreSQL, written by one statement (Db.batched):
+// PostgreSQL's form of the execute rule (execute-rule.ts has it statement by statement).
 //
 // Every execute of a merchant debits the same available-balance row, so the
 // batches that carry executes serialize on that row's lock, and what the
@@ -17,7 +18,7 @@
 //
 // What each item gets is what running them one after another in batch order
 // would give, or `alone`: the caller then writes that item by itself in a
-// transaction of its own (transfer-execute.ts), which decides it exactly.
+// transaction of its own (execute-rule.ts), which decides it exactly.
 // That is the case for the rare items the batch does not decide: an id
 // given twice in the batch, an item the floor refused (alone, a taken id is
 // reported before the funds, as the single write does) and every later item
@@ -26,17 +27,17 @@
 // item planned on assumptions the store no longer bears out.
 //
 // Assumptions: an execute may be planned without reading the store first
-// (flows/transfers/execute.ts), on the merchant's payouts-must-link rule as
+// (execute.ts), on the merchant's payouts-must-link rule as
 // last seen and on there being no quote for its id. The item carries them,
 // and the statement accepts it only if the merchant's row still says that
 // rule and, when it assumed no quote, no quote exists for the id; otherwise
 // nothing of it is written and it is `alone`.
-import { POSTING_KINDS } from '../domain/ledger.ts';
-import { STATE } from '../domain/transfer-states.ts';
-import type { SqlValue, Tx } from './db.ts';
-import { newEventDeliveriesSql } from './events.ts';
-import type { ExecuteWrite } from './transfer-execute.ts';
-import { NEW_TRANSFER_COLUMNS, newTransferValues } from './transfers.ts';
+import { POSTING_KINDS } from '../../domain/ledger.ts';
+import { STATE } from '../../domain/transfer-states.ts';
+import type { SqlValue, Tx } from '../db.ts';
+import { newEventDeliveriesSql } from '../events.ts';
+import type { ExecuteWrite } from './execute-rule.ts';
+import { NEW_TRANSFER_COLUMNS, newTransferValues } from '../transfers.ts';
 
 /** What an execute was planned on, checked by the statement (see the head of this file). */
 export interface ExecuteAssumptions {

@@ -5,7 +5,7 @@
 // latency, not by either side's CPU).
 //
 // Nothing here is trusted: each hint becomes an assumption the write checks
-// in the same statement (store/transfer-execute-batch.ts), and a wrong one
+// in the same statement (execute-batch.ts), and a wrong one
 // only sends that execute down the exact path (read, then write). So no
 // hint needs invalidating; a stale one costs a round trip, once.
 //   - a merchant's payouts-must-link rule, as the last exact read showed it;
@@ -14,7 +14,7 @@
 //     quote changes the rate. A quote made by another process is found by
 //     the statement's check instead.
 import { QUOTE_LIFETIME_MS } from '../../domain/transfer-states.ts';
-import type { Service } from '../../service.ts';
+import type { Db } from '../db.ts';
 
 /** Merchants whose rule is remembered; past it, the longest unused is forgotten. */
 const MERCHANTS_MAX = 10_000;
@@ -65,14 +65,14 @@ export class ExecuteHints {
   }
 }
 
-const HINTS = new WeakMap<Service, ExecuteHints>();
+const HINTS = new WeakMap<Db, ExecuteHints>();
 
-/** The hints of one service (one per process in production; tests run several). */
-export function executeHints(service: Service): ExecuteHints {
-  let hints = HINTS.get(service);
+/** The hints of one store handle (one per process in production; tests open several). */
+export function executeHints(db: Db): ExecuteHints {
+  let hints = HINTS.get(db);
   if (hints === undefined) {
     hints = new ExecuteHints();
-    HINTS.set(service, hints);
+    HINTS.set(db, hints);
   }
   return hints;
 }
