@@ -35,12 +35,6 @@ export interface Tx {
 
 export type Dialect = 'sqlite' | 'postgres';
 
-/**
- * A transaction in progress as code outside the store sees it: a handle to
- * pass to store functions, with no SQL of its own.
- */
-export type Txn = Tx;
-
 export interface Db {
   readonly dialect: Dialect;
   /**

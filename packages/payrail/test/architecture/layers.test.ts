@@ -45,6 +45,46 @@ describe('architecture: the store owns SQL', () => {
   it('the SQL handle type Tx is not imported outside src/store/', () => {
     assert.deepEqual(offenders(/import[^;]*\bTx\b[^;]*from/), []);
   });
+});
+
+// The store is a closed set of commands and queries: a flow decides, then
+// submits one (it opens its own transaction); nothing outside the store holds
+// a transaction handle, opens a transaction, or branches on the store's kind.
+const HANDLE = /\bTxn?\b|\btx\b/;
+const OPENS_TRANSACTION = /\bdb\??\.(write|read|readSnapshot)\s*[(<]/;
+const STORE_KIND = /\.(batched|dialect)\b/;
+
+describe('architecture: flows submit store commands', () => {
+  it('no transaction handle (Tx, Txn, tx) outside src/store/', () => {
+    assert.deepEqual(offenders(HANDLE), []);
+  });
+
+  it('no transaction opened outside src/store/', () => {
+    assert.deepEqual(offenders(OPENS_TRANSACTION), []);
+  });
+
+  it("no branch on the store's kind outside src/store/ (its batching and dialect are the store's own)", () => {
+    assert.deepEqual(offenders(STORE_KIND), []);
+  });
+
+  it('the checks find what they look for (planted lines are reported)', () => {
+    const planted = [
+      'const row = await deps.db.write(async (tx) => getCharge(tx, pk));',
+      'async function step(tx: Txn): Promise<void> {}',
+      'if (service.db.batched !== undefined) return;',
+      'const rows = await service.db.read((t) => list(t));',
+    ];
+    assert.deepEqual(
+      planted.map((line) => [HANDLE.test(line), OPENS_TRANSACTION.test(line), STORE_KIND.test(line)]),
+      [
+        [true, true, false],
+        [true, false, false],
+        [false, false, true],
+        [false, true, false],
+      ],
+    );
+    assert.equal(['const text = "context";', 'await reply.send(json);'].filter((line) => HANDLE.test(line) || OPENS_TRANSACTION.test(line)).length, 0);
+  });
 
   it('the check finds what it looks for (a planted line is reported)', () => {
     const planted = ["const row = await tx.get('SELECT 1');"];

@@ -14,12 +14,12 @@ import { pinKeyFor } from '../../crypto/card-key.ts';
 import { fail } from '../../errors.ts';
 import type { Service } from '../../service.ts';
 import { type AuditActor, audited, SYSTEM_ACTOR } from '../operations/audit.ts';
-import type { Db, Txn } from '../../store/db.ts';
+import type { Db } from '../../store/db.ts';
 import { type MerchantChange, changeMerchant as changeMerchantCommand } from '../../store/merchants/change.ts';
 import { createMerchantWithCredentials, type Funding } from '../../store/merchants/create.ts';
 import type { IssuedSourceKeys, NewSource } from '../../store/merchants/credentials.ts';
 import * as sources from '../../store/merchants/sources.ts';
-import { availableAccount, type MerchantSummary, merchantSummary, summaryOf } from '../../store/merchants/summary.ts';
+import { availableAccount, type MerchantSummary, merchantSummary } from '../../store/merchants/summary.ts';
 
 export interface AdminDeps {
   readonly db: Db;
@@ -154,16 +154,6 @@ export async function setPayoutsMustLink(deps: AdminDeps, input: { merchantId: s
 }
 
 export type { MerchantSummary };
-
-/**
- * A merchant's summary inside a transaction the caller holds. Kept for the
- * panel's merchant views until they read it with merchantSummary's query.
- */
-export async function summarize(tx: Txn, merchantId: string): Promise<MerchantSummary> {
-  const summary = await summaryOf(tx, merchantId);
-  if (summary === undefined) fail('not_found', `merchant ${merchantId} not found`);
-  return summary;
-}
 
 /** The transfer API's balance: the available balance and the overdraft, in cents. */
 export async function merchantBalance(deps: Pick<AdminDeps, 'db'>, merchantId: string): Promise<{ balanceCents: number; overdraftCents: number }> {

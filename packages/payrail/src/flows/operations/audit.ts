@@ -10,8 +10,8 @@ import { type AuditActor, type AuditEvent, type AuditOutcome, SYSTEM_ACTOR } fro
 import type { Clock } from '../../domain/clock.ts';
 import { parseKey } from '../../domain/credentials.ts';
 import { isApiError } from '../../errors.ts';
-import { type AuditEventFilters, type AuditEventRow, type AuditNote, appendAudit } from '../../store/audit-events.ts';
-import type { Db, Txn } from '../../store/db.ts';
+import type { AuditEventFilters, AuditEventRow, AuditNote } from '../../store/audit-events.ts';
+import type { Db } from '../../store/db.ts';
 import { auditEventsPage, recordAuditEvent } from '../../store/operations/audit-trail.ts';
 
 export type { AuditActor, AuditEvent, AuditEventRow, AuditNote };
@@ -22,41 +22,9 @@ export interface AuditDeps {
   readonly clock: Clock;
 }
 
-/** Appends an event inside a transaction a flow already holds (until the last such flow submits a store command instead). */
-export async function auditInTx(tx: Txn, actor: AuditActor, event: AuditEvent, outcome: AuditOutcome, atMs: number): Promise<void> {
-  await appendAudit(tx, actor, event, outcome, atMs);
-}
-
 /** Appends an event in a transaction of its own. */
 export async function recordAudit(deps: AuditDeps, actor: AuditActor, event: AuditEvent, outcome: AuditOutcome): Promise<void> {
   await recordAuditEvent(deps.db, actor, event, outcome, deps.clock.nowMs());
-}
-
-/**
- * Runs `work` in one write transaction and appends its event (outcome
- * success) in the same transaction; `refine` adds what only the result knows
- * (the id of what was created). When `work` is refused with an ApiError, the
- * event is recorded with outcome failure and the error's code, and the error
- * is passed on. Kept until the last flow that holds a transaction submits a
- * store command through `audited` instead.
- */
-export async function writeAudited<T>(
-  deps: AuditDeps,
-  actor: AuditActor,
-  event: AuditEvent,
-  work: (tx: Txn) => Promise<T>,
-  refine?: (result: T) => Partial<AuditEvent>,
-): Promise<T> {
-  try {
-    return await deps.db.write(async (tx) => {
-      const result = await work(tx);
-      await auditInTx(tx, actor, { ...event, ...refine?.(result) }, 'success', deps.clock.nowMs());
-      return result;
-    });
-  } catch (error) {
-    if (isApiError(error)) await recordAudit(deps, actor, { ...event, detail: `${error.error}: ${error.message}` }, 'failure');
-    throw error;
-  }
 }
 
 /**
