@@ -6,7 +6,7 @@ import { afterRun } from '../../domain/recurring.ts';
 import type { EventType } from '../../domain/webhooks.ts';
 import { getCharge, type ChargeRow } from '../charges.ts';
 import { command, Refusal } from '../command.ts';
-import type { Db, Tx } from '../db.ts';
+import type { Db } from '../db.ts';
 import type { CardRefusal, ChargeCard } from '../payin/card-source.ts';
 import { type ChargeReservationInput, reserveChargeIn } from '../payin/charge-reservation.ts';
 import { emitScheduleEvent, type EventViews } from '../event-outbox.ts';
