@@ -284,11 +284,7 @@ export function buildProgram(): Command {
     .description('create a user of the control panel at /dashboard')
     .action(async (options: { role: string; email: string; merchant?: string; password?: string }, command: Command) => {
       const created = await withService((service) =>
-        createUser(
-          { db: service.db, clock: service.clock },
-          { email: options.email, role: options.role, merchantId: options.merchant, password: options.password },
-          cliActor(),
-        ),
+        createUser(service, { email: options.email, role: options.role, merchantId: options.merchant, password: options.password }, cliActor()),
       );
       output(command, created, () =>
         [

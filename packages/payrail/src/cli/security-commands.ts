@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { AUDIT_ACTIONS, type AuditAction, isAuditAction } from '../domain/audit.ts';
 import { AUDIT_LISTED_MAX, type AuditEventRow, auditEvents } from '../flows/operations/audit.ts';
 import { disableUser, enableUser, endUserSessions, listUsers, resetUserPassword, resetUserTotp, type UserChange } from '../flows/panel/users.ts';
-import { addOrigin, removeOrigin, sourceOrigins } from '../flows/access/source-origins.ts';
+import { addOrigin, originDepsOf, removeOrigin, sourceOrigins } from '../flows/access/source-origins.ts';
 import type { Service } from '../service.ts';
 import { cliActor } from './actor.ts';
 
@@ -126,7 +126,7 @@ export function registerOriginsCommand(source: Command, helpers: CliHelpers): vo
       if (chosen > 1) throw helpers.usage('give one of --add, --remove or --list');
       const input = { merchantId: options.merchant, sourceId: options.source };
       const origins = await helpers.withService((service) => {
-        const deps = { db: service.db, clock: service.clock, environment: service.config.environment };
+        const deps = originDepsOf(service);
         if (options.add !== undefined) return addOrigin(deps, { ...input, origin: options.add }, cliActor());
         if (options.remove !== undefined) return removeOrigin(deps, { ...input, origin: options.remove }, cliActor());
         return sourceOrigins(deps, input);

@@ -39,7 +39,7 @@ function enforce(result: LimitResult, reply: FastifyReply, what: string): void {
 }
 
 export async function registerRateLimits(app: FastifyInstance, service: Service): Promise<void> {
-  const counter = new SharedCounter({ db: service.db, clock: service.clock, log: service.log });
+  const counter = new SharedCounter(service);
   // global: false: no route gets the plugin's own hook; the two limiters below are called by ours.
   await app.register(rateLimit, { global: false, store: sharedStoreClass(counter), skipOnError: true, timeWindow: RATE_WINDOW_MS });
   const perAddress = app.createRateLimit({

@@ -4,7 +4,8 @@
 // authorizations past their lifetime, and the daily batch close.
 import { recoveryDepsOf, resolveDueCharges } from '../flows/payin/charge-recovery.ts';
 import { expireDueAuthorizations } from '../flows/payin/authorization-expiry.ts';
-import { closeDueBatches } from '../flows/payin/batches.ts';
+import { batchCloseDepsOf, closeDueBatches } from '../flows/payin/batches.ts';
+import { operationDepsOf } from '../flows/payin/operation-common.ts';
 import { resolveDueOperations } from '../flows/payin/operation-recovery.ts';
 import { prunePayinData } from '../flows/payin/cleanup.ts';
 import { resolveDueVerifications, verifyRecoveryDepsOf } from '../flows/payin/verify.ts';
@@ -22,9 +23,9 @@ export function payinCleanupJob(service: Service): Job {
 }
 
 export function cardLifecycleJobs(service: Service): Job[] {
-  const operationDeps = { db: service.db, clock: service.clock, log: service.log, processor: service.providers.cardProcessor };
+  const operationDeps = operationDepsOf(service);
   const verifyDeps = verifyRecoveryDepsOf(service);
-  const batchDeps = { db: service.db, clock: service.clock, closeMinuteOfDay: service.config.batchCloseMinuteOfDay };
+  const batchDeps = batchCloseDepsOf(service);
   return [
     { name: 'charges.resolve-operations', runOnce: () => resolveDueOperations(operationDeps) },
     { name: 'verifications.resolve-pending', runOnce: () => resolveDueVerifications(verifyDeps) },

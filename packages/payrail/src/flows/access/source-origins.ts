@@ -8,6 +8,7 @@ import type { AuditActor } from '../../domain/audit.ts';
 import type { Environment } from '../../domain/credentials.ts';
 import { ORIGINS_PER_SOURCE_MAX, originAllowed, parsePageOrigin } from '../../domain/page-origin.ts';
 import { fail, isApiError } from '../../errors.ts';
+import type { Service } from '../../service.ts';
 import type { Db } from '../../store/db.ts';
 import * as origins from '../../store/access/origins.ts';
 import { audited, SYSTEM_ACTOR } from '../operations/audit.ts';
@@ -18,6 +19,11 @@ export interface OriginDeps {
   readonly db: Db;
   readonly clock: Clock;
   readonly environment: Environment;
+}
+
+/** What the hosted form's origin rules get from the service. */
+export function originDepsOf(service: Pick<Service, 'db' | 'clock' | 'config'>): OriginDeps {
+  return { db: service.db, clock: service.clock, environment: service.config.environment };
 }
 
 /** Sources a merchant may have listed on its credentials page, times the origins of each. */

@@ -47,6 +47,11 @@ export function renderBatch(row: BatchRow): BatchView {
   };
 }
 
+/** What the daily close gets from the service: the minute of the day batches close at. */
+export function batchCloseDepsOf(service: Pick<Service, 'db' | 'clock' | 'config'>): Deps & { closeMinuteOfDay: number } {
+  return { db: service.db, clock: service.clock, closeMinuteOfDay: service.config.batchCloseMinuteOfDay };
+}
+
 /** The worker's daily close: every batch opened before the last scheduled close time is closed. Returns how many. */
 export async function closeDueBatches(deps: Deps & { closeMinuteOfDay: number }, limit = BATCH_CLOSE_MAX): Promise<number> {
   const nowMs = deps.clock.nowMs();

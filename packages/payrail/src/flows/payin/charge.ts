@@ -24,6 +24,7 @@
 // while the first request may still be waiting for the processor.
 import type { Logger } from 'pino';
 import type { CardCipher } from '../../crypto/card-cipher.ts';
+import { cardCipherFor } from '../../crypto/card-key.ts';
 import type { Clock } from '../../domain/clock.ts';
 import { parseReferenceNumber } from '../../domain/references.ts';
 import { fail } from '../../errors.ts';
@@ -58,6 +59,11 @@ export interface ChargeDeps {
   readonly log: Logger;
   readonly processor: CardProcessor;
   readonly cipher: CardCipher;
+}
+
+/** What a charge gets from the service (the card-data key is loaded here, once per caller). */
+export function chargeDepsOf(service: Pick<Service, 'db' | 'clock' | 'log' | 'providers' | 'config'>): ChargeDeps {
+  return { db: service.db, clock: service.clock, log: service.log, processor: service.providers.cardProcessor, cipher: cardCipherFor(service.config) };
 }
 
 /** A reply ready to send: HTTP status and the JSON text (stored as is for idempotent replays). */

@@ -22,6 +22,11 @@ export interface OperationDeps {
   readonly processor: CardProcessor;
 }
 
+/** What capture, void, refund and their recovery get from the service. */
+export function operationDepsOf(service: Pick<Service, 'db' | 'clock' | 'log' | 'providers'>): OperationDeps {
+  return { db: service.db, clock: service.clock, log: service.log, processor: service.providers.cardProcessor };
+}
+
 /** Who asks: the merchant, and the source whose credentials were used (Idempotency-Keys are scoped to it). */
 export interface Caller {
   readonly merchantId: string;

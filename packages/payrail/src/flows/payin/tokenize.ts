@@ -11,6 +11,7 @@ import { isoTime } from '../../domain/iso-time.ts';
 import { hashNonce, newNonce, NONCE_TTL_MS } from '../../domain/nonce.ts';
 import type { Secret } from '../../domain/secret.ts';
 import type { CardCipher } from '../../crypto/card-cipher.ts';
+import { cardCipherFor } from '../../crypto/card-key.ts';
 import { fail } from '../../errors.ts';
 import type { Service } from '../../service.ts';
 import { storeNonce } from '../../store/payin/tokens.ts';
@@ -19,6 +20,11 @@ export interface TokenizeDeps {
   readonly db: Service['db'];
   readonly clock: Clock;
   readonly cipher: CardCipher;
+}
+
+/** What tokenizing gets from the service. */
+export function tokenizeDepsOf(service: Pick<Service, 'db' | 'clock' | 'config'>): TokenizeDeps {
+  return { db: service.db, clock: service.clock, cipher: cardCipherFor(service.config) };
 }
 
 export interface TokenizeInput {

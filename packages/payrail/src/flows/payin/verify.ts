@@ -55,6 +55,11 @@ export interface VerifyDeps {
   readonly cipher: CardCipher;
 }
 
+/** What a verification gets from the service. */
+export function verifyDepsOf(service: Pick<Service, 'db' | 'clock' | 'log' | 'providers' | 'config'>): VerifyDeps {
+  return { db: service.db, clock: service.clock, log: service.log, processor: service.providers.cardProcessor, cipher: cardCipherFor(service.config) };
+}
+
 /** The charge body without amount (and without capture). */
 export type VerifyRequest = Omit<ChargeRequest, 'amount' | 'capture' | 'expiry_month' | 'expiry_year' | 'billing_info'> & {
   readonly expiry_month: number;

@@ -13,8 +13,6 @@ import { notice } from '../views/components.ts';
 import { reconciliationBody } from '../views/operator.ts';
 
 export function reconciliationRoutes(service: Service): FastifyPluginAsync {
-  const deps = { db: service.db, clock: service.clock, providers: service.providers };
-
   async function showQueue(request: FastifyRequest, reply: FastifyReply, message: Html | null, status: number) {
     const { transfers, candidates } = await reconciliationQueue(service);
     const body = reconciliationBody({ csrf: userOf(request).csrfToken, transfers, candidates, message });
@@ -37,12 +35,12 @@ export function reconciliationRoutes(service: Service): FastifyPluginAsync {
 
     app.post('/operator/reconciliation/link', async (request, reply) => {
       const input = { merchantId: formField(request, 'merchant'), transferId: formField(request, 'transfer'), chargeRef: formField(request, 'charge').trim() };
-      return act(request, reply, () => linkTransfer(deps, input, actorOf(request)), 'linked');
+      return act(request, reply, () => linkTransfer(service, input, actorOf(request)), 'linked');
     });
 
     app.post('/operator/reconciliation/cancel', async (request, reply) => {
       const input = { merchantId: formField(request, 'merchant'), transferId: formField(request, 'transfer') };
-      return act(request, reply, () => cancelTransfer(deps, input, actorOf(request)), 'cancelled');
+      return act(request, reply, () => cancelTransfer(service, input, actorOf(request)), 'cancelled');
     });
   };
 }

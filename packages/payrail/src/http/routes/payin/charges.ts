@@ -3,8 +3,7 @@
 // Replies are sent as the JSON text the flow produced, so an idempotent
 // replay is exactly the first reply.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { cardCipherFor } from '../../../crypto/card-key.ts';
-import { createChargeFlow } from '../../../flows/payin/charge.ts';
+import { chargeDepsOf, createChargeFlow } from '../../../flows/payin/charge.ts';
 import type { Service } from '../../../service.ts';
 import { keepRawJson, rawMemberText } from '../../raw-json.ts';
 import { ChargeHeaders, ChargeRequest, ChargeResponse, ShapeC, TransactionParams } from '../../schemas/payin.ts';
@@ -16,13 +15,7 @@ const REFUSALS = { 400: ShapeC, 401: ShapeC, 403: ShapeC, 404: ShapeC, 500: Shap
 export function payinChargeRoutes(service: Service): FastifyPluginAsyncTypebox {
   return async (app) => {
     keepRawJson(app);
-    const flow = createChargeFlow({
-      db: service.db,
-      clock: service.clock,
-      log: service.log,
-      processor: service.providers.cardProcessor,
-      cipher: cardCipherFor(service.config),
-    });
+    const flow = createChargeFlow(chargeDepsOf(service));
     // Credentials are checked on request, before the body is validated: an
     // unauthenticated caller learns nothing about the body rules.
     const authenticate = basicAuth(service);

@@ -3,13 +3,13 @@
 // origin>), its script and style, and payrail.js, which merchants include to
 // mount the form and receive nonces. The form is served only for a live
 // tokenization token whose source allows the page's origin
-// (flows/source-origins.ts), else a plain error page; it may be framed only
+// (flows/access/source-origins.ts), else a plain error page; it may be framed only
 // by that origin (CSP frame-ancestors) and posts nonces only to it.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { escapeHtml } from '../../../domain/html-escape.ts';
-import { hostedFormAccess } from '../../../flows/access/source-origins.ts';
+import { hostedFormAccess, originDepsOf } from '../../../flows/access/source-origins.ts';
 import type { Service } from '../../../service.ts';
 import { verifyTokenizationToken } from '../../auth-hooks.ts';
 
@@ -38,7 +38,7 @@ export function hostedFormRoutes(service: Service): FastifyPluginAsync {
       'card-form.css': { body: readAsset('card-form.css'), type: 'text/css; charset=utf-8' },
       'payrail.js': { body: readAsset('payrail.js'), type: 'text/javascript; charset=utf-8' },
     };
-    const deps = { db: service.db, clock: service.clock, environment: service.config.environment };
+    const deps = originDepsOf(service);
 
     app.get('/hosted/card-form', async (request, reply) => {
       const query = request.query as Record<string, unknown>;

@@ -6,9 +6,9 @@
 // sent as the JSON text the flow produced, so a replay is exactly the first.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { cardCipherFor } from '../../../crypto/card-key.ts';
 import { createCardLifecycleFlow, type Caller } from '../../../flows/payin/card-lifecycle.ts';
-import { createVerifyFlow } from '../../../flows/payin/verify.ts';
+import { createVerifyFlow, verifyDepsOf } from '../../../flows/payin/verify.ts';
+import { operationDepsOf } from '../../../flows/payin/operation-common.ts';
 import type { ErrorName } from '../../../errors.ts';
 import type { Service } from '../../../service.ts';
 import { basicAuth } from '../../auth-hooks.ts';
@@ -56,9 +56,8 @@ const DOCS = {
 export function payinLifecycleRoutes(service: Service): FastifyPluginAsyncTypebox {
   return async (app) => {
     keepRawJson(app);
-    const deps = { db: service.db, clock: service.clock, log: service.log, processor: service.providers.cardProcessor };
-    const flow = createCardLifecycleFlow(deps);
-    const verifyFlow = createVerifyFlow({ ...deps, cipher: cardCipherFor(service.config) });
+    const flow = createCardLifecycleFlow(operationDepsOf(service));
+    const verifyFlow = createVerifyFlow(verifyDepsOf(service));
     // Credentials are checked on request, before the body is validated.
     const authenticate = basicAuth(service);
     const schemaOf = (docs: (typeof DOCS)[keyof typeof DOCS], body: typeof OperationRequest | typeof VerifyRequest) => ({

@@ -4,9 +4,8 @@
 // cookies, so any origin may. The preflight is answered here too.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import { cardCipherFor } from '../../../crypto/card-key.ts';
 import { Secret } from '../../../domain/secret.ts';
-import { tokenizeCard } from '../../../flows/payin/tokenize.ts';
+import { tokenizeCard, tokenizeDepsOf } from '../../../flows/payin/tokenize.ts';
 import type { Service } from '../../../service.ts';
 import { ShapeC, TokenRequest, TokenResponse } from '../../schemas/payin.ts';
 import { tokenizationAuth } from '../../auth-hooks.ts';
@@ -21,7 +20,7 @@ function allowAnyOrigin(reply: FastifyReply): void {
 
 export function payinTokenRoutes(service: Service): FastifyPluginAsyncTypebox {
   return async (app) => {
-    const deps = { db: service.db, clock: service.clock, cipher: cardCipherFor(service.config) };
+    const deps = tokenizeDepsOf(service);
     const authenticate = tokenizationAuth(service);
 
     app.options(TOKENS_PATH, async (_request, reply) => {
