@@ -6,7 +6,6 @@
 // primary key.
 import { DAY_MS } from '../../domain/clock.ts';
 import { TRANSACTION_STATUSES, type TransactionStatus } from '../../domain/card-lifecycle.ts';
-import { overdraftCentsOf } from '../../domain/ledger.ts';
 import { fail } from '../../errors.ts';
 import type { ChargeRow } from '../../store/charges.ts';
 import {
@@ -110,21 +109,7 @@ export async function merchantOverview(deps: PanelDeps, merchantId: string): Pro
   const today = Math.floor(deps.clock.nowMs() / DAY_MS);
   const read = await readMerchantOverview(deps.db, { merchantId, fromMs: (today - VOLUME_CHART_DAYS + 1) * DAY_MS });
   if (read.kind === 'unknown') fail('not_found', `merchant ${merchantId} not found`);
-  const overdraftCents = overdraftCentsOf(read.available.floor_cents);
-  const summary: MerchantSummary = {
-    merchant_id: read.merchant.id,
-    name: read.merchant.name,
-    payouts_must_link: read.merchant.payouts_must_link === 1,
-    balance_cents: read.available.balance_cents,
-    overdraft_cents: overdraftCents,
-    available_cents: read.available.balance_cents + overdraftCents,
-    in_flight_cents: read.inFlight.balance_cents,
-    paid_out_cents: read.paidOut.balance_cents,
-    // Card payins are debited from this account, so its balance is minus the total.
-    card_payins_cents: 0 - read.cardPayins.balance_cents,
-    sources: read.sources.map((s) => ({ id: s.id, name: s.name, revoked: s.revoked_at_ms !== null })),
-  };
-  return { summary, days: dailyVolume(read.chargeDays, read.transferDays, today) };
+  return { summary: read.summary, days: dailyVolume(read.chargeDays, read.transferDays, today) };
 }
 
 export interface ChargeFilters extends PageCursor {

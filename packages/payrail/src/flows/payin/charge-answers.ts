@@ -11,23 +11,14 @@ import { transactionStatusOf, utcDate } from '../../domain/card-lifecycle.ts';
 import type { TransactionRow } from '../../store/transactions.ts';
 import type { FundedTransferRow } from '../../store/transfers.ts';
 import { fundingCustomFields } from '../transfers/funding.ts';
+import type { Billing } from '../../store/payin/card-source.ts';
 
 /** The `version` field of every shape A reply: the payin API's version text. */
 export const PAYIN_API_VERSION = '2.0';
 
 /** What a charge keeps of its request (never card data: that is sealed separately). */
 export interface StoredChargeRequest {
-  readonly billing_info: {
-    readonly first_name: string;
-    readonly last_name: string;
-    readonly street: string;
-    readonly street2: string;
-    readonly city: string;
-    readonly state: string;
-    readonly zip: string;
-    readonly country: string;
-    readonly phone: string;
-  };
+  readonly billing_info: Billing;
   readonly transaction_details: {
     readonly description: string | null;
     readonly clerk: string | null;
