@@ -4,7 +4,7 @@
 //
 // Writing every request's hit would turn each read of the API into a write.
 // Instead each process counts locally and adds its hits to the shared count
-// (one upsert, flows/abuse-counters.ts) once it holds a twentieth of the
+// (one upsert, flows/access/abuse-counters.ts) once it holds a twentieth of the
 // limit or a second has passed, taking back every process's total. The
 // answer is then at most that far behind the other processes; a count that
 // is already over the limit locally is over it everywhere. With a limit of

@@ -1,7 +1,7 @@
 // The queries behind `payrail ledger verify`: the facts the verifier
 // compares, read from one snapshot. Each returns rows that are either totals
 // to compare or records that break an invariant (bounded), so the verifier
-// (flows/ledger-verify.ts) only decides what counts as a problem.
+// (flows/operations/ledger-verify.ts) only decides what counts as a problem.
 import type { Db, Tx } from './db.ts';
 
 /** Rows listed per kind of broken record; the verifier reports at most this many. */
