@@ -70,6 +70,8 @@ export class ApiError extends Error {
     message?: string,
     /** Members the reply carries beside `error` (the existing method's `id` of a duplicate_payment_method). */
     readonly fields?: Readonly<Record<string, string | number>>,
+    /** The request field the refusal is about (dotted path), when it is about one: accept.blue's error_details name it. */
+    readonly field?: string,
   ) {
     const entry = ERRORS[error];
     super(message ?? entry.message);

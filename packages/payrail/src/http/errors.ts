@@ -6,6 +6,7 @@
 // HTTP parser rejects (an over-long request line or headers).
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ACCEPTBLUE_API_VERSION, type WireDialect } from '../domain/wire-dialect.ts';
 import { ApiError, isApiError, StoreClosedError, type ErrorName } from '../errors.ts';
 
 export type ApiFamily = 'transfer' | 'payin' | 'other';
@@ -16,9 +17,38 @@ export function apiFamily(url: string): ApiFamily {
   return 'other';
 }
 
-export function renderError(family: ApiFamily, error: ApiError): unknown {
+/**
+ * The caller's dialect on the payin API: its source's setting once its
+ * credentials were accepted, `unknown` before (a 401 must read the same for
+ * every failed credential, so it cannot depend on whose key was sent).
+ */
+export type RefusalDialect = WireDialect | 'unknown';
+
+/** accept.blue's refusal body: BaseResponse with status "Error" (docs/acceptblue-compatibility.md). */
+export function renderAcceptBlueRefusal(error: ApiError): Record<string, unknown> {
+  return {
+    version: ACCEPTBLUE_API_VERSION,
+    status: 'Error',
+    status_code: 'E',
+    error_message: error.message,
+    error_code: error.code,
+    error_details: error.field === undefined ? null : { [error.field]: [error.message] },
+    ...error.fields,
+  };
+}
+
+export function renderError(family: ApiFamily, error: ApiError, dialect: RefusalDialect = 'spec'): unknown {
   if (family === 'transfer') return { success: 'false', error: { message: error.message, code: error.code } };
-  return { error: { code: error.code, message: error.message }, ...error.fields };
+  const shapeC = { error: { code: error.code, message: error.message }, ...error.fields };
+  if (family !== 'payin' || dialect === 'spec') return shapeC;
+  if (dialect === 'acceptblue') return renderAcceptBlueRefusal(error);
+  // Dialect unknown: both envelopes, so either kind of client reads it.
+  return { ...shapeC, ...renderAcceptBlueRefusal(error) };
+}
+
+/** The dialect a refusal of this request is written in (see RefusalDialect). */
+export function refusalDialectOf(request: FastifyRequest): RefusalDialect {
+  return request.principal?.dialect ?? 'unknown';
 }
 
 /** Field names whose validation failures are amount errors, not generic ones. */
@@ -52,7 +82,7 @@ export function validationError(error: FastifyError & { validation?: AjvIssue[];
   let name: ErrorName = 'invalid_request';
   if (missing === undefined && AMOUNT_FIELDS.has(leaf) && pathParts.length === 1) name = 'invalid_amount';
   if (missing === undefined && PHONE_FIELDS.has(leaf) && pathParts.length === 1) name = 'invalid_phone_number';
-  return new ApiError(name, message);
+  return new ApiError(name, message, undefined, field === '' ? undefined : field);
 }
 
 export function toApiError(error: unknown): ApiError | null {
@@ -78,12 +108,12 @@ export function errorHandler(this: unknown, error: unknown, request: FastifyRequ
     request.log.error({ err: error }, 'unexpected error');
     apiError = new ApiError('internal_server_error');
   }
-  void reply.code(apiError.status).send(renderError(apiFamily(request.url), apiError));
+  void reply.code(apiError.status).send(renderError(apiFamily(request.url), apiError, refusalDialectOf(request)));
 }
 
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): void {
   const error = new ApiError('not_found', `no route for ${request.method} ${request.url.split('?')[0]}`);
-  void reply.code(404).send(renderError(apiFamily(request.url), error));
+  void reply.code(404).send(renderError(apiFamily(request.url), error, refusalDialectOf(request)));
 }
 
 /**
@@ -108,7 +138,7 @@ export function frameworkErrorHandler(error: FastifyError, request: FastifyReque
   void reply
     .code(apiError.status)
     .headers(REFUSAL_HEADERS)
-    .send(renderError(apiFamily(request.url), apiError));
+    .send(renderError(apiFamily(request.url), apiError, 'unknown'));
 }
 
 /** Bytes of a rejected request looked at to find its URL. */
@@ -132,7 +162,7 @@ export function clientErrorHandler(error: Error & { code?: string; rawPacket?: u
         ? 'the request took too long to arrive'
         : 'the request is not valid HTTP';
   const apiError = new ApiError('invalid_request', message);
-  const body = JSON.stringify(renderError(apiFamily(url), apiError));
+  const body = JSON.stringify(renderError(apiFamily(url), apiError, 'unknown'));
   if (socket.writable) {
     const headers = Object.entries(REFUSAL_HEADERS)
       .map(([name, value]) => `${name}: ${value}\r\n`)

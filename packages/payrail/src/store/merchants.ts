@@ -1,5 +1,6 @@
 // Merchants, sources and credentials rows.
 import type { CredentialKind, Environment } from '../domain/credentials.ts';
+import { DEFAULT_WIRE_DIALECT, type WireDialect } from '../domain/wire-dialect.ts';
 import type { Tx } from './db.ts';
 
 export interface MerchantRow {
@@ -13,6 +14,7 @@ export interface SourceRow {
   id: string;
   merchant_id: string;
   name: string;
+  dialect: WireDialect;
   created_at_ms: number;
   revoked_at_ms: number | null;
 }
@@ -22,6 +24,8 @@ export interface CredentialRow {
   merchant_id: string;
   source_id: string | null;
   kind: CredentialKind;
+  /** The wire dialect of the credential's source ('spec' for a transfer key). */
+  dialect: WireDialect;
   /** NULL only on rows issued before migration 003 and not yet given the store's environment. */
   environment: Environment | null;
   secret_hash: string;
@@ -49,18 +53,25 @@ export async function setPayoutsMustLink(tx: Tx, id: string, on: boolean): Promi
   return (await tx.run('UPDATE merchants SET payouts_must_link = ? WHERE id = ?', [on ? 1 : 0, id])).changes;
 }
 
-export async function insertSource(tx: Tx, row: Omit<SourceRow, 'revoked_at_ms'>): Promise<void> {
-  await tx.run('INSERT INTO sources (id, merchant_id, name, created_at_ms) VALUES (?, ?, ?, ?)', [row.id, row.merchant_id, row.name, row.created_at_ms]);
+export async function insertSource(tx: Tx, row: Omit<SourceRow, 'revoked_at_ms' | 'dialect'> & { dialect?: WireDialect }): Promise<void> {
+  await tx.run('INSERT INTO sources (id, merchant_id, name, dialect, created_at_ms) VALUES (?, ?, ?, ?, ?)', [
+    row.id,
+    row.merchant_id,
+    row.name,
+    row.dialect ?? DEFAULT_WIRE_DIALECT,
+    row.created_at_ms,
+  ]);
 }
 
 export async function getSource(tx: Tx, id: string): Promise<SourceRow | undefined> {
-  return tx.get<SourceRow>('SELECT id, merchant_id, name, created_at_ms, revoked_at_ms FROM sources WHERE id = ?', [id]);
+  return tx.get<SourceRow>('SELECT id, merchant_id, name, dialect, created_at_ms, revoked_at_ms FROM sources WHERE id = ?', [id]);
 }
 
 export async function listSources(tx: Tx, merchantId: string): Promise<SourceRow[]> {
-  return tx.all<SourceRow>('SELECT id, merchant_id, name, created_at_ms, revoked_at_ms FROM sources WHERE merchant_id = ? ORDER BY created_at_ms, id', [
-    merchantId,
-  ]);
+  return tx.all<SourceRow>(
+    'SELECT id, merchant_id, name, dialect, created_at_ms, revoked_at_ms FROM sources WHERE merchant_id = ? ORDER BY created_at_ms, id',
+    [merchantId],
+  );
 }
 
 /**
@@ -119,7 +130,7 @@ export async function insertCredential(
  */
 export async function getCredential(tx: Tx, id: string): Promise<CredentialRow | undefined> {
   const row = await tx.get<CredentialRow>(
-    `SELECT c.id, c.merchant_id, c.source_id, c.kind, c.environment, c.secret_hash, c.pin_hash, COALESCE(c.revoked_at_ms, s.revoked_at_ms) AS revoked_at_ms,
+    `SELECT c.id, c.merchant_id, c.source_id, c.kind, COALESCE(s.dialect, 'spec') AS dialect, c.environment, c.secret_hash, c.pin_hash, COALESCE(c.revoked_at_ms, s.revoked_at_ms) AS revoked_at_ms,
        COALESCE(p.failures, 0) AS pin_failures, COALESCE(p.locked_until_ms, 0) AS pin_locked_until_ms
      FROM credentials c LEFT JOIN sources s ON s.id = c.source_id LEFT JOIN pin_failures p ON p.credential_id = c.id
      WHERE c.id = ?`,

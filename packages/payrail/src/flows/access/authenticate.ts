@@ -32,6 +32,7 @@ import {
   type ParsedKey,
 } from '../../domain/credentials.ts';
 import { ApiError, type ErrorName } from '../../errors.ts';
+import type { WireDialect } from '../../domain/wire-dialect.ts';
 import { clearWrongPins, countAuthFailure, countWrongPinOnly, upgradeHashes as upgradeHashesCommand } from '../../store/access/auth-counters.ts';
 import type { Db } from '../../store/db.ts';
 import type { CredentialRow } from '../../store/merchants.ts';
@@ -42,6 +43,8 @@ export interface Principal {
   readonly sourceId: string | null;
   readonly kind: CredentialKind;
   readonly credentialId: string;
+  /** How the payin API answers this caller (its source's setting; 'spec' for a transfer key). */
+  readonly dialect: WireDialect;
 }
 
 /** The API a credential is presented to: each has one failure message. */
@@ -223,7 +226,7 @@ async function upgradeHashes(run: Run, checked: Checked, text: string, pin: { gi
 }
 
 function principalOf(row: CredentialRow): Principal {
-  return { merchantId: row.merchant_id, sourceId: row.source_id, kind: row.kind, credentialId: row.id };
+  return { merchantId: row.merchant_id, sourceId: row.source_id, kind: row.kind, credentialId: row.id, dialect: row.dialect };
 }
 
 /** Transfer API: the merchant's transfer key in the API-KEY header. */

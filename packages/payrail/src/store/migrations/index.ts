@@ -27,6 +27,7 @@ const names = [
   '011_hot_path_keys',
   '012_sparse_charge_indexes',
   '013_event_deliveries',
+  '014_wire_dialect',
 ];
 
 export const MIGRATIONS: readonly Migration[] = names.map((name) => ({
