@@ -9,7 +9,7 @@ import { changeEndpoint, createEndpoint, endpointList, endpointOf, removeEndpoin
 import { eventListJson, eventOfJson, resendEvent } from '../../flows/webhooks/events.ts';
 import type { Service } from '../../service.ts';
 import { merchantAuth } from '../auth-hooks.ts';
-import { ShapeC } from '../schemas/payin.ts';
+import { PAYIN_REFUSALS } from '../schemas/payin.ts';
 import {
   Endpoint,
   EndpointChange,
@@ -26,7 +26,7 @@ import {
   EventResent,
 } from '../schemas/webhooks.ts';
 
-const REFUSALS = { 400: ShapeC, 401: ShapeC, 403: ShapeC, 404: ShapeC, 500: ShapeC };
+const REFUSALS = PAYIN_REFUSALS;
 
 function sendJson(reply: FastifyReply, json: string): FastifyReply {
   return reply.code(200).type('application/json; charset=utf-8').send(json);

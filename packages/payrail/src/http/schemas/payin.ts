@@ -93,6 +93,46 @@ export const TransactionParams = Type.Object({ id: Type.String({ description: 'T
 /** Shape C: a rejected request. */
 export const ShapeC = Type.Object({ error: Type.Object({ code: Type.String(), message: Type.String() }) }, { title: 'PayinError' });
 
+/** A rejected request in the accept.blue dialect: accept.blue's BaseResponse with status Error (docs/acceptblue-compatibility.md). */
+export const AcceptBlueRefusal = Type.Object(
+  {
+    version: Type.String(),
+    status: Type.Literal('Error'),
+    status_code: Type.Literal('E'),
+    error_message: Type.String(),
+    error_code: Type.String({ description: 'The error catalogue code' }),
+    error_details: Type.Union([Type.Record(Type.String(), Type.Array(Type.String())), Type.Null()], {
+      description: 'Each refused request field (dotted path) with its messages; null when the refusal is not about a field',
+    }),
+  },
+  { title: 'AcceptBlueError' },
+);
+
+/**
+ * A rejected payin request: shape C in the spec dialect, accept.blue's body
+ * in the accept.blue dialect, and both at once when the caller's dialect is
+ * not known (its credentials were refused). Listed most members first: an
+ * answer is written with the first member it matches.
+ */
+export const PayinRefusal = Type.Union(
+  [Type.Object({ ...ShapeC.properties, ...AcceptBlueRefusal.properties }, { title: 'PayinErrorEitherDialect' }), AcceptBlueRefusal, ShapeC],
+  {
+    title: 'PayinRefusal',
+  },
+);
+
+/** The refusals every payin route may answer. */
+export const PAYIN_REFUSALS = {
+  400: PayinRefusal,
+  401: PayinRefusal,
+  403: PayinRefusal,
+  404: PayinRefusal,
+  409: PayinRefusal,
+  415: PayinRefusal,
+  429: PayinRefusal,
+  500: PayinRefusal,
+};
+
 const NullableAddress = Type.Object({
   first_name: nullableText(),
   last_name: nullableText(),

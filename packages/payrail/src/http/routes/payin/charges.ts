@@ -6,11 +6,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { chargeDepsOf, createChargeFlow } from '../../../flows/payin/charge.ts';
 import type { Service } from '../../../service.ts';
 import { keepRawJson, rawMemberText } from '../../raw-json.ts';
-import { ChargeHeaders, ChargeRequest, ChargeResponse, ShapeC, TransactionParams } from '../../schemas/payin.ts';
+import { ChargeHeaders, ChargeRequest, ChargeResponse, PAYIN_REFUSALS, TransactionParams } from '../../schemas/payin.ts';
 import { basicAuth } from '../../auth-hooks.ts';
 import { idempotencyKeyOf, sendReply } from '../../idempotent-replies.ts';
 
-const REFUSALS = { 400: ShapeC, 401: ShapeC, 403: ShapeC, 404: ShapeC, 500: ShapeC };
+const REFUSALS = PAYIN_REFUSALS;
 
 export function payinChargeRoutes(service: Service): FastifyPluginAsyncTypebox {
   return async (app) => {

@@ -14,9 +14,9 @@ import type { Service } from '../../../service.ts';
 import { basicAuth } from '../../auth-hooks.ts';
 import { idempotencyKeyOf, sendReply } from '../../idempotent-replies.ts';
 import { keepRawJson, rawMemberText } from '../../raw-json.ts';
-import { ChargeHeaders, ChargeResponse, OperationRequest, ShapeC, VerifyRequest } from '../../schemas/payin.ts';
+import { ChargeHeaders, ChargeResponse, OperationRequest, PAYIN_REFUSALS, VerifyRequest } from '../../schemas/payin.ts';
 
-const REFUSALS = { 400: ShapeC, 401: ShapeC, 403: ShapeC, 404: ShapeC, 500: ShapeC };
+const REFUSALS = PAYIN_REFUSALS;
 
 function callerOf(request: FastifyRequest): Caller {
   const principal = request.principal!;

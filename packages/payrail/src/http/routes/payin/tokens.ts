@@ -7,7 +7,7 @@ import type { FastifyReply } from 'fastify';
 import { Secret } from '../../../domain/secret.ts';
 import { tokenizeCard, tokenizeDepsOf } from '../../../flows/payin/tokenize.ts';
 import type { Service } from '../../../service.ts';
-import { ShapeC, TokenRequest, TokenResponse } from '../../schemas/payin.ts';
+import { PAYIN_REFUSALS, TokenRequest, TokenResponse } from '../../schemas/payin.ts';
 import { tokenizationAuth } from '../../auth-hooks.ts';
 
 export const TOKENS_PATH = '/api/v2/tokens';
@@ -39,7 +39,7 @@ export function payinTokenRoutes(service: Service): FastifyPluginAsyncTypebox {
           summary: 'Tokenize a card into a single-use nonce',
           errors: ['invalid_card'],
           body: TokenRequest,
-          response: { 200: TokenResponse, 400: ShapeC, 401: ShapeC, 403: ShapeC },
+          response: { 200: TokenResponse, ...PAYIN_REFUSALS },
         },
         // CORS headers first, so a browser can read refusals too; then the
         // credential, before the body is even validated.

@@ -12,9 +12,9 @@ import { batchList, batchOf, batchTransactions } from '../../../flows/payin/batc
 import { parseListQuery, transactionListJson } from '../../../flows/payin/transactions.ts';
 import type { Service } from '../../../service.ts';
 import { basicAuth } from '../../auth-hooks.ts';
-import { Batch, BatchList, BatchParams, PageQuery, ShapeC, TransactionList, TransactionListQuery } from '../../schemas/payin.ts';
+import { Batch, BatchList, BatchParams, PageQuery, PAYIN_REFUSALS, TransactionList, TransactionListQuery } from '../../schemas/payin.ts';
 
-const REFUSALS = { 400: ShapeC, 401: ShapeC, 403: ShapeC, 404: ShapeC, 500: ShapeC };
+const REFUSALS = PAYIN_REFUSALS;
 
 function sendJson(reply: FastifyReply, json: string): FastifyReply {
   return reply.code(200).type('application/json; charset=utf-8').send(json);

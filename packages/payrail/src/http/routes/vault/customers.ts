@@ -22,7 +22,7 @@ import type { Owner } from '../../../flows/vault/stored-common.ts';
 import type { Service } from '../../../service.ts';
 import { basicAuth } from '../../auth-hooks.ts';
 import { createdView, idempotencyKeyOf } from '../../idempotent-replies.ts';
-import { ChargeHeaders, PageQuery, ShapeC, TransactionList } from '../../schemas/payin.ts';
+import { ChargeHeaders, PageQuery, PAYIN_REFUSALS, TransactionList } from '../../schemas/payin.ts';
 import {
   Customer,
   CustomerCreate,
@@ -37,7 +37,7 @@ import {
   PaymentMethodUpdate,
 } from '../../schemas/stored.ts';
 
-export const STORED_REFUSALS = { 400: ShapeC, 401: ShapeC, 403: ShapeC, 404: ShapeC, 500: ShapeC };
+export const STORED_REFUSALS = PAYIN_REFUSALS;
 const NO_CONTENT = { 204: { type: 'null', description: 'Deleted' } };
 
 /** Sends JSON text the flow rendered (transaction lists, as GET /api/v2/transactions/:id renders each). */
@@ -160,7 +160,7 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
           params: IdParams,
           headers: ChargeHeaders,
           body: PaymentMethodCreate,
-          response: { 200: PaymentMethod, 409: DuplicatePaymentMethod, ...STORED_REFUSALS },
+          response: { 200: PaymentMethod, ...STORED_REFUSALS, 409: DuplicatePaymentMethod },
         },
         onRequest,
       },
