@@ -9,6 +9,7 @@ import { isoTime } from '../../domain/iso-time.ts';
 import { centsToDollarNumber } from '../../domain/money.ts';
 import type { TransactionRow } from '../../store/transactions.ts';
 import type { FundedTransferRow } from '../../store/transfers.ts';
+import type { WireDialect } from '../../domain/wire-dialect.ts';
 import type { Billing } from '../../store/payin/card-source.ts';
 import { renderTransaction } from './transaction-view.ts';
 
@@ -62,7 +63,7 @@ export type ChargeView = Pick<
 >;
 
 /** `funded`: the transfers the charge pays for, shown in custom_fields (see transfers/funding.ts). */
-export function renderCharge(charge: ChargeView, funded: readonly FundedTransferRow[] = []): Record<string, unknown> {
+export function renderCharge(charge: ChargeView, funded: readonly FundedTransferRow[] = [], _dialect: WireDialect = 'spec'): Record<string, unknown> {
   return charge.status === 'approved' || charge.status === 'pending' ? renderAcceptedCharge(charge, funded) : renderRefusedCharge(charge);
 }
 

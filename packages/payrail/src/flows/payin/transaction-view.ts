@@ -5,6 +5,7 @@ import { avsResultOf, cvvResultOf } from '../../domain/card-results.ts';
 import { transactionStatusOf, utcDate } from '../../domain/card-lifecycle.ts';
 import { isoTime } from '../../domain/iso-time.ts';
 import { centsToDollarNumber } from '../../domain/money.ts';
+import type { WireDialect } from '../../domain/wire-dialect.ts';
 import type { FundedTransferRow } from '../../store/transfers.ts';
 import { fundingCustomFields } from '../transfers/funding.ts';
 import type { ChargeView, StoredChargeRequest } from './charge-answers.ts';
@@ -12,8 +13,11 @@ import type { ChargeView, StoredChargeRequest } from './charge-answers.ts';
 /** The funding type we report in card_details.bin_details.type: no BIN table says otherwise. */
 const BIN_TYPE = 'credit';
 
-/** `funded`: the transfers the charge pays for, shown in custom_fields (see transfers/funding.ts). */
-export function renderTransaction(charge: ChargeView, funded: readonly FundedTransferRow[] = []): Record<string, unknown> {
+/**
+ * `funded`: the transfers the charge pays for, shown in custom_fields (see transfers/funding.ts).
+ * `dialect`: the caller's wire dialect (accept.blue's Transaction object in `acceptblue`).
+ */
+export function renderTransaction(charge: ChargeView, funded: readonly FundedTransferRow[] = [], _dialect: WireDialect = 'spec'): Record<string, unknown> {
   const request = JSON.parse(charge.request_json) as StoredChargeRequest;
   const approved = charge.status === 'approved';
   const requested = centsToDollarNumber(charge.amount_cents);
