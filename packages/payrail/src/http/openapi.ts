@@ -48,8 +48,8 @@ function codesByStatus(errors: readonly ErrorName[]): Map<number, string[]> {
   return byStatus;
 }
 
-/** The title of the payin API's generic refusal schema (shape C, http/schemas/payin.ts). */
-const GENERIC_REFUSAL_TITLE = 'PayinError';
+/** The titles of the payin API's generic refusal schemas (http/schemas/payin.ts), replaced by each operation's own codes. */
+const GENERIC_REFUSAL_TITLES: ReadonlySet<string | undefined> = new Set(['PayinError', 'PayinRefusal']);
 
 const STATUS_MEANINGS: Readonly<Record<number, string>> = {
   400: 'The request is refused: the message names the field',
@@ -82,7 +82,33 @@ function errorSchema(family: ApiFamily, status: number, codes: readonly string[]
       properties: { success: { type: 'string', const: 'false' }, error },
     };
   }
-  return { description: `${meaning} (shape C)`, type: 'object', required: ['error'], additionalProperties: false, properties: { error } };
+  const shapeC = { title: 'shape C (spec dialect)', type: 'object', required: ['error'], additionalProperties: false, properties: { error } };
+  const acceptBlue = {
+    title: 'accept.blue dialect',
+    type: 'object',
+    required: ['version', 'status', 'status_code', 'error_message', 'error_code', 'error_details'],
+    properties: {
+      version: { type: 'string' },
+      status: { type: 'string', const: 'Error' },
+      status_code: { type: 'string', const: 'E' },
+      error_message: { type: 'string', description: 'What is wrong, naming the field' },
+      error_code: { type: 'string', enum: codes },
+      error_details: {
+        anyOf: [{ type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } }, { type: 'null' }],
+        description: 'Each refused field (a dotted path) with its messages; null when the refusal is not about one field',
+      },
+    },
+  };
+  const both = {
+    title: 'caller not yet known (both)',
+    type: 'object',
+    required: ['error', ...acceptBlue.required],
+    properties: { error, ...acceptBlue.properties },
+  };
+  return {
+    description: `${meaning}. Shape C for a source in the spec dialect, accept.blue's body in the acceptblue dialect, both at once before the caller is known (docs/acceptblue-compatibility.md)`,
+    anyOf: [shapeC, acceptBlue, both],
+  };
 }
 
 function securityOf(url: string): Array<Record<string, string[]>> | undefined {
@@ -155,7 +181,7 @@ export function documentRoute(url: string, method: string | string[], schema: Ro
       // A refusal with a body of its own (a duplicate card's 409 names the saved one) keeps its schema;
       // the generic refusal shape gives way to this operation's own codes.
       const declared = response[String(status)] as { title?: string } | undefined;
-      if (declared === undefined || declared.title === GENERIC_REFUSAL_TITLE) response[String(status)] = errorSchema(family, status, codes);
+      if (declared === undefined || GENERIC_REFUSAL_TITLES.has(declared.title)) response[String(status)] = errorSchema(family, status, codes);
     }
   }
   const security = base.security ?? securityOf(url);

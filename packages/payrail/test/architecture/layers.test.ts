@@ -38,8 +38,10 @@ describe('architecture: the store owns SQL', () => {
     assert.deepEqual(offenders(/\btx\.(get|all|run|dialect)\b/), []);
   });
 
+  // The SQL dialect is the store handle's (`db.dialect`); a payin source's
+  // wire dialect (`principal.dialect`, domain/wire-dialect.ts) is a product setting.
   it('no branch on the SQL dialect outside src/store/', () => {
-    assert.deepEqual(offenders(/\.dialect\s*[!=]==/), []);
+    assert.deepEqual(offenders(/\bdb\??\.dialect\s*[!=]==/), []);
   });
 
   it('the SQL handle type Tx is not imported outside src/store/', () => {
@@ -52,7 +54,7 @@ describe('architecture: the store owns SQL', () => {
 // a transaction handle, opens a transaction, or branches on the store's kind.
 const HANDLE = /\bTxn?\b|\btx\b/;
 const OPENS_TRANSACTION = /\bdb\??\.(write|read|readSnapshot)\s*[(<]/;
-const STORE_KIND = /\.(batched|dialect)\b/;
+const STORE_KIND = /\bdb\??\.(batched|dialect)\b/;
 
 describe('architecture: flows submit store commands', () => {
   it('no transaction handle (Tx, Txn, tx) outside src/store/', () => {
@@ -83,6 +85,9 @@ describe('architecture: flows submit store commands', () => {
         [false, true, false],
       ],
     );
+    // A payin source's wire dialect is not the store's kind.
+    assert.equal(STORE_KIND.test("if (request.principal?.dialect === 'acceptblue') return;"), false);
+    assert.equal(STORE_KIND.test("const sql = service.db.dialect === 'postgres' ? a : b;"), true);
     assert.equal(['const text = "context";', 'await reply.send(json);'].filter((line) => HANDLE.test(line) || OPENS_TRANSACTION.test(line)).length, 0);
   });
 

@@ -132,18 +132,29 @@ for (const kind of STORE_KINDS) {
           for (const status of ['400', '401', '403', '429', '500', '503']) {
             const schema = operation.responses[status]?.content?.['application/json']?.schema;
             assert.ok(schema !== undefined, `${method} ${path} does not document ${status}`);
-            const properties = schema.properties as Record<string, unknown>;
-            if (path.startsWith('/api/v2/')) assert.deepEqual(Object.keys(properties), ['error'], `${method} ${path} ${status}`);
-            else assert.deepEqual(Object.keys(properties).sort(), ['error', 'success'], `${method} ${path} ${status}`);
+            if (path.startsWith('/api/v2/')) {
+              // Each dialect's refusal (docs/acceptblue-compatibility.md): shape C, accept.blue's body, and both before the caller is known.
+              const variants = (schema.anyOf as Array<{ properties: Record<string, unknown> }>).map((variant) => Object.keys(variant.properties));
+              assert.deepEqual(
+                variants,
+                [
+                  ['error'],
+                  ['version', 'status', 'status_code', 'error_message', 'error_code', 'error_details'],
+                  ['error', 'version', 'status', 'status_code', 'error_message', 'error_code', 'error_details'],
+                ],
+                `${method} ${path} ${status}`,
+              );
+            } else assert.deepEqual(Object.keys(schema.properties as Record<string, unknown>).sort(), ['error', 'success'], `${method} ${path} ${status}`);
           }
         }
       }
       // Each operation lists its own refusals, not the whole catalogue's.
       const codesOf = (method: string, path: string, status: string) => {
+        type ErrorBody = { properties: { error: { properties: { code: { enum: string[] } } } } };
         const schema = document.paths[path]![method]!.responses[status]?.content?.['application/json']?.schema as
-          | { properties: { error: { properties: { code: { enum: string[] } } } } }
+          | (ErrorBody & { anyOf?: ErrorBody[] })
           | undefined;
-        return schema?.properties.error.properties.code.enum ?? [];
+        return (schema?.anyOf?.[0] ?? schema)?.properties.error.properties.code.enum ?? [];
       };
       assert.ok(codesOf('post', '/api/transfer', '400').includes('insufficient_funds'));
       assert.ok(!codesOf('post', '/api/transfer', '400').includes('invalid_nonce'), 'execute transfer never answers invalid_nonce');

@@ -27,6 +27,7 @@ const OPERATIONS_NOT_IN_SDK: Readonly<Record<string, string>> = {
 const SHAPES_NOT_IN_SDK: Readonly<Record<string, string>> = {
   TransactionResult: 'a union of Transaction and DeclinedTransaction, each checked under its own name',
   TransferStatusResponse: 'a union of the status envelope (around TransferStatus) and ExecuteTransferResponse, each checked by its parts',
+  PayinRefusal: 'a refusal in either dialect (shape C or accept.blue): the SDK throws it as a PayrailError',
   DuplicatePaymentMethodError: "a refusal: the SDK throws it as a PayrailError, the existing method's id in error.details.id",
   WebhookEndpointDeleted: 'deleteWebhookEndpoint() answers nothing; the body is not read',
   SandboxActionResponse: 'the bare success envelope; the sandbox calls answer nothing',

@@ -105,7 +105,8 @@ export const AcceptBlueRefusal = Type.Object(
       description: 'Each refused request field (dotted path) with its messages; null when the refusal is not about a field',
     }),
   },
-  { title: 'AcceptBlueError' },
+  // Untitled: the OpenAPI document replaces each operation's refusals with its own codes (http/openapi.ts errorSchema).
+  {},
 );
 
 /**
@@ -114,12 +115,9 @@ export const AcceptBlueRefusal = Type.Object(
  * not known (its credentials were refused). Listed most members first: an
  * answer is written with the first member it matches.
  */
-export const PayinRefusal = Type.Union(
-  [Type.Object({ ...ShapeC.properties, ...AcceptBlueRefusal.properties }, { title: 'PayinErrorEitherDialect' }), AcceptBlueRefusal, ShapeC],
-  {
-    title: 'PayinRefusal',
-  },
-);
+export const PayinRefusal = Type.Union([Type.Object({ ...ShapeC.properties, ...AcceptBlueRefusal.properties }), AcceptBlueRefusal, ShapeC], {
+  title: 'PayinRefusal',
+});
 
 /** The refusals every payin route may answer. */
 export const PAYIN_REFUSALS = {
