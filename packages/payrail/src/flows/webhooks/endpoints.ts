@@ -113,8 +113,26 @@ export async function createEndpoint(deps: EndpointDeps, merchantId: string, inp
   return { ...renderEndpoint(row), signature: secret.reveal() };
 }
 
+/** Every endpoint of the merchant, accept.blue webhooks included, in Payrail's endpoint shape (the panel and the CLI). */
 export async function endpointList(deps: Pick<EndpointDeps, 'db'>, merchantId: string): Promise<EndpointView[]> {
   return (await endpointsOf(deps.db, merchantId)).map(renderEndpoint);
+}
+
+/** What the panel adds for an accept.blue webhook: its accept.blue id and description. */
+export interface AcceptBlueFacts {
+  readonly id: number;
+  readonly description: string | null;
+}
+
+/** endpointList with, for each accept.blue webhook, its accept.blue facts (null for Payrail's own endpoints). */
+export async function endpointListWithFormats(
+  deps: Pick<EndpointDeps, 'db'>,
+  merchantId: string,
+): Promise<Array<{ endpoint: EndpointView; acceptBlue: AcceptBlueFacts | null }>> {
+  return (await endpointsOf(deps.db, merchantId)).map((row) => ({
+    endpoint: renderEndpoint(row),
+    acceptBlue: row.format === 'acceptblue' && row.number !== null ? { id: Number(row.number), description: row.description } : null,
+  }));
 }
 
 export async function endpointOf(deps: Pick<EndpointDeps, 'db'>, merchantId: string, id: string): Promise<EndpointView> {
