@@ -283,7 +283,8 @@ export async function verifyAcceptBlueWebhook(rawBody: string | Uint8Array, head
 
 /** An accept.blue webhook's id: a positive integer. */
 export function acceptBlueWebhookId(id: number): string {
-  if (!Number.isSafeInteger(id) || id < 1) throw inputError('invalid_request', `id must be an accept.blue webhook id (a positive integer), got ${JSON.stringify(id)}`);
+  if (!Number.isSafeInteger(id) || id < 1)
+    throw inputError('invalid_request', `id must be an accept.blue webhook id (a positive integer), got ${JSON.stringify(id)}`);
   return String(id);
 }
 

@@ -134,7 +134,11 @@ describe('accept.blue webhooks', () => {
       { status: 200, body: webhook, expect: { method: 'GET', path: '/api/v2/webhooks/7' } },
       { status: 200, body: { ...webhook, active: false }, expect: { method: 'PATCH', path: '/api/v2/webhooks/7' } },
       { status: 204, text: '', expect: { method: 'DELETE', path: '/api/v2/webhooks/7' } },
-      { status: 409, body: rejected('duplicate_webhook', 'a webhook with webhook_url x is already registered'), expect: { method: 'POST', path: '/api/v2/webhooks' } },
+      {
+        status: 409,
+        body: rejected('duplicate_webhook', 'a webhook with webhook_url x is already registered'),
+        expect: { method: 'POST', path: '/api/v2/webhooks' },
+      },
     ]);
     const created = await client.createAcceptBlueWebhook({ webhook_url: webhook.webhook_url, description: webhook.description, active: true });
     assert.deepEqual(created, webhook);
@@ -155,11 +159,21 @@ describe('accept.blue webhooks', () => {
   });
 
   it('verifyAcceptBlueWebhook checks X-Signature over the raw body keyed by the signature, as the Vendure plugin does', async () => {
-    const body = JSON.stringify({ event: 'transaction', type: 'succeeded', subType: 'charge', id: 'a'.repeat(32), timestamp: '2026-01-01T00:00:00.000Z', data: {} });
+    const body = JSON.stringify({
+      event: 'transaction',
+      type: 'succeeded',
+      subType: 'charge',
+      id: 'a'.repeat(32),
+      timestamp: '2026-01-01T00:00:00.000Z',
+      data: {},
+    });
     const xSignature = crypto.createHmac('sha256', webhook.signature).update(body).digest('hex');
     const delivery = await verifyAcceptBlueWebhook(body, { 'x-signature': xSignature }, webhook.signature);
     assert.deepEqual([delivery.event, delivery.type, delivery.subType], ['transaction', 'succeeded', 'charge']);
-    assert.equal((await verifyAcceptBlueWebhook(new TextEncoder().encode(body), new Headers({ 'X-Signature': xSignature }), webhook.signature)).id, 'a'.repeat(32));
+    assert.equal(
+      (await verifyAcceptBlueWebhook(new TextEncoder().encode(body), new Headers({ 'X-Signature': xSignature }), webhook.signature)).id,
+      'a'.repeat(32),
+    );
     assert.match(await refusal(verifyAcceptBlueWebhook(body.replace('charge', 'refund'), { 'x-signature': xSignature }, webhook.signature)), /X-Signature/);
     assert.match(await refusal(verifyAcceptBlueWebhook(body, {}, webhook.signature)), /X-Signature/);
     assert.match(await refusal(verifyAcceptBlueWebhook(body, { 'x-signature': xSignature }, 'another')), /X-Signature/);

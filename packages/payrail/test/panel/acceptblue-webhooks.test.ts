@@ -31,7 +31,11 @@ for (const kind of STORE_KINDS) {
         shop,
         'POST',
         '/api/v2/webhooks',
-        { webhook_url: 'https://shop.example/accept-blue/webhook/token', description: 'Notify Vendure of any events on the Accept Blue platform', active: true },
+        {
+          webhook_url: 'https://shop.example/accept-blue/webhook/token',
+          description: 'Notify Vendure of any events on the Accept Blue platform',
+          active: true,
+        },
         201,
       );
       const panel = new PanelClient(t.app);
@@ -45,7 +49,7 @@ for (const kind of STORE_KINDS) {
       assert.ok(!page.body.includes(webhook.signature), 'the secret is not on the page');
       assert.ok(text.indexOf('https://shop.example/payrail') < text.indexOf('https://shop.example/accept-blue'), 'oldest first');
 
-      const endpointId = new RegExp(`Endpoint https://shop\\.example/accept-blue/webhook/token[\\s\\S]*?Id <code>(we_[0-9A-Za-z]{16})</code>`).exec(page.body)?.[1];
+      const endpointId = /Endpoint https:\/\/shop\.example\/accept-blue\/webhook\/token[\s\S]*?Id <code>(we_[0-9A-Za-z]{16})<\/code>/.exec(page.body)?.[1];
       assert.ok(endpointId !== undefined && endpointId !== own.id);
       const disabled = await panel.post(`/dashboard/webhooks/${endpointId}/disable`, {});
       assert.equal(disabled.status, 303);

@@ -138,9 +138,7 @@ for (const kind of STORE_KINDS) {
       assert.equal(await pluginRequest(t, other, 'GET', `webhooks/${created.id}`), undefined, "another merchant's webhook reads as unknown");
 
       // The secret is sealed at rest.
-      const stored = await t.service.db.read((tx) =>
-        tx.get<{ secret_enc: Buffer }>('SELECT secret_enc FROM webhook_endpoints WHERE number = ?', [created.id]),
-      );
+      const stored = await t.service.db.read((tx) => tx.get<{ secret_enc: Buffer }>('SELECT secret_enc FROM webhook_endpoints WHERE number = ?', [created.id]));
       assert.ok(!Buffer.from(stored!.secret_enc).toString('latin1').includes(created.signature));
       assert.ok(!t.logLines.some((line) => line.includes(created.signature)), 'the secret is never logged');
     });

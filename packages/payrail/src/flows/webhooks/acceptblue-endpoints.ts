@@ -10,11 +10,7 @@
 // retries and disabling are shared); its deliveries are accept.blue's
 // envelope (flows/webhooks/acceptblue-delivery.ts).
 import { webhookSecretCipherFor } from '../../crypto/webhook-secret.ts';
-import {
-  ACCEPTBLUE_EVENT_TYPES,
-  acceptBlueUrlProblem,
-  descriptionProblem,
-} from '../../domain/acceptblue-webhooks.ts';
+import { ACCEPTBLUE_EVENT_TYPES, acceptBlueUrlProblem, descriptionProblem } from '../../domain/acceptblue-webhooks.ts';
 import { ENDPOINTS_PER_MERCHANT_MAX, eventTypesText } from '../../domain/webhooks.ts';
 import { fail } from '../../errors.ts';
 import type { EndpointRow } from '../../store/webhook-endpoints.ts';
@@ -153,7 +149,8 @@ export async function changeWebhook(deps: EndpointDeps, merchantId: string, id: 
   const number = acceptBlueNumberOf(id);
   const { url, events, enabled, ...acceptBlue } = input;
   if (number !== null) {
-    if (url !== undefined || events !== undefined || enabled !== undefined) fail('invalid_request', 'an accept.blue webhook takes webhook_url, description and active');
+    if (url !== undefined || events !== undefined || enabled !== undefined)
+      fail('invalid_request', 'an accept.blue webhook takes webhook_url, description and active');
     return changeAcceptBlueWebhook(deps, merchantId, number, acceptBlue);
   }
   if (Object.values(acceptBlue).some((value) => value !== undefined)) fail('invalid_request', 'a webhook endpoint (we_...) takes url, events and enabled');

@@ -151,7 +151,8 @@ export async function changeEndpoint(
   if (input.url !== undefined || input.events !== undefined) {
     // An accept.blue endpoint receives accept.blue's events, and its URL is changed by its accept.blue id (the duplicate rule).
     const current = await storedEndpointOf(deps.db, merchantId, id);
-    if (current?.format === 'acceptblue') fail('invalid_request', `webhook endpoint ${id} is an accept.blue webhook: change its webhook_url at /api/v2/webhooks/${current.number}`);
+    if (current?.format === 'acceptblue')
+      fail('invalid_request', `webhook endpoint ${id} is an accept.blue webhook: change its webhook_url at /api/v2/webhooks/${current.number}`);
   }
   const change: { url?: string; eventTypes?: string; enabled?: boolean } = {};
   if (input.url !== undefined) change.url = checkedUrl(deps, input.url);

@@ -56,7 +56,8 @@ export function webhookRoutes(service: Service): FastifyPluginAsyncTypebox {
         schema: {
           operationId: 'createWebhookEndpoint',
           errors: ['duplicate_webhook'],
-          summary: "Create a webhook endpoint: Payrail's {url, events} (200; the signing secret is shown once) or accept.blue's {webhook_url, description, active} (201)",
+          summary:
+            "Create a webhook endpoint: Payrail's {url, events} (200; the signing secret is shown once) or accept.blue's {webhook_url, description, active} (201)",
           body: WebhookCreate,
           response: { 200: EndpointWithSecret, 201: AcceptBlueWebhook, ...REFUSALS },
         },
@@ -89,7 +90,7 @@ export function webhookRoutes(service: Service): FastifyPluginAsyncTypebox {
         schema: {
           operationId: 'getWebhookEndpoint',
           errors: ['not_found'],
-          summary: "Read a webhook endpoint (we_...) or an accept.blue webhook (its integer id)",
+          summary: 'Read a webhook endpoint (we_...) or an accept.blue webhook (its integer id)',
           params: EndpointParams,
           response: { 200: ListedWebhook, ...REFUSALS },
         },

@@ -77,7 +77,9 @@ export const WebhookCreate = Type.Union([EndpointCreate, AcceptBlueWebhookCreate
 export const WebhookChange = Type.Union([EndpointChange, AcceptBlueWebhookChange], { title: 'WebhookUpdateRequest' });
 /** Each endpoint in its own shape. */
 export const ListedWebhook = Type.Union([Endpoint, AcceptBlueWebhook], { title: 'ListedWebhook' });
-export const EndpointList = Type.Array(ListedWebhook, { description: "The merchant's endpoints, oldest first, each in the shape it was made in; [] when none" });
+export const EndpointList = Type.Array(ListedWebhook, {
+  description: "The merchant's endpoints, oldest first, each in the shape it was made in; [] when none",
+});
 export const EndpointParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 export const EndpointDeleted = Type.Object(
   { id: Type.String(), deleted: Type.Literal(true) },
