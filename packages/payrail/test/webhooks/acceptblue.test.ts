@@ -7,7 +7,7 @@
 // X-Signature, drops `event: "batch"`, refuses unless
 // hex(HMAC_SHA256(signature, rawBody)) === X-Signature, and reads type,
 // subType, id, data.transaction.id, data.transaction.transaction_details.schedule_id
-// and data.transaction.custom_fields. Payrail's own endpoints are untouched
+// and data.transaction.custom_fields.custom1. Payrail's own endpoints are untouched
 // (test/webhooks/api.test.ts). Both stores.
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
@@ -219,6 +219,14 @@ for (const kind of STORE_KINDS) {
         const runId = Number(runs[0].reference_number ?? runs[0].id);
         const runCustomFields = runs[0].transaction?.custom_fields ?? runs[0].custom_fields;
 
+        // The plugin's checkout charge: pm-<id> with the order lines in custom1.
+        const custom1 = JSON.stringify(['order-line-1', 'order-line-2']);
+        const checkout = await pluginRequest(t, merchant, 'POST', 'transactions/charge', {
+          source: `pm-${method.id}`,
+          amount: 25,
+          custom_fields: { custom1 },
+        });
+        assert.equal(checkout.status, 'Approved');
         const declined = await chargeCard(t, merchant, { card: '4000000000000002', amount: 7 });
         const voided = await chargeCard(t, merchant, { amount: 12, capture: false });
         await operateOk(t, merchant, 'void', { reference_number: voided });
@@ -243,6 +251,7 @@ for (const kind of STORE_KINDS) {
           'transaction/succeeded/charge',
           'transaction/succeeded/charge',
           'transaction/succeeded/charge',
+          'transaction/succeeded/charge',
           'transaction/succeeded/refund',
           'transaction/updated/void',
         ]);
@@ -257,10 +266,16 @@ for (const kind of STORE_KINDS) {
         assert.equal(typeof run.data.transaction.custom_fields, 'object');
         assert.deepEqual(run.data.transaction.custom_fields, runCustomFields);
 
+        // A checkout's charge: the plugin falls back to custom1 (a JSON array of order lines) when there is no schedule_id.
+        const paid = bodies.find(({ body }) => body.data.transaction?.id === checkout.transaction.id)!.body;
+        assert.deepEqual([paid.event, paid.type, paid.subType], ['transaction', 'succeeded', 'charge']);
+        assert.equal(paid.data.transaction.transaction_details.schedule_id, null);
+        assert.deepEqual(JSON.parse(paid.data.transaction.custom_fields.custom1), ['order-line-1', 'order-line-2']);
+
         const decline = bodies.find(({ body }) => body.type === 'declined')!.body;
         assert.equal(Number(decline.data.reference_number ?? decline.data.id), declined);
         const refund = bodies.find(({ body }) => body.subType === 'refund')!.body;
-        assert.equal(refund.data.transaction.transaction_details.reference_number, String(sold));
+        assert.equal(Number(refund.data.transaction.transaction_details.reference_number), sold, 'the refund names the charge it refunds');
         const batch = bodies.find(({ body }) => body.event === 'batch')!.body;
         assert.deepEqual(Object.keys(batch.data).sort(), ['auto_close_date', 'closed_at', 'id', 'opened_at', 'platform', 'sequence_number']);
         assert.equal(typeof batch.data.id, 'number');
