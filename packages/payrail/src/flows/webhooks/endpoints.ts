@@ -3,6 +3,8 @@
 // for the API, the panel and the CLI alike. Everything is scoped to the
 // merchant: another merchant's endpoint reads as unknown. The secret is
 // shown once (creation, rotation) and kept sealed (crypto/webhook-secret.ts).
+// accept.blue-shaped webhooks are endpoints too (acceptblue-endpoints.ts has
+// their API shape): here they read in Payrail's shape, for the panel and the CLI.
 import type { Config } from '../../config.ts';
 import { webhookSecretCipherFor } from '../../crypto/webhook-secret.ts';
 import type { Clock } from '../../domain/clock.ts';
