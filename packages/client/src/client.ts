@@ -78,6 +78,11 @@ import {
   eventId,
   eventQuery,
   type PayrailEvent,
+  type AcceptBlueWebhook,
+  type AcceptBlueWebhookChanges,
+  type AcceptBlueWebhookInput,
+  acceptBlueWebhookId,
+  type ListedWebhook,
   type WebhookEndpoint,
   type WebhookEndpointChanges,
   type WebhookEndpointInput,
@@ -595,9 +600,9 @@ export class Payrail {
     return readAnswer(await this.transport.once(this.merchantCall(route(OPERATIONS.createWebhookEndpoint), input)), readObject<WebhookEndpointWithSecret>);
   }
 
-  /** GET /api/v2/webhooks. */
-  async listWebhookEndpoints(): Promise<WebhookEndpoint[]> {
-    return this.ask(this.merchantCall(route(OPERATIONS.listWebhookEndpoints)), (body) => readItems<WebhookEndpoint>(body));
+  /** GET /api/v2/webhooks: Payrail's endpoints and accept.blue webhooks, each in its own shape (tell them apart by `webhook_url`). */
+  async listWebhookEndpoints(): Promise<ListedWebhook[]> {
+    return this.ask(this.merchantCall(route(OPERATIONS.listWebhookEndpoints)), (body) => readItems<ListedWebhook>(body));
   }
 
   /** GET /api/v2/webhooks/:id. */
@@ -619,6 +624,31 @@ export class Payrail {
   async rotateWebhookSecret(id: string): Promise<WebhookEndpointWithSecret> {
     const call = this.merchantCall(route(OPERATIONS.rotateWebhookSecret, { id: endpointId(id) }));
     return readAnswer(await this.transport.once(call), readObject<WebhookEndpointWithSecret>);
+  }
+
+  /**
+   * POST /api/v2/webhooks with accept.blue's fields: an accept.blue webhook
+   * (its deliveries are accept.blue's envelope). Throws duplicate_webhook
+   * (409) when the URL is registered already. Not retried.
+   */
+  async createAcceptBlueWebhook(input: AcceptBlueWebhookInput): Promise<AcceptBlueWebhook> {
+    return readAnswer(await this.transport.once(this.merchantCall(route(OPERATIONS.createWebhookEndpoint), input)), readObject<AcceptBlueWebhook>);
+  }
+
+  /** GET /api/v2/webhooks/:id of an accept.blue webhook, its signature included. */
+  async getAcceptBlueWebhook(id: number): Promise<AcceptBlueWebhook> {
+    return this.ask(this.merchantCall(route(OPERATIONS.getWebhookEndpoint, { id: acceptBlueWebhookId(id) })), readObject<AcceptBlueWebhook>);
+  }
+
+  /** PATCH /api/v2/webhooks/:id of an accept.blue webhook: webhook_url, description or active. */
+  async updateAcceptBlueWebhook(id: number, change: AcceptBlueWebhookChanges): Promise<AcceptBlueWebhook> {
+    const call = this.merchantCall(route(OPERATIONS.updateWebhookEndpoint, { id: acceptBlueWebhookId(id) }), change);
+    return this.ask(call, readObject<AcceptBlueWebhook>);
+  }
+
+  /** DELETE /api/v2/webhooks/:id of an accept.blue webhook (answered 204). */
+  async deleteAcceptBlueWebhook(id: number): Promise<void> {
+    await this.ask(this.merchantCall(route(OPERATIONS.deleteWebhookEndpoint, { id: acceptBlueWebhookId(id) })), ignoreBody);
   }
 
   /** GET /api/v2/events: newest first; pass the last id as `starting_after` for the next page. */

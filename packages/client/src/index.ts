@@ -8,14 +8,19 @@ export type * from './types.ts';
 export type * from './wire.ts';
 export type * from './lifecycle.ts';
 export type * from './stored.ts';
-export { verifyWebhook, EVENT_TYPES, WEBHOOK_SIGNATURE_ERROR, WEBHOOK_TOLERANCE_DEFAULT_S } from './webhooks.ts';
+export { verifyAcceptBlueWebhook, verifyWebhook, EVENT_TYPES, WEBHOOK_SIGNATURE_ERROR, WEBHOOK_TOLERANCE_DEFAULT_S } from './webhooks.ts';
 export type {
+  AcceptBlueDelivery,
+  AcceptBlueWebhook,
+  AcceptBlueWebhookChanges,
+  AcceptBlueWebhookInput,
   BatchWire,
   EventFilters,
   EventPage,
   EventResent,
   EventType,
   HeadersInput,
+  ListedWebhook,
   PayrailEvent,
   ScheduleEventType,
   ScheduleWire,

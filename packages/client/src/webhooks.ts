@@ -116,6 +116,50 @@ export interface WebhookEndpointInput {
 /** Body of PATCH /api/v2/webhooks/:id: the URL, the event types (empty: all) or enabled (enabling clears a disabling by Payrail). */
 export type WebhookEndpointChanges = Partial<WebhookEndpointInput & Pick<WebhookEndpoint, 'enabled'>>;
 
+/**
+ * An accept.blue-shaped webhook (docs/acceptblue-compatibility.md): made with
+ * accept.blue's fields, read with its integer id and its `signature` (the
+ * secret, shown on every read, as accept.blue does). Its deliveries are
+ * accept.blue's envelope (AcceptBlueDelivery), checked with verifyAcceptBlueWebhook.
+ */
+export interface AcceptBlueWebhook {
+  id: number;
+  webhook_url: string;
+  description: string | null;
+  active: boolean;
+  signature: string;
+}
+
+/** Body of POST /api/v2/webhooks for an accept.blue webhook: a URL already registered is refused (409, duplicate_webhook). */
+export interface AcceptBlueWebhookInput {
+  /** At most 255 characters; https (the sandbox also takes http). */
+  webhook_url: string;
+  /** 1 to 255 characters. */
+  description?: string;
+  /** Default true. */
+  active?: boolean;
+}
+
+/** Body of PATCH /api/v2/webhooks/:id for an accept.blue webhook. */
+export type AcceptBlueWebhookChanges = Partial<AcceptBlueWebhookInput>;
+
+/** One entry of GET /api/v2/webhooks: each endpoint in the shape it was made in. */
+export type ListedWebhook = WebhookEndpoint | AcceptBlueWebhook;
+
+/** The body of a delivery to an accept.blue webhook. */
+export interface AcceptBlueDelivery {
+  event: 'transaction' | 'batch';
+  /** succeeded, updated, declined, error or status (transactions); closed (batches). */
+  type: string;
+  /** charge, credit, refund, adjust, void, or a status; null for a batch. */
+  subType: string | null;
+  /** The same for every delivery of one event: de-duplicate by it. */
+  id: string;
+  timestamp: string;
+  /** The processing response (reference_number, transaction, ...) in accept.blue's form, or the batch. */
+  data: Record<string, unknown>;
+}
+
 /** POST /api/v2/events/:id/resend's answer. */
 export interface EventResent {
   id: string;
@@ -211,6 +255,37 @@ export async function verifyWebhook(
   }
   if (typeof event !== 'object' || event === null || typeof (event as { id?: unknown }).id !== 'string') throw refused('the signed body is not an event');
   return event as PayrailEvent;
+}
+
+/**
+ * Checks a delivery to an accept.blue webhook as accept.blue's integrations
+ * do and returns its body: `X-Signature` must be the hex HMAC-SHA256 of
+ * `rawBody` (exactly as received) keyed by the webhook's `signature`. Throws
+ * a PayrailError with code `invalid_signature` otherwise.
+ */
+export async function verifyAcceptBlueWebhook(rawBody: string | Uint8Array, headers: HeadersInput, signature: string): Promise<AcceptBlueDelivery> {
+  if (typeof signature !== 'string' || signature === '') throw inputError('invalid_request', "signature must be the webhook's signature (its secret)");
+  const body = typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBody);
+  const plain = header(headers, 'x-signature');
+  if (plain === null || !sameText(await hmacHex(signature, body), plain.trim().toLowerCase()))
+    throw refused('X-Signature is missing or does not match the body and signature');
+  let delivery: unknown;
+  try {
+    delivery = JSON.parse(body);
+  } catch {
+    throw refused('the signed body is not JSON');
+  }
+  if (typeof delivery !== 'object' || delivery === null || typeof (delivery as { event?: unknown }).event !== 'string') {
+    throw refused('the signed body is not an accept.blue delivery');
+  }
+  return delivery as AcceptBlueDelivery;
+}
+
+/** An accept.blue webhook's id: a positive integer. */
+export function acceptBlueWebhookId(id: number): string {
+  if (!Number.isSafeInteger(id) || id < 1)
+    throw inputError('invalid_request', `id must be an accept.blue webhook id (a positive integer), got ${JSON.stringify(id)}`);
+  return String(id);
 }
 
 /** The event list's query string, refusing bad filters before any request. */

@@ -28,6 +28,9 @@ import type {
   VerifyRequestWire,
 } from './wire.ts';
 import type {
+  AcceptBlueWebhook,
+  AcceptBlueWebhookChanges,
+  AcceptBlueWebhookInput,
   BatchWire,
   EventPage,
   EventResent,
@@ -252,6 +255,9 @@ export const WIRE_FIELDS = {
   } satisfies Fields<WebhookEndpointWithSecret>,
   WebhookEndpointCreateRequest: { url: true, events: true } satisfies Fields<WebhookEndpointInput>,
   WebhookEndpointUpdateRequest: { url: true, events: true, enabled: true } satisfies Fields<WebhookEndpointChanges>,
+  AcceptBlueWebhook: { id: true, webhook_url: true, description: true, active: true, signature: true } satisfies Fields<AcceptBlueWebhook>,
+  AcceptBlueWebhookCreateRequest: { webhook_url: true, description: true, active: true } satisfies Fields<AcceptBlueWebhookInput>,
+  AcceptBlueWebhookUpdateRequest: { webhook_url: true, description: true, active: true } satisfies Fields<AcceptBlueWebhookChanges>,
 } as const;
 
 export type WireShapeName = keyof typeof WIRE_FIELDS;

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { describe, it } from 'node:test';
-import { type PayrailEvent, PayrailError, verifyWebhook } from '../src/index.ts';
+import { type PayrailEvent, PayrailError, verifyAcceptBlueWebhook, verifyWebhook } from '../src/index.ts';
 import { eventPage, KEYS, rejected, transferEvent, webhookEndpoint, webhookEndpointWithSecret } from './fixtures.ts';
 import { clientWith } from './helpers.ts';
 
@@ -115,5 +115,67 @@ describe('endpoint and event methods', () => {
     await assert.rejects(client.listEvents({ starting_after: 'evt_2', ending_before: 'evt_1' }), { code: 'invalid_request' });
     await assert.rejects(client.listEvents({ type: 'charge.exploded' as never }), { code: 'invalid_request' });
     fake.done();
+  });
+});
+
+describe('accept.blue webhooks', () => {
+  const webhook = {
+    id: 7,
+    webhook_url: 'https://shop.example/accept-blue/webhook/token',
+    description: 'Notify Vendure',
+    active: true,
+    signature: 'AbCdEfGhIjKlMnOpQrStUvWxYz012345',
+  };
+
+  it('registers, reads, changes and deletes by integer id; refuses a bad id before sending; reads a 409 as duplicate_webhook', async () => {
+    const { client, fake } = clientWith([
+      { status: 201, body: webhook, expect: { method: 'POST', path: '/api/v2/webhooks' } },
+      { status: 200, body: [webhookEndpoint(), webhook], expect: { method: 'GET', path: '/api/v2/webhooks' } },
+      { status: 200, body: webhook, expect: { method: 'GET', path: '/api/v2/webhooks/7' } },
+      { status: 200, body: { ...webhook, active: false }, expect: { method: 'PATCH', path: '/api/v2/webhooks/7' } },
+      { status: 204, text: '', expect: { method: 'DELETE', path: '/api/v2/webhooks/7' } },
+      {
+        status: 409,
+        body: rejected('duplicate_webhook', 'a webhook with webhook_url x is already registered'),
+        expect: { method: 'POST', path: '/api/v2/webhooks' },
+      },
+    ]);
+    const created = await client.createAcceptBlueWebhook({ webhook_url: webhook.webhook_url, description: webhook.description, active: true });
+    assert.deepEqual(created, webhook);
+    assert.equal(fake.sent[0]!.body, JSON.stringify({ webhook_url: webhook.webhook_url, description: webhook.description, active: true }));
+    const listed = await client.listWebhookEndpoints();
+    assert.deepEqual(
+      listed.filter((entry) => 'webhook_url' in entry),
+      [webhook],
+    );
+    assert.equal((await client.getAcceptBlueWebhook(7)).signature, webhook.signature);
+    assert.equal((await client.updateAcceptBlueWebhook(7, { active: false })).active, false);
+    assert.equal(fake.sent[3]!.body, '{"active":false}');
+    await client.deleteAcceptBlueWebhook(7);
+    await assert.rejects(client.createAcceptBlueWebhook({ webhook_url: webhook.webhook_url }), { code: 'duplicate_webhook', status: 409 });
+    await assert.rejects(client.getAcceptBlueWebhook(0), { code: 'invalid_request' });
+    await assert.rejects(client.getAcceptBlueWebhook(1.5), { code: 'invalid_request' });
+    fake.done();
+  });
+
+  it('verifyAcceptBlueWebhook checks X-Signature over the raw body keyed by the signature, as the Vendure plugin does', async () => {
+    const body = JSON.stringify({
+      event: 'transaction',
+      type: 'succeeded',
+      subType: 'charge',
+      id: 'a'.repeat(32),
+      timestamp: '2026-01-01T00:00:00.000Z',
+      data: {},
+    });
+    const xSignature = crypto.createHmac('sha256', webhook.signature).update(body).digest('hex');
+    const delivery = await verifyAcceptBlueWebhook(body, { 'x-signature': xSignature }, webhook.signature);
+    assert.deepEqual([delivery.event, delivery.type, delivery.subType], ['transaction', 'succeeded', 'charge']);
+    assert.equal(
+      (await verifyAcceptBlueWebhook(new TextEncoder().encode(body), new Headers({ 'X-Signature': xSignature }), webhook.signature)).id,
+      'a'.repeat(32),
+    );
+    assert.match(await refusal(verifyAcceptBlueWebhook(body.replace('charge', 'refund'), { 'x-signature': xSignature }, webhook.signature)), /X-Signature/);
+    assert.match(await refusal(verifyAcceptBlueWebhook(body, {}, webhook.signature)), /X-Signature/);
+    assert.match(await refusal(verifyAcceptBlueWebhook(body, { 'x-signature': xSignature }, 'another')), /X-Signature/);
   });
 });

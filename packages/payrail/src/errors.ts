@@ -37,6 +37,8 @@ export const ERRORS = {
   invalid_card: { code: 'invalid_card', status: 400, message: 'Card number or details invalid' },
   // docs/api-decisions.md section 15: the card is already saved for the customer; the reply names that method's id.
   duplicate_payment_method: { code: 'duplicate_payment_method', status: 409, message: 'This card is already saved for this customer' },
+  // Behaviour section 16: accept.blue answers 409 to a second registration of a webhook_url.
+  duplicate_webhook: { code: 'duplicate_webhook', status: 409, message: 'A webhook with this URL is already registered' },
   idempotency_key_reused: {
     code: 'idempotency_key_reused',
     status: 400,

@@ -5,6 +5,7 @@
 // workers never send the same attempt; a result is written only while the
 // claim is still the latest (attempts unchanged), so a lapsed claim's late
 // answer changes nothing.
+import type { WebhookFormat } from '../domain/acceptblue-webhooks.ts';
 import type { Db, Tx } from './db.ts';
 import { byKey } from './by-key.ts';
 
@@ -111,11 +112,13 @@ export interface SendableRow {
   url: string;
   enabled: number;
   secret_enc: Buffer;
+  /** Which body the endpoint takes: Payrail's event or accept.blue's envelope. */
+  format: WebhookFormat;
 }
 
 export async function sendableOf(tx: Tx, delivery: Pick<DeliveryRow, 'event_pk' | 'endpoint_id'>): Promise<SendableRow | undefined> {
   return tx.get<SendableRow>(
-    `SELECT ev.pk AS event_pk, ev.type, ev.data_json, ev.created_at_ms AS event_created_at_ms, en.url, en.enabled, en.secret_enc
+    `SELECT ev.pk AS event_pk, ev.type, ev.data_json, ev.created_at_ms AS event_created_at_ms, en.url, en.enabled, en.secret_enc, en.format
      FROM events ev JOIN webhook_endpoints en ON en.id = ? WHERE ev.pk = ?`,
     [delivery.endpoint_id, delivery.event_pk],
   );

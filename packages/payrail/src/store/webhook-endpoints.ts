@@ -1,7 +1,10 @@
 // A merchant's webhook endpoints (docs/api-decisions.md sections 11 and 14).
 // Every statement is scoped by merchant, so another merchant's endpoint reads
-// as unknown. The sealed signing secret is returned only by the reads the
-// delivery worker and a rotation need.
+// as unknown. The sealed signing secret of Payrail's own endpoints is
+// returned only by the reads the delivery worker and a rotation need; an
+// accept.blue endpoint's comes with every read, because accept.blue shows it
+// on every read (its integrations read it back from the list).
+import type { WebhookFormat } from '../domain/acceptblue-webhooks.ts';
 import type { Tx } from './db.ts';
 
 export interface EndpointRow {
@@ -14,9 +17,17 @@ export interface EndpointRow {
   disabled_reason: string | null;
   created_at_ms: number;
   updated_at_ms: number;
+  format: WebhookFormat;
+  /** accept.blue's description (accept.blue endpoints only; null when none was given). */
+  description: string | null;
+  /** accept.blue's integer id (accept.blue endpoints only). */
+  number: number | null;
+  /** The sealed signing secret of an accept.blue endpoint; null for Payrail's own. */
+  acceptblue_secret_enc: Buffer | null;
 }
 
-const ENDPOINT_COLUMNS = 'id, merchant_id, url, event_types, enabled, failing_since_ms, disabled_reason, created_at_ms, updated_at_ms';
+const ENDPOINT_COLUMNS =
+  "id, merchant_id, url, event_types, enabled, failing_since_ms, disabled_reason, created_at_ms, updated_at_ms, format, description, number, CASE WHEN format = 'acceptblue' THEN secret_enc END AS acceptblue_secret_enc";
 
 export async function insertEndpoint(
   tx: Tx,
@@ -26,6 +37,61 @@ export async function insertEndpoint(
     'INSERT INTO webhook_endpoints (id, merchant_id, url, event_types, enabled, secret_enc, created_at_ms, updated_at_ms) VALUES (?, ?, ?, ?, 1, ?, ?, ?)',
     [endpoint.id, endpoint.merchantId, endpoint.url, endpoint.eventTypes, endpoint.secretEnc, endpoint.nowMs, endpoint.nowMs],
   );
+}
+
+/** An accept.blue endpoint's fields beside a Payrail endpoint's. */
+export interface AcceptBlueFields {
+  readonly number: number;
+  readonly description: string | null;
+  readonly enabled: boolean;
+}
+
+/**
+ * An accept.blue endpoint; false when the merchant has one with this URL
+ * already (also when another registration of it committed meanwhile: the
+ * unique index decides, and the insert does nothing).
+ */
+export async function insertAcceptBlueEndpoint(
+  tx: Tx,
+  endpoint: { id: string; merchantId: string; url: string; eventTypes: string; secretEnc: Buffer; nowMs: number },
+  fields: AcceptBlueFields,
+): Promise<boolean> {
+  const result = await tx.run(
+    `INSERT INTO webhook_endpoints (id, merchant_id, url, event_types, enabled, secret_enc, created_at_ms, updated_at_ms, format, description, number)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'acceptblue', ?, ?) ON CONFLICT DO NOTHING`,
+    [
+      endpoint.id,
+      endpoint.merchantId,
+      endpoint.url,
+      endpoint.eventTypes,
+      fields.enabled ? 1 : 0,
+      endpoint.secretEnc,
+      endpoint.nowMs,
+      endpoint.nowMs,
+      fields.description,
+      fields.number,
+    ],
+  );
+  return result.changes === 1;
+}
+
+/** The next accept.blue webhook id: never one handed out before, also under concurrent creations. */
+export async function nextWebhookNumber(tx: Tx, nowMs: number): Promise<number> {
+  const row = await tx.get<{ number: number }>('INSERT INTO webhook_numbers (created_at_ms) VALUES (?) RETURNING number', [nowMs]);
+  if (row === undefined) throw new Error('webhook_numbers returned no number');
+  return Number(row.number);
+}
+
+export async function getAcceptBlueEndpoint(tx: Tx, merchantId: string, number: number): Promise<EndpointRow | undefined> {
+  return tx.get<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE number = ? AND merchant_id = ?`, [number, merchantId]);
+}
+
+/** The merchant's accept.blue endpoint with this URL, if any. */
+export async function acceptBlueEndpointAt(tx: Tx, merchantId: string, url: string): Promise<EndpointRow | undefined> {
+  return tx.get<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE merchant_id = ? AND url = ? AND format = 'acceptblue'`, [
+    merchantId,
+    url,
+  ]);
 }
 
 export async function countEndpoints(tx: Tx, merchantId: string): Promise<number> {
@@ -46,11 +112,15 @@ export async function updateEndpoint(
   tx: Tx,
   merchantId: string,
   id: string,
-  change: { url?: string; eventTypes?: string; enabled?: boolean },
+  change: { url?: string; eventTypes?: string; enabled?: boolean; description?: string },
   nowMs: number,
 ): Promise<boolean> {
   const sets = ['updated_at_ms = ?'];
   const params: Array<string | number> = [nowMs];
+  if (change.description !== undefined) {
+    sets.push('description = ?');
+    params.push(change.description);
+  }
   if (change.url !== undefined) {
     sets.push('url = ?');
     params.push(change.url);

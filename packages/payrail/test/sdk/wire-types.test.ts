@@ -30,6 +30,9 @@ const SHAPES_NOT_IN_SDK: Readonly<Record<string, string>> = {
   PayinRefusal: 'a refusal in either dialect (shape C or accept.blue): the SDK throws it as a PayrailError',
   DuplicatePaymentMethodError: "a refusal: the SDK throws it as a PayrailError, the existing method's id in error.details.id",
   WebhookEndpointDeleted: 'deleteWebhookEndpoint() answers nothing; the body is not read',
+  WebhookCreateRequest: 'a union of WebhookEndpointCreateRequest and AcceptBlueWebhookCreateRequest, each checked under its own name',
+  WebhookUpdateRequest: 'a union of WebhookEndpointUpdateRequest and AcceptBlueWebhookUpdateRequest, each checked under its own name',
+  ListedWebhook: 'a union of WebhookEndpoint and AcceptBlueWebhook, each checked under its own name',
   SandboxActionResponse: 'the bare success envelope; the sandbox calls answer nothing',
   SandboxBatchCloseResponse: 'read field by field by sandbox.closeBatch() (batches, each a Batch checked under its own name)',
   SandboxScheduleRunResponse:

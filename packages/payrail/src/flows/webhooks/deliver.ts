@@ -25,8 +25,9 @@ import { sendWebhook, type WebhookResponse, type WebhookSender } from '../../pro
 import type { Service } from '../../service.ts';
 import type { Db } from '../../store/db.ts';
 import { fanOutEvents } from '../../store/events.ts';
-import { claimDueDeliveries, type DeliveryRow } from '../../store/webhook-deliveries.ts';
+import { claimDueDeliveries, type DeliveryRow, type SendableRow } from '../../store/webhook-deliveries.ts';
 import { abandonClaim, deliveriesDue, pauseSlowEndpoints, recordDeliveryAttempt, sendableDelivery } from '../../store/webhooks/deliveries.ts';
+import { acceptBlueDeliveryBody } from './acceptblue-delivery.ts';
 import { eventJson, eventIdOf, livemodeOf } from './events.ts';
 
 export type { DeliveryRow };
@@ -114,10 +115,11 @@ export async function deliver(deps: DeliveryDeps, claim: DeliveryRow): Promise<'
     await abandonClaim(deps.db, claim, 'endpoint deleted or disabled', deps.clock.nowMs());
     return null;
   }
-  const body = eventJson(
-    { pk: sendable.event_pk, merchant_id: claim.merchant_id, type: sendable.type, data_json: sendable.data_json, created_at_ms: sendable.event_created_at_ms },
-    livemodeOf(deps.config),
-  );
+  const body = await deliveryBody(deps, claim, sendable);
+  if (body === null) {
+    await abandonClaim(deps.db, claim, 'the event has no accept.blue form, or its transaction is gone', deps.clock.nowMs());
+    return null;
+  }
   let secret: Secret<string>;
   try {
     secret = webhookSecretCipherFor(deps.config).open(Buffer.from(sendable.secret_enc), claim.endpoint_id);
@@ -146,6 +148,18 @@ export async function deliver(deps: DeliveryDeps, claim: DeliveryRow): Promise<'
   // Stopped: whether it arrived is unknown, so nothing is recorded; the lapsed claim sends it again (at least once).
   if (deps.signal?.aborted === true) return null;
   return record(deps, claim, eventId, response);
+}
+
+/** The body an endpoint takes: Payrail's event, or accept.blue's envelope (null when the event has none). */
+function deliveryBody(deps: DeliveryDeps, claim: DeliveryRow, sendable: SendableRow): Promise<string | null> | string {
+  if (sendable.format === 'acceptblue') {
+    const event = { pk: Number(sendable.event_pk), merchantId: claim.merchant_id, type: sendable.type, dataJson: sendable.data_json };
+    return acceptBlueDeliveryBody(deps.db, { ...event, createdAtMs: Number(sendable.event_created_at_ms) });
+  }
+  return eventJson(
+    { pk: sendable.event_pk, merchant_id: claim.merchant_id, type: sendable.type, data_json: sendable.data_json, created_at_ms: sendable.event_created_at_ms },
+    livemodeOf(deps.config),
+  );
 }
 
 async function record(deps: DeliveryDeps, claim: DeliveryRow, eventId: string, response: WebhookResponse): Promise<'delivered' | 'retry' | 'failed' | null> {

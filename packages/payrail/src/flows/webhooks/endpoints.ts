@@ -3,6 +3,8 @@
 // for the API, the panel and the CLI alike. Everything is scoped to the
 // merchant: another merchant's endpoint reads as unknown. The secret is
 // shown once (creation, rotation) and kept sealed (crypto/webhook-secret.ts).
+// accept.blue-shaped webhooks are endpoints too (acceptblue-endpoints.ts has
+// their API shape): here they read in Payrail's shape, for the panel and the CLI.
 import type { Config } from '../../config.ts';
 import { webhookSecretCipherFor } from '../../crypto/webhook-secret.ts';
 import type { Clock } from '../../domain/clock.ts';
@@ -22,6 +24,7 @@ import { fail } from '../../errors.ts';
 import { isPublicAddress } from '../../providers/public-address.ts';
 import type { Db } from '../../store/db.ts';
 import type { EndpointRow } from '../../store/webhook-endpoints.ts';
+import { newAcceptBlueSecret } from './acceptblue-secret.ts';
 import {
   changeEndpoint as storeEndpointChange,
   createEndpoint as storeEndpoint,
@@ -51,7 +54,7 @@ export interface EndpointView {
 export type EndpointWithSecret = EndpointView & { readonly signature: string };
 
 const ENDPOINT_ID_PATTERN = /^we_[0-9A-Za-z]{16}$/;
-const newEndpointId = (): string => `we_${randomBase62(16)}`;
+export const newEndpointId = (): string => `we_${randomBase62(16)}`;
 const newSecret = (): Secret<string> => new Secret(`whsec_${randomBase62(32)}`);
 
 export function renderEndpoint(row: EndpointRow): EndpointView {
@@ -69,12 +72,17 @@ function checkedUrl(deps: EndpointDeps, url: unknown): string {
   if (typeof url !== 'string') fail('invalid_request', 'url must be a string');
   const problem = endpointUrlProblem(url, deps.config.environment);
   if (problem !== null) fail('invalid_request', problem);
+  checkAddress(deps, url, 'url');
+  return url;
+}
+
+/** Production names no loopback, private or link-local address (`url` already passed the URL rules). */
+export function checkAddress(deps: Pick<EndpointDeps, 'config'>, url: string, field: string): void {
   // A name is checked again on the address it resolves to at every delivery (providers/webhook-sender.ts).
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
   if (deps.config.environment === 'production' && (host === 'localhost' || (isIP(host) !== 0 && !isPublicAddress(host)))) {
-    fail('invalid_request', 'url must not name a loopback, private or link-local address in production');
+    fail('invalid_request', `${field} must not name a loopback, private or link-local address in production`);
   }
-  return url;
 }
 
 function checkedTypes(events: unknown): EventType[] | null {
@@ -107,8 +115,26 @@ export async function createEndpoint(deps: EndpointDeps, merchantId: string, inp
   return { ...renderEndpoint(row), signature: secret.reveal() };
 }
 
+/** Every endpoint of the merchant, accept.blue webhooks included, in Payrail's endpoint shape (the panel and the CLI). */
 export async function endpointList(deps: Pick<EndpointDeps, 'db'>, merchantId: string): Promise<EndpointView[]> {
   return (await endpointsOf(deps.db, merchantId)).map(renderEndpoint);
+}
+
+/** What the panel adds for an accept.blue webhook: its accept.blue id and description. */
+export interface AcceptBlueFacts {
+  readonly id: number;
+  readonly description: string | null;
+}
+
+/** endpointList with, for each accept.blue webhook, its accept.blue facts (null for Payrail's own endpoints). */
+export async function endpointListWithFormats(
+  deps: Pick<EndpointDeps, 'db'>,
+  merchantId: string,
+): Promise<Array<{ endpoint: EndpointView; acceptBlue: AcceptBlueFacts | null }>> {
+  return (await endpointsOf(deps.db, merchantId)).map((row) => ({
+    endpoint: renderEndpoint(row),
+    acceptBlue: row.format === 'acceptblue' && row.number !== null ? { id: Number(row.number), description: row.description } : null,
+  }));
 }
 
 export async function endpointOf(deps: Pick<EndpointDeps, 'db'>, merchantId: string, id: string): Promise<EndpointView> {
@@ -124,6 +150,12 @@ export async function changeEndpoint(
   input: { url?: unknown; events?: unknown; enabled?: unknown },
 ): Promise<EndpointView> {
   checkedId(id);
+  if (input.url !== undefined || input.events !== undefined) {
+    // An accept.blue endpoint receives accept.blue's events, and its URL is changed by its accept.blue id (the duplicate rule).
+    const current = await storedEndpointOf(deps.db, merchantId, id);
+    if (current?.format === 'acceptblue')
+      fail('invalid_request', `webhook endpoint ${id} is an accept.blue webhook: change its webhook_url at /api/v2/webhooks/${current.number}`);
+  }
   const change: { url?: string; eventTypes?: string; enabled?: boolean } = {};
   if (input.url !== undefined) change.url = checkedUrl(deps, input.url);
   if (input.events !== undefined) change.eventTypes = eventTypesText(checkedTypes(input.events));
@@ -144,8 +176,10 @@ export async function removeEndpoint(deps: Pick<EndpointDeps, 'db'>, merchantId:
 
 /** A new secret replaces the old one at once; deliveries signed from now on use it. */
 export async function rotateEndpointSecret(deps: EndpointDeps, merchantId: string, id: string): Promise<EndpointWithSecret> {
-  checkedId(id);
-  const secret = newSecret();
+  const current = await storedEndpointOf(deps.db, merchantId, checkedId(id));
+  if (current === undefined) fail('not_found', `webhook endpoint ${id} not found`);
+  // An accept.blue endpoint's secret keeps accept.blue's form (32 alphanumeric characters, no prefix).
+  const secret = current.format === 'acceptblue' ? newAcceptBlueSecret() : newSecret();
   const secretEnc = webhookSecretCipherFor(deps.config).seal(secret, id);
   const row = await replaceEndpointSecret(deps.db, merchantId, id, secretEnc, deps.clock.nowMs());
   if (row === undefined) fail('not_found', `webhook endpoint ${id} not found`);

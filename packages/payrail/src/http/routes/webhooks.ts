@@ -1,23 +1,36 @@
 // Webhook endpoints and events on the API (docs/api-decisions.md sections 11
 // and 14): /api/v2/webhooks (create, list, read, update, delete, rotate the
-// secret) and /api/v2/events (list, read, re-send). Either of the merchant's
+// secret) and /api/v2/events (list, read, re-send). The same paths take
+// accept.blue's webhooks (behaviour section 16): a body with webhook_url
+// makes one, an integer id names one, and they read in accept.blue's shape. Either of the merchant's
 // API credentials; everything is scoped to the caller's merchant; refusals
 // in the payin API's envelope (shape C).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import { changeEndpoint, createEndpoint, endpointList, endpointOf, removeEndpoint, rotateEndpointSecret } from '../../flows/webhooks/endpoints.ts';
+import { Type } from 'typebox';
+import {
+  acceptBlueNumberOf,
+  acceptBlueWebhookOf,
+  changeWebhook,
+  createAcceptBlueWebhook,
+  removeAcceptBlueWebhook,
+  webhookList,
+} from '../../flows/webhooks/acceptblue-endpoints.ts';
+import { createEndpoint, endpointOf, removeEndpoint, rotateEndpointSecret } from '../../flows/webhooks/endpoints.ts';
 import { eventListJson, eventOfJson, resendEvent } from '../../flows/webhooks/events.ts';
 import type { Service } from '../../service.ts';
 import { merchantAuth } from '../auth-hooks.ts';
+import { acceptBlueRequests } from '../dialect-requests.ts';
 import { PAYIN_REFUSALS } from '../schemas/payin.ts';
 import {
-  Endpoint,
-  EndpointChange,
-  EndpointCreate,
+  AcceptBlueWebhook,
   EndpointDeleted,
   EndpointList,
   EndpointParams,
   EndpointWithSecret,
+  ListedWebhook,
+  WebhookChange,
+  WebhookCreate,
   Event,
   EventList,
   EventListQuery,
@@ -42,14 +55,20 @@ export function webhookRoutes(service: Service): FastifyPluginAsyncTypebox {
       {
         schema: {
           operationId: 'createWebhookEndpoint',
-          errors: [],
-          summary: 'Create a webhook endpoint (the signing secret is shown once)',
-          body: EndpointCreate,
-          response: { 200: EndpointWithSecret, ...REFUSALS },
+          errors: ['duplicate_webhook'],
+          summary:
+            "Create a webhook endpoint: Payrail's {url, events} (200; the signing secret is shown once) or accept.blue's {webhook_url, description, active} (201)",
+          body: WebhookCreate,
+          response: { 200: EndpointWithSecret, 201: AcceptBlueWebhook, ...REFUSALS },
         },
         onRequest,
+        preValidation: acceptBlueRequests(WebhookCreate),
       },
-      async (request) => createEndpoint(service, merchantOf(request), request.body),
+      async (request, reply) => {
+        const body = request.body;
+        if (!('webhook_url' in body)) return createEndpoint(service, merchantOf(request), body);
+        return reply.code(201).send(await createAcceptBlueWebhook(service, merchantOf(request), body));
+      },
     );
     app.get(
       '/api/v2/webhooks',
@@ -57,13 +76,13 @@ export function webhookRoutes(service: Service): FastifyPluginAsyncTypebox {
         schema: {
           operationId: 'listWebhookEndpoints',
           errors: [],
-          summary: "List the merchant's webhook endpoints",
+          summary: "List the merchant's webhook endpoints, each in its own shape (accept.blue webhooks with their signature)",
           querystring: NoQuery,
           response: { 200: EndpointList, ...REFUSALS },
         },
         onRequest,
       },
-      async (request) => endpointList(service, merchantOf(request)),
+      async (request) => webhookList(service, merchantOf(request)),
     );
     app.get(
       '/api/v2/webhooks/:id',
@@ -71,28 +90,33 @@ export function webhookRoutes(service: Service): FastifyPluginAsyncTypebox {
         schema: {
           operationId: 'getWebhookEndpoint',
           errors: ['not_found'],
-          summary: 'Read a webhook endpoint',
+          summary: 'Read a webhook endpoint (we_...) or an accept.blue webhook (its integer id)',
           params: EndpointParams,
-          response: { 200: Endpoint, ...REFUSALS },
+          response: { 200: ListedWebhook, ...REFUSALS },
         },
         onRequest,
       },
-      async (request) => endpointOf(service, merchantOf(request), request.params.id),
+      async (request) => {
+        const number = acceptBlueNumberOf(request.params.id);
+        if (number !== null) return acceptBlueWebhookOf(service, merchantOf(request), number);
+        return endpointOf(service, merchantOf(request), request.params.id);
+      },
     );
     app.patch(
       '/api/v2/webhooks/:id',
       {
         schema: {
           operationId: 'updateWebhookEndpoint',
-          errors: ['not_found'],
-          summary: "Change a webhook endpoint's URL, event types or enabled flag",
+          errors: ['not_found', 'duplicate_webhook'],
+          summary: "Change a webhook endpoint's URL, event types or enabled flag, or an accept.blue webhook's webhook_url, description or active flag",
           params: EndpointParams,
-          body: EndpointChange,
-          response: { 200: Endpoint, ...REFUSALS },
+          body: WebhookChange,
+          response: { 200: ListedWebhook, ...REFUSALS },
         },
         onRequest,
+        preValidation: acceptBlueRequests(WebhookChange),
       },
-      async (request) => changeEndpoint(service, merchantOf(request), request.params.id, request.body),
+      async (request) => changeWebhook(service, merchantOf(request), request.params.id, request.body),
     );
     app.delete(
       '/api/v2/webhooks/:id',
@@ -100,13 +124,18 @@ export function webhookRoutes(service: Service): FastifyPluginAsyncTypebox {
         schema: {
           operationId: 'deleteWebhookEndpoint',
           errors: ['not_found'],
-          summary: 'Delete a webhook endpoint and its deliveries',
+          summary: 'Delete a webhook endpoint and its deliveries (an accept.blue webhook answers 204, as accept.blue does)',
           params: EndpointParams,
-          response: { 200: EndpointDeleted, ...REFUSALS },
+          response: { 200: EndpointDeleted, 204: Type.Null({ description: 'An accept.blue webhook was deleted' }), ...REFUSALS },
         },
         onRequest,
       },
-      async (request) => removeEndpoint(service, merchantOf(request), request.params.id),
+      async (request, reply) => {
+        const number = acceptBlueNumberOf(request.params.id);
+        if (number === null) return removeEndpoint(service, merchantOf(request), request.params.id);
+        await removeAcceptBlueWebhook(service, merchantOf(request), number);
+        return reply.code(204).send(null);
+      },
     );
     app.post(
       '/api/v2/webhooks/:id/rotate',

@@ -2,6 +2,7 @@
 // sections 11 and 14). Event types and URLs are checked by the flows, which
 // name what is wrong; the schemas fix the shapes.
 import { Type } from 'typebox';
+import { ACCEPTBLUE_DESCRIPTION_LENGTH_MAX, ACCEPTBLUE_WEBHOOK_URL_LENGTH_MAX } from '../../domain/acceptblue-webhooks.ts';
 import { EVENT_TYPES, type EventType } from '../../domain/webhooks.ts';
 
 const EventTypeSchema = Type.Unsafe<EventType>({ type: 'string', enum: [...EVENT_TYPES], description: 'An event type' });
@@ -37,7 +38,48 @@ export const EndpointWithSecret = Type.Object(
   { ...endpointFields, signature: Type.String({ description: 'The signing secret (whsec_...); shown only here' }) },
   { title: 'WebhookEndpointWithSecret', additionalProperties: false },
 );
-export const EndpointList = Type.Array(Endpoint);
+
+// accept.blue's Webhook (reference A.5; behaviour section 16): the same
+// endpoints, registered and read in accept.blue's shape. The secret is shown
+// on every read, as accept.blue shows it.
+export const AcceptBlueWebhookCreate = Type.Object(
+  {
+    webhook_url: Type.String({
+      maxLength: ACCEPTBLUE_WEBHOOK_URL_LENGTH_MAX,
+      description: "Where to POST accept.blue's deliveries: https (the sandbox also takes http, as for url)",
+    }),
+    description: Type.Optional(Type.String({ minLength: 1, maxLength: ACCEPTBLUE_DESCRIPTION_LENGTH_MAX })),
+    active: Type.Optional(Type.Boolean({ description: 'Default true' })),
+  },
+  { title: 'AcceptBlueWebhookCreateRequest', additionalProperties: false },
+);
+export const AcceptBlueWebhookChange = Type.Object(
+  {
+    webhook_url: Type.Optional(Type.String({ maxLength: ACCEPTBLUE_WEBHOOK_URL_LENGTH_MAX })),
+    description: Type.Optional(Type.String({ minLength: 1, maxLength: ACCEPTBLUE_DESCRIPTION_LENGTH_MAX })),
+    active: Type.Optional(Type.Boolean()),
+  },
+  { title: 'AcceptBlueWebhookUpdateRequest', additionalProperties: false },
+);
+export const AcceptBlueWebhook = Type.Object(
+  {
+    id: Type.Integer({ minimum: 1, description: "The webhook's accept.blue id" }),
+    webhook_url: Type.String(),
+    description: Type.Union([Type.String(), Type.Null()]),
+    active: Type.Boolean(),
+    signature: Type.String({ description: 'The shared HMAC-SHA256 secret: X-Signature is the hex HMAC of the raw body keyed by it' }),
+  },
+  { title: 'AcceptBlueWebhook', additionalProperties: false },
+);
+
+/** A Payrail endpoint ({url, events}) or an accept.blue webhook ({webhook_url, ...}). */
+export const WebhookCreate = Type.Union([EndpointCreate, AcceptBlueWebhookCreate], { title: 'WebhookCreateRequest' });
+export const WebhookChange = Type.Union([EndpointChange, AcceptBlueWebhookChange], { title: 'WebhookUpdateRequest' });
+/** Each endpoint in its own shape. */
+export const ListedWebhook = Type.Union([Endpoint, AcceptBlueWebhook], { title: 'ListedWebhook' });
+export const EndpointList = Type.Array(ListedWebhook, {
+  description: "The merchant's endpoints, oldest first, each in the shape it was made in; [] when none",
+});
 export const EndpointParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 export const EndpointDeleted = Type.Object(
   { id: Type.String(), deleted: Type.Literal(true) },

@@ -4,12 +4,16 @@
 import { command, Refusal } from '../command.ts';
 import type { Db } from '../db.ts';
 import {
+  acceptBlueEndpointAt,
   countEndpoints,
   deleteEndpoint,
   type EndpointRow,
+  getAcceptBlueEndpoint,
   getEndpoint,
+  insertAcceptBlueEndpoint,
   insertEndpoint,
   listEndpoints,
+  nextWebhookNumber,
   setEndpointSecret,
   updateEndpoint,
 } from '../webhook-endpoints.ts';
@@ -58,4 +62,62 @@ export function replaceEndpointSecret(db: Db, merchantId: string, id: string, se
 /** False when the merchant has no such endpoint. */
 export function removeEndpoint(db: Db, merchantId: string, id: string): Promise<boolean> {
   return db.write((tx) => deleteEndpoint(tx, merchantId, id));
+}
+
+/**
+ * Adds an accept.blue endpoint (docs/acceptblue-compatibility.md) with the
+ * next accept.blue id, unless the merchant has `endpointsMax` endpoints or an
+ * accept.blue endpoint with this URL already; one transaction.
+ */
+export function createAcceptBlueEndpoint(
+  db: Db,
+  endpoint: NewEndpoint & { description: string | null; enabled: boolean },
+  endpointsMax: number,
+): Promise<EndpointRow | 'too_many' | 'duplicate'> {
+  return command(db, async (tx) => {
+    if ((await countEndpoints(tx, endpoint.merchantId)) >= endpointsMax) throw new Refusal('too_many' as const);
+    if ((await acceptBlueEndpointAt(tx, endpoint.merchantId, endpoint.url)) !== undefined) throw new Refusal('duplicate' as const);
+    const number = await nextWebhookNumber(tx, endpoint.nowMs);
+    const fields = { number, description: endpoint.description, enabled: endpoint.enabled };
+    if (!(await insertAcceptBlueEndpoint(tx, endpoint, fields))) throw new Refusal('duplicate' as const);
+    const row = await getEndpoint(tx, endpoint.merchantId, endpoint.id);
+    if (row === undefined) throw new Error(`webhook endpoint ${endpoint.id} vanished`);
+    return row;
+  });
+}
+
+/** The merchant's accept.blue endpoint with this accept.blue id. */
+export function acceptBlueEndpointOf(db: Db, merchantId: string, number: number): Promise<EndpointRow | undefined> {
+  return db.read((tx) => getAcceptBlueEndpoint(tx, merchantId, number));
+}
+
+/**
+ * Changes an accept.blue endpoint's URL, description or active flag and
+ * answers it as changed; 'duplicate' when another of the merchant's
+ * accept.blue endpoints has the new URL; undefined when there is no such endpoint.
+ */
+export function changeAcceptBlueEndpoint(
+  db: Db,
+  merchantId: string,
+  number: number,
+  change: { url?: string; description?: string; enabled?: boolean },
+  nowMs: number,
+): Promise<EndpointRow | 'duplicate' | undefined> {
+  return command(db, async (tx) => {
+    const row = await getAcceptBlueEndpoint(tx, merchantId, number);
+    if (row === undefined) return undefined;
+    if (change.url !== undefined && change.url !== row.url && (await acceptBlueEndpointAt(tx, merchantId, change.url)) !== undefined) {
+      throw new Refusal('duplicate' as const);
+    }
+    await updateEndpoint(tx, merchantId, row.id, change, nowMs);
+    return getAcceptBlueEndpoint(tx, merchantId, number);
+  });
+}
+
+/** Deletes an accept.blue endpoint and its deliveries; false when the merchant has no such endpoint. */
+export function removeAcceptBlueEndpoint(db: Db, merchantId: string, number: number): Promise<boolean> {
+  return db.write(async (tx) => {
+    const row = await getAcceptBlueEndpoint(tx, merchantId, number);
+    return row !== undefined && deleteEndpoint(tx, merchantId, row.id);
+  });
 }

@@ -7,7 +7,7 @@ import { parseReferenceNumber } from '../../domain/references.ts';
 import type { EventType } from '../../domain/webhooks.ts';
 import { fail } from '../../errors.ts';
 import { deliveriesOf, resendDelivery } from '../../flows/webhooks/deliveries.ts';
-import { changeEndpoint, createEndpoint, endpointList, removeEndpoint, rotateEndpointSecret } from '../../flows/webhooks/endpoints.ts';
+import { changeEndpoint, createEndpoint, endpointListWithFormats, removeEndpoint, rotateEndpointSecret } from '../../flows/webhooks/endpoints.ts';
 import type { Service } from '../../service.ts';
 import { context, formField, merchantOf, noticeFromQuery, pathParam, sendPage, userOf } from '../request.ts';
 import { webhookSecretBody, webhooksBody } from '../views/webhooks.ts';
@@ -19,9 +19,9 @@ export function webhookRoutes(service: Service): FastifyPluginAsync {
   return async (app) => {
     app.get('/webhooks', async (request, reply) => {
       const merchantId = merchantOf(request);
-      const endpoints = await endpointList(service, merchantId);
+      const endpoints = await endpointListWithFormats(service, merchantId);
       const withDeliveries = await Promise.all(
-        endpoints.map(async (endpoint) => ({ endpoint, deliveries: await deliveriesOf(service, merchantId, endpoint.id) })),
+        endpoints.map(async ({ endpoint, acceptBlue }) => ({ endpoint, acceptBlue, deliveries: await deliveriesOf(service, merchantId, endpoint.id) })),
       );
       const body = webhooksBody({
         csrf: userOf(request).csrfToken,

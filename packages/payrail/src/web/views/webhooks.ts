@@ -3,7 +3,7 @@
 // next retry) and a re-send button, a flag on endpoints Payrail disabled,
 // the form to add one, and the one-time display of a signing secret.
 import type { DeliveryView } from '../../flows/webhooks/deliveries.ts';
-import type { EndpointView, EndpointWithSecret } from '../../flows/webhooks/endpoints.ts';
+import type { AcceptBlueFacts, EndpointView, EndpointWithSecret } from '../../flows/webhooks/endpoints.ts';
 import { timestamp } from '../format.ts';
 import { html, type Html } from '../html.ts';
 import { badge, csrfField, emptyState, notice } from './components.ts';
@@ -37,14 +37,20 @@ function deliveriesTable(csrf: string, deliveries: readonly DeliveryView[]): Htm
     )}</tbody></table></div>`;
 }
 
-function endpointSection(csrf: string, endpoint: EndpointView, deliveries: readonly DeliveryView[]): Html {
+/** What an endpoint's deliveries are: Payrail's events, or accept.blue's envelope (docs/acceptblue-compatibility.md). */
+function formatHint(endpoint: EndpointView, acceptBlue: AcceptBlueFacts | null): Html {
+  if (acceptBlue === null) return html`events: ${endpoint.events.length === ALL_TYPES ? 'all' : endpoint.events.join(', ')}`;
+  return html`${badge('wait', 'accept.blue format')} accept.blue id <code>${String(acceptBlue.id)}</code>${acceptBlue.description === null ? '' : html` · ${acceptBlue.description}`} · accept.blue's transaction and batch events`;
+}
+
+function endpointSection(csrf: string, endpoint: EndpointView, acceptBlue: AcceptBlueFacts | null, deliveries: readonly DeliveryView[]): Html {
   const action = (path: string, label: string, tone = '', confirm = '') =>
     html`<form method="post" action="/dashboard/webhooks/${endpoint.id}/${path}" class="inline"${confirm === '' ? '' : html` data-confirm="${confirm}"`}>
       ${csrfField(csrf)}<button type="submit" class="button ${tone}">${label}<span class="visually-hidden"> ${endpoint.url}</span></button></form>`;
   return html`<section class="card" aria-label="Endpoint ${endpoint.url}">
     <h3><code>${endpoint.url}</code> ${endpoint.enabled ? badge('ok', 'enabled') : badge('bad', 'disabled')}</h3>
     ${endpoint.disabled_reason === null ? '' : notice('error', `Payrail disabled this endpoint: ${endpoint.disabled_reason}. Fix it, then enable it again.`)}
-    <p class="hint">Id <code>${endpoint.id}</code> · events: ${endpoint.events.length === ALL_TYPES ? 'all' : endpoint.events.join(', ')} · added ${timestamp(Date.parse(endpoint.created_at))}</p>
+    <p class="hint">Id <code>${endpoint.id}</code> · ${formatHint(endpoint, acceptBlue)} · added ${timestamp(Date.parse(endpoint.created_at))}</p>
     <p>${endpoint.enabled ? action('disable', 'Disable') : action('enable', 'Enable')}
       ${action('rotate', 'Rotate secret', '', 'Replace the signing secret? Deliveries are signed with the new one at once.')}
       ${action('delete', 'Delete', 'danger', 'Delete this endpoint and its delivery history?')}</p>
@@ -54,7 +60,7 @@ function endpointSection(csrf: string, endpoint: EndpointView, deliveries: reado
 
 export function webhooksBody(input: {
   csrf: string;
-  endpoints: ReadonlyArray<{ endpoint: EndpointView; deliveries: readonly DeliveryView[] }>;
+  endpoints: ReadonlyArray<{ endpoint: EndpointView; acceptBlue: AcceptBlueFacts | null; deliveries: readonly DeliveryView[] }>;
   sandbox: boolean;
   notice: Html | null;
 }): Html {
@@ -63,8 +69,8 @@ export function webhooksBody(input: {
   ${disabled.length === 0 ? '' : notice('error', `${disabled.length} webhook endpoint(s) disabled by Payrail after failing for 3 days.`)}
   <section aria-labelledby="webhooks-title">
     <h2 id="webhooks-title">Webhook endpoints</h2>
-    <p class="hint">Payrail POSTs each event as JSON, signed with the endpoint's secret (<code>X-Signature</code> and <code>Payrail-Signature</code>), retries for 3 days until a 2xx answer, and disables an endpoint that fails for 3 days.</p>
-    ${input.endpoints.length === 0 ? emptyState('No webhook endpoints', 'Add one to receive events instead of polling.') : input.endpoints.map((e) => endpointSection(input.csrf, e.endpoint, e.deliveries))}
+    <p class="hint">Payrail POSTs each event as JSON, signed with the endpoint's secret (<code>X-Signature</code> and <code>Payrail-Signature</code>), retries for 3 days until a 2xx answer, and disables an endpoint that fails for 3 days. Webhooks registered in accept.blue's format (by a shop plugin, through the API) get accept.blue's envelope instead.</p>
+    ${input.endpoints.length === 0 ? emptyState('No webhook endpoints', 'Add one to receive events instead of polling.') : input.endpoints.map((e) => endpointSection(input.csrf, e.endpoint, e.acceptBlue, e.deliveries))}
     <form method="post" action="/dashboard/webhooks" class="filters">
       ${csrfField(input.csrf)}
       <div class="field"><label for="webhook-url">URL</label><input id="webhook-url" name="url" required maxlength="2048" placeholder="${input.sandbox ? 'http://localhost:3000/webhooks' : 'https://shop.example/webhooks'}"></div>
