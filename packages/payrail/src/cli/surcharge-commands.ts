@@ -22,7 +22,7 @@ export function registerSurchargeCommand(merchant: Command, helpers: CliHelpers)
     .requiredOption('--merchant <id>', 'merchant id')
     .option('--card <setting>', `surcharge of card charges: ${FORMS}`)
     .option('--check <setting>', `surcharge of check charges: ${FORMS}`)
-    .description("set the surcharge each charge adds, per payment type; without --card or --check, show it")
+    .description('set the surcharge each charge adds, per payment type; without --card or --check, show it')
     .action(async (options: { merchant: string; card?: string; check?: string }, command: Command) => {
       const changes: SurchargeChanges = { card: settingOf('--card', options.card), check: settingOf('--check', options.check) };
       const settings: SurchargeSettings = await withService((service) =>

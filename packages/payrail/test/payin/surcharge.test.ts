@@ -7,7 +7,7 @@
 // running server charges at once.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type SurchargeSetting } from '../../src/domain/surcharge.ts';
+import type { SurchargeSetting } from '../../src/domain/surcharge.ts';
 import type { CreatedMerchant } from '../../src/flows/merchants/merchants.ts';
 import { showMerchant } from '../../src/flows/merchants/merchants.ts';
 import { changeSurcharges } from '../../src/flows/merchants/surcharges.ts';
@@ -47,7 +47,7 @@ for (const kind of STORE_KINDS) {
       const set: Json = await callOk(t, merchant, 'GET', '/api/v2/surcharge');
       assert.deepEqual(set, { card: { type: 'percent', value: 3.5 }, check: { type: 'currency', value: 1.5 } });
       // Pinelab: `card{type,value}` and `check{type,value}`, both non-null.
-      for (const type of ['card', 'check']) assert.ok(set[type] !== null && typeof set[type].value === 'number');
+      for (const type of ['card', 'check'] as const) assert.ok(set[type] !== null && typeof set[type].value === 'number');
 
       // Another merchant's settings are its own.
       const other = await t.newMerchant();
@@ -68,10 +68,7 @@ for (const kind of STORE_KINDS) {
       const method = await saveCardFor(t, merchant, customer.id);
       assert.deepEqual(await callOk(t, merchant, 'POST', '/api/v2/surcharge', { source_type: 'pm', source: String(method.id) }), cardAnswer);
       const charged: Json = (await postCharge(t.app, basicOf(merchant), chargeBody(await nonceFor(t.app, merchant)))).json();
-      assert.deepEqual(
-        await callOk(t, merchant, 'POST', '/api/v2/surcharge', { source_type: 'ref', source: String(charged.reference_number) }),
-        cardAnswer,
-      );
+      assert.deepEqual(await callOk(t, merchant, 'POST', '/api/v2/surcharge', { source_type: 'ref', source: String(charged.reference_number) }), cardAnswer);
 
       // Unknown, deleted or another merchant's: not found.
       const other = await t.newMerchant();
@@ -176,7 +173,10 @@ for (const kind of STORE_KINDS) {
     it('payrail merchant surcharge sets it from another process, and the running server charges it at once', async () => {
       const merchant = await t.newMerchant();
       await postCharge(t.app, basicOf(merchant), chargeBody(await nonceFor(t.app, merchant), { amount: 10 }));
-      const set = await runCliJson(['merchant', 'surcharge', '--merchant', merchant.merchant_id, '--card', 'percent:3.5', '--check', 'currency:1.00'], t.store.env);
+      const set = await runCliJson(
+        ['merchant', 'surcharge', '--merchant', merchant.merchant_id, '--card', 'percent:3.5', '--check', 'currency:1.00'],
+        t.store.env,
+      );
       assert.deepEqual(set, { merchant_id: merchant.merchant_id, card: { type: 'percent', value: 3.5 }, check: { type: 'currency', value: 1 } });
       const charged: Json = (await postCharge(t.app, basicOf(merchant), chargeBody(await nonceFor(t.app, merchant), { amount: 10 }))).json();
       assert.equal(charged.auth_amount, 10.35);

@@ -23,10 +23,9 @@ function settingOf(row: SurchargeRow): SurchargeSetting {
 
 /** The merchant's settings as committed (a type without a row: none). Exported for the cache, which reads through it. */
 export async function readSurchargeSettings(tx: Tx, merchantId: string): Promise<SurchargeSettings> {
-  const rows = await tx.all<SurchargeRow>(
-    'SELECT payment_type, kind, percent_thousandths, amount_cents FROM merchant_surcharges WHERE merchant_id = ?',
-    [merchantId],
-  );
+  const rows = await tx.all<SurchargeRow>('SELECT payment_type, kind, percent_thousandths, amount_cents FROM merchant_surcharges WHERE merchant_id = ?', [
+    merchantId,
+  ]);
   const settings: Record<PaymentType, SurchargeSetting> = { ...NO_SURCHARGES };
   for (const row of rows) settings[row.payment_type] = settingOf(row);
   return settings;
@@ -39,7 +38,9 @@ export function surchargeSettingsOf(db: Db, merchantId: string): Promise<Surchar
 
 /** The settings of an existing merchant (undefined: no such merchant), as committed; for the operator and the panel. */
 export async function merchantSurchargeSettings(db: Db, merchantId: string): Promise<SurchargeSettings | undefined> {
-  return db.read(async (tx) => ((await tx.get('SELECT id FROM merchants WHERE id = ?', [merchantId])) === undefined ? undefined : readSurchargeSettings(tx, merchantId)));
+  return db.read(async (tx) =>
+    (await tx.get('SELECT id FROM merchants WHERE id = ?', [merchantId])) === undefined ? undefined : readSurchargeSettings(tx, merchantId),
+  );
 }
 
 export type SurchargeChanged = { readonly kind: 'changed'; readonly settings: SurchargeSettings } | { readonly kind: 'not_found' };
