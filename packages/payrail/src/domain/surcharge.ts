@@ -8,6 +8,7 @@
 // of a percent; fixed amounts are cents. Both are bounded: card-brand rules
 // cap a US card surcharge at 3 to 4 %, so anything far above is a typo, not a
 // setting.
+import { formatCents } from './money.ts';
 
 export const PAYMENT_TYPES = ['card', 'check'] as const;
 export type PaymentType = (typeof PAYMENT_TYPES)[number];
@@ -112,6 +113,6 @@ export function surchargeText(setting: SurchargeSetting): string {
     case 'percent':
       return `${setting.thousandthsOfPercent / 1000} %`;
     case 'currency':
-      return `${Math.floor(setting.amountCents / 100)}.${String(setting.amountCents % 100).padStart(2, '0')} USD`;
+      return `${formatCents(setting.amountCents)} USD`;
   }
 }

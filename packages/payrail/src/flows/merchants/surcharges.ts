@@ -1,7 +1,14 @@
 // A merchant's surcharge settings (domain/surcharge.ts), set by the operator
 // (`payrail merchant surcharge`) or the merchant's admin in the panel: one
 // audited store command for the types given; the others keep theirs.
-import { type PaymentType, parseSurchargeSetting, type SurchargeSetting, type SurchargeSettings, surchargeText } from '../../domain/surcharge.ts';
+import {
+  PAYMENT_TYPES,
+  type PaymentType,
+  parseSurchargeSetting,
+  type SurchargeSetting,
+  type SurchargeSettings,
+  surchargeText,
+} from '../../domain/surcharge.ts';
 import { fail } from '../../errors.ts';
 import { merchantSurchargeSettings, setSurcharges } from '../../store/merchants/surcharges.ts';
 import { type AuditActor, audited, SYSTEM_ACTOR } from '../operations/audit.ts';
@@ -22,7 +29,7 @@ export async function changeSurcharges(
   input: { merchantId: string; changes: SurchargeChanges },
   by: AuditActor = SYSTEM_ACTOR,
 ): Promise<SurchargeSettings> {
-  const changes = (['card', 'check'] as const).flatMap((type) => {
+  const changes = PAYMENT_TYPES.flatMap((type) => {
     const setting = input.changes[type];
     return setting === undefined ? [] : [[type, setting] as const];
   });
