@@ -15,7 +15,7 @@ import { verifyLedger } from '../../src/flows/operations/ledger-verify.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { runCliJson } from '../helpers/cli.ts';
 import { basicOf, chargeBody, getTransaction, nonceFor, postCharge } from '../helpers/payin.ts';
-import { call, callOk, type Json, newCustomer, saveCardFor } from '../helpers/stored.ts';
+import { call, callOk, type Json, newCustomer, runScheduleNow, saveCardFor } from '../helpers/stored.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 
 for (const kind of STORE_KINDS) {
@@ -168,6 +168,29 @@ for (const kind of STORE_KINDS) {
       await setSurcharge(merchant, { card: { kind: 'none' } });
       const after: Json = (await postCharge(t.app, basicOf(merchant), chargeBody(await nonceFor(t.app, merchant), { amount: 1 }))).json();
       assert.equal(after.auth_amount, 1);
+    });
+
+    it('a schedule run is a card charge: its amount plus the surcharge, credited in full', async () => {
+      const merchant = await t.newMerchant();
+      await setSurcharge(merchant, { card: { kind: 'currency', amountCents: 50 } });
+      const customer = await newCustomer(t, merchant);
+      const method = await saveCardFor(t, merchant, customer.id);
+      const schedule: Json = await callOk(t, merchant, 'POST', `/api/v2/customers/${customer.id}/recurring-schedules`, {
+        title: 'Coffee club',
+        amount: 9.99,
+        frequency: 'monthly',
+        next_run_date: new Date(t.clock.nowMs()).toISOString().slice(0, 10),
+        payment_method_id: method.id,
+      });
+      const before = await balanceCents(merchant);
+      const ran = await runScheduleNow(t, merchant, schedule.id);
+      assert.equal(ran.statusCode, 200, ran.body);
+      const transaction: Json = ran.json().transaction;
+      assert.equal(transaction.auth_amount, 10.49);
+      assert.equal(transaction.transaction.amount_details.surcharge, 0.5);
+      assert.equal(transaction.transaction.amount_details.original_requested_amount, 9.99);
+      assert.equal((await balanceCents(merchant)) - before, 1049);
+      assert.deepEqual((await verifyLedger(t.service.db)).problems, []);
     });
 
     it('payrail merchant surcharge sets it from another process, and the running server charges it at once', async () => {

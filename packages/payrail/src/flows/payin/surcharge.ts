@@ -58,6 +58,11 @@ async function paymentTypeOf(service: Pick<Service, 'db'>, merchantId: string, l
  * One read, kept in memory while the settings are unchanged.
  */
 export async function cardSurchargeCents(db: Service['db'], merchantId: string, amountCents: number): Promise<number> {
+  return (await cardSurchargeRule(db, merchantId))(amountCents);
+}
+
+/** The same, for an amount known only later (a schedule run reads its amount inside its reservation). */
+export async function cardSurchargeRule(db: Service['db'], merchantId: string): Promise<(amountCents: number) => number> {
   const settings = await surchargeSettingsOf(db, merchantId);
-  return surchargeCentsOf(settings.card, amountCents);
+  return (amountCents) => surchargeCentsOf(settings.card, amountCents);
 }
