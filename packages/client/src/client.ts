@@ -52,6 +52,7 @@ import {
   type Transaction,
   type TransactionFilters,
 } from './lifecycle.ts';
+import type { SourceSurcharge, SurchargeLookup, SurchargeSettings } from './surcharge.ts';
 import {
   type Customer,
   type CustomerFilters,
@@ -550,6 +551,17 @@ export class Payrail {
       authorization: this.basicAuthorization(),
     });
     return this.ask(call, readTransactionList);
+  }
+
+  /** GET /api/v2/surcharge: the merchant's surcharge per payment type (none reads as percent 0). */
+  async getSurchargeSettings(): Promise<SurchargeSettings> {
+    return this.ask(this.payinCall(route(OPERATIONS.getSurchargeSettings), { authorization: this.basicAuthorization() }), readObject<SurchargeSettings>);
+  }
+
+  /** POST /api/v2/surcharge: the surcharge a charge with this source would add (a lookup: retried when safe, changes nothing). */
+  async lookupSurcharge(lookup: SurchargeLookup): Promise<SourceSurcharge> {
+    const body: SurchargeLookup = { source_type: lookup.source_type, source: lookup.source };
+    return this.ask(this.payinCall(route(OPERATIONS.lookupSurcharge), { authorization: this.basicAuthorization() }, body), readObject<SourceSurcharge>);
   }
 
   /** One lifecycle POST with an Idempotency-Key (the caller's, or a fresh one its retries reuse), so a retry never acts twice. */

@@ -37,6 +37,8 @@ export const OPERATIONS = {
   listBatches: { method: 'GET', path: '/api/v2/batches' },
   getBatch: { method: 'GET', path: '/api/v2/batches/{id}' },
   listBatchTransactions: { method: 'GET', path: '/api/v2/batches/{id}/transactions' },
+  getSurchargeSettings: { method: 'GET', path: '/api/v2/surcharge' },
+  lookupSurcharge: { method: 'POST', path: '/api/v2/surcharge' },
 
   // Stored customers, saved cards, recurring schedules
   createCustomer: { method: 'POST', path: '/api/v2/customers' },

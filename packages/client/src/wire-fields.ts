@@ -42,6 +42,7 @@ import type {
   WebhookEndpointWithSecret,
 } from './webhooks.ts';
 import type { CustomerInput } from './stored.ts';
+import type { SourceSurcharge, Surcharge, SurchargeLookup, SurchargeSettings } from './surcharge.ts';
 
 /** Every field of T, optional ones included, and nothing else. */
 type Fields<T> = { readonly [K in keyof T]-?: true };
@@ -158,6 +159,10 @@ export const WIRE_FIELDS = {
     refunds_amount: true,
     net_amount: true,
   } satisfies Fields<BatchWire>,
+  Surcharge: { type: true, value: true } satisfies Fields<Surcharge>,
+  SurchargeSettingsResponse: { card: true, check: true } satisfies Fields<SurchargeSettings>,
+  SourceSurchargeRequest: { source_type: true, source: true } satisfies Fields<SurchargeLookup>,
+  SourceSurchargeResponse: { surcharge: true, bin_type: true, payment_type: true } satisfies Fields<SourceSurcharge>,
 
   // Stored customers, saved cards, recurring schedules
   Customer: {

@@ -24,6 +24,7 @@ import { describeFailure, failureJson, failureText, inStore, StoreCommandError }
 import { cliActor } from './actor.ts';
 import { registerOnboardingCommands } from './onboarding-commands.ts';
 import { registerAuditCommand, registerOriginsCommand, registerUserAdminCommands } from './security-commands.ts';
+import { registerSurchargeCommand } from './surcharge-commands.ts';
 import { registerWebhookCommands } from './webhook-commands.ts';
 
 /** A command line that cannot be carried out as written. */
@@ -301,6 +302,7 @@ export function buildProgram(): Command {
   registerAuditCommand(program, securityHelpers);
   registerOnboardingCommands(program, merchant, securityHelpers);
   registerWebhookCommands(program, securityHelpers);
+  registerSurchargeCommand(merchant, securityHelpers);
 
   const transfer = program.command('transfer').description('operator actions on transfers waiting for reconciliation');
   const transferText = (t: transferOps.TransferSummary) =>

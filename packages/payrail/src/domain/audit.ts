@@ -46,6 +46,7 @@ export const AUDIT_ACTIONS = [
   'merchant.fund',
   'merchant.overdraft',
   'merchant.link_required',
+  'merchant.surcharge',
   'transfer.link',
   'transfer.cancel',
   // Self-service sign-up and onboarding by e-mail

@@ -23,6 +23,7 @@ import { payinChargeRoutes } from './routes/payin/charges.ts';
 import { payinLifecycleRoutes } from './routes/payin/lifecycle.ts';
 import { payinTransactionRoutes } from './routes/payin/transactions.ts';
 import { payinTokenRoutes } from './routes/payin/tokens.ts';
+import { payinSurchargeRoutes } from './routes/payin/surcharge.ts';
 import { kycRoutes } from './routes/transfers/kyc.ts';
 import { sandboxPageRoutes } from './routes/sandbox-pages.ts';
 import { sandboxRoutes } from './routes/sandbox.ts';
@@ -119,6 +120,7 @@ export async function buildApp(service: Service, options: AppOptions = {}): Prom
   await app.register(payinChargeRoutes(service));
   await app.register(payinLifecycleRoutes(service));
   await app.register(payinTransactionRoutes(service));
+  await app.register(payinSurchargeRoutes(service));
   await app.register(customerRoutes(service));
   await app.register(scheduleRoutes(service));
   await app.register(webhookRoutes(service));

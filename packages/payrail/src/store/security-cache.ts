@@ -3,7 +3,8 @@
 // security version (Db.securityVersion, security-version.ts) stays the same.
 // Any committed write to those tables, by this process or another, changes
 // the version, so a revocation, rotation, PIN lock or address lock is seen
-// by the next request exactly as an uncached read would see it.
+// by the next request exactly as an uncached read would see it. A merchant's
+// surcharge settings, which every card charge reads, are kept the same way.
 //
 // An entry remembers the version read BEFORE its row was read: a write that
 // commits while the read is under way (PostgreSQL) leaves the entry already
@@ -13,6 +14,7 @@
 import type { Db, Tx } from './db.ts';
 import { addressLockEnd } from './auth-address-failures.ts';
 import { getCredential, type CredentialRow } from './merchants.ts';
+import type { SurchargeSettings } from '../domain/surcharge.ts';
 
 /** Longest time an entry is used, whatever the version says. */
 export const ENTRY_TTL_MS = 1_000;
@@ -48,6 +50,8 @@ interface Caches {
   readonly credentials: Kept<CredentialRow>;
   /** The address's lock end as stored (0: no row), compared with the time at each use. */
   readonly addressLocks: Kept<number>;
+  /** Per merchant; always defined (a merchant without settings has none of each type). */
+  readonly surcharges: Kept<SurchargeSettings>;
 }
 
 const cachesOf = new WeakMap<Db, Caches>();
@@ -55,7 +59,7 @@ const cachesOf = new WeakMap<Db, Caches>();
 function caches(db: Db): Caches {
   let found = cachesOf.get(db);
   if (found === undefined) {
-    found = { credentials: new Kept(), addressLocks: new Kept() };
+    found = { credentials: new Kept(), addressLocks: new Kept(), surcharges: new Kept() };
     cachesOf.set(db, found);
   }
   return found;
@@ -70,4 +74,11 @@ export function credentialOf(db: Db, id: string): Promise<CredentialRow | undefi
 export async function addressLockedUntilCached(db: Db, address: string, nowMs: number): Promise<number> {
   const endMs = (await caches(db).addressLocks.get(db, address, (tx) => addressLockEnd(tx, address))) ?? 0;
   return endMs > nowMs ? endMs : 0;
+}
+
+/** A merchant's surcharge settings as committed, read by `read` when not kept (store/merchants/surcharges.ts). */
+export async function surchargeSettingsCached(db: Db, merchantId: string, read: (tx: Tx) => Promise<SurchargeSettings>): Promise<SurchargeSettings> {
+  const settings = await caches(db).surcharges.get(db, merchantId, read);
+  if (settings === undefined) throw new Error('surcharge settings read as undefined');
+  return settings;
 }

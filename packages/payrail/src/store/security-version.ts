@@ -1,12 +1,14 @@
 // Which writes change what authentication reads: credentials (secrets,
 // revocation), their sources (revocation), PIN failures (lock) and failed
-// authentications per address (lock). A store adapter bumps its security
-// version after committing a write to any of these tables, and when another
-// process may have done so; security-cache.ts keeps what it read only as
-// long as the version stays the same.
+// authentications per address (lock); and merchants' surcharge settings,
+// which every card charge reads (security-cache.ts keeps them the same way).
+// A store adapter bumps its security version after committing a write to
+// any of these tables, and when another process may have done so;
+// security-cache.ts keeps what it read only as long as the version stays the
+// same.
 
-/** The tables whose writes change an authentication's outcome. */
-const SECURITY_TABLES = /\b(credentials|sources|pin_failures|auth_address_failures)\b/i;
+/** The tables whose writes change an authentication's outcome, or a charge's surcharge. */
+const SECURITY_TABLES = /\b(credentials|sources|pin_failures|auth_address_failures|merchant_surcharges)\b/i;
 const WRITE_STATEMENT = /^\s*(INSERT|UPDATE|DELETE|WITH|CREATE|DROP|ALTER)\b/i;
 
 const verdicts = new Map<string, boolean>();

@@ -25,6 +25,7 @@ import { merchantRoutes } from './routes/merchant.ts';
 import { operatorRoutes } from './routes/operator.ts';
 import { onboardingRoutes } from './routes/operator-onboarding.ts';
 import { reconciliationRoutes } from './routes/reconciliation.ts';
+import { surchargeRoutes } from './routes/surcharge.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { errorBody } from './views/errors.ts';
 import { registerPageBasics } from './page-basics.ts';
@@ -54,6 +55,7 @@ export function panelRoutes(service: Service): FastifyPluginAsync {
         await merchant.register(customerPanelRoutes(service));
         await merchant.register(teamRoutes(service));
         await merchant.register(webhookRoutes(service));
+        await merchant.register(surchargeRoutes(service));
       });
       await signedIn.register(async (operator) => {
         operator.addHook('preHandler', roleHook(service, 'operator'));

@@ -136,6 +136,7 @@ const NOTICES: Record<string, string> = {
   webhook_disabled: 'Webhook endpoint disabled; its pending deliveries will not be sent.',
   webhook_deleted: 'Webhook endpoint deleted.',
   webhook_resent: 'Delivery queued again; it is sent within seconds.',
+  surcharge_saved: 'Surcharge saved. It applies to the next charges.',
 };
 
 export function noticeFromQuery(request: FastifyRequest): Html | null {

@@ -28,6 +28,8 @@ export interface StoredChargeRequest {
     readonly po_number: string | null;
     readonly order_number: string | null;
   };
+  /** The merchant's surcharge included in the charge's amount_cents (flows/payin/surcharge.ts); absent: none. */
+  readonly surcharge_cents?: number;
 }
 
 /** The fields of a charge row a reply is built from. */

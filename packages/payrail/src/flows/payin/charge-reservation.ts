@@ -26,6 +26,8 @@ export async function reserveCharge(
   request: ChargeRequest,
   amountCents: number,
   idem: KeyedRequest | null,
+  /** The part of amountCents that is the merchant's surcharge. */
+  surchargeCents = 0,
 ): Promise<Reservation> {
   const reserved = await reserveChargeCommand(deps.db, {
     clock: deps.clock,
@@ -33,7 +35,7 @@ export async function reserveCharge(
     payer,
     source: cardSourceOf(request),
     keys: deps.cipher,
-    pendingOf: pendingChargeOf(deps.cipher, payer, request, amountCents, { idemKey: idem?.key ?? null, schedulePk: null }),
+    pendingOf: pendingChargeOf(deps.cipher, payer, request, amountCents, { idemKey: idem?.key ?? null, schedulePk: null, surchargeCents }),
   });
   if (reserved.kind === 'refused') failCardSource(reserved);
   return reserved;
@@ -57,7 +59,7 @@ export function pendingChargeOf(
   payer: Payer,
   request: ChargeRequest,
   amountCents: number,
-  options: { idemKey: string | null; schedulePk: number | null },
+  options: { idemKey: string | null; schedulePk: number | null; surchargeCents?: number },
 ): PendingChargeOf {
   return (card, nowMs): NewCharge => {
     // The charge's own copy of the card number, for recovery should this
@@ -74,7 +76,7 @@ export function pendingChargeOf(
       expiry_month: card.expiryMonth,
       expiry_year: card.expiryYear,
       card_number_enc: sealedNumber,
-      request_json: JSON.stringify(storedRequest(request, card.billing)),
+      request_json: JSON.stringify({ ...storedRequest(request, card.billing), surcharge_cents: options.surchargeCents ?? 0 }),
       idem_key: options.idemKey,
       recover_at_ms: nowMs + CHARGE_RECOVERY_AFTER_MS,
       created_at_ms: nowMs,

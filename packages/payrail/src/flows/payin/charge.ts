@@ -39,6 +39,7 @@ import { authorizeCharge } from './charge-authorization.ts';
 import { recordChargeOutcome } from './charge-outcome.ts';
 import { type ChargeInput, type ChargeRequest, chargeKeyedRequest, type Payer, validateCharge } from './charge-request.ts';
 import { reserveCharge } from './charge-reservation.ts';
+import { cardSurchargeCents } from './surcharge.ts';
 
 // Kept where their importers find them.
 export { IDEMPOTENCY_KEY_TTL_MS } from '../common/idempotency-replay.ts';
@@ -87,10 +88,13 @@ export function createChargeFlow(deps: ChargeDeps): ChargeFlow {
   const running = new RunningRequests<ChargeReply>();
 
   async function charge(payer: Payer, input: ChargeInput): Promise<ChargeReply> {
-    const amountCents = validateCharge(input, deps.clock.nowMs());
-    if (input.idempotencyKey === null) return chargeOnce(deps, payer, input.request, amountCents, null);
+    const requestedCents = validateCharge(input, deps.clock.nowMs());
+    // The merchant's mandatory card surcharge adds to the amount (surcharge.ts); the charge keeps what it added.
+    const surchargeCents = await cardSurchargeCents(deps.db, payer.merchantId, requestedCents);
+    const amountCents = requestedCents + surchargeCents;
+    if (input.idempotencyKey === null) return chargeOnce(deps, payer, input.request, amountCents, null, surchargeCents);
     const idem = chargeKeyedRequest(input.idempotencyKey, input.request);
-    return running.run(`${payer.sourceId}\n${idem.key}`, idem.requestHash, () => chargeOnce(deps, payer, input.request, amountCents, idem));
+    return running.run(`${payer.sourceId}\n${idem.key}`, idem.requestHash, () => chargeOnce(deps, payer, input.request, amountCents, idem, surchargeCents));
   }
 
   async function read(merchantId: string, id: string): Promise<ChargeReply> {
@@ -104,8 +108,16 @@ export function createChargeFlow(deps: ChargeDeps): ChargeFlow {
   return { charge, read };
 }
 
-async function chargeOnce(deps: ChargeDeps, payer: Payer, request: ChargeRequest, amountCents: number, idem: KeyedRequest | null): Promise<ChargeReply> {
-  const reservation = await reserveCharge(deps, payer, request, amountCents, idem);
+/** `amountCents` is the whole amount charged, `surchargeCents` of it the merchant's surcharge. */
+async function chargeOnce(
+  deps: ChargeDeps,
+  payer: Payer,
+  request: ChargeRequest,
+  amountCents: number,
+  idem: KeyedRequest | null,
+  surchargeCents: number,
+): Promise<ChargeReply> {
+  const reservation = await reserveCharge(deps, payer, request, amountCents, idem, surchargeCents);
   if (reservation.kind === 'taken') return asReplay(await replayStoredReply(deps, payer, idem!));
   const { charge, card } = reservation;
 

@@ -24,6 +24,8 @@ export function renderTransaction(charge: ChargeView, funded: readonly FundedTra
   // A capture or refund shows the amount it moved (docs/api-decisions.md section 14).
   const amount = centsToDollarNumber(charge.captured_cents > 0 ? charge.captured_cents : charge.amount_cents);
   const authorized = approved ? requested : 0;
+  // A charge's amount includes the merchant's surcharge; a refund's row carries its charge's request, not its surcharge.
+  const surchargeCents = charge.kind === 'charge' ? (request.surcharge_cents ?? 0) : 0;
   const authCode = charge.auth_code ?? '';
   const avs = avsResultOf(charge.avs_result_code);
   const avsCode = charge.avs_result_code ?? '';
@@ -42,8 +44,8 @@ export function renderTransaction(charge: ChargeView, funded: readonly FundedTra
       shipping: 0,
       discount: 0,
       tip: 0,
-      surcharge: 0,
-      original_requested_amount: requested,
+      surcharge: centsToDollarNumber(surchargeCents),
+      original_requested_amount: centsToDollarNumber(charge.amount_cents - surchargeCents),
       original_authorized_amount: authorized,
     },
     card_details: {

@@ -42,6 +42,7 @@ import { querySchedule } from '../../store/vault/schedules.ts';
 import { failCardSource } from '../payin/card-source.ts';
 import { errorSummary } from '../payin/charge.ts';
 import { cardSourceOf, pendingChargeOf } from '../payin/charge-reservation.ts';
+import { cardSurchargeRule } from '../payin/surcharge.ts';
 import { recordChargeOutcome } from '../payin/charge-outcome.ts';
 import { EVENT_VIEWS } from '../events/emit.ts';
 import { renderCharge } from '../payin/charge-answers.ts';
@@ -86,6 +87,8 @@ export async function runDueSchedules(deps: ScheduleRunDeps, limit = SCHEDULE_BA
 /** Step 2: the run's charge and its (schedule, date) row, in one transaction. Exported for the crash tests, which stop after it. */
 export async function reserveRun(deps: ScheduleRunDeps, claimed: ScheduleRow, runDate: string): Promise<Reserved> {
   const cipher = deps.cipher();
+  // A run is a card charge like any other: the merchant's card surcharge adds to the schedule's amount.
+  const surchargeOf = await cardSurchargeRule(deps.db, claimed.merchant_id);
   const reserved = await reserveScheduleRun(deps.db, {
     schedulePk: claimed.pk,
     runDate,
@@ -98,11 +101,12 @@ export async function reserveRun(deps: ScheduleRunDeps, claimed: ScheduleRow, ru
         source: `pm-${schedule.payment_method_pk}`,
         transaction_details: { description: schedule.title },
       };
+      const surchargeCents = surchargeOf(schedule.amount_cents);
       return {
         payer,
         source: cardSourceOf(request),
         keys: cipher,
-        pendingOf: pendingChargeOf(cipher, payer, request, schedule.amount_cents, { idemKey: null, schedulePk: schedule.pk }),
+        pendingOf: pendingChargeOf(cipher, payer, request, schedule.amount_cents + surchargeCents, { idemKey: null, schedulePk: schedule.pk, surchargeCents }),
       };
     },
   });

@@ -23,6 +23,7 @@ const MERCHANT_NAV: readonly NavItem[] = [
   { href: '/dashboard/customers', label: 'Customers' },
   { href: '/dashboard/kyc', label: 'Receiver KYC' },
   { href: '/dashboard/credentials', label: 'Credentials' },
+  { href: '/dashboard/surcharge', label: 'Surcharge' },
   { href: '/dashboard/team', label: 'Team' },
   { href: '/dashboard/webhooks', label: 'Webhooks' },
   { href: '/dashboard/account/two-factor', label: 'Two-factor' },
