@@ -28,6 +28,7 @@ const SHAPES_NOT_IN_SDK: Readonly<Record<string, string>> = {
   TransactionResult: 'a union of Transaction and DeclinedTransaction, each checked under its own name',
   TransferStatusResponse: 'a union of the status envelope (around TransferStatus) and ExecuteTransferResponse, each checked by its parts',
   DuplicatePaymentMethodError: "a refusal: the SDK throws it as a PayrailError, the existing method's id in error.details.id",
+  AcceptBlueDuplicatePaymentMethodError: "the accept.blue dialect's duplicate refusal; the SDK's source speaks the spec dialect (DuplicatePaymentMethodError)",
   WebhookEndpointDeleted: 'deleteWebhookEndpoint() answers nothing; the body is not read',
   SandboxActionResponse: 'the bare success envelope; the sandbox calls answer nothing',
   SandboxBatchCloseResponse: 'read field by field by sandbox.closeBatch() (batches, each a Batch checked under its own name)',

@@ -6,9 +6,9 @@
 // what the plugin reads from it, in accept.blue's shapes. Both stores.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { CreatedMerchant } from '../../src/flows/merchants/merchants.ts';
+import { type CreatedMerchant, createSource, issuingDeps } from '../../src/flows/merchants/merchants.ts';
 import { verifyLedger } from '../../src/flows/operations/ledger-verify.ts';
-import { PinelabClient, ShopError, useAcceptBlueDialect } from '../helpers/acceptblue-shop.ts';
+import { PinelabClient, type ShopError, useAcceptBlueDialect } from '../helpers/acceptblue-shop.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { BILLING, basicOf, chargeBody, EXPIRY_MONTH, EXPIRY_YEAR, nonceFor, postCharge, tokenizeRaw } from '../helpers/payin.ts';
 import { call, dayOf, type Json, runScheduleNow } from '../helpers/stored.ts';
@@ -166,9 +166,9 @@ for (const kind of STORE_KINDS) {
       const second = await checkout(t, shop, merchant);
       assert.equal(second.customerId, first.customerId);
       assert.equal(second.method.id, first.method.id, 'found by last4 and expiry: not saved again');
-      // The saved-method path: the method's customer compared loosely with the shopper's.
+      // The saved-method path: the method's customer compared with the shopper's (the plugin uses !=; an integer either way).
       const saved = await shop.request('GET', `payment-methods/${first.method.id}`);
-      assert.ok(saved.customer_id == first.customerId);
+      assert.equal(saved.customer_id, first.customerId);
       assert.deepEqual([saved.payment_method_type, saved.card_type], ['card', 'Visa']);
       assert.equal((await shop.request('GET', `customers?active=true&customer_number=${encodeURIComponent(EMAIL)}`)).length, 1);
       // The same card with a new expiry is a new method.
@@ -415,7 +415,6 @@ for (const kind of STORE_KINDS) {
     it('use_this_source_key charges the runs under the source that created the schedule', async () => {
       const merchant = await useAcceptBlueDialect(t, await t.newMerchant());
       const shop = new PinelabClient(t, merchant);
-      const { createSource, issuingDeps } = await import('../../src/flows/merchants/merchants.ts');
       const second = await createSource(issuingDeps(t.service), { merchantId: merchant.merchant_id, name: 'Subscriptions' });
       const { customerId, method } = await checkout(t, shop, merchant);
       const secondShop = new PinelabClient(t, { ...merchant, source: second });

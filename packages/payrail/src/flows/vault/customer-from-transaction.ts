@@ -65,7 +65,7 @@ export async function createCustomerFromTransaction(
   const { reference_number: referenceNumber, ...customer } = input;
   const chargePk = parseReferenceNumber(String(referenceNumber));
   if (chargePk === null) fail('not_found', `transaction ${referenceNumber} not found`);
-  const render = customerViewFor(owner.dialect);
+  const render = customerViewFor(owner.wireDialect);
   return createOnce(vault.clock, owner, { key: idempotencyKey, operation: 'create-customer-from-transaction', body: input }, async (key) => {
     const answer = await createCustomerFromCharge(vault.db, {
       key,

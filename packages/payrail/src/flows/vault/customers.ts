@@ -185,7 +185,7 @@ export async function createCustomer(
   idempotencyKey: string | null = null,
 ): Promise<Created<CustomerView | AcceptBlueCustomer>> {
   const fields = newCustomerFields(input);
-  const render = customerViewFor(owner.dialect);
+  const render = customerViewFor(owner.wireDialect);
   return createOnce(vault.clock, owner, { key: idempotencyKey, operation: 'create-customer', body: input }, (key) =>
     createCustomerOnce(vault.db, { key, merchantId: owner.merchantId, fields, nowMs: vault.clock.nowMs(), render }),
   );
@@ -200,37 +200,37 @@ export interface CustomerListQuery extends PageQuery {
 export async function listCustomerViews(vault: Pick<VaultContext, 'db'>, owner: Pick<Owner, 'merchantId'>, query: CustomerListQuery): Promise<CustomerView[]>;
 export async function listCustomerViews(
   vault: Pick<VaultContext, 'db'>,
-  owner: Pick<Owner, 'merchantId' | 'dialect'>,
+  owner: Pick<Owner, 'merchantId' | 'wireDialect'>,
   query: CustomerListQuery,
 ): Promise<Array<CustomerView | AcceptBlueCustomer>>;
 export async function listCustomerViews(
   vault: Pick<VaultContext, 'db'>,
-  owner: Pick<Owner, 'merchantId' | 'dialect'>,
+  owner: Pick<Owner, 'merchantId' | 'wireDialect'>,
   query: CustomerListQuery,
 ): Promise<Array<CustomerView | AcceptBlueCustomer>> {
   if (query.active !== undefined && query.active !== 'true' && query.active !== 'false') fail('invalid_request', 'active must be true or false');
   const filters = { active: query.active === undefined ? null : query.active === 'true', customerNumber: query.customer_number ?? null };
   const page = pageOf(query);
   const rows = await queryCustomers(vault.db, { merchantId: owner.merchantId, filters, page });
-  return rows.map(customerViewFor(owner.dialect));
+  return rows.map(customerViewFor(owner.wireDialect));
 }
 
 export async function readCustomer(
   vault: Pick<VaultContext, 'db'>,
-  owner: Pick<Owner, 'merchantId' | 'dialect'>,
+  owner: Pick<Owner, 'merchantId' | 'wireDialect'>,
   id: string,
 ): Promise<CustomerView | AcceptBlueCustomer> {
   const pk = idOf('customer', id);
   const row = await queryCustomer(vault.db, { merchantId: owner.merchantId, pk });
   if (row === undefined) fail('not_found', `customer ${pk} not found`);
-  return customerViewFor(owner.dialect)(row);
+  return customerViewFor(owner.wireDialect)(row);
 }
 
 export async function changeCustomer(vault: VaultContext, owner: Owner, id: string, input: CustomerInput): Promise<CustomerView | AcceptBlueCustomer> {
   const pk = idOf('customer', id);
   const row = await editCustomer(vault.db, { merchantId: owner.merchantId, pk, fields: fieldsOf(input), nowMs: vault.clock.nowMs() });
   if (row === undefined) fail('not_found', `customer ${pk} not found`);
-  return customerViewFor(owner.dialect)(row);
+  return customerViewFor(owner.wireDialect)(row);
 }
 
 /**
@@ -244,7 +244,7 @@ export async function removeCustomer(vault: VaultContext, owner: Owner, id: stri
     merchantId: owner.merchantId,
     pk,
     nowMs: vault.clock.nowMs(),
-    refuseWhenScheduled: owner.dialect === 'acceptblue',
+    refuseWhenScheduled: owner.wireDialect === 'acceptblue',
   });
   if (answer === 'absent') fail('not_found', `customer ${pk} not found`);
   if (answer === 'scheduled') fail('linked_to_active_schedules', `customer ${pk} has active recurring schedules; delete or deactivate them first`);
@@ -358,7 +358,7 @@ export async function saveCard(
       avsZip: input.avs_zip ?? null,
       nowMs: vault.clock.nowMs(),
       seal: (number) => ({ card_number_enc: cipher.seal(number, 'card_number', owner.sourceId), fingerprint: cipher.fingerprint(number, owner.merchantId) }),
-      render: methodViewFor(owner.dialect),
+      render: methodViewFor(owner.wireDialect),
     });
     return answered(answer, (refusal) => refuseSave(refusal, customerPk));
   });
@@ -398,7 +398,7 @@ function refuseNonce(problem: NonceProblem): never {
 
 export async function listCustomerMethods(
   vault: Pick<VaultContext, 'db'>,
-  owner: Pick<Owner, 'merchantId' | 'dialect'>,
+  owner: Pick<Owner, 'merchantId' | 'wireDialect'>,
   customerId: string,
   query: PageQuery,
 ): Promise<MethodView[]> {
@@ -406,24 +406,24 @@ export async function listCustomerMethods(
   const page = pageOf(query);
   const rows = await queryCustomerMethods(vault.db, { merchantId: owner.merchantId, customerPk, page });
   if (rows === undefined) fail('not_found', `customer ${customerPk} not found`);
-  return rows.map(methodViewFor(owner.dialect));
+  return rows.map(methodViewFor(owner.wireDialect));
 }
 
 /** Every saved card of the merchant (accept.blue's GET /payment-methods). */
 export async function listMerchantMethods(
   vault: Pick<VaultContext, 'db'>,
-  owner: Pick<Owner, 'merchantId' | 'dialect'>,
+  owner: Pick<Owner, 'merchantId' | 'wireDialect'>,
   query: PageQuery,
 ): Promise<MethodView[]> {
   const rows = await queryMerchantMethods(vault.db, { merchantId: owner.merchantId, page: pageOf(query) });
-  return rows.map(methodViewFor(owner.dialect));
+  return rows.map(methodViewFor(owner.wireDialect));
 }
 
-export async function readPaymentMethod(vault: Pick<VaultContext, 'db'>, owner: Pick<Owner, 'merchantId' | 'dialect'>, id: string): Promise<MethodView> {
+export async function readPaymentMethod(vault: Pick<VaultContext, 'db'>, owner: Pick<Owner, 'merchantId' | 'wireDialect'>, id: string): Promise<MethodView> {
   const pk = idOf('payment method', id);
   const row = await queryPaymentMethod(vault.db, { merchantId: owner.merchantId, pk });
   if (row === undefined) fail('not_found', `payment method ${pk} not found`);
-  return methodViewFor(owner.dialect)(row);
+  return methodViewFor(owner.wireDialect)(row);
 }
 
 export interface MethodChange {
@@ -447,7 +447,7 @@ export async function changePaymentMethod(vault: VaultContext, owner: Owner, id:
       answer.of,
     );
   }
-  return methodViewFor(owner.dialect)(answer.row);
+  return methodViewFor(owner.wireDialect)(answer.row);
 }
 
 /**
@@ -461,7 +461,7 @@ export async function removePaymentMethod(vault: VaultContext, owner: Owner, id:
     merchantId: owner.merchantId,
     pk,
     nowMs: vault.clock.nowMs(),
-    refuseWhenScheduled: owner.dialect === 'acceptblue',
+    refuseWhenScheduled: owner.wireDialect === 'acceptblue',
   });
   if (answer === 'absent') fail('not_found', `payment method ${pk} not found`);
   if (answer === 'scheduled')

@@ -153,7 +153,7 @@ export async function createSchedule(
       schedule,
       schedulesMax: SCHEDULES_PER_CUSTOMER_MAX,
       nowMs: vault.clock.nowMs(),
-      render: scheduleViewFor(owner.dialect),
+      render: scheduleViewFor(owner.wireDialect),
     });
     return answered(answer, (refusal) => refuseCreate(refusal, customerPk));
   });
@@ -161,23 +161,23 @@ export async function createSchedule(
 
 export async function readSchedule(
   vault: Pick<VaultContext, 'db'>,
-  owner: Pick<Owner, 'merchantId' | 'dialect'>,
+  owner: Pick<Owner, 'merchantId' | 'wireDialect'>,
   id: string,
 ): Promise<ScheduleView | AcceptBlueSchedule> {
   const pk = idOf('recurring schedule', id);
   const row = await querySchedule(vault.db, { merchantId: owner.merchantId, pk });
   if (row === undefined) fail('not_found', `recurring schedule ${pk} not found`);
-  return scheduleViewFor(owner.dialect)(row);
+  return scheduleViewFor(owner.wireDialect)(row);
 }
 
 /** Every schedule of the merchant (accept.blue's GET /recurring-schedules). */
 export async function listMerchantSchedules(
   vault: Pick<VaultContext, 'db'>,
-  owner: Pick<Owner, 'merchantId' | 'dialect'>,
+  owner: Pick<Owner, 'merchantId' | 'wireDialect'>,
   query: PageQuery,
 ): Promise<Array<ScheduleView | AcceptBlueSchedule>> {
   const rows = await queryMerchantSchedules(vault.db, { merchantId: owner.merchantId, page: pageOf(query) });
-  return rows.map(scheduleViewFor(owner.dialect));
+  return rows.map(scheduleViewFor(owner.wireDialect));
 }
 
 /**
@@ -187,18 +187,18 @@ export async function listMerchantSchedules(
  */
 export async function listMethodSchedules(
   vault: Pick<VaultContext, 'db'>,
-  owner: Pick<Owner, 'merchantId' | 'dialect'>,
+  owner: Pick<Owner, 'merchantId' | 'wireDialect'>,
   id: string,
 ): Promise<Array<ScheduleView | AcceptBlueSchedule>> {
   const pk = idOf('payment method', id);
   const rows = await queryMethodSchedules(vault.db, { merchantId: owner.merchantId, pk, limit: Math.max(SCHEDULES_PER_CUSTOMER_MAX, STORED_LIST_LIMIT_MAX) });
   if (rows === undefined) fail('not_found', `payment method ${pk} not found`);
-  return rows.map(scheduleViewFor(owner.dialect));
+  return rows.map(scheduleViewFor(owner.wireDialect));
 }
 
 export async function listSchedulesOfCustomer(
   vault: Pick<VaultContext, 'db'>,
-  owner: Pick<Owner, 'merchantId' | 'dialect'>,
+  owner: Pick<Owner, 'merchantId' | 'wireDialect'>,
   customerId: string,
   query: PageQuery,
 ): Promise<Array<ScheduleView | AcceptBlueSchedule>> {
@@ -206,7 +206,7 @@ export async function listSchedulesOfCustomer(
   const page = pageOf(query);
   const rows = await queryCustomerSchedules(vault.db, { merchantId: owner.merchantId, customerPk, page });
   if (rows === undefined) fail('not_found', `customer ${customerPk} not found`);
-  return rows.map(scheduleViewFor(owner.dialect));
+  return rows.map(scheduleViewFor(owner.wireDialect));
 }
 
 function refuseChange(answer: Exclude<EditScheduleAnswer, { kind: 'changed' }>, pk: number): never {
@@ -226,7 +226,7 @@ function refuseChange(answer: Exclude<EditScheduleAnswer, { kind: 'changed' }>, 
 
 export async function changeSchedule(
   vault: VaultContext,
-  owner: Pick<Owner, 'merchantId' | 'dialect'>,
+  owner: Pick<Owner, 'merchantId' | 'wireDialect'>,
   id: string,
   input: ScheduleInput,
   amountText: string | null,
@@ -240,7 +240,7 @@ export async function changeSchedule(
     nowMs: vault.clock.nowMs(),
   });
   if (answer.kind !== 'changed') return refuseChange(answer, pk);
-  return scheduleViewFor(owner.dialect)(answer.row);
+  return scheduleViewFor(owner.wireDialect)(answer.row);
 }
 
 export async function removeSchedule(vault: VaultContext, owner: Owner, id: string): Promise<void> {

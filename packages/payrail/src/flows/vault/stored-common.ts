@@ -8,7 +8,7 @@ export interface Owner {
   readonly merchantId: string;
   readonly sourceId: string;
   /** How the caller reads answers; absent: the section 15 views (`spec`). */
-  readonly dialect?: WireDialect;
+  readonly wireDialect?: WireDialect;
 }
 
 export const STORED_LIST_LIMIT_DEFAULT = 10;

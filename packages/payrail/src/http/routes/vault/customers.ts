@@ -30,6 +30,7 @@ import type { Owner } from '../../../flows/vault/stored-common.ts';
 import type { Service } from '../../../service.ts';
 import { basicAuth } from '../../auth-hooks.ts';
 import { acceptBlueRequests } from '../../dialect-requests.ts';
+import { refusalDialectOf } from '../../errors.ts';
 import { createdView, idempotencyKeyOf } from '../../idempotent-replies.ts';
 import { ChargeHeaders, PageQuery, PAYIN_REFUSALS, PayinRefusal, TransactionList } from '../../schemas/payin.ts';
 import {
@@ -67,7 +68,9 @@ export function noContent(reply: FastifyReply): FastifyReply {
 export function ownerOf(request: FastifyRequest): Owner {
   const principal = request.principal!;
   if (principal.sourceId === null) throw new Error('a source API key without a source');
-  return { merchantId: principal.merchantId, sourceId: principal.sourceId, dialect: principal.dialect };
+  // The caller's wire dialect, as its refusals are written.
+  const wireDialect = refusalDialectOf(request) === 'acceptblue' ? 'acceptblue' : 'spec';
+  return { merchantId: principal.merchantId, sourceId: principal.sourceId, wireDialect };
 }
 
 /**
@@ -79,7 +82,7 @@ async function answeringDuplicates<T>(request: FastifyRequest, reply: FastifyRep
   try {
     return await work();
   } catch (error) {
-    if (!(error instanceof DuplicateMethodError) || request.principal?.dialect !== 'acceptblue') throw error;
+    if (!(error instanceof DuplicateMethodError) || refusalDialectOf(request) !== 'acceptblue') throw error;
     const body = {
       version: ACCEPTBLUE_API_VERSION,
       status: 'Error',
