@@ -107,8 +107,8 @@ async function takeCard<V>(tx: Tx, input: SaveCardInput<V>, refuse: (refusal: Sa
 }
 
 /**
- * Consumes the nonce and saves its card for the customer, under the key (if
- * any). The count bound is checked first, not atomically: racing saves may
+ * Takes the card (a nonce consumed, or an earlier transaction's card) and
+ * saves it for the customer, under the key (if any). The count bound is checked first, not atomically: racing saves may
  * pass it by a few.
  */
 export function saveCardOnce<V>(db: Db, input: SaveCardInput<V>): Promise<KeyedAnswer<V> | SaveCardRefusal> {
