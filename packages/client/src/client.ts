@@ -56,6 +56,7 @@ import type { SourceSurcharge, SurchargeLookup, SurchargeSettings } from './surc
 import {
   type Customer,
   type CustomerFilters,
+  type CustomerFromTransactionInput,
   type CustomerInput,
   defined,
   listOf,
@@ -69,6 +70,7 @@ import {
   type ScheduleChanges,
   type ScheduleInput,
   scheduleBody,
+  type StoredPage,
   storedId,
 } from './stored.ts';
 import {
@@ -352,6 +354,9 @@ export class Payrail {
     /** The customer's transactions, newest first. */
     transactions: async (id: number | string, page: { limit?: number; offset?: number } = {}): Promise<Transaction[]> =>
       this.stored(route(OPERATIONS.listCustomerTransactions, { id: storedId(id, 'customer id') }, payinQuery(page)), readTransactionList),
+    /** A customer from a transaction's billing details (the transaction is linked to it when it had no customer); sent once. */
+    createFromTransaction: async (input: CustomerFromTransactionInput): Promise<Customer> =>
+      this.stored(route(OPERATIONS.createCustomerFromTransaction), readCustomer, defined(input)),
   };
 
   /**
@@ -363,8 +368,14 @@ export class Payrail {
   readonly paymentMethods = {
     save: async (customerId: number | string, input: SaveCardInput): Promise<PaymentMethod> =>
       this.stored(route(OPERATIONS.createPaymentMethod, { id: storedId(customerId, 'customer id') }), readPaymentMethod, defined(input)),
-    list: async (customerId: number | string, page: { limit?: number; offset?: number } = {}): Promise<PaymentMethod[]> =>
+    list: async (customerId: number | string, page: StoredPage = {}): Promise<PaymentMethod[]> =>
       this.stored(route(OPERATIONS.listPaymentMethods, { id: storedId(customerId, 'customer id') }, payinQuery(page)), listOf(readPaymentMethod)),
+    /** Every saved card of the merchant, oldest first unless order is 'desc'. */
+    listAll: async (page: StoredPage = {}): Promise<PaymentMethod[]> =>
+      this.stored(route(OPERATIONS.listAllPaymentMethods, {}, payinQuery(page)), listOf(readPaymentMethod)),
+    /** The schedules charging the card. */
+    schedules: async (id: number | string): Promise<Schedule[]> =>
+      this.stored(route(OPERATIONS.listPaymentMethodSchedules, { id: storedId(id, 'payment method id') }), listOf(readSchedule)),
     get: async (id: number | string): Promise<PaymentMethod> =>
       this.stored(route(OPERATIONS.getPaymentMethod, { id: storedId(id, 'payment method id') }), readPaymentMethod),
     /** Renames the card or changes its expiry (month and year together). */
@@ -380,8 +391,10 @@ export class Payrail {
   readonly schedules = {
     create: async (customerId: number | string, input: ScheduleInput): Promise<Schedule> =>
       this.stored(route(OPERATIONS.createSchedule, { id: storedId(customerId, 'customer id') }), readSchedule, scheduleBody(input)),
-    list: async (customerId: number | string, page: { limit?: number; offset?: number } = {}): Promise<Schedule[]> =>
+    list: async (customerId: number | string, page: StoredPage = {}): Promise<Schedule[]> =>
       this.stored(route(OPERATIONS.listSchedules, { id: storedId(customerId, 'customer id') }, payinQuery(page)), listOf(readSchedule)),
+    /** Every schedule of the merchant, oldest first unless order is 'desc'. */
+    listAll: async (page: StoredPage = {}): Promise<Schedule[]> => this.stored(route(OPERATIONS.listAllSchedules, {}, payinQuery(page)), listOf(readSchedule)),
     get: async (id: number | string): Promise<Schedule> => this.stored(route(OPERATIONS.getSchedule, { id: storedId(id, 'schedule id') }), readSchedule),
     /** Changes the amount, frequency, next run date, card, runs left or title. */
     update: async (id: number | string, changes: ScheduleChanges): Promise<Schedule> =>

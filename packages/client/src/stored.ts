@@ -22,6 +22,26 @@ export interface Customer {
   /** Default true. */
   active: boolean;
   created_at: string;
+  /** accept.blue's customer fields: on the answer once given. */
+  website?: string | null;
+  alternate_phone?: string | null;
+  note?: string | null;
+  /** An address replaces the one kept when given. */
+  billing_info?: CustomerAddress;
+  shipping_info?: CustomerAddress;
+}
+
+/** A customer's billing or shipping address (accept.blue's Address), every member optional. */
+export interface CustomerAddress {
+  first_name?: string | null;
+  last_name?: string | null;
+  street?: string | null;
+  street2?: string | null;
+  state?: string | null;
+  city?: string | null;
+  zip?: string | null;
+  country?: string | null;
+  phone?: string | null;
 }
 
 /** Each field may be left out; a null on the answer is a field never given. */
@@ -30,12 +50,20 @@ type Settable<T> = { [K in keyof T]?: NonNullable<T[K]> };
 /** What create sends (identifier required) and update sends (any part of it). */
 export type CustomerInput = Pick<Customer, 'identifier'> & Settable<Omit<Customer, 'id' | 'identifier' | 'created_at'>>;
 
-export interface CustomerFilters {
-  active?: boolean;
-  customer_number?: string;
+/** A customer made from a transaction: its billing details fill what is not given; identifier is required when the transaction has none. */
+export type CustomerFromTransactionInput = Partial<CustomerInput> & { reference_number: number };
+
+/** Paging of lists: oldest first unless order is 'desc'. */
+export interface StoredPage {
   /** 1 to 100, default 10. */
   limit?: number;
   offset?: number;
+  order?: 'asc' | 'desc';
+}
+
+export interface CustomerFilters extends StoredPage {
+  active?: boolean;
+  customer_number?: string;
 }
 
 /** A saved card as the API answers it. */
@@ -49,6 +77,12 @@ export interface PaymentMethodWire {
   expiry_year: number;
   name: string | null;
   created_at: string;
+  /** On the answer once given. */
+  avs_address?: string | null;
+  avs_zip?: string | null;
+  /** accept.blue-dialect answers only (the SDK's source speaks the spec dialect). */
+  bin?: string;
+  bin_details?: { type: null };
 }
 
 export interface PaymentMethod extends PaymentMethodWire {
@@ -56,13 +90,22 @@ export interface PaymentMethod extends PaymentMethodWire {
   source: string;
 }
 
-export interface SaveCardInput extends Pick<PaymentMethodWire, 'expiry_month' | 'expiry_year'>, Settable<Pick<PaymentMethodWire, 'last4' | 'name'>> {
-  /** A nonce from tokenize() or the hosted card form; it is used up. */
+export interface SaveCardInput extends Settable<Pick<PaymentMethodWire, 'expiry_month' | 'expiry_year' | 'last4' | 'name' | 'avs_address' | 'avs_zip'>> {
+  /**
+   * A nonce from tokenize() or the hosted card form (used up; expiry_month
+   * and expiry_year required), or `ref-<reference number>` of an approved
+   * transaction (its card; its expiry unless given).
+   */
   source: string;
+  /** Check (ACH) payment methods are not offered yet: the server refuses these. */
+  routing_number?: never;
+  account_number?: never;
+  account_type?: never;
+  sec_code?: never;
 }
 
-/** Renames the card or changes its expiry (month and year together). */
-export type PaymentMethodChanges = Settable<Pick<PaymentMethodWire, 'name' | 'expiry_month' | 'expiry_year'>>;
+/** Renames the card, changes its expiry (month and year together) or its AVS address. */
+export type PaymentMethodChanges = Settable<Pick<PaymentMethodWire, 'name' | 'expiry_month' | 'expiry_year' | 'avs_address' | 'avs_zip'>>;
 
 export type Frequency = 'daily' | 'weekly' | 'biweekly' | 'monthly' | 'bimonthly' | 'quarterly' | 'biannually' | 'annually';
 export type ScheduleStatus = ScheduleWire['status'];
@@ -77,9 +120,11 @@ export interface Schedule extends Omit<ScheduleWire, 'amount' | 'frequency'> {
 export interface ScheduleRequestWire {
   title: string;
   frequency: Frequency;
-  /** YYYY-MM-DD (UTC), today or later. */
-  next_run_date: string;
+  /** YYYY-MM-DD (UTC), today or later; default tomorrow. */
+  next_run_date?: string;
   payment_method_id: number;
+  /** Create only. true: runs are charged under this client's source; default: under the source that saved the card. */
+  use_this_source_key?: boolean;
   /** 0 (default) = unlimited. */
   num_left?: number;
   active?: boolean;
@@ -89,7 +134,8 @@ export interface ScheduleRequestWire {
 
 export type ScheduleInput = Omit<ScheduleRequestWire, 'amount'> & AmountInput;
 
-export type ScheduleChanges = Partial<Omit<ScheduleInput, 'amount' | 'amount_cents'>> &
+/** use_this_source_key is the create's only. */
+export type ScheduleChanges = Partial<Omit<ScheduleInput, 'amount' | 'amount_cents' | 'use_this_source_key'>> &
   ({ amount?: string; amount_cents?: never } | { amount_cents?: number; amount?: never });
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -100,6 +146,11 @@ export function storedId(id: number | string, what: string): number {
   const text = String(id);
   if (!/^[1-9][0-9]{0,14}$/.test(text)) throw inputError('invalid_request', `${what} must be an id (digits), got "${text}"`);
   return Number(text);
+}
+
+/** The members of `body` that are there (the fields a customer or method shows once given). */
+function given(body: Json, names: readonly string[]): Json {
+  return Object.fromEntries(names.filter((name) => body[name] !== undefined).map((name) => [name, body[name]]));
 }
 
 export function readCustomer(body: Json): Customer {
@@ -113,6 +164,7 @@ export function readCustomer(body: Json): Customer {
     phone: nullableText(body.phone),
     active: body.active === true,
     created_at: String(body.created_at),
+    ...(given(body, ['website', 'alternate_phone', 'note', 'billing_info', 'shipping_info']) as Partial<Customer>),
   };
 }
 
@@ -128,6 +180,7 @@ export function readPaymentMethod(body: Json): PaymentMethod {
     expiry_year: Number(body.expiry_year),
     name: nullableText(body.name),
     created_at: String(body.created_at),
+    ...(given(body, ['avs_address', 'avs_zip', 'bin', 'bin_details']) as Partial<PaymentMethodWire>),
     source: `pm-${id}`,
   };
 }
@@ -146,6 +199,7 @@ export function readSchedule(body: Json): Schedule {
     active: body.active === true,
     status: body.status as ScheduleStatus,
     created_at: String(body.created_at),
+    ...(given(body, ['prev_run_date', 'transaction_count']) as Pick<ScheduleWire, 'prev_run_date' | 'transaction_count'>),
   };
 }
 

@@ -66,6 +66,9 @@ export interface ScheduleWire {
   /** declined: the last run was declined and is retried on each of the next 3 days; failed: stopped after that. */
   status: 'active' | 'declined' | 'failed' | 'finished';
   created_at: string;
+  /** accept.blue-dialect answers only: the latest date a run was made for, and the runs made. */
+  prev_run_date?: string | null;
+  transaction_count?: number;
 }
 
 interface EventBase<T extends EventType, D> {

@@ -4,7 +4,15 @@
 // refuse a list that lacks a field of its type or names one the type does
 // not have. So a list always equals its type, and a test holding the lists
 // against the document finds any field the server has and the SDK lacks.
-import type { Customer, PaymentMethodChanges, PaymentMethodWire, SaveCardInput, ScheduleRequestWire } from './stored.ts';
+import type {
+  Customer,
+  CustomerAddress,
+  CustomerFromTransactionInput,
+  PaymentMethodChanges,
+  PaymentMethodWire,
+  SaveCardInput,
+  ScheduleRequestWire,
+} from './stored.ts';
 import type {
   Attribute,
   BalanceResponseWire,
@@ -175,7 +183,35 @@ export const WIRE_FIELDS = {
     phone: true,
     active: true,
     created_at: true,
+    website: true,
+    alternate_phone: true,
+    note: true,
+    billing_info: true,
+    shipping_info: true,
   } satisfies Fields<Customer>,
+  CustomerAddress: {
+    first_name: true,
+    last_name: true,
+    street: true,
+    street2: true,
+    state: true,
+    city: true,
+    zip: true,
+    country: true,
+    phone: true,
+  } satisfies Fields<CustomerAddress>,
+  // Requests send the same members (the SDK's type is the answer's).
+  CustomerAddressRequest: {
+    first_name: true,
+    last_name: true,
+    street: true,
+    street2: true,
+    state: true,
+    city: true,
+    zip: true,
+    country: true,
+    phone: true,
+  } satisfies Fields<CustomerAddress>,
   CustomerCreateRequest: {
     identifier: true,
     customer_number: true,
@@ -184,7 +220,27 @@ export const WIRE_FIELDS = {
     last_name: true,
     phone: true,
     active: true,
+    website: true,
+    alternate_phone: true,
+    note: true,
+    billing_info: true,
+    shipping_info: true,
   } satisfies Fields<CustomerInput>,
+  CustomerFromTransactionRequest: {
+    reference_number: true,
+    identifier: true,
+    customer_number: true,
+    email: true,
+    first_name: true,
+    last_name: true,
+    phone: true,
+    active: true,
+    website: true,
+    alternate_phone: true,
+    note: true,
+    billing_info: true,
+    shipping_info: true,
+  } satisfies Fields<CustomerFromTransactionInput>,
   // update() sends Partial<CustomerInput>: the create body's fields.
   CustomerUpdateRequest: {
     identifier: true,
@@ -194,6 +250,11 @@ export const WIRE_FIELDS = {
     last_name: true,
     phone: true,
     active: true,
+    website: true,
+    alternate_phone: true,
+    note: true,
+    billing_info: true,
+    shipping_info: true,
   } satisfies Fields<Partial<CustomerInput>>,
   PaymentMethod: {
     id: true,
@@ -205,9 +266,25 @@ export const WIRE_FIELDS = {
     expiry_year: true,
     name: true,
     created_at: true,
+    avs_address: true,
+    avs_zip: true,
+    bin: true,
+    bin_details: true,
   } satisfies Fields<PaymentMethodWire>,
-  PaymentMethodCreateRequest: { source: true, expiry_month: true, expiry_year: true, last4: true, name: true } satisfies Fields<SaveCardInput>,
-  PaymentMethodUpdateRequest: { name: true, expiry_month: true, expiry_year: true } satisfies Fields<PaymentMethodChanges>,
+  PaymentMethodCreateRequest: {
+    source: true,
+    expiry_month: true,
+    expiry_year: true,
+    last4: true,
+    name: true,
+    avs_address: true,
+    avs_zip: true,
+    routing_number: true,
+    account_number: true,
+    account_type: true,
+    sec_code: true,
+  } satisfies Fields<SaveCardInput>,
+  PaymentMethodUpdateRequest: { name: true, expiry_month: true, expiry_year: true, avs_address: true, avs_zip: true } satisfies Fields<PaymentMethodChanges>,
   RecurringSchedule: {
     id: true,
     customer_id: true,
@@ -221,6 +298,8 @@ export const WIRE_FIELDS = {
     active: true,
     status: true,
     created_at: true,
+    prev_run_date: true,
+    transaction_count: true,
   } satisfies Fields<ScheduleWire>,
   RecurringScheduleCreateRequest: {
     title: true,
@@ -231,6 +310,7 @@ export const WIRE_FIELDS = {
     num_left: true,
     payment_method_id: true,
     active: true,
+    use_this_source_key: true,
   } satisfies Fields<ScheduleRequestWire>,
   // update() and pause()/resume() send any part of the create body.
   RecurringScheduleUpdateRequest: {
@@ -242,7 +322,7 @@ export const WIRE_FIELDS = {
     num_left: true,
     payment_method_id: true,
     active: true,
-  } satisfies Fields<Partial<ScheduleRequestWire>>,
+  } satisfies Fields<Partial<Omit<ScheduleRequestWire, 'use_this_source_key'>>>,
 
   // Events and webhooks
   Event: { id: true, type: true, created_at: true, livemode: true, data: true } satisfies Fields<PayrailEvent>,

@@ -39,6 +39,8 @@ export const ERRORS = {
   duplicate_payment_method: { code: 'duplicate_payment_method', status: 409, message: 'This card is already saved for this customer' },
   // Behaviour section 16: accept.blue answers 409 to a second registration of a webhook_url.
   duplicate_webhook: { code: 'duplicate_webhook', status: 409, message: 'A webhook with this URL is already registered' },
+  // accept.blue's deletes of a customer or payment method that active recurring schedules name (accept.blue dialect).
+  linked_to_active_schedules: { code: 'invalid_state', status: 409, message: 'Linked to active recurring schedules' },
   idempotency_key_reused: {
     code: 'idempotency_key_reused',
     status: 400,

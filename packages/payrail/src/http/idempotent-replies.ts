@@ -16,8 +16,9 @@ export function sendReply(reply: FastifyReply, result: { readonly statusCode: nu
   return reply.code(result.statusCode).type('application/json; charset=utf-8').send(result.json);
 }
 
-/** A create's answer (a customer, a saved card, a schedule): its view, marked when replayed. */
+/** A create's answer (a customer, a saved card, a schedule): 201 with its view, marked when replayed. */
 export function createdView<T>(reply: FastifyReply, created: Created<T>): T {
   if (created.replayed) reply.header('idempotent-replayed', 'true');
+  reply.code(201);
   return created.view;
 }

@@ -14,12 +14,33 @@ export interface CustomerRow {
   last_name: string | null;
   phone: string | null;
   active: number;
+  website: string | null;
+  alternate_phone: string | null;
+  note: string | null;
+  /** accept.blue Address members as sent, a JSON object (null when none was sent). */
+  billing_info_json: string | null;
+  shipping_info_json: string | null;
   created_at_ms: number;
 }
 
-export type CustomerFields = Pick<CustomerRow, 'identifier' | 'customer_number' | 'email' | 'first_name' | 'last_name' | 'phone' | 'active'>;
+export type CustomerFields = Pick<
+  CustomerRow,
+  | 'identifier'
+  | 'customer_number'
+  | 'email'
+  | 'first_name'
+  | 'last_name'
+  | 'phone'
+  | 'active'
+  | 'website'
+  | 'alternate_phone'
+  | 'note'
+  | 'billing_info_json'
+  | 'shipping_info_json'
+>;
 
-const COLUMNS = 'pk, merchant_id, identifier, customer_number, email, first_name, last_name, phone, active, created_at_ms';
+const COLUMNS =
+  'pk, merchant_id, identifier, customer_number, email, first_name, last_name, phone, active, website, alternate_phone, note, billing_info_json, shipping_info_json, created_at_ms';
 const LIVE = 'deleted_at_ms IS NULL';
 
 function rowOf(row: CustomerRow): CustomerRow {
@@ -28,9 +49,25 @@ function rowOf(row: CustomerRow): CustomerRow {
 
 export async function insertCustomer(tx: Tx, merchantId: string, fields: CustomerFields, nowMs: number): Promise<CustomerRow> {
   const row = await tx.get<CustomerRow>(
-    `INSERT INTO customers (merchant_id, identifier, customer_number, email, first_name, last_name, phone, active, created_at_ms, updated_at_ms)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
-    [merchantId, fields.identifier, fields.customer_number, fields.email, fields.first_name, fields.last_name, fields.phone, fields.active, nowMs, nowMs],
+    `INSERT INTO customers (merchant_id, identifier, customer_number, email, first_name, last_name, phone, active, website, alternate_phone, note, billing_info_json, shipping_info_json, created_at_ms, updated_at_ms)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+    [
+      merchantId,
+      fields.identifier,
+      fields.customer_number,
+      fields.email,
+      fields.first_name,
+      fields.last_name,
+      fields.phone,
+      fields.active,
+      fields.website,
+      fields.alternate_phone,
+      fields.note,
+      fields.billing_info_json,
+      fields.shipping_info_json,
+      nowMs,
+      nowMs,
+    ],
   );
   if (row === undefined) throw new Error('INSERT INTO customers returned nothing');
   return rowOf(row);
@@ -46,8 +83,13 @@ export interface CustomerFilters {
   readonly customerNumber: string | null;
 }
 
-/** The merchant's customers, oldest first (a stable order for offset pages). */
-export async function listCustomers(tx: Tx, merchantId: string, filters: CustomerFilters, page: { limit: number; offset: number }): Promise<CustomerRow[]> {
+/** The merchant's customers, oldest first (a stable order for offset pages) or newest first when `descending`. */
+export async function listCustomers(
+  tx: Tx,
+  merchantId: string,
+  filters: CustomerFilters,
+  page: { limit: number; offset: number; descending?: boolean },
+): Promise<CustomerRow[]> {
   const where = ['merchant_id = ?', LIVE];
   const params: Array<string | number> = [merchantId];
   if (filters.active !== null) {
@@ -59,7 +101,10 @@ export async function listCustomers(tx: Tx, merchantId: string, filters: Custome
     params.push(filters.customerNumber);
   }
   params.push(page.limit, page.offset);
-  const rows = await tx.all<CustomerRow>(`SELECT ${COLUMNS} FROM customers WHERE ${where.join(' AND ')} ORDER BY pk LIMIT ? OFFSET ?`, params);
+  const rows = await tx.all<CustomerRow>(
+    `SELECT ${COLUMNS} FROM customers WHERE ${where.join(' AND ')} ORDER BY pk ${page.descending === true ? 'DESC' : 'ASC'} LIMIT ? OFFSET ?`,
+    params,
+  );
   return rows.map(rowOf);
 }
 

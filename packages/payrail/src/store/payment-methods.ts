@@ -15,6 +15,8 @@ export interface PaymentMethodRow {
   expiry_month: number;
   expiry_year: number;
   name: string | null;
+  avs_address: string | null;
+  avs_zip: string | null;
   created_at_ms: number;
 }
 
@@ -22,7 +24,7 @@ export interface SealedPaymentMethod extends PaymentMethodRow {
   card_number_enc: Buffer;
 }
 
-const COLUMNS = 'pk, merchant_id, customer_pk, source_id, card_type, last4, bin, expiry_month, expiry_year, name, created_at_ms';
+const COLUMNS = 'pk, merchant_id, customer_pk, source_id, card_type, last4, bin, expiry_month, expiry_year, name, avs_address, avs_zip, created_at_ms';
 const LIVE = 'deleted_at_ms IS NULL';
 /** What a deleted method keeps in place of its sealed card number. */
 const ERASED = Buffer.alloc(0);
@@ -50,17 +52,20 @@ export interface NewPaymentMethod {
   expiry_month: number;
   expiry_year: number;
   name: string | null;
+  avs_address: string | null;
+  avs_zip: string | null;
 }
 
 /**
- * Saves the card, unless the customer has it already: then returns the
- * existing method's id as `duplicateOf` and inserts nothing (one statement,
- * the unique fingerprint index decides between concurrent saves).
+ * Saves the card, unless the customer has it already with the same expiry:
+ * then returns the existing method's id as `duplicateOf` and inserts nothing
+ * (one statement, the unique fingerprint-and-expiry index decides between
+ * concurrent saves).
  */
 export async function insertPaymentMethod(tx: Tx, method: NewPaymentMethod, nowMs: number): Promise<{ created: PaymentMethodRow } | { duplicateOf: number }> {
   const row = await tx.get<PaymentMethodRow>(
-    `INSERT INTO payment_methods (merchant_id, customer_pk, source_id, card_number_enc, fingerprint, card_type, last4, bin, expiry_month, expiry_year, name, created_at_ms, updated_at_ms)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (customer_pk, fingerprint) DO NOTHING RETURNING ${COLUMNS}`,
+    `INSERT INTO payment_methods (merchant_id, customer_pk, source_id, card_number_enc, fingerprint, card_type, last4, bin, expiry_month, expiry_year, name, avs_address, avs_zip, created_at_ms, updated_at_ms)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (customer_pk, fingerprint, expiry_month, expiry_year) DO NOTHING RETURNING ${COLUMNS}`,
     [
       method.merchant_id,
       method.customer_pk,
@@ -73,17 +78,40 @@ export async function insertPaymentMethod(tx: Tx, method: NewPaymentMethod, nowM
       method.expiry_month,
       method.expiry_year,
       method.name,
+      method.avs_address,
+      method.avs_zip,
       nowMs,
       nowMs,
     ],
   );
   if (row !== undefined) return { created: rowOf(row) };
-  const existing = await tx.get<{ pk: number }>('SELECT pk FROM payment_methods WHERE customer_pk = ? AND fingerprint = ?', [
-    method.customer_pk,
-    method.fingerprint,
-  ]);
+  const existing = await sameCardAndExpiry(tx, method.customer_pk, method.fingerprint, method.expiry_month, method.expiry_year);
   if (existing === undefined) throw new Error('payment method insert conflicted with no row');
-  return { duplicateOf: Number(existing.pk) };
+  return { duplicateOf: existing.pk };
+}
+
+/** The customer's live method with this card (by fingerprint) and expiry, if any. */
+export async function sameCardAndExpiry(
+  tx: Tx,
+  customerPk: number,
+  fingerprint: string,
+  expiryMonth: number,
+  expiryYear: number,
+): Promise<PaymentMethodRow | undefined> {
+  const row = await tx.get<PaymentMethodRow>(
+    `SELECT ${COLUMNS} FROM payment_methods WHERE customer_pk = ? AND fingerprint = ? AND expiry_month = ? AND expiry_year = ?`,
+    [customerPk, fingerprint, expiryMonth, expiryYear],
+  );
+  return row === undefined ? undefined : rowOf(row);
+}
+
+/** A live method's fingerprint (to find the same card under another expiry). */
+export async function getFingerprint(tx: Tx, merchantId: string, pk: number): Promise<string | null | undefined> {
+  const row = await tx.get<{ fingerprint: string | null }>(`SELECT fingerprint FROM payment_methods WHERE pk = ? AND merchant_id = ? AND ${LIVE}`, [
+    pk,
+    merchantId,
+  ]);
+  return row?.fingerprint;
 }
 
 export async function getPaymentMethod(tx: Tx, merchantId: string, pk: number): Promise<PaymentMethodRow | undefined> {
@@ -100,10 +128,28 @@ export async function getSealedPaymentMethod(tx: Tx, merchantId: string, pk: num
   return row === undefined ? undefined : rowOf(row);
 }
 
-export async function listPaymentMethods(tx: Tx, merchantId: string, customerPk: number, page: { limit: number; offset: number }): Promise<PaymentMethodRow[]> {
+export async function listPaymentMethods(
+  tx: Tx,
+  merchantId: string,
+  customerPk: number,
+  page: { limit: number; offset: number; descending?: boolean },
+): Promise<PaymentMethodRow[]> {
   const rows = await tx.all<PaymentMethodRow>(
-    `SELECT ${COLUMNS} FROM payment_methods WHERE customer_pk = ? AND merchant_id = ? AND ${LIVE} ORDER BY pk LIMIT ? OFFSET ?`,
+    `SELECT ${COLUMNS} FROM payment_methods WHERE customer_pk = ? AND merchant_id = ? AND ${LIVE} ORDER BY pk ${page.descending === true ? 'DESC' : 'ASC'} LIMIT ? OFFSET ?`,
     [customerPk, merchantId, page.limit, page.offset],
+  );
+  return rows.map(rowOf);
+}
+
+/** Every live method of the merchant, oldest first or newest first when `descending`. */
+export async function listMerchantPaymentMethods(
+  tx: Tx,
+  merchantId: string,
+  page: { limit: number; offset: number; descending?: boolean },
+): Promise<PaymentMethodRow[]> {
+  const rows = await tx.all<PaymentMethodRow>(
+    `SELECT ${COLUMNS} FROM payment_methods WHERE merchant_id = ? AND ${LIVE} ORDER BY pk ${page.descending === true ? 'DESC' : 'ASC'} LIMIT ? OFFSET ?`,
+    [merchantId, page.limit, page.offset],
   );
   return rows.map(rowOf);
 }
@@ -112,7 +158,7 @@ export async function updatePaymentMethod(
   tx: Tx,
   merchantId: string,
   pk: number,
-  fields: { name?: string | null; expiry_month?: number; expiry_year?: number },
+  fields: { name?: string | null; expiry_month?: number; expiry_year?: number; avs_address?: string; avs_zip?: string },
   nowMs: number,
 ): Promise<PaymentMethodRow | undefined> {
   const names = (Object.keys(fields) as Array<keyof typeof fields>).filter((name) => fields[name] !== undefined);

@@ -23,11 +23,17 @@ export interface ScheduleRow {
   active: number;
   status: ScheduleStatus;
   retries: number;
+  /** The latest date a run was made for (null before the first). */
+  prev_run_date: string | null;
+  /** Runs made (each one transaction). */
+  transaction_count: number;
+  /** The source runs are charged under (use_this_source_key); null: the source that saved the card. */
+  run_source_id: string | null;
   created_at_ms: number;
 }
 
 const COLUMNS =
-  'pk, merchant_id, customer_pk, payment_method_pk, title, receipt_email, amount_cents, frequency, next_run_date, cycle_date, anchor_day, num_left, active, status, retries, created_at_ms';
+  'pk, merchant_id, customer_pk, payment_method_pk, title, receipt_email, amount_cents, frequency, next_run_date, cycle_date, anchor_day, num_left, active, status, retries, prev_run_date, transaction_count, run_source_id, created_at_ms';
 const LIVE = 'deleted_at_ms IS NULL';
 
 function rowOf(row: ScheduleRow): ScheduleRow {
@@ -40,6 +46,7 @@ function rowOf(row: ScheduleRow): ScheduleRow {
     num_left: Number(row.num_left),
     active: Number(row.active),
     retries: Number(row.retries),
+    transaction_count: Number(row.transaction_count),
     anchor_day: Number(row.anchor_day),
     created_at_ms: Number(row.created_at_ms),
   };
@@ -47,13 +54,23 @@ function rowOf(row: ScheduleRow): ScheduleRow {
 
 export type NewSchedule = Pick<
   ScheduleRow,
-  'merchant_id' | 'customer_pk' | 'payment_method_pk' | 'title' | 'receipt_email' | 'amount_cents' | 'frequency' | 'next_run_date' | 'num_left' | 'active'
+  | 'merchant_id'
+  | 'customer_pk'
+  | 'payment_method_pk'
+  | 'title'
+  | 'receipt_email'
+  | 'amount_cents'
+  | 'frequency'
+  | 'next_run_date'
+  | 'num_left'
+  | 'active'
+  | 'run_source_id'
 >;
 
 export async function insertSchedule(tx: Tx, schedule: NewSchedule, nowMs: number): Promise<ScheduleRow> {
   const row = await tx.get<ScheduleRow>(
-    `INSERT INTO recurring_schedules (merchant_id, customer_pk, payment_method_pk, title, receipt_email, amount_cents, frequency, next_run_date, cycle_date, anchor_day, num_left, active, status, created_at_ms, updated_at_ms)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?) RETURNING ${COLUMNS}`,
+    `INSERT INTO recurring_schedules (merchant_id, customer_pk, payment_method_pk, title, receipt_email, amount_cents, frequency, next_run_date, cycle_date, anchor_day, num_left, active, status, run_source_id, created_at_ms, updated_at_ms)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?) RETURNING ${COLUMNS}`,
     [
       schedule.merchant_id,
       schedule.customer_pk,
@@ -67,6 +84,7 @@ export async function insertSchedule(tx: Tx, schedule: NewSchedule, nowMs: numbe
       anchorDayOf(schedule.next_run_date),
       schedule.num_left,
       schedule.active,
+      schedule.run_source_id,
       nowMs,
       nowMs,
     ],
@@ -80,12 +98,45 @@ export async function getSchedule(tx: Tx, merchantId: string, pk: number): Promi
   return row === undefined ? undefined : rowOf(row);
 }
 
-export async function listCustomerSchedules(tx: Tx, merchantId: string, customerPk: number, page: { limit: number; offset: number }): Promise<ScheduleRow[]> {
+export async function listCustomerSchedules(
+  tx: Tx,
+  merchantId: string,
+  customerPk: number,
+  page: { limit: number; offset: number; descending?: boolean },
+): Promise<ScheduleRow[]> {
   const rows = await tx.all<ScheduleRow>(
-    `SELECT ${COLUMNS} FROM recurring_schedules WHERE customer_pk = ? AND merchant_id = ? AND ${LIVE} ORDER BY pk LIMIT ? OFFSET ?`,
+    `SELECT ${COLUMNS} FROM recurring_schedules WHERE customer_pk = ? AND merchant_id = ? AND ${LIVE} ORDER BY pk ${page.descending === true ? 'DESC' : 'ASC'} LIMIT ? OFFSET ?`,
     [customerPk, merchantId, page.limit, page.offset],
   );
   return rows.map(rowOf);
+}
+
+/** The merchant's schedules, oldest first or newest first when `descending`. */
+export async function listMerchantSchedules(tx: Tx, merchantId: string, page: { limit: number; offset: number; descending?: boolean }): Promise<ScheduleRow[]> {
+  const rows = await tx.all<ScheduleRow>(
+    `SELECT ${COLUMNS} FROM recurring_schedules WHERE merchant_id = ? AND ${LIVE} ORDER BY pk ${page.descending === true ? 'DESC' : 'ASC'} LIMIT ? OFFSET ?`,
+    [merchantId, page.limit, page.offset],
+  );
+  return rows.map(rowOf);
+}
+
+/** The schedules charging a payment method, oldest first (at most `limit`). */
+export async function listMethodSchedules(tx: Tx, merchantId: string, methodPk: number, limit: number): Promise<ScheduleRow[]> {
+  const rows = await tx.all<ScheduleRow>(
+    `SELECT ${COLUMNS} FROM recurring_schedules WHERE payment_method_pk = ? AND merchant_id = ? AND ${LIVE} ORDER BY pk LIMIT ?`,
+    [methodPk, merchantId, limit],
+  );
+  return rows.map(rowOf);
+}
+
+/** Whether an active schedule of the customer or charging the method exists (what accept.blue's deletes refuse on). */
+export async function hasActiveSchedules(tx: Tx, merchantId: string, of: { customerPk: number } | { methodPk: number }): Promise<boolean> {
+  const [column, value] = 'customerPk' in of ? ['customer_pk', of.customerPk] : ['payment_method_pk', of.methodPk];
+  const row = await tx.get(`SELECT 1 AS one FROM recurring_schedules WHERE ${column} = ? AND merchant_id = ? AND active = 1 AND ${LIVE} LIMIT 1`, [
+    value,
+    merchantId,
+  ]);
+  return row !== undefined;
 }
 
 export interface ScheduleUpdate {
@@ -168,13 +219,19 @@ export async function claimDueSchedules(tx: Tx, today: string, nowMs: number, le
   return rows.map(rowOf);
 }
 
-/** Records the run of `runDate` for its charge; false when that date already has a run (nothing inserted). */
+/**
+ * Records the run of `runDate` for its charge, and counts it on the schedule
+ * (prev_run_date, transaction_count); false when that date already has a run
+ * (nothing written).
+ */
 export async function insertScheduleRun(tx: Tx, schedulePk: number, runDate: string, chargePk: number, nowMs: number): Promise<boolean> {
   const result = await tx.run(
     'INSERT INTO schedule_runs (schedule_pk, run_date, charge_pk, created_at_ms) VALUES (?, ?, ?, ?) ON CONFLICT (schedule_pk, run_date) DO NOTHING',
     [schedulePk, runDate, chargePk, nowMs],
   );
-  return result.changes === 1;
+  if (result.changes !== 1) return false;
+  await tx.run('UPDATE recurring_schedules SET prev_run_date = ?, transaction_count = transaction_count + 1 WHERE pk = ?', [runDate, schedulePk]);
+  return true;
 }
 
 export interface FinishedRun {

@@ -27,7 +27,7 @@ export async function newCustomer(
   merchant: CreatedMerchant,
   fields: Record<string, unknown> = {},
 ): Promise<{ id: number } & Record<string, unknown>> {
-  return callOk(t, merchant, 'POST', '/api/v2/customers', { identifier: 'Ada Lovelace', first_name: 'Ada', last_name: 'Lovelace', ...fields });
+  return callOk(t, merchant, 'POST', '/api/v2/customers', { identifier: 'Ada Lovelace', first_name: 'Ada', last_name: 'Lovelace', ...fields }, 201);
 }
 
 export async function saveCardFor(
@@ -38,12 +38,19 @@ export async function saveCardFor(
   extra: Record<string, unknown> = {},
 ): Promise<{ id: number } & Record<string, unknown>> {
   const source = await nonceFor(t.app, merchant, card);
-  return callOk(t, merchant, 'POST', `/api/v2/customers/${customerId}/payment-methods`, {
-    source,
-    expiry_month: EXPIRY_MONTH,
-    expiry_year: EXPIRY_YEAR,
-    ...extra,
-  });
+  return callOk(
+    t,
+    merchant,
+    'POST',
+    `/api/v2/customers/${customerId}/payment-methods`,
+    {
+      source,
+      expiry_month: EXPIRY_MONTH,
+      expiry_year: EXPIRY_YEAR,
+      ...extra,
+    },
+    201,
+  );
 }
 
 /** POST /sandbox/schedules/:id/run with the merchant's transfer key. */

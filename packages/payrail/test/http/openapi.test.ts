@@ -47,6 +47,19 @@ const SPEC_OPERATIONS = [
   ['patch', '/api/v2/recurring-schedules/{id}', 'sourceBasic'],
   ['get', '/api/v2/recurring-schedules/{id}/transactions', 'sourceBasic'],
   ['post', '/sandbox/schedules/{id}/run', 'transferApiKey'],
+  // accept.blue's added stored-data endpoints (behaviour.md section 16).
+  ['post', '/api/v2/customers/create-from-transaction', 'sourceBasic'],
+  ['get', '/api/v2/payment-methods', 'sourceBasic'],
+  ['get', '/api/v2/recurring-schedules', 'sourceBasic'],
+  ['get', '/api/v2/payment-methods/{id}/recurring-schedules', 'sourceBasic'],
+] as const;
+
+/** Creations answer 201 (behaviour.md section 16). */
+const CREATIONS = [
+  '/api/v2/customers',
+  '/api/v2/customers/create-from-transaction',
+  '/api/v2/customers/{id}/payment-methods',
+  '/api/v2/customers/{id}/recurring-schedules',
 ] as const;
 
 /** Deletions answer 204 with no body (docs/api-decisions.md section 15). */
@@ -81,12 +94,14 @@ for (const kind of STORE_KINDS) {
       assert.equal(document.openapi, '3.1.0');
     });
 
-    it('holds every operation of the specification with its credential and a 200 schema', () => {
+    it('holds every operation of the specification with its credential and a success schema (201 for creations)', () => {
       for (const [method, path, scheme] of SPEC_OPERATIONS) {
         const operation = document.paths[path]?.[method];
         assert.ok(operation !== undefined, `${method.toUpperCase()} ${path} is missing from the document`);
         assert.deepEqual(operation.security, [{ [scheme]: [] }], `${method} ${path}`);
-        assert.ok(operation.responses['200']?.content?.['application/json']?.schema !== undefined, `${method} ${path} has no 200 schema`);
+        // Creations of stored payment data answer 201 (behaviour.md section 16).
+        const status = CREATIONS.includes(path as (typeof CREATIONS)[number]) && method === 'post' ? '201' : '200';
+        assert.ok(operation.responses[status]?.content?.['application/json']?.schema !== undefined, `${method} ${path} has no ${status} schema`);
       }
     });
 
@@ -111,7 +126,7 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(unnamed, []);
     });
 
-    it('documents deletions as 204 without a body, and a duplicate card as 409 naming the existing id', () => {
+    it('documents deletions as 204 without a body, and a duplicate card as 409 naming the existing id (accept.blue dialect: the method whole)', () => {
       for (const path of DELETIONS) {
         const operation = document.paths[path]?.delete;
         assert.ok(operation !== undefined, `DELETE ${path} is missing`);
@@ -119,8 +134,13 @@ for (const kind of STORE_KINDS) {
         assert.ok(operation.responses['204'] !== undefined, `DELETE ${path} documents no 204`);
         assert.equal(operation.responses['204']?.content, undefined);
       }
-      const duplicate = document.paths['/api/v2/customers/{id}/payment-methods']!.post!.responses['409']?.content?.['application/json']?.schema;
-      assert.equal(duplicate?.$ref, '#/components/schemas/DuplicatePaymentMethodError');
+      const duplicate = document.paths['/api/v2/customers/{id}/payment-methods']!.post!.responses['409']?.content?.['application/json']?.schema as {
+        anyOf?: Array<{ $ref?: string }>;
+      };
+      assert.deepEqual(
+        duplicate?.anyOf?.slice(0, 2).map((member) => member.$ref),
+        ['#/components/schemas/DuplicatePaymentMethodError', '#/components/schemas/AcceptBlueDuplicatePaymentMethodError'],
+      );
       const components = (document as unknown as { components: { schemas: Record<string, { properties?: Record<string, unknown> }> } }).components;
       assert.deepEqual(Object.keys(components.schemas.DuplicatePaymentMethodError?.properties ?? {}), ['error', 'id']);
     });

@@ -50,27 +50,41 @@ for (const kind of STORE_KINDS) {
       const customer = await newCustomer(t, shop, { customer_number: 'C-9', email: 'ada@example.com' });
       customerId = customer.id;
       const method = await saveCardFor(t, shop, customer.id, '4111111111111111', { name: 'Ada L' });
-      const schedule = await callOk(t, shop, 'POST', `/api/v2/customers/${customer.id}/recurring-schedules`, {
-        title: 'Coffee club',
-        amount: 9.99,
-        frequency: 'weekly',
-        next_run_date: '2030-01-15',
-        num_left: 3,
-        payment_method_id: method.id,
-      });
+      const schedule = await callOk(
+        t,
+        shop,
+        'POST',
+        `/api/v2/customers/${customer.id}/recurring-schedules`,
+        {
+          title: 'Coffee club',
+          amount: 9.99,
+          frequency: 'weekly',
+          next_run_date: '2030-01-15',
+          num_left: 3,
+          payment_method_id: method.id,
+        },
+        201,
+      );
       scheduleId = schedule.id;
       await t.worker.drain();
       const theirs = await newCustomer(t, other, { identifier: 'Not yours' });
       theirCustomerId = theirs.id;
       const theirMethod = await saveCardFor(t, other, theirs.id);
       theirScheduleId = (
-        await callOk(t, other, 'POST', `/api/v2/customers/${theirs.id}/recurring-schedules`, {
-          title: 'Theirs',
-          amount: 1,
-          frequency: 'daily',
-          next_run_date: '2030-01-20',
-          payment_method_id: theirMethod.id,
-        })
+        await callOk(
+          t,
+          other,
+          'POST',
+          `/api/v2/customers/${theirs.id}/recurring-schedules`,
+          {
+            title: 'Theirs',
+            amount: 1,
+            frequency: 'daily',
+            next_run_date: '2030-01-20',
+            payment_method_id: theirMethod.id,
+          },
+          201,
+        )
       ).id;
       panel = new PanelClient(t.app);
       assert.equal((await panel.signIn('shop@example.com', PASSWORD)).status, 303);

@@ -29,6 +29,7 @@ const SHAPES_NOT_IN_SDK: Readonly<Record<string, string>> = {
   TransferStatusResponse: 'a union of the status envelope (around TransferStatus) and ExecuteTransferResponse, each checked by its parts',
   PayinRefusal: 'a refusal in either dialect (shape C or accept.blue): the SDK throws it as a PayrailError',
   DuplicatePaymentMethodError: "a refusal: the SDK throws it as a PayrailError, the existing method's id in error.details.id",
+  AcceptBlueDuplicatePaymentMethodError: "the accept.blue dialect's duplicate refusal; the SDK's source speaks the spec dialect (DuplicatePaymentMethodError)",
   WebhookEndpointDeleted: 'deleteWebhookEndpoint() answers nothing; the body is not read',
   WebhookCreateRequest: 'a union of WebhookEndpointCreateRequest and AcceptBlueWebhookCreateRequest, each checked under its own name',
   WebhookUpdateRequest: 'a union of WebhookEndpointUpdateRequest and AcceptBlueWebhookUpdateRequest, each checked under its own name',

@@ -170,7 +170,7 @@ for (const kind of STORE_KINDS) {
         headers: { authorization: basicOf(merchant), 'content-type': 'application/json' },
         payload: JSON.stringify({ source: nonce, expiry_month: 12, expiry_year: 2035 }),
       });
-      assert.equal(method.statusCode, 200, method.body);
+      assert.equal(method.statusCode, 201, method.body);
       const stored = await rawStore(t);
       assert.ok(openableWithCardKey(stored, key, merchant.source.id).includes(saved.number), 'the saved card is there, sealed');
       assert.ok(!stored.toString('latin1').includes(saved.number), 'never in the clear');

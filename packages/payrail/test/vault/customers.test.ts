@@ -54,10 +54,10 @@ for (const kind of STORE_KINDS) {
 
       const customerBody = { identifier: 'Ada', customer_number: 'c-1' };
       const first = await post('/api/v2/customers', customerBody, 'cust-1');
-      assert.equal(first.statusCode, 200, first.body);
+      assert.equal(first.statusCode, 201, first.body);
       assert.equal(first.headers['idempotent-replayed'], undefined);
       const again = await post('/api/v2/customers', customerBody, 'cust-1');
-      assert.equal(again.statusCode, 200, again.body);
+      assert.equal(again.statusCode, 201, again.body);
       assert.equal(again.headers['idempotent-replayed'], 'true');
       assert.deepEqual(again.json(), first.json());
       assert.equal(await count('customers'), 1);
@@ -65,7 +65,7 @@ for (const kind of STORE_KINDS) {
       const together = await Promise.all([1, 2, 3].map(() => post('/api/v2/customers', { identifier: 'Lin' }, 'cust-2')));
       assert.deepEqual(
         together.map((r) => r.statusCode),
-        [200, 200, 200],
+        [201, 201, 201],
       );
       assert.equal(new Set(together.map((r) => r.json().id)).size, 1);
       assert.equal(together.filter((r) => r.headers['idempotent-replayed'] === 'true').length, 2);
@@ -82,9 +82,9 @@ for (const kind of STORE_KINDS) {
       const source = await nonceFor(t.app, merchant);
       const cardBody = { source, expiry_month: EXPIRY_MONTH, expiry_year: EXPIRY_YEAR };
       const saved = await post(`/api/v2/customers/${customerId}/payment-methods`, cardBody, 'card-1');
-      assert.equal(saved.statusCode, 200, saved.body);
+      assert.equal(saved.statusCode, 201, saved.body);
       const savedAgain = await post(`/api/v2/customers/${customerId}/payment-methods`, cardBody, 'card-1');
-      assert.deepEqual([savedAgain.statusCode, savedAgain.headers['idempotent-replayed']], [200, 'true']);
+      assert.deepEqual([savedAgain.statusCode, savedAgain.headers['idempotent-replayed']], [201, 'true']);
       assert.deepEqual(savedAgain.json(), saved.json());
       assert.equal(await count('payment_methods'), 1);
       // Without the key, the retry finds the nonce used.
@@ -93,11 +93,11 @@ for (const kind of STORE_KINDS) {
 
       const scheduleBody = { title: 'Box', amount: 12.5, frequency: 'monthly', next_run_date: '2031-01-01', payment_method_id: saved.json().id };
       const scheduled = await post(`/api/v2/customers/${customerId}/recurring-schedules`, scheduleBody, 'sched-1');
-      assert.equal(scheduled.statusCode, 200, scheduled.body);
+      assert.equal(scheduled.statusCode, 201, scheduled.body);
       // The fields in another order are the same request (docs/api-decisions.md section 8).
       const reordered = Object.fromEntries(Object.entries(scheduleBody).reverse());
       const scheduledAgain = await post(`/api/v2/customers/${customerId}/recurring-schedules`, reordered, 'sched-1');
-      assert.deepEqual([scheduledAgain.statusCode, scheduledAgain.headers['idempotent-replayed']], [200, 'true']);
+      assert.deepEqual([scheduledAgain.statusCode, scheduledAgain.headers['idempotent-replayed']], [201, 'true']);
       assert.deepEqual(scheduledAgain.json(), scheduled.json());
       assert.equal(await count('recurring_schedules'), 1);
       // A key names one operation: the customer's key cannot create a schedule.
@@ -264,7 +264,7 @@ for (const kind of STORE_KINDS) {
       assert.equal(foreign.json().error.code, 'invalid_nonce');
       assert.deepEqual(await callOk(t, merchant, 'GET', `/api/v2/customers/${customer.id}/payment-methods`), []);
       // The nonce survived every refusal.
-      await callOk(t, merchant, 'POST', `/api/v2/customers/${customer.id}/payment-methods`, body);
+      await callOk(t, merchant, 'POST', `/api/v2/customers/${customer.id}/payment-methods`, body, 201);
       const reused = await call(t, merchant, 'POST', `/api/v2/customers/${customer.id}/payment-methods`, body);
       assert.equal(reused.json().error.code, 'invalid_nonce');
       for (const [method, url] of [
@@ -394,11 +394,14 @@ for (const kind of STORE_KINDS) {
       const methods = await callOk(t, merchant, 'GET', `/api/v2/customers/${customer.id}/payment-methods?limit=100`);
       assert.equal(methods.length, PAYMENT_METHODS_PER_CUSTOMER_MAX);
       await callOk(t, merchant, 'DELETE', `/api/v2/payment-methods/${methods[0].id}`, undefined, 204);
-      await callOk(t, merchant, 'POST', `/api/v2/customers/${customer.id}/payment-methods`, {
-        source: nonce,
-        expiry_month: EXPIRY_MONTH,
-        expiry_year: EXPIRY_YEAR,
-      });
+      await callOk(
+        t,
+        merchant,
+        'POST',
+        `/api/v2/customers/${customer.id}/payment-methods`,
+        { source: nonce, expiry_month: EXPIRY_MONTH, expiry_year: EXPIRY_YEAR },
+        201,
+      );
     });
 
     it('deleting a customer erases its saved cards: they can no longer be read or charged', async () => {

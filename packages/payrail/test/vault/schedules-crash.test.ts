@@ -89,13 +89,20 @@ describe('recurring schedules: exactly once per run date across workers and a SI
     for (let i = 0; i < SCHEDULES; i++) {
       const customer = await newCustomer(t, merchant, { identifier: `Customer ${i}` });
       const method = await saveCardFor(t, merchant, customer.id);
-      const schedule = await callOk(t, merchant, 'POST', `/api/v2/customers/${customer.id}/recurring-schedules`, {
-        title: `Plan ${i}`,
-        amount: AMOUNT_CENTS / 100,
-        frequency: 'daily',
-        next_run_date: RUN_DATES[0],
-        payment_method_id: method.id,
-      });
+      const schedule = await callOk(
+        t,
+        merchant,
+        'POST',
+        `/api/v2/customers/${customer.id}/recurring-schedules`,
+        {
+          title: `Plan ${i}`,
+          amount: AMOUNT_CENTS / 100,
+          frequency: 'daily',
+          next_run_date: RUN_DATES[0],
+          payment_method_id: method.id,
+        },
+        201,
+      );
       scheduleIds.push(schedule.id);
     }
 

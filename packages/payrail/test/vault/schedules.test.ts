@@ -24,15 +24,22 @@ async function ledgerClean(t: TestApp): Promise<void> {
 async function scheduleFor(t: TestApp, merchant: CreatedMerchant, card = '4111111111111111', fields: Record<string, unknown> = {}) {
   const customer = await newCustomer(t, merchant);
   const method = await saveCardFor(t, merchant, customer.id, card);
-  const schedule = await callOk(t, merchant, 'POST', `/api/v2/customers/${customer.id}/recurring-schedules`, {
-    title: 'Coffee club',
-    amount: 9.99,
-    frequency: 'monthly',
-    next_run_date: dayOf(t),
-    num_left: 0,
-    payment_method_id: method.id,
-    ...fields,
-  });
+  const schedule = await callOk(
+    t,
+    merchant,
+    'POST',
+    `/api/v2/customers/${customer.id}/recurring-schedules`,
+    {
+      title: 'Coffee club',
+      amount: 9.99,
+      frequency: 'monthly',
+      next_run_date: dayOf(t),
+      num_left: 0,
+      payment_method_id: method.id,
+      ...fields,
+    },
+    201,
+  );
   return { customer, method, schedule };
 }
 

@@ -7,8 +7,8 @@
 // refused save changes nothing (the nonce stays usable).
 import { checkExpiry } from '../../domain/cards.ts';
 import { isoTime } from '../../domain/iso-time.ts';
-import { hashNonce, NONCE_PATTERN } from '../../domain/nonce.ts';
-import { fail, failWith } from '../../errors.ts';
+import { hashNonce } from '../../domain/nonce.ts';
+import { ApiError, fail } from '../../errors.ts';
 import type { ChargeRow } from '../../store/charges.ts';
 import type { CustomerFields, CustomerRow } from '../../store/customers.ts';
 import type { PaymentMethodRow } from '../../store/payment-methods.ts';
@@ -25,16 +25,22 @@ import {
   editPaymentMethod,
   erasePaymentMethod,
   queryCustomerMethods,
+  queryMerchantMethods,
   queryPaymentMethod,
   saveCardOnce,
   type NonceProblem,
+  type SavedCardSource,
   type SaveCardRefusal,
 } from '../../store/vault/payment-methods.ts';
 import { renderSchedule, type ScheduleView } from './schedule-view.ts';
 import { transactionStatusOf } from '../../domain/card-lifecycle.ts';
+import { parsePaymentSource } from '../../domain/payment-source.ts';
+import type { WireDialect } from '../../domain/wire-dialect.ts';
+import { failCardSource } from '../payin/card-source.ts';
 import { renderCharge } from '../payin/charge-answers.ts';
+import { acceptBlueCustomer, acceptBluePaymentMethod, type AcceptBlueCustomer, type AcceptBluePaymentMethod, type Address } from './acceptblue-views.ts';
 import { answered, type Created, createOnce } from './keyed-create.ts';
-import { idOf, pageOf, type Owner, type PageQuery } from './stored-common.ts';
+import { failOn, idOf, pageOf, type Owner, type PageQuery } from './stored-common.ts';
 import { cipherOf, type VaultContext } from './vault-context.ts';
 
 export interface CustomerView {
@@ -47,8 +53,15 @@ export interface CustomerView {
   phone: string | null;
   active: boolean;
   created_at: string;
+  /** accept.blue's fields, in the section 15 view only once given (so a customer without them reads as before). */
+  website?: string;
+  alternate_phone?: string;
+  note?: string;
+  billing_info?: Address;
+  shipping_info?: Address;
 }
 
+/** A customer in the section 15 view: its fields, and those accept.blue added that were given. */
 export function renderCustomer(row: CustomerRow): CustomerView {
   return {
     id: row.pk,
@@ -60,7 +73,17 @@ export function renderCustomer(row: CustomerRow): CustomerView {
     phone: row.phone,
     active: row.active === 1,
     created_at: isoTime(row.created_at_ms),
+    ...(row.website === null ? {} : { website: row.website }),
+    ...(row.alternate_phone === null ? {} : { alternate_phone: row.alternate_phone }),
+    ...(row.note === null ? {} : { note: row.note }),
+    ...(row.billing_info_json === null ? {} : { billing_info: JSON.parse(row.billing_info_json) as Address }),
+    ...(row.shipping_info_json === null ? {} : { shipping_info: JSON.parse(row.shipping_info_json) as Address }),
   };
+}
+
+/** A customer as the caller's dialect shows it. */
+export function customerViewFor(dialect: WireDialect | undefined): (row: CustomerRow) => CustomerView | AcceptBlueCustomer {
+  return dialect === 'acceptblue' ? acceptBlueCustomer : renderCustomer;
 }
 
 export interface PaymentMethodView {
@@ -73,6 +96,9 @@ export interface PaymentMethodView {
   expiry_year: number;
   name: string | null;
   created_at: string;
+  /** Once given (so a method without them reads as before). */
+  avs_address?: string;
+  avs_zip?: string;
 }
 
 export function renderPaymentMethod(row: PaymentMethodRow): PaymentMethodView {
@@ -86,7 +112,16 @@ export function renderPaymentMethod(row: PaymentMethodRow): PaymentMethodView {
     expiry_year: row.expiry_year,
     name: row.name,
     created_at: isoTime(row.created_at_ms),
+    ...(row.avs_address === null ? {} : { avs_address: row.avs_address }),
+    ...(row.avs_zip === null ? {} : { avs_zip: row.avs_zip }),
   };
+}
+
+export type MethodView = PaymentMethodView | AcceptBluePaymentMethod;
+
+/** A payment method as the caller's dialect shows it. */
+export function methodViewFor(dialect: WireDialect | undefined): (row: PaymentMethodRow) => MethodView {
+  return dialect === 'acceptblue' ? acceptBluePaymentMethod : renderPaymentMethod;
 }
 
 export interface CustomerInput {
@@ -97,8 +132,16 @@ export interface CustomerInput {
   readonly last_name?: string | undefined;
   readonly phone?: string | undefined;
   readonly active?: boolean | undefined;
+  readonly website?: string | undefined;
+  readonly alternate_phone?: string | undefined;
+  readonly note?: string | undefined;
+  readonly billing_info?: Address | undefined;
+  readonly shipping_info?: Address | undefined;
 }
 
+const addressJson = (address: Address | undefined): string | undefined => (address === undefined ? undefined : JSON.stringify(address));
+
+/** The columns the input sets (undefined: left as is); an address replaces the one kept. */
 function fieldsOf(input: CustomerInput): Partial<CustomerFields> {
   return {
     identifier: input.identifier,
@@ -108,7 +151,31 @@ function fieldsOf(input: CustomerInput): Partial<CustomerFields> {
     last_name: input.last_name,
     phone: input.phone,
     active: input.active === undefined ? undefined : input.active ? 1 : 0,
+    website: input.website,
+    alternate_phone: input.alternate_phone,
+    note: input.note,
+    billing_info_json: addressJson(input.billing_info),
+    shipping_info_json: addressJson(input.shipping_info),
   } as Partial<CustomerFields>;
+}
+
+/** A new customer's columns: what the input gives, null otherwise; active unless told not. */
+export function newCustomerFields(input: CustomerInput & { identifier: string }): CustomerFields {
+  const given = fieldsOf(input);
+  return {
+    identifier: input.identifier,
+    customer_number: given.customer_number ?? null,
+    email: given.email ?? null,
+    first_name: given.first_name ?? null,
+    last_name: given.last_name ?? null,
+    phone: given.phone ?? null,
+    active: input.active === false ? 0 : 1,
+    website: given.website ?? null,
+    alternate_phone: given.alternate_phone ?? null,
+    note: given.note ?? null,
+    billing_info_json: given.billing_info_json ?? null,
+    shipping_info_json: given.shipping_info_json ?? null,
+  };
 }
 
 export async function createCustomer(
@@ -116,18 +183,11 @@ export async function createCustomer(
   owner: Owner,
   input: CustomerInput & { identifier: string },
   idempotencyKey: string | null = null,
-): Promise<Created<CustomerView>> {
-  const fields: CustomerFields = {
-    identifier: input.identifier,
-    customer_number: input.customer_number ?? null,
-    email: input.email ?? null,
-    first_name: input.first_name ?? null,
-    last_name: input.last_name ?? null,
-    phone: input.phone ?? null,
-    active: input.active === false ? 0 : 1,
-  };
+): Promise<Created<CustomerView | AcceptBlueCustomer>> {
+  const fields = newCustomerFields(input);
+  const render = customerViewFor(owner.wireDialect);
   return createOnce(vault.clock, owner, { key: idempotencyKey, operation: 'create-customer', body: input }, (key) =>
-    createCustomerOnce(vault.db, { key, merchantId: owner.merchantId, fields, nowMs: vault.clock.nowMs(), render: renderCustomer }),
+    createCustomerOnce(vault.db, { key, merchantId: owner.merchantId, fields, nowMs: vault.clock.nowMs(), render }),
   );
 }
 
@@ -136,32 +196,58 @@ export interface CustomerListQuery extends PageQuery {
   readonly customer_number?: string | undefined;
 }
 
-export async function listCustomerViews(vault: Pick<VaultContext, 'db'>, owner: Pick<Owner, 'merchantId'>, query: CustomerListQuery): Promise<CustomerView[]> {
+/** The merchant's customers; without a dialect (the panel), in the section 15 view. */
+export async function listCustomerViews(vault: Pick<VaultContext, 'db'>, owner: Pick<Owner, 'merchantId'>, query: CustomerListQuery): Promise<CustomerView[]>;
+export async function listCustomerViews(
+  vault: Pick<VaultContext, 'db'>,
+  owner: Pick<Owner, 'merchantId' | 'wireDialect'>,
+  query: CustomerListQuery,
+): Promise<Array<CustomerView | AcceptBlueCustomer>>;
+export async function listCustomerViews(
+  vault: Pick<VaultContext, 'db'>,
+  owner: Pick<Owner, 'merchantId' | 'wireDialect'>,
+  query: CustomerListQuery,
+): Promise<Array<CustomerView | AcceptBlueCustomer>> {
   if (query.active !== undefined && query.active !== 'true' && query.active !== 'false') fail('invalid_request', 'active must be true or false');
   const filters = { active: query.active === undefined ? null : query.active === 'true', customerNumber: query.customer_number ?? null };
   const page = pageOf(query);
   const rows = await queryCustomers(vault.db, { merchantId: owner.merchantId, filters, page });
-  return rows.map(renderCustomer);
+  return rows.map(customerViewFor(owner.wireDialect));
 }
 
-export async function readCustomer(vault: Pick<VaultContext, 'db'>, owner: Pick<Owner, 'merchantId'>, id: string): Promise<CustomerView> {
+export async function readCustomer(
+  vault: Pick<VaultContext, 'db'>,
+  owner: Pick<Owner, 'merchantId' | 'wireDialect'>,
+  id: string,
+): Promise<CustomerView | AcceptBlueCustomer> {
   const pk = idOf('customer', id);
   const row = await queryCustomer(vault.db, { merchantId: owner.merchantId, pk });
   if (row === undefined) fail('not_found', `customer ${pk} not found`);
-  return renderCustomer(row);
+  return customerViewFor(owner.wireDialect)(row);
 }
 
-export async function changeCustomer(vault: VaultContext, owner: Owner, id: string, input: CustomerInput): Promise<CustomerView> {
+export async function changeCustomer(vault: VaultContext, owner: Owner, id: string, input: CustomerInput): Promise<CustomerView | AcceptBlueCustomer> {
   const pk = idOf('customer', id);
   const row = await editCustomer(vault.db, { merchantId: owner.merchantId, pk, fields: fieldsOf(input), nowMs: vault.clock.nowMs() });
   if (row === undefined) fail('not_found', `customer ${pk} not found`);
-  return renderCustomer(row);
+  return customerViewFor(owner.wireDialect)(row);
 }
 
-/** Deletes the customer, its saved cards (their card data erased) and stops its schedules, in one transaction. */
+/**
+ * Deletes the customer, its saved cards (their card data erased) and stops
+ * its schedules, in one transaction. In the accept.blue dialect a customer
+ * with an active schedule is refused (409), as accept.blue refuses it.
+ */
 export async function removeCustomer(vault: VaultContext, owner: Owner, id: string): Promise<void> {
   const pk = idOf('customer', id);
-  if (!(await eraseCustomer(vault.db, { merchantId: owner.merchantId, pk, nowMs: vault.clock.nowMs() }))) fail('not_found', `customer ${pk} not found`);
+  const answer = await eraseCustomer(vault.db, {
+    merchantId: owner.merchantId,
+    pk,
+    nowMs: vault.clock.nowMs(),
+    refuseWhenScheduled: owner.wireDialect === 'acceptblue',
+  });
+  if (answer === 'absent') fail('not_found', `customer ${pk} not found`);
+  if (answer === 'scheduled') fail('linked_to_active_schedules', `customer ${pk} has active recurring schedules; delete or deactivate them first`);
 }
 
 /** The customer's transactions, newest first, each as GET /api/v2/transactions/:id shows it (JSON array text). */
@@ -179,11 +265,18 @@ export async function customerTransactionsJson(
 }
 
 export interface SaveCardInput {
-  readonly source: string;
-  readonly expiry_month: number;
-  readonly expiry_year: number;
+  readonly source?: string | undefined;
+  readonly expiry_month?: number | undefined;
+  readonly expiry_year?: number | undefined;
   readonly last4?: string | undefined;
   readonly name?: string | undefined;
+  readonly avs_address?: string | undefined;
+  readonly avs_zip?: string | undefined;
+  /** accept.blue's check payment method fields: not offered yet, refused naming them. */
+  readonly routing_number?: string | undefined;
+  readonly account_number?: string | undefined;
+  readonly account_type?: string | undefined;
+  readonly sec_code?: string | undefined;
 }
 
 /**
@@ -192,19 +285,61 @@ export interface SaveCardInput {
  */
 export const PAYMENT_METHODS_PER_CUSTOMER_MAX = 50;
 
+/** A duplicate save: the 409 carries the method that has the card (accept.blue shows it whole). */
+export class DuplicateMethodError extends ApiError {
+  constructor(
+    message: string,
+    readonly existing: PaymentMethodRow,
+  ) {
+    super('duplicate_payment_method', message, { id: existing.pk });
+  }
+}
+
+type SavedFrom = { readonly kind: 'nonce'; readonly nonce: string } | { readonly kind: 'reference'; readonly chargePk: number };
+
+/** What the card is saved from: a nonce (with its expiry) or `ref-<reference number>`; checks (ACH) are not offered yet. */
+function savedFromOf(input: SaveCardInput, nowMs: number): SavedFrom {
+  const checkField = (['routing_number', 'account_number', 'account_type', 'sec_code'] as const).find((name) => input[name] !== undefined);
+  if (checkField !== undefined) failOn(checkField, 'invalid_request', 'check (ACH) payment methods are not offered yet; save a card');
+  if (input.source === undefined) failOn('source', 'invalid_request', 'source is required');
+  const source = parsePaymentSource(input.source);
+  if (source?.kind === 'reference') {
+    if ((input.expiry_month === undefined) !== (input.expiry_year === undefined)) fail('invalid_request', 'expiry_month and expiry_year go together');
+    checkGivenExpiry(input, nowMs);
+    return source;
+  }
+  if (source?.kind !== 'nonce') fail('invalid_nonce', 'source is not a nonce from tokenization or ref-<reference number>');
+  if (input.expiry_month === undefined) failOn('expiry_month', 'invalid_request', 'expiry_month is required');
+  if (input.expiry_year === undefined) failOn('expiry_year', 'invalid_request', 'expiry_year is required');
+  checkGivenExpiry(input, nowMs);
+  return source;
+}
+
+function checkGivenExpiry(input: { expiry_month?: number | undefined; expiry_year?: number | undefined }, nowMs: number): void {
+  if (input.expiry_month === undefined || input.expiry_year === undefined) return;
+  const problem = checkExpiry(input.expiry_month, input.expiry_year, nowMs);
+  if (problem !== null) fail('invalid_card', problem);
+}
+
 export async function saveCard(
   vault: VaultContext,
   owner: Owner,
   customerId: string,
   input: SaveCardInput,
   idempotencyKey: string | null = null,
-): Promise<Created<PaymentMethodView>> {
+): Promise<Created<MethodView>> {
   const customerPk = idOf('customer', customerId);
-  if (!NONCE_PATTERN.test(input.source)) fail('invalid_nonce', 'source is not a nonce from tokenization');
-  const expiryProblem = checkExpiry(input.expiry_month, input.expiry_year, vault.clock.nowMs());
-  if (expiryProblem !== null) fail('invalid_card', expiryProblem);
+  const from = savedFromOf(input, vault.clock.nowMs());
   const cipher = cipherOf(vault);
-  const nonceHash = hashNonce(input.source);
+  const card: SavedCardSource =
+    from.kind === 'nonce'
+      ? {
+          kind: 'nonce',
+          nonceHash: hashNonce(from.nonce),
+          // The security code is not opened, let alone kept; consuming the nonce erased it from the nonce's row.
+          open: (nonce) => cipher.openForNonce(nonce.card_number_enc, 'card_number', owner.sourceId, from.nonce),
+        }
+      : { kind: 'reference', chargePk: from.chargePk, keys: cipher };
   const idem = { key: idempotencyKey, operation: 'save-card', body: { customer: customerPk, ...input } };
   return createOnce(vault.clock, owner, idem, async (key) => {
     const answer = await saveCardOnce(vault.db, {
@@ -213,19 +348,17 @@ export async function saveCard(
       sourceId: owner.sourceId,
       customerPk,
       methodsMax: PAYMENT_METHODS_PER_CUSTOMER_MAX,
-      nonceHash,
+      card,
       expiryMonth: input.expiry_month,
       expiryYear: input.expiry_year,
       // Shop plugins send the last 4 digits they showed; another card's is a mistake worth refusing.
       last4: input.last4,
       name: input.name ?? null,
+      avsAddress: input.avs_address ?? null,
+      avsZip: input.avs_zip ?? null,
       nowMs: vault.clock.nowMs(),
-      // The security code is not opened, let alone kept; consuming the nonce erased it from the nonce's row.
-      seal: (nonce) => {
-        const number = cipher.openForNonce(nonce.card_number_enc, 'card_number', owner.sourceId, input.source);
-        return { card_number_enc: cipher.seal(number, 'card_number', owner.sourceId), fingerprint: cipher.fingerprint(number, owner.merchantId) };
-      },
-      render: renderPaymentMethod,
+      seal: (number) => ({ card_number_enc: cipher.seal(number, 'card_number', owner.sourceId), fingerprint: cipher.fingerprint(number, owner.merchantId) }),
+      render: methodViewFor(owner.wireDialect),
     });
     return answered(answer, (refusal) => refuseSave(refusal, customerPk));
   });
@@ -240,10 +373,12 @@ function refuseSave(refusal: SaveCardRefusal, customerPk: number): never {
       return fail('invalid_request', `a customer may have at most ${PAYMENT_METHODS_PER_CUSTOMER_MAX} saved cards; delete one first`);
     case 'nonce':
       return refuseNonce(refusal.problem);
+    case 'card':
+      return failCardSource(refusal.refusal);
     case 'last4-mismatch':
       return fail('invalid_card', 'last4 does not match the card of the nonce');
     case 'duplicate':
-      return failWith('duplicate_payment_method', `this card is already saved for customer ${customerPk} as payment method ${refusal.of}`, { id: refusal.of });
+      throw new DuplicateMethodError(`this card is already saved for customer ${customerPk} as payment method ${refusal.of.pk}`, refusal.of);
   }
 }
 
@@ -263,48 +398,74 @@ function refuseNonce(problem: NonceProblem): never {
 
 export async function listCustomerMethods(
   vault: Pick<VaultContext, 'db'>,
-  owner: Pick<Owner, 'merchantId'>,
+  owner: Pick<Owner, 'merchantId' | 'wireDialect'>,
   customerId: string,
   query: PageQuery,
-): Promise<PaymentMethodView[]> {
+): Promise<MethodView[]> {
   const customerPk = idOf('customer', customerId);
   const page = pageOf(query);
   const rows = await queryCustomerMethods(vault.db, { merchantId: owner.merchantId, customerPk, page });
   if (rows === undefined) fail('not_found', `customer ${customerPk} not found`);
-  return rows.map(renderPaymentMethod);
+  return rows.map(methodViewFor(owner.wireDialect));
 }
 
-export async function readPaymentMethod(vault: Pick<VaultContext, 'db'>, owner: Owner, id: string): Promise<PaymentMethodView> {
+/** Every saved card of the merchant (accept.blue's GET /payment-methods). */
+export async function listMerchantMethods(
+  vault: Pick<VaultContext, 'db'>,
+  owner: Pick<Owner, 'merchantId' | 'wireDialect'>,
+  query: PageQuery,
+): Promise<MethodView[]> {
+  const rows = await queryMerchantMethods(vault.db, { merchantId: owner.merchantId, page: pageOf(query) });
+  return rows.map(methodViewFor(owner.wireDialect));
+}
+
+export async function readPaymentMethod(vault: Pick<VaultContext, 'db'>, owner: Pick<Owner, 'merchantId' | 'wireDialect'>, id: string): Promise<MethodView> {
   const pk = idOf('payment method', id);
   const row = await queryPaymentMethod(vault.db, { merchantId: owner.merchantId, pk });
   if (row === undefined) fail('not_found', `payment method ${pk} not found`);
-  return renderPaymentMethod(row);
+  return methodViewFor(owner.wireDialect)(row);
 }
 
 export interface MethodChange {
   readonly name?: string | undefined;
   readonly expiry_month?: number | undefined;
   readonly expiry_year?: number | undefined;
+  readonly avs_address?: string | undefined;
+  readonly avs_zip?: string | undefined;
 }
 
-export async function changePaymentMethod(vault: VaultContext, owner: Owner, id: string, input: MethodChange): Promise<PaymentMethodView> {
+export async function changePaymentMethod(vault: VaultContext, owner: Owner, id: string, input: MethodChange): Promise<MethodView> {
   const pk = idOf('payment method', id);
   if ((input.expiry_month === undefined) !== (input.expiry_year === undefined)) fail('invalid_request', 'expiry_month and expiry_year go together');
-  if (input.expiry_month !== undefined && input.expiry_year !== undefined) {
-    const problem = checkExpiry(input.expiry_month, input.expiry_year, vault.clock.nowMs());
-    if (problem !== null) fail('invalid_card', problem);
+  checkGivenExpiry(input, vault.clock.nowMs());
+  const fields = { name: input.name, expiry_month: input.expiry_month, expiry_year: input.expiry_year, avs_address: input.avs_address, avs_zip: input.avs_zip };
+  const answer = await editPaymentMethod(vault.db, { merchantId: owner.merchantId, pk, fields, nowMs: vault.clock.nowMs() });
+  if (answer.kind === 'absent') fail('not_found', `payment method ${pk} not found`);
+  if (answer.kind === 'duplicate') {
+    throw new DuplicateMethodError(
+      `this card is already saved for customer ${answer.of.customer_pk} with this expiry as payment method ${answer.of.pk}`,
+      answer.of,
+    );
   }
-  const fields = { name: input.name, expiry_month: input.expiry_month, expiry_year: input.expiry_year };
-  const row = await editPaymentMethod(vault.db, { merchantId: owner.merchantId, pk, fields, nowMs: vault.clock.nowMs() });
-  if (row === undefined) fail('not_found', `payment method ${pk} not found`);
-  return renderPaymentMethod(row);
+  return methodViewFor(owner.wireDialect)(answer.row);
 }
 
-/** Deletes the method (its sealed card number erased) and stops the schedules that charge it. */
+/**
+ * Deletes the method (its sealed card number erased) and stops the schedules
+ * that charge it. In the accept.blue dialect a method an active schedule
+ * charges is refused (409), as accept.blue refuses it.
+ */
 export async function removePaymentMethod(vault: VaultContext, owner: Owner, id: string): Promise<void> {
   const pk = idOf('payment method', id);
-  if (!(await erasePaymentMethod(vault.db, { merchantId: owner.merchantId, pk, nowMs: vault.clock.nowMs() })))
-    fail('not_found', `payment method ${pk} not found`);
+  const answer = await erasePaymentMethod(vault.db, {
+    merchantId: owner.merchantId,
+    pk,
+    nowMs: vault.clock.nowMs(),
+    refuseWhenScheduled: owner.wireDialect === 'acceptblue',
+  });
+  if (answer === 'absent') fail('not_found', `payment method ${pk} not found`);
+  if (answer === 'scheduled')
+    fail('linked_to_active_schedules', `payment method ${pk} is charged by active recurring schedules; delete or deactivate them first`);
 }
 
 /** What the panel shows of a customer: its saved cards, schedules and latest transactions. */

@@ -94,8 +94,9 @@ export async function reserveRun(deps: ScheduleRunDeps, claimed: ScheduleRow, ru
     runDate,
     nowMs: deps.clock.nowMs(),
     chargeOf: (schedule, method) => {
-      // The charge is the saving source's, as if it charged `pm-<id>` itself.
-      const payer = { merchantId: schedule.merchant_id, sourceId: method.source_id };
+      // The charge is the saving source's, as if it charged `pm-<id>` itself; or, for a schedule
+      // created with use_this_source_key, the creating source's (its batch, its dialect).
+      const payer = { merchantId: schedule.merchant_id, sourceId: schedule.run_source_id ?? method.source_id };
       const request = {
         amount: centsToDollarNumber(schedule.amount_cents),
         source: `pm-${schedule.payment_method_pk}`,

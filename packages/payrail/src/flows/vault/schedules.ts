@@ -5,7 +5,8 @@
 // customer of the same merchant, a frequency we do not know or a next run
 // date in the past is a 400 naming the field, and nothing changes.
 import { parseDollarNumber, parseDollarString } from '../../domain/money.ts';
-import { isFrequency, parseRunDate, runDateOf, type Frequency } from '../../domain/recurring.ts';
+import { addDays, isFrequency, parseRunDate, runDateOf, type Frequency } from '../../domain/recurring.ts';
+import type { WireDialect } from '../../domain/wire-dialect.ts';
 import { fail } from '../../errors.ts';
 import type { ScheduleUpdate } from '../../store/schedules.ts';
 import {
@@ -13,6 +14,7 @@ import {
   editSchedule,
   eraseSchedule,
   queryCustomerSchedules,
+  queryMerchantSchedules,
   querySchedule,
   queryScheduleCharges,
   queryScheduleRuns,
@@ -24,7 +26,10 @@ import { CHARGE_AMOUNT_CENTS_MAX, CHARGE_AMOUNT_CENTS_MIN } from '../payin/charg
 import { renderCharge } from '../payin/charge-answers.ts';
 import { answered, type Created, createOnce } from './keyed-create.ts';
 import { renderSchedule, type ScheduleView } from './schedule-view.ts';
-import { idOf, pageOf, type Owner, type PageQuery } from './stored-common.ts';
+import { acceptBlueSchedule, type AcceptBlueSchedule } from './acceptblue-views.ts';
+import { queryMethodSchedules } from '../../store/vault/payment-methods.ts';
+import type { ScheduleRow } from '../../store/schedules.ts';
+import { idOf, pageOf, STORED_LIST_LIMIT_MAX, type Owner, type PageQuery } from './stored-common.ts';
 import type { VaultContext } from './vault-context.ts';
 
 export { renderSchedule, type ScheduleView } from './schedule-view.ts';
@@ -47,6 +52,11 @@ export interface ScheduleInput {
   readonly num_left?: number | undefined;
   readonly payment_method_id?: number | undefined;
   readonly active?: boolean | undefined;
+}
+
+/** A schedule as the caller's dialect shows it (accept.blue's adds prev_run_date and transaction_count). */
+export function scheduleViewFor(dialect: WireDialect | undefined): (row: ScheduleRow) => ScheduleView | AcceptBlueSchedule {
+  return dialect === 'acceptblue' ? acceptBlueSchedule : renderSchedule;
 }
 
 function amountCentsOf(amount: number, amountText: string | null): number {
@@ -101,16 +111,26 @@ function refuseCreate(refusal: CreateScheduleRefusal, customerPk: number): never
   }
 }
 
+/**
+ * The first run date of a schedule created without one: tomorrow, as
+ * accept.blue defaults it, in the days schedules run by (UTC, section 15),
+ * so the first run is never the day the schedule is made.
+ */
+export function defaultNextRunDate(nowMs: number): string {
+  return addDays(runDateOf(nowMs), 1);
+}
+
 export async function createSchedule(
   vault: VaultContext,
   owner: Owner,
   customerId: string,
-  input: ScheduleInput & { title: string; amount: number; frequency: string; next_run_date: string; payment_method_id: number },
+  input: ScheduleInput & { title: string; amount: number; frequency: string; payment_method_id: number; use_this_source_key?: boolean | undefined },
   amountText: string | null,
   idempotencyKey: string | null = null,
-): Promise<Created<ScheduleView>> {
+): Promise<Created<ScheduleView | AcceptBlueSchedule>> {
   const customerPk = idOf('customer', customerId);
-  const fields = checkFields(input, amountText, vault.clock.nowMs());
+  const nowMs = vault.clock.nowMs();
+  const fields = checkFields({ ...input, next_run_date: input.next_run_date ?? defaultNextRunDate(nowMs) }, amountText, nowMs);
   // The amount as written (12.5 and 12.50 are one body), with the customer the path names.
   const idem = { key: idempotencyKey, operation: 'create-schedule', body: { customer: customerPk, ...input, amount: fields.amount_cents } };
   return createOnce(vault.clock, owner, idem, async (key) => {
@@ -125,36 +145,68 @@ export async function createSchedule(
       next_run_date: fields.next_run_date!,
       num_left: fields.num_left ?? 0,
       active: fields.active ?? 1,
+      // accept.blue's use_this_source_key: runs are charged under the source creating the schedule, not the card's.
+      run_source_id: input.use_this_source_key === true ? owner.sourceId : null,
     };
     const answer = await createScheduleOnce(vault.db, {
       key,
       schedule,
       schedulesMax: SCHEDULES_PER_CUSTOMER_MAX,
       nowMs: vault.clock.nowMs(),
-      render: renderSchedule,
+      render: scheduleViewFor(owner.wireDialect),
     });
     return answered(answer, (refusal) => refuseCreate(refusal, customerPk));
   });
 }
 
-export async function readSchedule(vault: Pick<VaultContext, 'db'>, owner: Pick<Owner, 'merchantId'>, id: string): Promise<ScheduleView> {
+export async function readSchedule(
+  vault: Pick<VaultContext, 'db'>,
+  owner: Pick<Owner, 'merchantId' | 'wireDialect'>,
+  id: string,
+): Promise<ScheduleView | AcceptBlueSchedule> {
   const pk = idOf('recurring schedule', id);
   const row = await querySchedule(vault.db, { merchantId: owner.merchantId, pk });
   if (row === undefined) fail('not_found', `recurring schedule ${pk} not found`);
-  return renderSchedule(row);
+  return scheduleViewFor(owner.wireDialect)(row);
+}
+
+/** Every schedule of the merchant (accept.blue's GET /recurring-schedules). */
+export async function listMerchantSchedules(
+  vault: Pick<VaultContext, 'db'>,
+  owner: Pick<Owner, 'merchantId' | 'wireDialect'>,
+  query: PageQuery,
+): Promise<Array<ScheduleView | AcceptBlueSchedule>> {
+  const rows = await queryMerchantSchedules(vault.db, { merchantId: owner.merchantId, page: pageOf(query) });
+  return rows.map(scheduleViewFor(owner.wireDialect));
+}
+
+/**
+ * The schedules charging a payment method, oldest first (an array: the spec
+ * declares one object, which cannot hold a method's several schedules).
+ * A customer has at most SCHEDULES_PER_CUSTOMER_MAX, so one page holds them.
+ */
+export async function listMethodSchedules(
+  vault: Pick<VaultContext, 'db'>,
+  owner: Pick<Owner, 'merchantId' | 'wireDialect'>,
+  id: string,
+): Promise<Array<ScheduleView | AcceptBlueSchedule>> {
+  const pk = idOf('payment method', id);
+  const rows = await queryMethodSchedules(vault.db, { merchantId: owner.merchantId, pk, limit: Math.max(SCHEDULES_PER_CUSTOMER_MAX, STORED_LIST_LIMIT_MAX) });
+  if (rows === undefined) fail('not_found', `payment method ${pk} not found`);
+  return rows.map(scheduleViewFor(owner.wireDialect));
 }
 
 export async function listSchedulesOfCustomer(
   vault: Pick<VaultContext, 'db'>,
-  owner: Pick<Owner, 'merchantId'>,
+  owner: Pick<Owner, 'merchantId' | 'wireDialect'>,
   customerId: string,
   query: PageQuery,
-): Promise<ScheduleView[]> {
+): Promise<Array<ScheduleView | AcceptBlueSchedule>> {
   const customerPk = idOf('customer', customerId);
   const page = pageOf(query);
   const rows = await queryCustomerSchedules(vault.db, { merchantId: owner.merchantId, customerPk, page });
   if (rows === undefined) fail('not_found', `customer ${customerPk} not found`);
-  return rows.map(renderSchedule);
+  return rows.map(scheduleViewFor(owner.wireDialect));
 }
 
 function refuseChange(answer: Exclude<EditScheduleAnswer, { kind: 'changed' }>, pk: number): never {
@@ -174,11 +226,11 @@ function refuseChange(answer: Exclude<EditScheduleAnswer, { kind: 'changed' }>, 
 
 export async function changeSchedule(
   vault: VaultContext,
-  owner: Pick<Owner, 'merchantId'>,
+  owner: Pick<Owner, 'merchantId' | 'wireDialect'>,
   id: string,
   input: ScheduleInput,
   amountText: string | null,
-): Promise<ScheduleView> {
+): Promise<ScheduleView | AcceptBlueSchedule> {
   const pk = idOf('recurring schedule', id);
   const fields = checkFields(input, amountText, vault.clock.nowMs());
   const answer = await editSchedule(vault.db, {
@@ -188,7 +240,7 @@ export async function changeSchedule(
     nowMs: vault.clock.nowMs(),
   });
   if (answer.kind !== 'changed') return refuseChange(answer, pk);
-  return renderSchedule(answer.row);
+  return scheduleViewFor(owner.wireDialect)(answer.row);
 }
 
 export async function removeSchedule(vault: VaultContext, owner: Owner, id: string): Promise<void> {

@@ -14,12 +14,14 @@ import {
 } from '../customers.ts';
 import type { Db } from '../db.ts';
 import { deleteCustomerPaymentMethods, listPaymentMethods, type PaymentMethodRow } from '../payment-methods.ts';
-import { listCustomerSchedules, stopSchedulesOf, type ScheduleRow } from '../schedules.ts';
+import { hasActiveSchedules, listCustomerSchedules, stopSchedulesOf, type ScheduleRow } from '../schedules.ts';
 import { createUnderKey, type CreateKey, type KeyedAnswer } from './keyed-create.ts';
 
 export interface Page {
   readonly limit: number;
   readonly offset: number;
+  /** Newest first (accept.blue's `order=desc`); oldest first otherwise. */
+  readonly descending?: boolean;
 }
 
 /** Inserts the customer under the key (if any); its reply is `render` of the row. */
@@ -46,13 +48,23 @@ export function editCustomer(
   return db.write((tx) => updateCustomer(tx, input.merchantId, input.pk, input.fields, input.nowMs));
 }
 
-/** Deletes the customer, erases its saved cards and stops its schedules; false when it is not the merchant's (nothing changed). */
-export function eraseCustomer(db: Db, input: { merchantId: string; pk: number; nowMs: number }): Promise<boolean> {
-  return command(db, async (tx) => {
-    if (!(await deleteCustomer(tx, input.merchantId, input.pk, input.nowMs))) throw new Refusal(false);
+/** What a customer delete did: deleted, not the merchant's, or refused while an active schedule names it. */
+export type EraseAnswer = 'deleted' | 'absent' | 'scheduled';
+
+/**
+ * Deletes the customer, erases its saved cards and stops its schedules;
+ * with `refuseWhenScheduled` (accept.blue's 409) a customer with an active
+ * schedule is not deleted. Nothing changes unless it answers 'deleted'.
+ */
+export function eraseCustomer(db: Db, input: { merchantId: string; pk: number; nowMs: number; refuseWhenScheduled: boolean }): Promise<EraseAnswer> {
+  return command(db, async (tx): Promise<EraseAnswer> => {
+    if (input.refuseWhenScheduled && (await hasActiveSchedules(tx, input.merchantId, { customerPk: input.pk }))) {
+      return (await getCustomer(tx, input.merchantId, input.pk)) === undefined ? 'absent' : 'scheduled';
+    }
+    if (!(await deleteCustomer(tx, input.merchantId, input.pk, input.nowMs))) throw new Refusal<EraseAnswer>('absent');
     await deleteCustomerPaymentMethods(tx, input.merchantId, input.pk, input.nowMs);
     await stopSchedulesOf(tx, input.merchantId, { customerPk: input.pk }, input.nowMs);
-    return true;
+    return 'deleted';
   });
 }
 

@@ -12,6 +12,7 @@ import {
   getSchedule,
   insertSchedule,
   listCustomerSchedules,
+  listMerchantSchedules,
   listScheduleRuns,
   updateSchedule,
   type NewSchedule,
@@ -55,6 +56,11 @@ export function createScheduleOnce<V>(
 
 export function querySchedule(db: Db, input: { merchantId: string; pk: number }): Promise<ScheduleRow | undefined> {
   return db.read((tx) => getSchedule(tx, input.merchantId, input.pk));
+}
+
+/** The merchant's schedules, whoever's they are. */
+export function queryMerchantSchedules(db: Db, input: { merchantId: string; page: Page }): Promise<ScheduleRow[]> {
+  return db.read((tx) => listMerchantSchedules(tx, input.merchantId, input.page));
 }
 
 /** The customer's schedules; undefined when the customer is not the merchant's. */

@@ -1,17 +1,25 @@
 // Stored customers and their saved cards on the payin API
-// (docs/api-decisions.md section 15): /api/v2/customers,
-// /api/v2/customers/:id/payment-methods and /api/v2/payment-methods/:id.
-// Basic auth (source API key and PIN) and shape C refusals, as the charge
-// API; everything is scoped to the caller's merchant.
+// (docs/api-decisions.md section 15, accept.blue's in section 16):
+// /api/v2/customers, /api/v2/customers/create-from-transaction,
+// /api/v2/customers/:id/payment-methods, /api/v2/payment-methods and
+// /api/v2/payment-methods/:id. Basic auth (source API key and PIN),
+// refusals in the caller's dialect, creations answer 201; everything is
+// scoped to the caller's merchant.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { ACCEPTBLUE_API_VERSION } from '../../../domain/wire-dialect.ts';
+import { createCustomerFromTransaction } from '../../../flows/vault/customer-from-transaction.ts';
 import {
   changeCustomer,
   changePaymentMethod,
   createCustomer,
   customerTransactionsJson,
+  DuplicateMethodError,
   listCustomerMethods,
   listCustomerViews,
+  listMerchantMethods,
+  methodViewFor,
   readCustomer,
   readPaymentMethod,
   removeCustomer,
@@ -21,11 +29,16 @@ import {
 import type { Owner } from '../../../flows/vault/stored-common.ts';
 import type { Service } from '../../../service.ts';
 import { basicAuth } from '../../auth-hooks.ts';
+import { acceptBlueRequests } from '../../dialect-requests.ts';
+import { refusalDialectOf } from '../../errors.ts';
 import { createdView, idempotencyKeyOf } from '../../idempotent-replies.ts';
-import { ChargeHeaders, PageQuery, PAYIN_REFUSALS, TransactionList } from '../../schemas/payin.ts';
+import { ChargeHeaders, PageQuery, PAYIN_REFUSALS, PayinRefusal, TransactionList } from '../../schemas/payin.ts';
 import {
+  AcceptBlueDuplicatePaymentMethod,
+  AcceptBluePaymentMethodCreate,
   Customer,
   CustomerCreate,
+  CustomerFromTransaction,
   CustomerList,
   CustomerListQuery,
   CustomerUpdate,
@@ -35,9 +48,12 @@ import {
   PaymentMethodCreate,
   PaymentMethodList,
   PaymentMethodUpdate,
+  StoredPageQuery,
 } from '../../schemas/stored.ts';
 
 export const STORED_REFUSALS = PAYIN_REFUSALS;
+/** A payment method's 409: the duplicate in either dialect's body, or another refusal. */
+const DUPLICATE_REFUSAL = { 409: Type.Union([DuplicatePaymentMethod, AcceptBlueDuplicatePaymentMethod, PayinRefusal]) };
 const NO_CONTENT = { 204: { type: 'null', description: 'Deleted' } };
 
 /** Sends JSON text the flow rendered (transaction lists, as GET /api/v2/transactions/:id renders each). */
@@ -52,7 +68,34 @@ export function noContent(reply: FastifyReply): FastifyReply {
 export function ownerOf(request: FastifyRequest): Owner {
   const principal = request.principal!;
   if (principal.sourceId === null) throw new Error('a source API key without a source');
-  return { merchantId: principal.merchantId, sourceId: principal.sourceId };
+  // The caller's wire dialect, as its refusals are written.
+  const wireDialect = refusalDialectOf(request) === 'acceptblue' ? 'acceptblue' : 'spec';
+  return { merchantId: principal.merchantId, sourceId: principal.sourceId, wireDialect };
+}
+
+/**
+ * Runs a payment method's save or change; a duplicate answers 409 in the
+ * accept.blue dialect as accept.blue does (the existing method whole under
+ * error_details), in the spec dialect as the error handler writes it.
+ */
+async function answeringDuplicates<T>(request: FastifyRequest, reply: FastifyReply, work: () => Promise<T>): Promise<T | FastifyReply> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof DuplicateMethodError) || refusalDialectOf(request) !== 'acceptblue') throw error;
+    const body = {
+      version: ACCEPTBLUE_API_VERSION,
+      status: 'Error',
+      status_code: 'E',
+      error_message: 'Invalid state error',
+      error_code: error.code,
+      error_details: {
+        error: 'A payment method with these details already exists for this customer',
+        payment_method: methodViewFor('acceptblue')(error.existing),
+      },
+    };
+    return reply.code(409).type('application/json; charset=utf-8').send(JSON.stringify(body));
+  }
 }
 
 export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
@@ -68,11 +111,28 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
           summary: 'Create a stored customer',
           headers: ChargeHeaders,
           body: CustomerCreate,
-          response: { 200: Customer, ...STORED_REFUSALS },
+          response: { 201: Customer, ...STORED_REFUSALS },
         },
         onRequest,
+        preValidation: acceptBlueRequests(CustomerCreate),
       },
       async (request, reply) => createdView(reply, await createCustomer(service, ownerOf(request), request.body, idempotencyKeyOf(request))),
+    );
+    app.post(
+      '/api/v2/customers/create-from-transaction',
+      {
+        schema: {
+          operationId: 'createCustomerFromTransaction',
+          errors: ['not_found', 'idempotency_key_reused'],
+          summary: "Create a customer from a transaction's billing details; links the transaction when it had no customer",
+          headers: ChargeHeaders,
+          body: CustomerFromTransaction,
+          response: { 201: Customer, ...STORED_REFUSALS },
+        },
+        onRequest,
+        preValidation: acceptBlueRequests(CustomerFromTransaction, { integerText: ['reference_number'] }),
+      },
+      async (request, reply) => createdView(reply, await createCustomerFromTransaction(service, ownerOf(request), request.body, idempotencyKeyOf(request))),
     );
     app.get(
       '/api/v2/customers',
@@ -80,7 +140,7 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
         schema: {
           operationId: 'listCustomers',
           errors: [],
-          summary: "List the merchant's customers (filter by active, customer_number)",
+          summary: "List the merchant's customers (filter by active, customer_number; order, limit, offset)",
           querystring: CustomerListQuery,
           response: { 200: CustomerList, ...STORED_REFUSALS },
         },
@@ -114,6 +174,7 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
           response: { 200: Customer, ...STORED_REFUSALS },
         },
         onRequest,
+        preValidation: acceptBlueRequests(CustomerUpdate),
       },
       async (request) => changeCustomer(service, ownerOf(request), request.params.id, request.body),
     );
@@ -122,8 +183,8 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
       {
         schema: {
           operationId: 'deleteCustomer',
-          errors: ['not_found'],
-          summary: 'Delete a customer: its saved cards are erased and its schedules stopped',
+          errors: ['not_found', 'linked_to_active_schedules'],
+          summary: 'Delete a customer: its saved cards are erased and its schedules stopped (accept.blue dialect: 409 while a schedule is active)',
           params: IdParams,
           response: { ...NO_CONTENT, ...STORED_REFUSALS },
         },
@@ -156,15 +217,33 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
         schema: {
           operationId: 'createPaymentMethod',
           errors: ['not_found', 'invalid_nonce', 'invalid_card', 'duplicate_payment_method', 'idempotency_key_reused'],
-          summary: "Save a card for a customer from a nonce (the same card twice: 409 with the existing method's id)",
+          summary: 'Save a card for a customer from a nonce or ref- source (the same card with the same expiry twice: 409 naming the existing method)',
           params: IdParams,
           headers: ChargeHeaders,
           body: PaymentMethodCreate,
-          response: { 200: PaymentMethod, ...STORED_REFUSALS, 409: DuplicatePaymentMethod },
+          response: { 201: PaymentMethod, ...STORED_REFUSALS, ...DUPLICATE_REFUSAL },
+        },
+        onRequest,
+        preValidation: acceptBlueRequests(AcceptBluePaymentMethodCreate),
+      },
+      async (request, reply) =>
+        answeringDuplicates(request, reply, async () =>
+          createdView(reply, await saveCard(service, ownerOf(request), request.params.id, request.body, idempotencyKeyOf(request))),
+        ),
+    );
+    app.get(
+      '/api/v2/payment-methods',
+      {
+        schema: {
+          operationId: 'listAllPaymentMethods',
+          errors: [],
+          summary: 'List every saved card of the merchant (order, limit, offset)',
+          querystring: StoredPageQuery,
+          response: { 200: PaymentMethodList, ...STORED_REFUSALS },
         },
         onRequest,
       },
-      async (request, reply) => createdView(reply, await saveCard(service, ownerOf(request), request.params.id, request.body, idempotencyKeyOf(request))),
+      async (request) => listMerchantMethods(service, ownerOf(request), request.query),
     );
     app.get(
       '/api/v2/customers/:id/payment-methods',
@@ -172,9 +251,9 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
         schema: {
           operationId: 'listPaymentMethods',
           errors: ['not_found'],
-          summary: "List a customer's saved cards",
+          summary: "List a customer's saved cards (order, limit, offset)",
           params: IdParams,
-          querystring: PageQuery,
+          querystring: StoredPageQuery,
           response: { 200: PaymentMethodList, ...STORED_REFUSALS },
         },
         onRequest,
@@ -200,23 +279,24 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
       {
         schema: {
           operationId: 'updatePaymentMethod',
-          errors: ['not_found', 'invalid_card'],
-          summary: "Update a saved card's name or expiry",
+          errors: ['not_found', 'invalid_card', 'duplicate_payment_method'],
+          summary: "Update a saved card's name, expiry or AVS address (another method's card and expiry: 409)",
           params: IdParams,
           body: PaymentMethodUpdate,
-          response: { 200: PaymentMethod, ...STORED_REFUSALS },
+          response: { 200: PaymentMethod, ...STORED_REFUSALS, ...DUPLICATE_REFUSAL },
         },
         onRequest,
+        preValidation: acceptBlueRequests(PaymentMethodUpdate),
       },
-      async (request) => changePaymentMethod(service, ownerOf(request), request.params.id, request.body),
+      async (request, reply) => answeringDuplicates(request, reply, () => changePaymentMethod(service, ownerOf(request), request.params.id, request.body)),
     );
     app.delete(
       '/api/v2/payment-methods/:id',
       {
         schema: {
           operationId: 'deletePaymentMethod',
-          errors: ['not_found'],
-          summary: 'Delete a saved card: its card data is erased and schedules charging it stop',
+          errors: ['not_found', 'linked_to_active_schedules'],
+          summary: 'Delete a saved card: its card data is erased and schedules charging it stop (accept.blue dialect: 409 while one is active)',
           params: IdParams,
           response: { ...NO_CONTENT, ...STORED_REFUSALS },
         },

@@ -1,6 +1,7 @@
-// Recurring schedules on the payin API (docs/api-decisions.md section 15):
-// /api/v2/customers/:id/recurring-schedules and /api/v2/recurring-schedules/:id,
-// Basic auth and shape C refusals; and the sandbox call
+// Recurring schedules on the payin API (docs/api-decisions.md sections 15
+// and 16): /api/v2/customers/:id/recurring-schedules, /api/v2/recurring-schedules,
+// /api/v2/recurring-schedules/:id and /api/v2/payment-methods/:id/recurring-schedules,
+// Basic auth, refusals in the caller's dialect, creations 201; and the sandbox call
 // POST /sandbox/schedules/:id/run (API-KEY, transfer envelope), which runs a
 // schedule's next run at once.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -9,6 +10,8 @@ import { runScheduleNow } from '../../../flows/vault/schedule-runs.ts';
 import {
   changeSchedule,
   createSchedule,
+  listMerchantSchedules,
+  listMethodSchedules,
   listSchedulesOfCustomer,
   readSchedule,
   removeSchedule,
@@ -16,9 +19,10 @@ import {
 } from '../../../flows/vault/schedules.ts';
 import type { Service } from '../../../service.ts';
 import { basicAuth, transferAuth } from '../../auth-hooks.ts';
+import { acceptBlueRequests } from '../../dialect-requests.ts';
 import { keepRawJson, rawMemberText } from '../../raw-json.ts';
 import { ChargeHeaders, PageQuery, TransactionList } from '../../schemas/payin.ts';
-import { IdParams, SandboxScheduleRunResponse, Schedule, ScheduleCreate, ScheduleList, ScheduleUpdate } from '../../schemas/stored.ts';
+import { IdParams, SandboxScheduleRunResponse, Schedule, ScheduleCreate, ScheduleList, ScheduleUpdate, StoredPageQuery } from '../../schemas/stored.ts';
 import { noContent, ownerOf, sendJsonText, STORED_REFUSALS } from './customers.ts';
 import { createdView, idempotencyKeyOf } from '../../idempotent-replies.ts';
 
@@ -34,13 +38,14 @@ export function scheduleRoutes(service: Service): FastifyPluginAsyncTypebox {
         schema: {
           operationId: 'createSchedule',
           errors: ['not_found', 'invalid_amount', 'idempotency_key_reused'],
-          summary: "Create a recurring schedule charging one of the customer's saved cards",
+          summary: "Create a recurring schedule charging one of the customer's saved cards (first run: next_run_date, default tomorrow)",
           params: IdParams,
           headers: ChargeHeaders,
           body: ScheduleCreate,
-          response: { 200: Schedule, ...STORED_REFUSALS },
+          response: { 201: Schedule, ...STORED_REFUSALS },
         },
         onRequest,
+        preValidation: acceptBlueRequests(ScheduleCreate),
       },
       async (request, reply) =>
         createdView(
@@ -54,14 +59,42 @@ export function scheduleRoutes(service: Service): FastifyPluginAsyncTypebox {
         schema: {
           operationId: 'listSchedules',
           errors: ['not_found'],
-          summary: "List a customer's recurring schedules",
+          summary: "List a customer's recurring schedules (order, limit, offset)",
           params: IdParams,
-          querystring: PageQuery,
+          querystring: StoredPageQuery,
           response: { 200: ScheduleList, ...STORED_REFUSALS },
         },
         onRequest,
       },
       async (request) => listSchedulesOfCustomer(service, ownerOf(request), request.params.id, request.query),
+    );
+    app.get(
+      '/api/v2/recurring-schedules',
+      {
+        schema: {
+          operationId: 'listAllSchedules',
+          errors: [],
+          summary: 'List every recurring schedule of the merchant (order, limit, offset)',
+          querystring: StoredPageQuery,
+          response: { 200: ScheduleList, ...STORED_REFUSALS },
+        },
+        onRequest,
+      },
+      async (request) => listMerchantSchedules(service, ownerOf(request), request.query),
+    );
+    app.get(
+      '/api/v2/payment-methods/:id/recurring-schedules',
+      {
+        schema: {
+          operationId: 'listPaymentMethodSchedules',
+          errors: ['not_found'],
+          summary: 'List the recurring schedules charging a saved card (an array)',
+          params: IdParams,
+          response: { 200: ScheduleList, ...STORED_REFUSALS },
+        },
+        onRequest,
+      },
+      async (request) => listMethodSchedules(service, ownerOf(request), request.params.id),
     );
     app.get(
       '/api/v2/recurring-schedules/:id',
@@ -89,6 +122,7 @@ export function scheduleRoutes(service: Service): FastifyPluginAsyncTypebox {
           response: { 200: Schedule, ...STORED_REFUSALS },
         },
         onRequest,
+        preValidation: acceptBlueRequests(ScheduleUpdate),
       },
       async (request) => changeSchedule(service, ownerOf(request), request.params.id, request.body, amountText(request.rawJson)),
     );
