@@ -63,7 +63,11 @@ export function registerOnboardingCommands(program: Command, merchant: Command, 
       if (options.dialect !== undefined && !isWireDialect(options.dialect)) throw helpers.usage(`--dialect must be ${WIRE_DIALECTS.join(' or ')}`);
       const dialect = options.dialect as WireDialect | undefined;
       const done = await helpers.withService((service) => onboardMerchant(service, { name: options.name, email: options.email, dialect }, cliActor()));
-      helpers.output(command, done, () => `merchant ${done.merchant_id} made (first source in dialect ${done.dialect}); a one-time credentials link is mailed to ${done.email}`);
+      helpers.output(
+        command,
+        done,
+        () => `merchant ${done.merchant_id} made (first source in dialect ${done.dialect}); a one-time credentials link is mailed to ${done.email}`,
+      );
     });
 
   const mail = program.command('mail').description('the mail outbox');
