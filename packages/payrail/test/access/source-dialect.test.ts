@@ -77,14 +77,11 @@ for (const kind of STORE_KINDS) {
       const back = await setSourceDialect(deps, { sourceId: merchant.source.id, merchantId: merchant.merchant_id, dialect: 'spec' });
       assert.equal(back.changed, true);
       assert.equal(await refusalOf(authorization), 'spec');
-      assert.deepEqual(
-        (await dialectEvents(merchant.source.id)).reverse(),
-        [
-          ['success', merchant.merchant_id, 'dialect spec -> acceptblue'],
-          ['success', merchant.merchant_id, 'dialect acceptblue (unchanged)'],
-          ['success', merchant.merchant_id, 'dialect acceptblue -> spec'],
-        ],
-      );
+      assert.deepEqual((await dialectEvents(merchant.source.id)).reverse(), [
+        ['success', merchant.merchant_id, 'dialect spec -> acceptblue'],
+        ['success', merchant.merchant_id, 'dialect acceptblue (unchanged)'],
+        ['success', merchant.merchant_id, 'dialect acceptblue -> spec'],
+      ]);
     });
 
     it("refuses an unknown source, another merchant's source and a revoked one; nothing changes, the refusal is audited", async () => {

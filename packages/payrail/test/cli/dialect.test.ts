@@ -85,7 +85,10 @@ for (const kind of STORE_KINDS) {
       );
       assert.equal(done.dialect, 'acceptblue');
       const rows = await store.db.read((tx) => tx.all<{ dialect: string }>('SELECT dialect FROM sources WHERE merchant_id = ?', [done.merchant_id]));
-      assert.deepEqual(rows.map((r) => r.dialect), ['acceptblue']);
+      assert.deepEqual(
+        rows.map((r) => r.dialect),
+        ['acceptblue'],
+      );
       const bad = await runCli(['merchant', 'onboard', '--name', 'X', '--email', 'x@mailed.example', '--dialect', 'soap'], env);
       assert.equal(bad.code, 1);
       assert.match(bad.stderr, /--dialect must be spec or acceptblue/);

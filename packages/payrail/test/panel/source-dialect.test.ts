@@ -84,7 +84,10 @@ for (const kind of STORE_KINDS) {
       assert.match(textOf(page.body, 'notice') ?? '', /Wire dialect changed/);
       assert.match(page.body, /<option value="acceptblue" selected>/);
       const [event] = (await auditEvents(t.service, { action: 'source.dialect', fromMs: null, toMs: null, beforeId: null })).rows;
-      assert.deepEqual([event?.outcome, event?.actor_label, event?.target, event?.detail], ['success', 'admin@example.com', sourceId, 'dialect spec -> acceptblue']);
+      assert.deepEqual(
+        [event?.outcome, event?.actor_label, event?.target, event?.detail],
+        ['success', 'admin@example.com', sourceId, 'dialect spec -> acceptblue'],
+      );
 
       const bad = await clients.admin.post(`/dashboard/credentials/sources/${sourceId}/dialect`, { dialect: 'stripe' });
       assert.equal(bad.status, 400);

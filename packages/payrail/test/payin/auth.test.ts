@@ -86,7 +86,10 @@ for (const kind of STORE_KINDS) {
       for (const key of [merchant.source.tokenization_token, merchant.transfer_api_key]) {
         const response = await postCharge(t.app, basic(key, merchant.source.pin), chargeBody(nonce));
         assert.equal(response.statusCode, 403, response.body);
-        assert.deepEqual(response.json(), refusalOfUnknownDialect('permission_denied', 'this credential is not a source API key; use a source API key and its PIN'));
+        assert.deepEqual(
+          response.json(),
+          refusalOfUnknownDialect('permission_denied', 'this credential is not a source API key; use a source API key and its PIN'),
+        );
         const read = await getTransaction(t.app, basic(key, merchant.source.pin), 100000001);
         assert.equal(read.statusCode, 403, read.body);
       }

@@ -43,8 +43,9 @@ for (const kind of STORE_KINDS) {
       Number((await t.service.db.read((tx) => tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM transfers WHERE merchant_id = ?', [merchantId])))!.n);
     const quoteCount = async (id: string) =>
       Number(
-        (await t.service.db.read((tx) => tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM quotes WHERE merchant_id = ? AND transfer_id = ?', [merchantId, id])))!
-          .n,
+        (await t.service.db.read((tx) =>
+          tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM quotes WHERE merchant_id = ? AND transfer_id = ?', [merchantId, id]),
+        ))!.n,
       );
 
     for (const trouble of ['throw', 'hang'] as const) {
