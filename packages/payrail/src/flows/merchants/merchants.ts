@@ -87,6 +87,11 @@ export function wireDialectOf(text: string | undefined): WireDialect {
   return dialect;
 }
 
+/** What an audit event of a creation says of the dialect: nothing for the default (events read as before), else `dialect X` after `lead`. */
+export function dialectNote(dialect: WireDialect, lead: string): string {
+  return dialect === DEFAULT_WIRE_DIALECT ? '' : `${lead}dialect ${dialect}`;
+}
+
 /** What issuing a source's credentials needs: their environment and the HMAC key of PIN hashes. */
 type Issuer = Pick<IssuingDeps, 'environment' | 'pinKey'>;
 
@@ -115,7 +120,7 @@ export async function createMerchant(
 ): Promise<CreatedMerchant> {
   const name = merchantNameOf(input.name);
   const dialect = input.dialect ?? DEFAULT_WIRE_DIALECT;
-  const event = { action: 'merchant.create', target: null, detail: `name ${name}, dialect ${dialect}` } as const;
+  const event = { action: 'merchant.create', target: null, detail: `name ${name}${dialectNote(dialect, ', ')}` } as const;
   const merchantId = newMerchantId();
   const transferKey = issueKey(deps.environment, 'transfer_key');
   const issued = issueSourceKeys(deps);
@@ -194,7 +199,7 @@ export async function createSource(
   by: AuditActor = SYSTEM_ACTOR,
 ): Promise<SourceCredentials> {
   const dialect = input.dialect ?? DEFAULT_WIRE_DIALECT;
-  const event = { action: 'source.create', target: null, merchantId: input.merchantId, detail: `dialect ${dialect}` } as const;
+  const event = { action: 'source.create', target: null, merchantId: input.merchantId, detail: dialectNote(dialect, '') || null } as const;
   const issued = issueSourceKeys(deps);
   const source: NewSource = { id: newSourceId(), name: input.name ?? 'Source', dialect, keys: issued.keys };
   return audited(deps, by, event, async (audit) => {

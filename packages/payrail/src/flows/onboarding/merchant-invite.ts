@@ -11,7 +11,7 @@ import { credentialsMail } from '../../domain/mail-templates.ts';
 import { isDeliverableAddress } from '../../domain/signup-form.ts';
 import { fail } from '../../errors.ts';
 import { type InviteIds, type MerchantInvite, onboardMerchant as onboardMerchantCommand } from '../../store/onboarding/invite.ts';
-import { fundingOf, merchantNameOf } from '../merchants/merchants.ts';
+import { dialectNote, fundingOf, merchantNameOf } from '../merchants/merchants.ts';
 import { DEMO_FUNDING_CENTS } from '../merchants/seed.ts';
 import { type AuditActor, audited, SYSTEM_ACTOR } from '../operations/audit.ts';
 import { linkUrl, type OnboardingDeps } from './deps.ts';
@@ -54,7 +54,7 @@ export async function onboardMerchant(
   const email = input.email.trim().toLowerCase();
   if (!isDeliverableAddress(email)) fail('invalid_request', 'email must be an e-mail address');
   const dialect = input.dialect ?? DEFAULT_WIRE_DIALECT;
-  const event = { action: 'merchant.onboard', target: null, detail: `${name} for ${email}, dialect ${dialect}` } as const;
+  const event = { action: 'merchant.onboard', target: null, detail: `${name} for ${email}${dialectNote(dialect, ', ')}` } as const;
   const invite = merchantInvite(deps, inviteIds(deps), { name, email, dialect });
   return audited(deps, by, event, async (audit) => {
     if (!(await onboardMerchantCommand(deps.db, { invite, nowMs: deps.clock.nowMs(), audit }))) {
