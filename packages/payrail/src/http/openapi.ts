@@ -58,7 +58,7 @@ const STATUS_MEANINGS: Readonly<Record<number, string>> = {
   404: 'Not found',
   429: 'Too many requests: retry after the Retry-After header',
   500: 'Server error: retry (with the same Idempotency-Key where the operation takes one)',
-  503: 'Unavailable for now: the server is shutting down, or (service_unavailable) a provider the request needs is unreachable; nothing was written: retry',
+  503: 'The server is shutting down: retry',
 };
 
 /** The error body of each API family, restricted to this operation's codes for that status. */
@@ -72,7 +72,10 @@ function errorSchema(family: ApiFamily, status: number, codes: readonly string[]
       message: { type: 'string', description: 'What is wrong, naming the field' },
     },
   };
-  const meaning = STATUS_MEANINGS[status] ?? 'Refused';
+  const meaning =
+    status === 503 && codes.includes(ERRORS.service_unavailable.code)
+      ? 'The server is shutting down, or a provider the request needs is unreachable (service_unavailable); nothing was written: retry'
+      : (STATUS_MEANINGS[status] ?? 'Refused');
   if (family === 'transfer') {
     return {
       description: `${meaning}. Failure envelope: success is the string "false"`,

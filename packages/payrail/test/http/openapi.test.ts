@@ -133,7 +133,10 @@ for (const kind of STORE_KINDS) {
             const schema = operation.responses[status]?.content?.['application/json']?.schema;
             assert.ok(schema !== undefined, `${method} ${path} does not document ${status}`);
             const properties = schema.properties as Record<string, unknown>;
-            if (path.startsWith('/api/v2/')) assert.deepEqual(Object.keys(properties), ['error'], `${method} ${path} ${status}`);
+            // behaviour.md section 16: a payin refusal is written in the caller's wire dialect (PayinRefusal: shape C, accept.blue's, or both).
+            if (path.startsWith('/api/v2/') && schema.$ref !== undefined)
+              assert.equal(schema.$ref, '#/components/schemas/PayinRefusal', `${method} ${path} ${status}`);
+            else if (path.startsWith('/api/v2/')) assert.deepEqual(Object.keys(properties), ['error'], `${method} ${path} ${status}`);
             else assert.deepEqual(Object.keys(properties).sort(), ['error', 'success'], `${method} ${path} ${status}`);
           }
         }
