@@ -151,7 +151,10 @@ for (const kind of STORE_KINDS) {
       assert.ok(codesOf('post', '/api/transfer', '400').includes('insufficient_funds'));
       assert.ok(!codesOf('post', '/api/transfer', '400').includes('invalid_nonce'), 'execute transfer never answers invalid_nonce');
       assert.deepEqual(codesOf('get', '/api/agent_balance', '404'), []);
-      assert.deepEqual(codesOf('get', '/api/v2/transactions/{id}', '404'), ['not_found']);
+      // Payin routes document PayinRefusal (either dialect) for every refusal status, checked above.
+      assert.deepEqual(codesOf('post', '/api/transfer', '503'), ['internal_server_error', 'service_unavailable']);
+      assert.deepEqual(codesOf('get', '/api/kyc/{account}', '503'), ['internal_server_error', 'service_unavailable']);
+      assert.deepEqual(codesOf('get', '/api/agent_balance', '503'), ['internal_server_error']);
     });
 
     it('gives every operation an operationId of its own and a summary', () => {
