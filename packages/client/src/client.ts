@@ -38,7 +38,7 @@ import type {
   TransferStatus,
   WaitOptions,
 } from './types.ts';
-import type { ChargeRequestWire, TransferRequestWire } from './wire.ts';
+import type { Attribute, ChargeRequestWire, TransferRequestWire } from './wire.ts';
 import {
   type Batch,
   type OperationOptions,
@@ -815,16 +815,21 @@ function waitTimeout(options: WaitOptions): number {
   return timeout;
 }
 
+/** Adds the attribute of a charge reference given as `field` (gateway_id or approvely_id), unless the attributes already hold the same. */
+function linkAttribute(attribute: Attribute[], field: string, name: 'gatewayId' | 'approvelyId', reference: string | number | undefined): void {
+  if (reference === undefined) return;
+  const text = String(reference);
+  if (!REFERENCE_PATTERN.test(text)) throw inputError('invalid_request', `${field} must be a charge reference number (digits), got "${text}"`);
+  const given = attribute.find((a) => a.name === name);
+  if (given !== undefined && given.value !== text) throw inputError('invalid_request', `${field} and the ${name} attribute differ`);
+  if (given === undefined) attribute.push({ name, value: text });
+}
+
 /** The wire body of check and execute, from the caller's transfer. */
 export function transferBody(transfer: TransferInput): TransferRequestWire {
   const attribute = attributeArray(transfer.attributes);
-  if (transfer.gateway_id !== undefined) {
-    const gatewayId = String(transfer.gateway_id);
-    if (!REFERENCE_PATTERN.test(gatewayId)) throw inputError('invalid_request', `gateway_id must be a charge reference number (digits), got "${gatewayId}"`);
-    const given = attribute.find((a) => a.name === 'gatewayId');
-    if (given !== undefined && given.value !== gatewayId) throw inputError('invalid_request', 'gateway_id and the gatewayId attribute differ');
-    if (given === undefined) attribute.push({ name: 'gatewayId', value: gatewayId });
-  }
+  linkAttribute(attribute, 'gateway_id', 'gatewayId', transfer.gateway_id);
+  linkAttribute(attribute, 'approvely_id', 'approvelyId', transfer.approvely_id);
   return {
     id: transferId(transfer.id),
     sender_phone: cleanPhone(transfer.sender_phone, 'sender_phone'),

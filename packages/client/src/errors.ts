@@ -50,11 +50,12 @@ export class PayrailError extends Error {
 
   /**
    * Whether repeating the same call can succeed and is safe: the request may
-   * not have arrived (network_error), or the server reported a transient
-   * failure (internal_server_error).
+   * not have arrived (network_error), the server reported a transient
+   * failure (internal_server_error), or a provider the call needs was
+   * unreachable before anything was written (service_unavailable, 503).
    */
   get retryable(): boolean {
-    return this.code === CLIENT_ERROR_CODES.network_error || this.code === 'internal_server_error';
+    return this.code === CLIENT_ERROR_CODES.network_error || this.code === 'internal_server_error' || this.code === 'service_unavailable';
   }
 }
 

@@ -58,6 +58,12 @@ export type TransferInput = Omit<TransferRequestWire, 'amount' | 'attribute'> & 
   attributes?: Record<string, string> | Attribute[];
   /** Reference number of the card charge paying for this transfer (sent as attribute gatewayId). */
   gateway_id?: string | number;
+  /**
+   * The same reference under CashQ's name (sent as attribute approvelyId,
+   * which the server reads as gatewayId); with gateway_id, both must name
+   * the same charge.
+   */
+  approvely_id?: string | number;
 } & AmountInput;
 
 export interface Balance {

@@ -117,6 +117,33 @@ describe('check', () => {
     ]);
   });
 
+  it("sends approvely_id as the approvelyId attribute (CashQ's name of gatewayId)", async () => {
+    const { client, fake } = clientWith([{ status: 200, body: check() }]);
+    await client.check({ ...KE_TRANSFER, approvely_id: 4242 });
+    assert.deepEqual(JSON.parse(fake.sent[0]!.body!).attribute, [{ name: 'approvelyId', value: '4242' }]);
+    const bad = clientWith([]);
+    assert.equal((await rejection(bad.client.check({ ...KE_TRANSFER, approvely_id: '42x' }))).code, 'invalid_request');
+    const differ = { ...KE_TRANSFER, attributes: [{ name: 'approvelyId', value: '1' }], approvely_id: '2' };
+    assert.equal((await rejection(bad.client.check(differ))).code, 'invalid_request');
+    assert.equal(bad.fake.sent.length, 0);
+  });
+
+  it('throws service_unavailable (503) as retryable, retrying it first like a server failure', async () => {
+    const unavailable = failure('service_unavailable', 'the FX provider (KES rate) did not answer; nothing was written; retry');
+    const { client, fake } = clientWith(
+      [
+        { status: 503, body: unavailable },
+        { status: 200, body: check() },
+      ],
+      { max_retries: 1 },
+    );
+    assert.equal((await client.check(KE_TRANSFER)).fx_rate, '129.25');
+    assert.equal(fake.sent.length, 2);
+    const once = clientWith([{ status: 503, body: unavailable }], { max_retries: 0 });
+    const error = await rejection(once.client.check(KE_TRANSFER));
+    assert.deepEqual([error.code, error.status, error.retryable], ['service_unavailable', 503, true]);
+  });
+
   it('refuses bad input before any request', async () => {
     const { client, fake } = clientWith([]);
     assert.deepEqual([(await rejection(client.check({ ...KE_TRANSFER, id: 'abc' }))).code, fake.sent.length], ['invalid_request', 0]);

@@ -32,6 +32,8 @@ export const ERRORS = {
   duplicate_transfer: { code: 'duplicate_transfer', status: 400, message: 'Transfer id already used' },
   transfer_not_found: { code: 'transfer_not_found', status: 404, message: 'Transfer id does not exist' },
   account_not_found: { code: 'account_not_found', status: 404, message: 'KYC account does not exist' },
+  // behaviour.md section 16: a provider the request needs (receiver look-up, KYC, FX) did not answer; nothing was written.
+  service_unavailable: { code: 'service_unavailable', status: 503, message: 'A provider this request needs is unreachable; nothing was written; retry' },
   // Card payin API (shape C)
   invalid_nonce: { code: 'invalid_nonce', status: 400, message: 'Token invalid or expired' },
   invalid_card: { code: 'invalid_card', status: 400, message: 'Card number or details invalid' },

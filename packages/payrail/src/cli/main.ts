@@ -4,6 +4,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { type AmountParse, formatCents, parseDollarString, parseDollarStringOrZero } from '../domain/money.ts';
+import { isWireDialect, WIRE_DIALECTS, type WireDialect } from '../domain/wire-dialect.ts';
 import { closeOpenBatches } from '../flows/payin/batches.ts';
 import { storeEngine } from '../flows/operations/health.ts';
 import { verifyLedger } from '../flows/operations/ledger-verify.ts';
@@ -43,6 +44,12 @@ function cents(parsed: AmountParse): number {
 }
 
 const dollars = (value: string): number => cents(parseDollarString(value));
+
+/** A --dialect option: spec or acceptblue (domain/wire-dialect.ts). */
+function dialectOption(value: string): WireDialect {
+  if (!isWireDialect(value)) throw new InvalidArgumentError(`must be ${WIRE_DIALECTS.join(' or ')}`);
+  return value;
+}
 const dollarsOrZero = (value: string): number => cents(parseDollarStringOrZero(value));
 
 interface GlobalOptions {
@@ -64,13 +71,14 @@ function summaryText(s: merchants.MerchantSummary): string {
     `paid out           ${formatCents(s.paid_out_cents)} USD`,
     `card payins        ${formatCents(s.card_payins_cents)} USD`,
     `payouts must link  ${s.payouts_must_link ? 'on' : 'off'}`,
-    ...s.sources.map((src) => `source             ${src.id} ${src.name}${src.revoked ? ' (revoked)' : ''}`),
+    ...s.sources.map((src) => `source             ${src.id} ${src.name} (dialect ${src.dialect})${src.revoked ? ' (revoked)' : ''}`),
   ].join('\n');
 }
 
 function sourceText(s: merchants.SourceCredentials): string {
   return [
     `source              ${s.id}`,
+    `dialect             ${s.dialect}`,
     `api key             ${s.api_key}`,
     `pin                 ${s.pin}`,
     `tokenization token  ${s.tokenization_token}`,
@@ -163,9 +171,12 @@ export function buildProgram(): Command {
   merchant
     .command('create')
     .requiredOption('--name <name>', 'merchant name')
+    .option('--dialect <dialect>', `wire dialect of its first source: ${WIRE_DIALECTS.join(' or ')} (default spec)`, dialectOption)
     .description('create a merchant with its transfer API key and a first payin source (secrets shown once)')
-    .action(async (options: { name: string }, command: Command) => {
-      const created = await withService((service) => merchants.createMerchant(adminDeps(service), { name: options.name }, cliActor()));
+    .action(async (options: { name: string; dialect?: WireDialect }, command: Command) => {
+      const created = await withService((service) =>
+        merchants.createMerchant(adminDeps(service), { name: options.name, dialect: options.dialect }, cliActor()),
+      );
       output(command, created, () =>
         [`merchant id         ${created.merchant_id}`, `transfer API key    ${created.transfer_api_key}`, sourceText(created.source)].join('\n'),
       );
@@ -245,12 +256,24 @@ export function buildProgram(): Command {
     .command('create')
     .requiredOption('--merchant <id>', 'merchant id')
     .option('--name <name>', 'source name', 'Source')
+    .option('--dialect <dialect>', `wire dialect: ${WIRE_DIALECTS.join(' or ')} (default spec)`, dialectOption)
     .description('create a source with its API key, PIN and tokenization token (shown once)')
-    .action(async (options: { merchant: string; name: string }, command: Command) => {
+    .action(async (options: { merchant: string; name: string; dialect?: WireDialect }, command: Command) => {
       const created = await withService((service) =>
-        merchants.createSource(adminDeps(service), { merchantId: options.merchant, name: options.name }, cliActor()),
+        merchants.createSource(adminDeps(service), { merchantId: options.merchant, name: options.name, dialect: options.dialect }, cliActor()),
       );
       output(command, created, () => sourceText(created));
+    });
+  source
+    .command('dialect')
+    .requiredOption('--source <id>', 'source id')
+    .requiredOption('--set <dialect>', `how the payin API answers this source's key: ${WIRE_DIALECTS.join(' or ')}`, dialectOption)
+    .description("set a source's wire dialect (spec: the interface spec's answers; acceptblue: accept.blue v2's); effective at its next request")
+    .action(async (options: { source: string; set: WireDialect }, command: Command) => {
+      const set = await withService((service) =>
+        merchants.setSourceDialect(adminDeps(service), { sourceId: options.source, merchantId: null, dialect: options.set }, cliActor()),
+      );
+      output(command, set, () => `source ${set.id} of ${set.merchant_id}: dialect ${set.dialect}${set.changed ? '' : ' (unchanged)'}`);
     });
   source
     .command('rotate')

@@ -4,6 +4,7 @@
 // and the mail outbox (`mail list`: with no SMTP server configured, the place
 // where mails and their links can be read).
 import type { Command } from 'commander';
+import { isWireDialect, WIRE_DIALECTS, type WireDialect } from '../domain/wire-dialect.ts';
 import { MAIL_LISTED_MAX, type MailRow, mailList } from '../flows/mail/outbox.ts';
 import { onboardMerchant } from '../flows/onboarding/merchant-invite.ts';
 import { approveSignup, listSignups, rejectSignup, type SignupRow, type SignupStatus } from '../flows/onboarding/signup.ts';
@@ -57,9 +58,16 @@ export function registerOnboardingCommands(program: Command, merchant: Command, 
     .description('make a merchant and mail its developer a one-time link to its credentials and panel account')
     .requiredOption('--name <name>', 'merchant name')
     .requiredOption('--email <email>', "the developer's e-mail address")
-    .action(async (options: { name: string; email: string }, command: Command) => {
-      const done = await helpers.withService((service) => onboardMerchant(service, options, cliActor()));
-      helpers.output(command, done, () => `merchant ${done.merchant_id} made; a one-time credentials link is mailed to ${done.email}`);
+    .option('--dialect <dialect>', `wire dialect of its first source: ${WIRE_DIALECTS.join(' or ')} (default spec)`)
+    .action(async (options: { name: string; email: string; dialect?: string }, command: Command) => {
+      if (options.dialect !== undefined && !isWireDialect(options.dialect)) throw helpers.usage(`--dialect must be ${WIRE_DIALECTS.join(' or ')}`);
+      const dialect = options.dialect as WireDialect | undefined;
+      const done = await helpers.withService((service) => onboardMerchant(service, { name: options.name, email: options.email, dialect }, cliActor()));
+      helpers.output(
+        command,
+        done,
+        () => `merchant ${done.merchant_id} made (first source in dialect ${done.dialect}); a one-time credentials link is mailed to ${done.email}`,
+      );
     });
 
   const mail = program.command('mail').description('the mail outbox');

@@ -62,6 +62,7 @@ export const AUDIT_ACTIONS = [
   'source.revoke',
   'source.origin_add',
   'source.origin_remove',
+  'source.dialect',
   'transfer_key.rotate',
   // The APIs
   'api.auth_failure',

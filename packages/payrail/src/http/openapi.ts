@@ -72,7 +72,10 @@ function errorSchema(family: ApiFamily, status: number, codes: readonly string[]
       message: { type: 'string', description: 'What is wrong, naming the field' },
     },
   };
-  const meaning = STATUS_MEANINGS[status] ?? 'Refused';
+  const meaning =
+    status === 503 && codes.includes(ERRORS.service_unavailable.code)
+      ? 'The server is shutting down, or a provider the request needs is unreachable (service_unavailable); nothing was written: retry'
+      : (STATUS_MEANINGS[status] ?? 'Refused');
   if (family === 'transfer') {
     return {
       description: `${meaning}. Failure envelope: success is the string "false"`,

@@ -81,3 +81,22 @@ export class SharedDeadline {
     return this.current;
   }
 }
+
+/**
+ * How long Payrail waits for a look-up a request is waiting on (is the
+ * receiver on the network, their KYC, an FX rate) before it answers
+ * service_unavailable. Short, because a client waits: a look-up that has
+ * not answered by then is not worth holding the request for.
+ */
+export const LOOKUP_TIMEOUT_MS = 10_000;
+
+/** A connector whose look-ups answer faster may say so: Payrail then waits that long, never longer than LOOKUP_TIMEOUT_MS. */
+export interface LookupDeadline {
+  readonly lookupTimeoutMs?: number;
+}
+
+/** The deadline of one look-up of `connector`: LOOKUP_TIMEOUT_MS, or the connector's shorter one. */
+export function lookupTimeoutMs(connector: LookupDeadline): number {
+  const asked = connector.lookupTimeoutMs;
+  return asked !== undefined && Number.isFinite(asked) && asked > 0 ? Math.min(asked, LOOKUP_TIMEOUT_MS) : LOOKUP_TIMEOUT_MS;
+}

@@ -2,10 +2,12 @@
 // as exact decimal text ("129.25"), never as binary floating point.
 import type { Corridor } from '../domain/corridors.ts';
 import { isRateText } from '../domain/money.ts';
+import type { LookupDeadline } from './deadline.ts';
 
-export interface FxProvider {
-  /** Receiver-currency units per 1 USD for the corridor, as a positive decimal string. */
-  rate(corridor: Corridor): Promise<string>;
+/** A thrown error (or no answer within the look-up deadline) means the provider is unreachable: the request is answered service_unavailable. */
+export interface FxProvider extends LookupDeadline {
+  /** Receiver-currency units per 1 USD for the corridor, as a positive decimal string; `signal` fires when Payrail stops waiting. */
+  rate(corridor: Corridor, signal?: AbortSignal): Promise<string>;
 }
 
 /** Refuses a rate a connector returned that Payrail cannot use exactly. */

@@ -1,6 +1,7 @@
 // The KYC connector: how far a receiver is verified and how much they may
 // receive in one transfer. Identity verification itself happens at the
 // provider; Payrail only reads the result and hands out the provider's link.
+import type { LookupDeadline } from './deadline.ts';
 
 export interface KycStatus {
   readonly verified: boolean;
@@ -10,9 +11,10 @@ export interface KycStatus {
   readonly kycUrl: string;
 }
 
-export interface KycProvider {
-  /** The receiver's verification status, or null when the provider has no such account. */
-  lookup(phoneE164: string): Promise<KycStatus | null>;
+/** A thrown error (or no answer within the look-up deadline) means the provider is unreachable: the request is answered service_unavailable. */
+export interface KycProvider extends LookupDeadline {
+  /** The receiver's verification status, or null when the provider has no such account; `signal` fires when Payrail stops waiting. */
+  lookup(phoneE164: string, signal?: AbortSignal): Promise<KycStatus | null>;
   /**
    * Most a receiver new to the network may receive in one transfer once they
    * accept the payment invitation, in USD cents. A transfer to a new receiver

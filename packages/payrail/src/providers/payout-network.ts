@@ -13,6 +13,7 @@
 // - `signal` fires when Payrail stops waiting (PAYOUT_CALL_TIMEOUT_MS); a
 //   connector should pass it to its HTTP client. Payrail stops waiting then
 //   even if the connector does not.
+import type { LookupDeadline } from './deadline.ts';
 
 export interface PayoutSubmission {
   /**
@@ -59,9 +60,13 @@ export type PollOutcome =
   | { readonly kind: 'succeeded'; readonly transactionRef: string }
   | { readonly kind: 'failed'; readonly errorText: string; readonly errorCode: string };
 
-export interface PayoutNetwork {
-  /** Whether the number holds a wallet on the network. */
-  lookupReceiver(phoneE164: string): Promise<{ readonly registered: boolean }>;
+export interface PayoutNetwork extends LookupDeadline {
+  /**
+   * Whether the number holds a wallet on the network; `signal` fires when
+   * Payrail stops waiting. A thrown error (or no answer within the look-up
+   * deadline) answers the request service_unavailable.
+   */
+  lookupReceiver(phoneE164: string, signal?: AbortSignal): Promise<{ readonly registered: boolean }>;
   submit(submission: PayoutSubmission): Promise<SubmitOutcome>;
   poll(request: PayoutPollRequest): Promise<PollOutcome>;
   /**

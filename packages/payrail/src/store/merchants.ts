@@ -87,6 +87,21 @@ export async function revokeSource(tx: Tx, merchantId: string, id: string, nowMs
 }
 
 /**
+ * Sets the wire dialect of an active source of this merchant, in one
+ * conditional statement (ownership, activity and "not already so" are part
+ * of the UPDATE). Returns whether a row changed.
+ */
+export async function updateSourceDialect(tx: Tx, merchantId: string, id: string, dialect: WireDialect): Promise<boolean> {
+  const changed = await tx.run('UPDATE sources SET dialect = ? WHERE id = ? AND merchant_id = ? AND revoked_at_ms IS NULL AND dialect <> ?', [
+    dialect,
+    id,
+    merchantId,
+    dialect,
+  ]);
+  return changed.changes === 1;
+}
+
+/**
  * Claims an active source of this merchant for a change of its credentials:
  * one conditional statement, which also locks the row until commit, so a
  * revocation in another transaction waits and then revokes the new

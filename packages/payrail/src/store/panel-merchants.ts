@@ -30,8 +30,8 @@ export async function listMerchantsWithBalances(tx: Tx, query: string | null, li
   ]);
 }
 
-/** A source of the merchant with the public id of its active API key. */
-export type SourceListItem = Pick<SourceRow, 'id' | 'name' | 'created_at_ms' | 'revoked_at_ms'> & {
+/** A source of the merchant (with its wire dialect) and the public id of its active API key. */
+export type SourceListItem = Pick<SourceRow, 'id' | 'name' | 'dialect' | 'created_at_ms' | 'revoked_at_ms'> & {
   /** Public id part of the active API key, for telling keys apart; null when none is active. */
   key_id: string | null;
 };
@@ -39,7 +39,7 @@ export type SourceListItem = Pick<SourceRow, 'id' | 'name' | 'created_at_ms' | '
 /** Up to `limit` sources of the merchant, oldest first. */
 export async function listSourcesWithActiveKey(tx: Tx, merchantId: string, limit: number): Promise<SourceListItem[]> {
   return tx.all<SourceListItem>(
-    `SELECT s.id, s.name, s.created_at_ms, s.revoked_at_ms,
+    `SELECT s.id, s.name, s.dialect, s.created_at_ms, s.revoked_at_ms,
             (SELECT c.id FROM credentials c WHERE c.source_id = s.id AND c.kind = 'source_key' AND c.revoked_at_ms IS NULL ORDER BY c.created_at_ms DESC LIMIT 1) AS key_id
      FROM sources s WHERE s.merchant_id = ? ORDER BY s.created_at_ms, s.id LIMIT ?`,
     [merchantId, limit],

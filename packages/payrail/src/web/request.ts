@@ -126,6 +126,8 @@ const NOTICES: Record<string, string> = {
   reauthed: 'Identity confirmed. Repeat the action within 5 minutes.',
   origin_added: 'Origin added. Pages there may now show the card form of this source.',
   origin_removed: 'Origin removed.',
+  dialect_changed: "Wire dialect changed. The payin API answers this source's key in it from its next request.",
+  dialect_unchanged: 'The source already answers in that wire dialect; nothing changed.',
   totp_removed: 'Two-factor sign-in is off for your account.',
   schedule_paused: 'Schedule paused. It charges nothing until it is resumed.',
   schedule_resumed: 'Schedule resumed. Its next run date is charged when it comes (at once if it has passed).',

@@ -13,6 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { verifyLedger } from '../../src/flows/operations/ledger-verify.ts';
 import { acceptBlueMerchant, CARDS, type Loose, pluginCall, pluginOk } from '../helpers/acceptblue.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { closeSandboxBatch } from '../helpers/lifecycle.ts';
 import { nonceFor } from '../helpers/payin.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 
@@ -101,17 +102,19 @@ for (const kind of STORE_KINDS) {
       assert.equal(formidable(captured).failed, false, JSON.stringify(captured));
       assert.equal(formidable(await pluginOk(t, merchant, 'GET', `transactions/${read.reference}`, undefined, [200])).state, 'complete');
 
-      // A second entry, adjusted and captured in one call, then reversed in part and in full.
-      const second = formidable(
-        (await pluginCall(t, merchant, 'POST', 'transactions/charge', { ...body, source: await nonceFor(t.app, merchant, CARDS.visa), amount: 30 })).body,
-      );
+      // A second entry, adjusted and captured in one call.
+      const second = formidable((await pluginCall(t, merchant, 'POST', 'transactions/charge', { ...body, source: await nonceFor(t.app, merchant, CARDS.visa), amount: 30 })).body);
       const adjusted = await pluginOk(t, merchant, 'POST', 'transactions/adjust-capture', { reference_number: second.reference, amount: 25 }, [200]);
       assert.equal(formidable(adjusted).failed, false, JSON.stringify(adjusted));
-      const reduced = await pluginOk(t, merchant, 'POST', 'transactions/reversal', { reference_number: second.reference, amount: 5 }, [200]);
-      assert.equal(formidable(reduced).failed, false, JSON.stringify(reduced));
+      assert.equal((await pluginOk(t, merchant, 'GET', `transactions/${second.reference}`, undefined, [200])).amount_details.amount, 25);
+      // Its refund is a reversal: in full before settlement (a void), in part after it (a refund).
       const reversed = await pluginOk(t, merchant, 'POST', 'transactions/reversal', { reference_number: read.reference }, [200]);
       assert.equal(formidable(reversed).failed, false, JSON.stringify(reversed));
       assert.equal(formidable(await pluginOk(t, merchant, 'GET', `transactions/${read.reference}`, undefined, [200])).state, 'voided');
+      await closeSandboxBatch(t, merchant);
+      const refunded = await pluginOk(t, merchant, 'POST', 'transactions/reversal', { reference_number: second.reference, amount: 5 }, [200]);
+      assert.equal(formidable(refunded).failed, false, JSON.stringify(refunded));
+      assert.equal(String(refunded.type).toLowerCase(), 'refund');
       assert.deepEqual((await verifyLedger(t.service.db)).problems, []);
     });
 

@@ -41,7 +41,9 @@ for (const kind of STORE_KINDS) {
     it('merchant create prints every credential once, in the documented shape', async () => {
       created = await runCliJson<Created>(['merchant', 'create', '--name', 'Acme Ltd'], env);
       assert.deepEqual(Object.keys(created).sort(), ['merchant_id', 'source', 'transfer_api_key']);
-      assert.deepEqual(Object.keys(created.source).sort(), ['api_key', 'id', 'pin', 'tokenization_token']);
+      // behaviour.md section 16: the source's wire dialect beside its credentials (spec by default).
+      assert.deepEqual(Object.keys(created.source).sort(), ['api_key', 'dialect', 'id', 'pin', 'tokenization_token']);
+      assert.equal((created.source as { dialect?: string }).dialect, 'spec');
       assert.match(created.merchant_id, /^mer_[0-9A-Za-z]{16}$/);
       assert.match(created.transfer_api_key, /^sbx_tk_/);
       assert.match(created.source.api_key, /^sbx_sk_/);

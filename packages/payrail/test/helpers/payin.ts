@@ -217,6 +217,24 @@ export function shapeC(code: string, message: string) {
   return { error: { code, message } };
 }
 
+/**
+ * A payin refusal written before the caller's dialect is known (a 401, and
+ * any refusal before authentication): shape C and accept.blue's members
+ * merged, so either kind of client reads it (behaviour.md section 16).
+ * `field` is the request field the refusal names, when it names one.
+ */
+export function refusalOfUnknownDialect(code: string, message: string, field?: string) {
+  return {
+    ...shapeC(code, message),
+    version: '2.0.0',
+    status: 'Error',
+    status_code: 'E',
+    error_message: message,
+    error_code: code,
+    error_details: field === undefined ? null : { [field]: [message] },
+  };
+}
+
 /** The merchant's open settlement batch (the one its captured charges are in), or 0 when none is open. */
 export async function openBatchIdOf(t: TestApp, merchantId: string): Promise<number> {
   const row = await t.service.db.read((tx) => tx.get<{ id: number }>('SELECT id FROM batches WHERE merchant_id = ? AND closed_at_ms IS NULL', [merchantId]));

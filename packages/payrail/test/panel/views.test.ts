@@ -222,6 +222,7 @@ for (const kind of STORE_KINDS) {
       const value = (id: string) => new RegExp(`id="${id}" class="mono" readonly value="([^"]+)"`).exec(created.body)?.[1];
       const source = {
         id: /Source (src_[0-9A-Za-z]+) created\./.exec(created.body)![1]!,
+        dialect: 'spec' as const,
         api_key: value('api-key')!,
         pin: value('pin')!,
         tokenization_token: value('tokenization-token')!,

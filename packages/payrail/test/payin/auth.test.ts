@@ -9,7 +9,7 @@ import { issueKey } from '../../src/domain/credentials.ts';
 import { AUTH_FAILED_MESSAGES } from '../../src/flows/access/authenticate.ts';
 import { issuingDeps, revokeSource, rotateSource, type CreatedMerchant } from '../../src/flows/merchants/merchants.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { basic, basicOf, chargeBody, getTransaction, nonceFor, postCharge, shapeC, tokenizeRaw } from '../helpers/payin.ts';
+import { basic, basicOf, chargeBody, getTransaction, nonceFor, postCharge, refusalOfUnknownDialect, tokenizeRaw } from '../helpers/payin.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 
 const CARD = { card_number: '4111111111111111', expiry_month: 12, expiry_year: 2035, cvv2: '123' };
@@ -35,10 +35,10 @@ for (const kind of STORE_KINDS) {
       const headers = authorization === undefined ? {} : { authorization };
       const charge = await t.app.inject({ method: 'POST', url: '/api/v2/transactions/charge', headers, payload: chargeBody(nonce) });
       assert.equal(charge.statusCode, 401, charge.body);
-      assert.deepEqual(charge.json(), shapeC('authentication_error', message));
+      assert.deepEqual(charge.json(), refusalOfUnknownDialect('authentication_error', message));
       const read = await t.app.inject({ method: 'GET', url: '/api/v2/transactions/100000001', headers });
       assert.equal(read.statusCode, 401, read.body);
-      assert.deepEqual(read.json(), shapeC('authentication_error', message));
+      assert.deepEqual(read.json(), refusalOfUnknownDialect('authentication_error', message));
     };
 
     it('charge: 401 without an Authorization header', async () => {
@@ -55,7 +55,7 @@ for (const kind of STORE_KINDS) {
       assert.equal(response.statusCode, 403, response.body);
       assert.deepEqual(
         response.json(),
-        shapeC('permission_denied', 'a tokenization token only tokenizes cards; use a source API key and its PIN with Basic auth'),
+        refusalOfUnknownDialect('permission_denied', 'a tokenization token only tokenizes cards; use a source API key and its PIN with Basic auth'),
       );
       const token = merchant.source.tokenization_token;
       await expect401(`Bearer ${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`, FAILED);
@@ -86,7 +86,10 @@ for (const kind of STORE_KINDS) {
       for (const key of [merchant.source.tokenization_token, merchant.transfer_api_key]) {
         const response = await postCharge(t.app, basic(key, merchant.source.pin), chargeBody(nonce));
         assert.equal(response.statusCode, 403, response.body);
-        assert.deepEqual(response.json(), shapeC('permission_denied', 'this credential is not a source API key; use a source API key and its PIN'));
+        assert.deepEqual(
+          response.json(),
+          refusalOfUnknownDialect('permission_denied', 'this credential is not a source API key; use a source API key and its PIN'),
+        );
         const read = await getTransaction(t.app, basic(key, merchant.source.pin), 100000001);
         assert.equal(read.statusCode, 403, read.body);
       }
@@ -95,29 +98,29 @@ for (const kind of STORE_KINDS) {
     it('authenticates before validating: a bad body with no credential is 401, not 400', async () => {
       const response = await t.app.inject({ method: 'POST', url: '/api/v2/transactions/charge', payload: { amount: 'x' } });
       assert.equal(response.statusCode, 401);
-      assert.deepEqual(response.json(), shapeC('authentication_error', FAILED));
+      assert.deepEqual(response.json(), refusalOfUnknownDialect('authentication_error', FAILED));
     });
 
     it('tokens: 401 missing, malformed, unknown; 403 for a source key or transfer key', async () => {
       const missing = await t.app.inject({ method: 'POST', url: '/api/v2/tokens', payload: CARD });
       assert.equal(missing.statusCode, 401);
-      assert.deepEqual(missing.json(), shapeC('authentication_error', FAILED));
+      assert.deepEqual(missing.json(), refusalOfUnknownDialect('authentication_error', FAILED));
       const malformed = await t.app.inject({ method: 'POST', url: '/api/v2/tokens', headers: { authorization: 'Token abc' }, payload: CARD });
       assert.equal(malformed.statusCode, 401);
-      assert.deepEqual(malformed.json(), shapeC('authentication_error', FAILED));
+      assert.deepEqual(malformed.json(), refusalOfUnknownDialect('authentication_error', FAILED));
       const unknown = await tokenizeRaw(t.app, issueKey('sandbox', 'tokenization_token').key, CARD);
       assert.equal(unknown.statusCode, 401);
-      assert.deepEqual(unknown.json(), shapeC('authentication_error', FAILED));
+      assert.deepEqual(unknown.json(), refusalOfUnknownDialect('authentication_error', FAILED));
       const live = await tokenizeRaw(t.app, issueKey('production', 'tokenization_token').key, CARD);
       assert.equal(live.statusCode, 401);
       assert.deepEqual(
         live.json(),
-        shapeC('authentication_error', 'this is a production credential; use it with the production environment (this is sandbox)'),
+        refusalOfUnknownDialect('authentication_error', 'this is a production credential; use it with the production environment (this is sandbox)'),
       );
       for (const key of [merchant.source.api_key, merchant.transfer_api_key]) {
         const wrongKind = await tokenizeRaw(t.app, key, CARD);
         assert.equal(wrongKind.statusCode, 403, wrongKind.body);
-        assert.deepEqual(wrongKind.json(), shapeC('permission_denied', 'only a tokenization token can tokenize cards'));
+        assert.deepEqual(wrongKind.json(), refusalOfUnknownDialect('permission_denied', 'only a tokenization token can tokenize cards'));
       }
     });
 
@@ -130,7 +133,7 @@ for (const kind of STORE_KINDS) {
         assert.equal(response.statusCode, 403, response.body);
         assert.deepEqual(
           response.json(),
-          shapeC('permission_denied', 'only a tokenization token can tokenize cards (Authorization: Bearer <tokenization token>)'),
+          refusalOfUnknownDialect('permission_denied', 'only a tokenization token can tokenize cards (Authorization: Bearer <tokenization token>)'),
         );
       }
       const transferKey = await tokenize(basic(merchant.transfer_api_key, merchant.source.pin));
@@ -147,7 +150,7 @@ for (const kind of STORE_KINDS) {
       for (const [authorization, message] of refusals) {
         const response = await tokenize(authorization);
         assert.equal(response.statusCode, 401, `${authorization}: ${response.body}`);
-        assert.deepEqual(response.json(), shapeC('authentication_error', message));
+        assert.deepEqual(response.json(), refusalOfUnknownDialect('authentication_error', message));
       }
     });
 
@@ -158,10 +161,10 @@ for (const kind of STORE_KINDS) {
       await t.service.db.write((tx) => tx.run('UPDATE credentials SET revoked_at_ms = NULL WHERE source_id = ?', [subject.source.id]));
       const charge = await postCharge(t.app, basicOf(subject), chargeBody(nonce));
       assert.equal(charge.statusCode, 401);
-      assert.deepEqual(charge.json(), shapeC('authentication_error', FAILED));
+      assert.deepEqual(charge.json(), refusalOfUnknownDialect('authentication_error', FAILED));
       const token = await tokenizeRaw(t.app, subject.source.tokenization_token, CARD);
       assert.equal(token.statusCode, 401);
-      assert.deepEqual(token.json(), shapeC('authentication_error', FAILED));
+      assert.deepEqual(token.json(), refusalOfUnknownDialect('authentication_error', FAILED));
     });
 
     it('a rotation racing a revocation of the same source leaves no working credential', async () => {
@@ -175,7 +178,7 @@ for (const kind of STORE_KINDS) {
       for (const source of keys) {
         const charge = await postCharge(t.app, basic(source.api_key, source.pin), chargeBody(nonce));
         assert.equal(charge.statusCode, 401, charge.body);
-        assert.deepEqual(charge.json(), shapeC('authentication_error', FAILED));
+        assert.deepEqual(charge.json(), refusalOfUnknownDialect('authentication_error', FAILED));
         const token = await tokenizeRaw(t.app, source.tokenization_token, CARD);
         assert.equal(token.statusCode, 401, token.body);
       }
@@ -206,10 +209,10 @@ for (const kind of STORE_KINDS) {
       const rotated = await rotateSource(deps(), { merchantId: subject.merchant_id, sourceId: subject.source.id });
       const old = await postCharge(t.app, basicOf(subject), chargeBody(subjectNonce));
       assert.equal(old.statusCode, 401);
-      assert.deepEqual(old.json(), shapeC('authentication_error', FAILED));
+      assert.deepEqual(old.json(), refusalOfUnknownDialect('authentication_error', FAILED));
       const oldToken = await tokenizeRaw(t.app, subject.source.tokenization_token, CARD);
       assert.equal(oldToken.statusCode, 401);
-      assert.deepEqual(oldToken.json(), shapeC('authentication_error', FAILED));
+      assert.deepEqual(oldToken.json(), refusalOfUnknownDialect('authentication_error', FAILED));
       // A nonce belongs to the source, not to a credential: it survives the rotation.
       const charged = await postCharge(t.app, basic(rotated.api_key, rotated.pin), chargeBody(subjectNonce));
       assert.equal(charged.statusCode, 200, charged.body);
@@ -222,10 +225,10 @@ for (const kind of STORE_KINDS) {
       await revokeSource(deps(), { merchantId: subject.merchant_id, sourceId: subject.source.id });
       const charge = await postCharge(t.app, basicOf(subject), chargeBody(subjectNonce));
       assert.equal(charge.statusCode, 401);
-      assert.deepEqual(charge.json(), shapeC('authentication_error', FAILED));
+      assert.deepEqual(charge.json(), refusalOfUnknownDialect('authentication_error', FAILED));
       const token = await tokenizeRaw(t.app, subject.source.tokenization_token, CARD);
       assert.equal(token.statusCode, 401);
-      assert.deepEqual(token.json(), shapeC('authentication_error', FAILED));
+      assert.deepEqual(token.json(), refusalOfUnknownDialect('authentication_error', FAILED));
     });
   });
 }

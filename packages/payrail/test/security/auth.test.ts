@@ -13,7 +13,7 @@ import { AUTH_FAILED_MESSAGES } from '../../src/flows/access/authenticate.ts';
 import { issuingDeps, revokeSource, type CreatedMerchant } from '../../src/flows/merchants/merchants.ts';
 import { lockedSourceKeys } from '../../src/flows/access/pin-lockouts.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { basic, basicOf, chargeBody, getTransaction, nonceFor, postCharge, shapeC } from '../helpers/payin.ts';
+import { basic, basicOf, chargeBody, getTransaction, nonceFor, postCharge, refusalOfUnknownDialect } from '../helpers/payin.ts';
 import { startServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 
@@ -57,7 +57,7 @@ for (const kind of STORE_KINDS) {
         assert.equal(reply.statusCode, 401, `${authorization}: ${reply.body}`);
         bodies.add(reply.body);
       }
-      assert.deepEqual([...bodies], [JSON.stringify(shapeC('authentication_error', AUTH_FAILED_MESSAGES.payin))]);
+      assert.deepEqual([...bodies], [JSON.stringify(refusalOfUnknownDialect('authentication_error', AUTH_FAILED_MESSAGES.payin))]);
 
       const transferFailures = [
         {},
@@ -90,7 +90,7 @@ for (const kind of STORE_KINDS) {
       const right = await postCharge(t.app, basicOf(merchant), chargeBody(await nonceFor(t.app, merchant)));
       assert.equal(right.statusCode, 429, right.body);
       assert.equal(right.json().error.code, 'rate_limited');
-      assert.deepEqual(Object.keys(right.json()), ['error']);
+      assert.deepEqual(Object.keys(right.json()), Object.keys(refusalOfUnknownDialect('rate_limited', '')));
       assert.equal(right.headers['retry-after'], String(LOCK_MS / 1000));
 
       const locked = await lockedSourceKeys(t.service, merchant.merchant_id);
@@ -140,7 +140,9 @@ for (const kind of STORE_KINDS) {
       answers.add(`${afterLock.statusCode} ${afterLock.body}`);
       assert.deepEqual(
         [...answers],
-        [`403 ${JSON.stringify(shapeC('permission_denied', 'only a tokenization token can tokenize cards (Authorization: Bearer <tokenization token>)'))}`],
+        [
+          `403 ${JSON.stringify(refusalOfUnknownDialect('permission_denied', 'only a tokenization token can tokenize cards (Authorization: Bearer <tokenization token>)'))}`,
+        ],
       );
       const charge = await getTransaction(t.app, basicOf(merchant), 100000001);
       assert.equal(charge.statusCode, 429, 'wrong PINs sent to the tokenization endpoint lock the key');
@@ -188,7 +190,7 @@ for (const kind of STORE_KINDS) {
       assert.equal(transfer.headers['retry-after'], String(15 * 60));
       const payin = await getTransaction(t.app, basicOf(merchant), 100000001);
       assert.equal(payin.statusCode, 429, payin.body);
-      assert.deepEqual(Object.keys(payin.json()), ['error']);
+      assert.deepEqual(Object.keys(payin.json()), Object.keys(refusalOfUnknownDialect('rate_limited', '')));
       assert.equal(payin.json().error.code, 'rate_limited');
       // Another address is not affected.
       const elsewhere = await t.app.inject({

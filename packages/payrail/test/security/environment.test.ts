@@ -18,7 +18,7 @@ import { buildApp } from '../../src/http/app.ts';
 import { createLogger } from '../../src/log.ts';
 import { createService } from '../../src/runtime.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { basic, basicOf, getTransaction, shapeC } from '../helpers/payin.ts';
+import { basic, basicOf, getTransaction, refusalOfUnknownDialect } from '../helpers/payin.ts';
 import { createStore, STORE_KINDS, type TestStore } from '../helpers/stores.ts';
 
 const RANDOM_CARD_KEY = crypto.randomBytes(32).toString('base64');
@@ -69,7 +69,7 @@ for (const kind of STORE_KINDS) {
         assert.deepEqual(transfer.json(), { success: 'false', error: { message: AUTH_FAILED_MESSAGES.transfer, code: 'authentication_error' } });
         const charge = await getTransaction(production, basic(swapToLive(merchant.source.api_key), merchant.source.pin), 100000001);
         assert.equal(charge.statusCode, 401, charge.body);
-        assert.deepEqual(charge.json(), shapeC('authentication_error', AUTH_FAILED_MESSAGES.payin));
+        assert.deepEqual(charge.json(), refusalOfUnknownDialect('authentication_error', AUTH_FAILED_MESSAGES.payin));
       } finally {
         await production.close();
       }

@@ -13,10 +13,13 @@ import { buildApp } from '../../src/http/app.ts';
 import { createLogger } from '../../src/log.ts';
 import { createService } from '../../src/runtime.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { refusalOfUnknownDialect } from '../helpers/payin.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 
 const TRANSFER_INVALID = (message: string) => ({ success: 'false', error: { message, code: 'invalid_request' } });
 const SHAPE_C_INVALID = (message: string) => ({ error: { code: 'invalid_request', message } });
+/** On the payin API a refusal before authentication carries both envelopes (behaviour.md section 16). */
+const PAYIN_INVALID = (message: string) => refusalOfUnknownDialect('invalid_request', message);
 
 /** One GET over a real socket, the URL sent exactly as given. */
 function rawGet(port: number, path: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
@@ -160,7 +163,7 @@ for (const kind of STORE_KINDS) {
       assert.equal(transfer.headers['cache-control'], 'no-store');
       const payin = await t.app.inject({ method: 'GET', url: '/api/v2/transactions/%zz' });
       assert.equal(payin.statusCode, 400);
-      assert.deepEqual(payin.json(), SHAPE_C_INVALID('the URL is not valid (bad percent-encoding)'));
+      assert.deepEqual(payin.json(), PAYIN_INVALID('the URL is not valid (bad percent-encoding)'));
       const other = await t.app.inject({ method: 'GET', url: '/%' });
       assert.deepEqual(other.json(), SHAPE_C_INVALID('the URL is not valid (bad percent-encoding)'));
     });
@@ -171,7 +174,7 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(transfer.json(), TRANSFER_INVALID('a path segment of the URL is too long'));
       const payin = await t.app.inject({ method: 'GET', url: `/api/v2/transactions/${'1'.repeat(300)}` });
       assert.equal(payin.statusCode, 400);
-      assert.deepEqual(payin.json(), SHAPE_C_INVALID('a path segment of the URL is too long'));
+      assert.deepEqual(payin.json(), PAYIN_INVALID('a path segment of the URL is too long'));
     });
 
     it("answers a request line too long for Node's parser in the envelope of its API, over a real socket", async () => {
@@ -182,7 +185,7 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(JSON.parse(transfer.body), TRANSFER_INVALID('the request line or headers are too large'));
       const payin = await rawGet(port, `/api/v2/transactions/${'1'.repeat(20_000)}`);
       assert.equal(payin.status, 400);
-      assert.deepEqual(JSON.parse(payin.body), SHAPE_C_INVALID('the request line or headers are too large'));
+      assert.deepEqual(JSON.parse(payin.body), PAYIN_INVALID('the request line or headers are too large'));
     });
   });
 }

@@ -511,8 +511,12 @@ for (const kind of STORE_KINDS) {
 
           const before = await api.balance();
           const unquoted = transferBody({ amount: '10.00' });
+          // behaviour.md section 16: an unreachable provider is service_unavailable (503), not a 500.
           const refused = await broken.execute(unquoted);
-          assert.equal(refused.status, 500);
+          assert.deepEqual(refused, {
+            status: 503,
+            body: failure('service_unavailable', 'the FX provider (KES rate) did not answer; nothing was written; retry'),
+          });
           assert.deepEqual(await api.status(unquoted.id), { status: 200, body: notFound(unquoted.id) }, 'no transfer was made');
           assert.deepEqual(await api.balance(), before, 'no money moved');
         } finally {

@@ -10,6 +10,7 @@ import { issueKey, issuePin } from '../../domain/credentials.ts';
 import { newMerchantId, newSourceId, randomBase62 } from '../../domain/ids.ts';
 import { overdraftCentsOf } from '../../domain/ledger.ts';
 import { formatCents } from '../../domain/money.ts';
+import { DEFAULT_WIRE_DIALECT, isWireDialect, WIRE_DIALECTS, type WireDialect } from '../../domain/wire-dialect.ts';
 import { pinKeyFor } from '../../crypto/card-key.ts';
 import { fail } from '../../errors.ts';
 import type { Service } from '../../service.ts';
@@ -51,6 +52,8 @@ export function issuingDeps(service: Pick<Service, 'db' | 'config' | 'clock'>): 
 
 export interface SourceCredentials {
   readonly id: string;
+  /** How the payin API answers this source's key (domain/wire-dialect.ts). */
+  readonly dialect: WireDialect;
   readonly api_key: string;
   readonly pin: string;
   readonly tokenization_token: string;
@@ -73,6 +76,22 @@ export function merchantNameOf(text: string): string {
   return name;
 }
 
+/**
+ * A wire dialect as typed by an operator or a merchant (CLI option, form
+ * field); absent means the default. Refused with the names it may take.
+ */
+export function wireDialectOf(text: string | undefined): WireDialect {
+  if (text === undefined) return DEFAULT_WIRE_DIALECT;
+  const dialect = text.trim();
+  if (!isWireDialect(dialect)) fail('invalid_request', `dialect must be ${WIRE_DIALECTS.join(' or ')}, not ${JSON.stringify(text.slice(0, 40))}`);
+  return dialect;
+}
+
+/** What an audit event of a creation says of the dialect: nothing for the default (events read as before), else `dialect X` after `lead`. */
+export function dialectNote(dialect: WireDialect, lead: string): string {
+  return dialect === DEFAULT_WIRE_DIALECT ? '' : `${lead}dialect ${dialect}`;
+}
+
 /** What issuing a source's credentials needs: their environment and the HMAC key of PIN hashes. */
 type Issuer = Pick<IssuingDeps, 'environment' | 'pinKey'>;
 
@@ -84,8 +103,8 @@ export function issueSourceKeys(issuer: Issuer): { keys: IssuedSourceKeys; pin: 
 }
 
 /** What the answer shows of a source's credentials just issued. */
-export function sourceCredentialsOf(sourceId: string, issued: { keys: IssuedSourceKeys; pin: string }): SourceCredentials {
-  return { id: sourceId, api_key: issued.keys.apiKey.key, pin: issued.pin, tokenization_token: issued.keys.token.key };
+export function sourceCredentialsOf(sourceId: string, dialect: WireDialect, issued: { keys: IssuedSourceKeys; pin: string }): SourceCredentials {
+  return { id: sourceId, dialect, api_key: issued.keys.apiKey.key, pin: issued.pin, tokenization_token: issued.keys.token.key };
 }
 
 /** A top-up from the operator's funding account, with a fresh posting reference. */
@@ -93,16 +112,22 @@ export function fundingOf(amountCents: number): Funding {
   return { refId: `fund_${randomBase62(16)}`, amountCents };
 }
 
-export async function createMerchant(deps: IssuingDeps, input: { name: string }, by: AuditActor = SYSTEM_ACTOR): Promise<CreatedMerchant> {
+/** A merchant with its transfer key and a first source, whose wire dialect is `dialect` (default spec). */
+export async function createMerchant(
+  deps: IssuingDeps,
+  input: { name: string; dialect?: WireDialect },
+  by: AuditActor = SYSTEM_ACTOR,
+): Promise<CreatedMerchant> {
   const name = merchantNameOf(input.name);
-  const event = { action: 'merchant.create', target: null, detail: `name ${name}` } as const;
+  const dialect = input.dialect ?? DEFAULT_WIRE_DIALECT;
+  const event = { action: 'merchant.create', target: null, detail: `name ${name}${dialectNote(dialect, ', ')}` } as const;
   const merchantId = newMerchantId();
   const transferKey = issueKey(deps.environment, 'transfer_key');
   const issued = issueSourceKeys(deps);
-  const source: NewSource = { id: newSourceId(), name: 'Default source', keys: issued.keys };
+  const source: NewSource = { id: newSourceId(), name: 'Default source', dialect, keys: issued.keys };
   return audited(deps, by, event, async (audit) => {
     await createMerchantWithCredentials(deps.db, { merchantId, name, transferKey, source, nowMs: deps.clock.nowMs(), audit });
-    return { merchant_id: merchantId, transfer_api_key: transferKey.key, source: sourceCredentialsOf(source.id, issued) };
+    return { merchant_id: merchantId, transfer_api_key: transferKey.key, source: sourceCredentialsOf(source.id, dialect, issued) };
   });
 }
 
@@ -168,14 +193,46 @@ export async function showMerchant(deps: AdminDeps, merchantId: string): Promise
   return summary;
 }
 
-export async function createSource(deps: IssuingDeps, input: { merchantId: string; name?: string }, by: AuditActor = SYSTEM_ACTOR): Promise<SourceCredentials> {
-  const event = { action: 'source.create', target: null, merchantId: input.merchantId } as const;
+export async function createSource(
+  deps: IssuingDeps,
+  input: { merchantId: string; name?: string; dialect?: WireDialect },
+  by: AuditActor = SYSTEM_ACTOR,
+): Promise<SourceCredentials> {
+  const dialect = input.dialect ?? DEFAULT_WIRE_DIALECT;
+  const event = { action: 'source.create', target: null, merchantId: input.merchantId, detail: dialectNote(dialect, '') || null } as const;
   const issued = issueSourceKeys(deps);
-  const source: NewSource = { id: newSourceId(), name: input.name ?? 'Source', keys: issued.keys };
+  const source: NewSource = { id: newSourceId(), name: input.name ?? 'Source', dialect, keys: issued.keys };
   return audited(deps, by, event, async (audit) => {
     const created = await sources.createSource(deps.db, { merchantId: input.merchantId, source, nowMs: deps.clock.nowMs(), audit });
     if (created.kind === 'not_found') fail('not_found', `merchant ${input.merchantId} not found`);
-    return sourceCredentialsOf(source.id, issued);
+    return sourceCredentialsOf(source.id, dialect, issued);
+  });
+}
+
+/** What a dialect setting answers: the source, its merchant, its dialect now and whether this changed it. */
+export interface SourceDialect {
+  readonly id: string;
+  readonly merchant_id: string;
+  readonly dialect: WireDialect;
+  readonly changed: boolean;
+}
+
+/**
+ * Sets how the payin API answers a source's key: by the operator for any
+ * merchant's source (`merchantId` null), by a merchant's admin in the panel
+ * for its own. Effective at the caller's next request.
+ */
+export async function setSourceDialect(
+  deps: AdminDeps,
+  input: { sourceId: string; merchantId: string | null; dialect: WireDialect },
+  by: AuditActor = SYSTEM_ACTOR,
+): Promise<SourceDialect> {
+  const event = { action: 'source.dialect', target: input.sourceId, merchantId: input.merchantId, detail: `dialect ${input.dialect}` } as const;
+  return audited(deps, by, event, async (audit) => {
+    const set = await sources.setSourceDialect(deps.db, { ...input, audit });
+    if (set.kind === 'not_found') fail('not_found', `source ${input.sourceId} not found`);
+    if (set.kind === 'revoked') fail('invalid_request', `source ${input.sourceId} is revoked`);
+    return { id: input.sourceId, merchant_id: set.merchantId, dialect: input.dialect, changed: set.kind === 'changed' };
   });
 }
 
@@ -191,7 +248,7 @@ export async function rotateSource(
     const rotated = await sources.rotateSourceKeys(deps.db, { ...input, keys: issued.keys, nowMs: deps.clock.nowMs(), audit });
     if (rotated.kind === 'not_found') fail('not_found', `source ${input.sourceId} not found`);
     if (rotated.kind === 'revoked') fail('invalid_request', `source ${input.sourceId} is revoked`);
-    return sourceCredentialsOf(input.sourceId, issued);
+    return sourceCredentialsOf(input.sourceId, rotated.dialect, issued);
   });
 }
 

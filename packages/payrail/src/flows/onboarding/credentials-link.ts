@@ -54,7 +54,7 @@ export async function revealCredentials(deps: OnboardingDeps, token: string, add
       merchant_id: revealed.merchantId,
       email: revealed.email,
       transfer_api_key: transferKey.key,
-      source: sourceCredentialsOf(revealed.sourceId, sourceKeys),
+      source: sourceCredentialsOf(revealed.sourceId, revealed.dialect, sourceKeys),
       password_token: revealed.passwordToken,
     },
   };

@@ -9,6 +9,7 @@ import type { Service } from '../../service.ts';
 import { readGatewayChargeFacts } from '../../store/transfers/gateway.ts';
 import { saveTransferQuote } from '../../store/transfers/quotes.ts';
 import { gatewayRefusal } from './gateway.ts';
+import { fxRate } from './lookups.ts';
 import { checkReceiver, type ReceiverStatus } from './receiver.ts';
 import { validateTransfer, type TransferRequestBody } from './validate.ts';
 
@@ -24,21 +25,21 @@ export async function checkTransfer(service: Service, merchantId: string, body: 
   if (transfer.gatewayChargePk !== null) {
     const chargePk = transfer.gatewayChargePk;
     const facts = await readGatewayChargeFacts(service.db, chargePk);
-    const refusal = gatewayRefusal(chargePk, facts, merchantId, transfer.amountCents);
+    const refusal = gatewayRefusal({ chargePk, attribute: transfer.gatewayAttribute }, facts, merchantId, transfer.amountCents);
     if (refusal !== null) fail('invalid_request', refusal);
   }
   const corridor = transfer.corridor;
-  const fxRate = assertRateText(await service.providers.fx.rate(corridor), corridor.currency);
-  const receivedMinor = convertCents(transfer.amountCents, fxRate, corridor.currencyMinorUnits);
+  const rate = assertRateText(await fxRate(service.providers, corridor), corridor.currency);
+  const receivedMinor = convertCents(transfer.amountCents, rate, corridor.currencyMinorUnits);
   const nowMs = service.clock.nowMs();
   const quote = {
     merchant_id: merchantId,
     transfer_id: transfer.id,
     service: corridor.service,
     amount_cents: transfer.amountCents,
-    fx_rate: fxRate,
+    fx_rate: rate,
     expires_at_ms: nowMs + QUOTE_LIFETIME_MS,
   };
   await saveTransferQuote(service.db, quote, nowMs);
-  return { fxRate, receivedAmount: formatMinor(receivedMinor, corridor.currencyMinorUnits), receiverStatus };
+  return { fxRate: rate, receivedAmount: formatMinor(receivedMinor, corridor.currencyMinorUnits), receiverStatus };
 }

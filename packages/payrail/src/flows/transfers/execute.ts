@@ -16,6 +16,7 @@ import { type ExecuteContext, type ExecuteWrite, executeTransfer as executeInSto
 import type { TransferStatusRow } from '../../store/transfers.ts';
 import { transferEventData } from './events.ts';
 import { gatewayRaceRefusal, gatewayRefusal } from './gateway.ts';
+import { fxRate } from './lookups.ts';
 import { checkReceiver, type ReceiverStatus } from './receiver.ts';
 import { validateTransfer, type TransferRequestBody } from './validate.ts';
 
@@ -34,7 +35,7 @@ export async function executeTransfer(service: Service, merchantId: string, body
     transferId: transfer.id,
     gatewayChargePk: transfer.gatewayChargePk,
     nowMs: () => service.clock.nowMs(),
-    rate: () => service.providers.fx.rate(transfer.corridor),
+    rate: () => fxRate(service.providers, transfer.corridor),
     honoursQuote: (context, nowMs) => quotedRate(transfer, context, nowMs) !== null,
     plan: (context, nowMs, providerRate) => planExecute({ merchantId, transfer, receiverStatus, context, nowMs, providerRate, eventData }),
   });
@@ -43,8 +44,10 @@ export async function executeTransfer(service: Service, merchantId: string, body
       return { id: transfer.id, state: STATE.new, substate: answer.substate };
     case 'duplicate':
       return fail('duplicate_transfer', `id ${transfer.id} was already used for a transfer`);
-    case 'gateway_refused':
-      return fail('invalid_request', gatewayRefusal(answer.chargePk, answer.facts, merchantId, transfer.amountCents) ?? gatewayRaceRefusal(answer.chargePk));
+    case 'gateway_refused': {
+      const payin = { chargePk: answer.chargePk, attribute: transfer.gatewayAttribute };
+      return fail('invalid_request', gatewayRefusal(payin, answer.facts, merchantId, transfer.amountCents) ?? gatewayRaceRefusal(payin));
+    }
     case 'below_floor':
       return fail('insufficient_funds', `balance + overdraft does not cover amount ${formatCents(transfer.amountCents)}`);
   }

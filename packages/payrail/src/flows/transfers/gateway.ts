@@ -7,10 +7,18 @@
 // the refusal: the link itself never depends on this read.
 import { formatCents } from '../../domain/money.ts';
 import type { GatewayChargeFacts } from '../../store/transfers.ts';
+import type { GatewayAttribute } from './validate.ts';
 
-/** The refusal text for linking `amountCents` of charge `chargePk` for `merchantId`, or null when nothing stands in the way. */
-export function gatewayRefusal(chargePk: number, facts: GatewayChargeFacts | undefined, merchantId: string, amountCents: number): string | null {
-  const named = `attribute gatewayId ${chargePk}`;
+/** What a refusal says about the payin a transfer names. */
+export interface NamedPayin {
+  readonly chargePk: number;
+  /** The attribute that named it (gatewayId or approvelyId), as the caller sent it. */
+  readonly attribute: GatewayAttribute;
+}
+
+/** The refusal text for linking `amountCents` of the named charge for `merchantId`, or null when nothing stands in the way. */
+export function gatewayRefusal(payin: NamedPayin, facts: GatewayChargeFacts | undefined, merchantId: string, amountCents: number): string | null {
+  const named = `attribute ${payin.attribute} ${payin.chargePk}`;
   if (facts === undefined || facts.merchant_id !== merchantId) return `${named} names no card payin`;
   if (facts.status !== 'approved') return `${named} names a card payin that is ${facts.status}, not approved`;
   if (facts.unlinked_cents < amountCents) {
@@ -20,6 +28,6 @@ export function gatewayRefusal(chargePk: number, facts: GatewayChargeFacts | und
 }
 
 /** When the link was refused but the facts read afterwards show no reason (they changed in between). */
-export function gatewayRaceRefusal(chargePk: number): string {
-  return `attribute gatewayId ${chargePk}: the card payin changed while this transfer was being linked; send it again`;
+export function gatewayRaceRefusal(payin: NamedPayin): string {
+  return `attribute ${payin.attribute} ${payin.chargePk}: the card payin changed while this transfer was being linked; send it again`;
 }

@@ -5,6 +5,7 @@ import { formatCents } from '../../domain/money.ts';
 import { parsePhone } from '../../domain/phone.ts';
 import { fail } from '../../errors.ts';
 import type { Service } from '../../service.ts';
+import { receiverKyc } from './lookups.ts';
 
 export interface KycView {
   readonly kyc_verify: boolean;
@@ -27,7 +28,7 @@ export function parseAccount(service: Service, account: string): string {
 
 export async function kycStatus(service: Service, account: string): Promise<KycView> {
   const phone = parseAccount(service, account);
-  const status = await service.providers.kyc.lookup(phone);
+  const status = await receiverKyc(service.providers, phone);
   if (status === null) fail('account_not_found', `no receiver account for ${phone.slice(1)}`);
   return {
     kyc_verify: status.verified,

@@ -1,9 +1,11 @@
 // The receiver side of validation: is the number on the payout network, and
-// may it receive this much (its KYC limit)? Both answers come from providers,
-// so this runs before, never inside, a database transaction.
+// may it receive this much (its KYC limit)? Both answers come from providers
+// (lookups.ts: service_unavailable when one does not answer), so this runs
+// before, never inside, a database transaction.
 import { formatCents } from '../../domain/money.ts';
 import { fail } from '../../errors.ts';
 import type { Providers } from '../../providers/index.ts';
+import { receiverKyc, receiverOnNetwork } from './lookups.ts';
 
 export type ReceiverStatus = 'registered' | 'unregistered';
 
@@ -15,7 +17,7 @@ export type ReceiverStatus = 'registered' | 'unregistered';
  * held here to the limit an accepted invitation gives.
  */
 export async function checkReceiver(providers: Providers, receiverPhone: string, amountCents: number): Promise<ReceiverStatus> {
-  const { registered } = await providers.payoutNetwork.lookupReceiver(receiverPhone);
+  const { registered } = await receiverOnNetwork(providers, receiverPhone);
   if (!registered) {
     const limitCents = providers.kyc.invitedLimitCents;
     if (amountCents > limitCents) {
@@ -26,7 +28,7 @@ export async function checkReceiver(providers: Providers, receiverPhone: string,
     }
     return 'unregistered';
   }
-  const kyc = await providers.kyc.lookup(receiverPhone);
+  const kyc = await receiverKyc(providers, receiverPhone);
   const limitCents = kyc?.moneyLimitCents ?? 0;
   if (amountCents > limitCents) {
     if (limitCents === 0) fail('kyc_not_verified', 'receiver_phone cannot receive transfers until the receiver completes KYC verification');

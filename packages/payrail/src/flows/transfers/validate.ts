@@ -32,8 +32,39 @@ export interface ValidTransfer {
   readonly amountCents: number;
   readonly corridor: Corridor;
   readonly attributes: readonly Attribute[];
-  /** The charge named by gatewayId, or null when absent. */
+  /** The charge named by gatewayId (or its other name approvelyId), or null when absent. */
   readonly gatewayChargePk: number | null;
+  /** The attribute that named it, for refusals to name what the caller sent. */
+  readonly gatewayAttribute: GatewayAttribute;
+}
+
+/**
+ * The names of the attribute that links a transfer to a card payin:
+ * `gatewayId`, and CashQ's `approvelyId` (behaviour.md section 16), read by
+ * the same rules. Both may be given when they name the same payin.
+ */
+export const GATEWAY_ATTRIBUTES = ['gatewayId', 'approvelyId'] as const;
+export type GatewayAttribute = (typeof GATEWAY_ATTRIBUTES)[number];
+
+/** The card payin the attributes name, and by which name; refuses a malformed reference and two names that disagree. */
+function gatewayLinkOf(byName: ReadonlyMap<string, string>): { chargePk: number | null; attribute: GatewayAttribute } {
+  const named: Array<{ attribute: GatewayAttribute; chargePk: number }> = [];
+  for (const attribute of GATEWAY_ATTRIBUTES) {
+    const value = byName.get(attribute);
+    if (value === undefined) continue;
+    const chargePk = parseReferenceNumber(value);
+    if (chargePk === null) fail('invalid_request', `attribute ${attribute} must be the reference number (digits) of a card payin`);
+    named.push({ attribute, chargePk });
+  }
+  const [first, second] = named;
+  if (first === undefined) return { chargePk: null, attribute: 'gatewayId' };
+  if (second !== undefined && second.chargePk !== first.chargePk) {
+    fail(
+      'invalid_request',
+      `attributes gatewayId (${first.chargePk}) and approvelyId (${second.chargePk}) name different card payins; they are two names of one attribute: send one`,
+    );
+  }
+  return { chargePk: first.chargePk, attribute: first.attribute };
 }
 
 /** National numbers of senders are read as US numbers (docs/api-decisions.md section 4). */
@@ -76,12 +107,7 @@ export function validateTransfer(body: TransferRequestBody, corridors: CorridorT
       fail('invalid_request', `attribute ${required.name} must be ${required.allowedValues.join(' or ')} for service ${corridor.service}`);
     }
   }
-  let gatewayChargePk: number | null = null;
-  const gatewayId = byName.get('gatewayId');
-  if (gatewayId !== undefined) {
-    gatewayChargePk = parseReferenceNumber(gatewayId);
-    if (gatewayChargePk === null) fail('invalid_request', 'attribute gatewayId must be the reference number (digits) of a card payin');
-  }
+  const gateway = gatewayLinkOf(byName);
 
   if (amount.cents < corridor.minAmountCents) {
     fail('invalid_amount', `amount must be at least ${formatCents(corridor.minAmountCents)} for service ${corridor.service}`);
@@ -97,6 +123,7 @@ export function validateTransfer(body: TransferRequestBody, corridors: CorridorT
     amountCents: amount.cents,
     corridor,
     attributes: body.attribute,
-    gatewayChargePk,
+    gatewayChargePk: gateway.chargePk,
+    gatewayAttribute: gateway.attribute,
   };
 }

@@ -22,7 +22,10 @@ export const TransferRequest = Type.Object(
     service: Type.String({ maxLength: 10, description: 'Corridor id' }),
     receiver_country: Type.String({ maxLength: 2, description: 'ISO 3166-1 alpha-2 country of the receiver' }),
     receiver_currency: Type.String({ maxLength: 3, description: 'ISO 4217 currency of the receiver' }),
-    attribute: Type.Array(Attribute, { maxItems: 32, description: 'Corridor-specific attributes; gatewayId links a card payin' }),
+    attribute: Type.Array(Attribute, {
+      maxItems: 32,
+      description: 'Corridor-specific attributes; gatewayId (or its other name approvelyId) links a card payin',
+    }),
   },
   { title: 'TransferRequest', additionalProperties: false },
 );

@@ -3,6 +3,7 @@
 // credentials with the PIN key, which the store never holds); only their
 // hashes and ids are written here.
 import type { CredentialKind, IssuedKey } from '../../domain/credentials.ts';
+import type { WireDialect } from '../../domain/wire-dialect.ts';
 import type { Tx } from '../db.ts';
 import { insertCredential, insertSource } from '../merchants.ts';
 
@@ -13,10 +14,11 @@ export interface IssuedSourceKeys {
   readonly token: IssuedKey;
 }
 
-/** A new source: its id, its name and its credentials. */
+/** A new source: its id, its name, its wire dialect and its credentials. */
 export interface NewSource {
   readonly id: string;
   readonly name: string;
+  readonly dialect: WireDialect;
   readonly keys: IssuedSourceKeys;
 }
 
@@ -52,6 +54,6 @@ export async function storeSourceKeys(tx: Tx, merchantId: string, sourceId: stri
 }
 
 export async function storeSource(tx: Tx, merchantId: string, source: NewSource, nowMs: number): Promise<void> {
-  await insertSource(tx, { id: source.id, merchant_id: merchantId, name: source.name, created_at_ms: nowMs });
+  await insertSource(tx, { id: source.id, merchant_id: merchantId, name: source.name, dialect: source.dialect, created_at_ms: nowMs });
   await storeSourceKeys(tx, merchantId, source.id, source.keys, nowMs);
 }

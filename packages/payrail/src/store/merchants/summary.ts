@@ -1,6 +1,7 @@
 // What the operator and the merchant see of a merchant: its row, the
 // balances of its ledger accounts and its sources, read together.
 import { merchantAccount, overdraftCentsOf } from '../../domain/ledger.ts';
+import type { WireDialect } from '../../domain/wire-dialect.ts';
 import type { Db, Tx } from '../db.ts';
 import { type AccountRow, getAccount } from '../ledger.ts';
 import { getMerchant, listSources } from '../merchants.ts';
@@ -15,7 +16,7 @@ export interface MerchantSummary {
   readonly in_flight_cents: number;
   readonly paid_out_cents: number;
   readonly card_payins_cents: number;
-  readonly sources: Array<{ id: string; name: string; revoked: boolean }>;
+  readonly sources: Array<{ id: string; name: string; dialect: WireDialect; revoked: boolean }>;
 }
 
 /** A merchant's summary inside a command's transaction; undefined when there is no such merchant. */
@@ -42,7 +43,7 @@ export async function summaryOf(tx: Tx, merchantId: string): Promise<MerchantSum
     paid_out_cents: paidOut.balance_cents,
     // Card payins are debited from this account, so its balance is minus the total.
     card_payins_cents: 0 - cardPayins.balance_cents,
-    sources: sources.map((s) => ({ id: s.id, name: s.name, revoked: s.revoked_at_ms !== null })),
+    sources: sources.map((s) => ({ id: s.id, name: s.name, dialect: s.dialect, revoked: s.revoked_at_ms !== null })),
   };
 }
 

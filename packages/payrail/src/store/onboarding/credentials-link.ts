@@ -8,7 +8,8 @@ import type { IssuedKey } from '../../domain/credentials.ts';
 import { appendAudit } from '../audit-events.ts';
 import type { Db, Tx } from '../db.ts';
 import { checkLink, issueLink, type LinkProblem, useLink } from '../link-tokens.ts';
-import { listSources } from '../merchants.ts';
+import { listSources, type SourceRow } from '../merchants.ts';
+import type { WireDialect } from '../../domain/wire-dialect.ts';
 import { type IssuedSourceKeys, storeSourceKeys, storeTransferKey } from '../merchants/credentials.ts';
 import { getUserByEmail, insertUser } from '../panel-users.ts';
 
@@ -18,10 +19,10 @@ export async function credentialsLinkProblem(db: Db, token: string, nowMs: numbe
   return check.ok ? null : check.problem;
 }
 
-async function bareSourceOf(tx: Tx, merchantId: string): Promise<string> {
+async function bareSourceOf(tx: Tx, merchantId: string): Promise<SourceRow> {
   const source = (await listSources(tx, merchantId)).find((s) => s.revoked_at_ms === null);
   if (source === undefined) throw new Error(`merchant ${merchantId} has no source for its credentials link`);
-  return source.id;
+  return source;
 }
 
 export interface CredentialsReveal {
@@ -36,7 +37,14 @@ export interface CredentialsReveal {
 }
 
 export type Revealed =
-  | { readonly ok: true; readonly merchantId: string; readonly email: string; readonly sourceId: string; readonly passwordToken: string | null }
+  | {
+      readonly ok: true;
+      readonly merchantId: string;
+      readonly email: string;
+      readonly sourceId: string;
+      readonly dialect: WireDialect;
+      readonly passwordToken: string | null;
+    }
   | { readonly ok: false; readonly problem: LinkProblem };
 
 export async function revealCredentials(db: Db, input: CredentialsReveal): Promise<Revealed> {
@@ -46,7 +54,7 @@ export async function revealCredentials(db: Db, input: CredentialsReveal): Promi
     if (!used.ok) return used;
     const merchantId = used.link.subject;
     const email = used.link.email;
-    const sourceId = await bareSourceOf(tx, merchantId);
+    const { id: sourceId, dialect } = await bareSourceOf(tx, merchantId);
     await storeTransferKey(tx, merchantId, input.transferKey, nowMs);
     await storeSourceKeys(tx, merchantId, sourceId, input.sourceKeys, nowMs);
     let passwordToken: string | null = null;
@@ -64,6 +72,6 @@ export async function revealCredentials(db: Db, input: CredentialsReveal): Promi
     }
     const { actor, event } = input.auditOf({ merchantId, email, sourceId });
     await appendAudit(tx, actor, event, 'success', nowMs);
-    return { ok: true, merchantId, email, sourceId, passwordToken };
+    return { ok: true, merchantId, email, sourceId, dialect, passwordToken };
   });
 }

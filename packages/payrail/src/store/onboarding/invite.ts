@@ -8,6 +8,7 @@ import type { Db, Tx } from '../db.ts';
 import { issueLink } from '../link-tokens.ts';
 import { queueMail } from '../mail-outbox.ts';
 import { insertSource } from '../merchants.ts';
+import type { WireDialect } from '../../domain/wire-dialect.ts';
 import { type Funding, insertMerchantWithAccounts, postFunding } from '../merchants/create.ts';
 import { getUserByEmail } from '../panel-users.ts';
 
@@ -21,6 +22,8 @@ export interface InviteIds {
 export interface MerchantInvite extends InviteIds {
   readonly name: string;
   readonly email: string;
+  /** The wire dialect of the merchant's first source. */
+  readonly dialect: WireDialect;
   /** The credentials mail, given the link's token. */
   readonly mailOf: (token: string) => MailContent;
 }
@@ -28,7 +31,7 @@ export interface MerchantInvite extends InviteIds {
 /** Writes an onboarding inside a command's transaction. */
 export async function inviteMerchantIn(tx: Tx, invite: MerchantInvite, nowMs: number): Promise<void> {
   await insertMerchantWithAccounts(tx, invite.merchantId, invite.name, nowMs);
-  await insertSource(tx, { id: invite.sourceId, merchant_id: invite.merchantId, name: 'Default source', created_at_ms: nowMs });
+  await insertSource(tx, { id: invite.sourceId, merchant_id: invite.merchantId, name: 'Default source', dialect: invite.dialect, created_at_ms: nowMs });
   if (invite.funding !== null) await postFunding(tx, invite.merchantId, invite.funding, nowMs);
   const token = await issueLink(tx, { purpose: 'credentials', subject: invite.merchantId, email: invite.email }, nowMs);
   await queueMail(tx, 'credentials', invite.email, invite.mailOf(token), nowMs);

@@ -3,9 +3,10 @@
 // that made them and never again; that answer is marked no-store. Creating
 // or rotating credentials needs a password check from the last 5 minutes
 // (account.ts). Each source also lists the page origins its hosted card form
-// may be shown on.
+// may be shown on, and its wire dialect, which the merchant's admin may
+// change.
 import type { FastifyPluginAsync } from 'fastify';
-import { createSource, issuingDeps, revokeSource, rotateSource, rotateTransferKey } from '../../flows/merchants/merchants.ts';
+import { createSource, issuingDeps, revokeSource, rotateSource, rotateTransferKey, setSourceDialect, wireDialectOf } from '../../flows/merchants/merchants.ts';
 import { merchantCredentials } from '../../flows/panel/merchant-views.ts';
 import { addOrigin, originsBySource, removeOrigin } from '../../flows/access/source-origins.ts';
 import type { Service } from '../../service.ts';
@@ -27,6 +28,7 @@ export function credentialRoutes(service: Service): FastifyPluginAsync {
         transferKey,
         origins,
         sandbox: service.config.environment === 'sandbox',
+        mayChangeDialect: userOf(request).merchantRole === 'admin',
         notice: noticeFromQuery(request),
       });
       return sendPage(reply, context(service, request), 'Sources and credentials', body);
@@ -36,7 +38,8 @@ export function credentialRoutes(service: Service): FastifyPluginAsync {
       const ask = requireRecentAuth(service, request, reply, '/dashboard/credentials');
       if (ask !== null) return ask;
       const name = formField(request, 'name').trim().slice(0, SOURCE_NAME_LENGTH_MAX) || 'Source';
-      const created = await createSource(deps, { merchantId: merchantOf(request), name }, actorOf(request));
+      const dialect = wireDialectOf(formField(request, 'dialect') || undefined);
+      const created = await createSource(deps, { merchantId: merchantOf(request), name, dialect }, actorOf(request));
       return sendPage(reply, context(service, request), 'New source credentials', sourceSecretsBody(created, 'created'));
     });
 
@@ -50,6 +53,13 @@ export function credentialRoutes(service: Service): FastifyPluginAsync {
     app.post('/credentials/sources/:id/revoke', async (request, reply) => {
       await revokeSource(deps, { merchantId: merchantOf(request), sourceId: pathParam(request, 'id') }, actorOf(request));
       return reply.redirect('/dashboard/credentials?notice=revoked', 303);
+    });
+
+    // Admins only (domain/panel-permissions.ts); no fresh password check: no secret is made or shown.
+    app.post('/credentials/sources/:id/dialect', async (request, reply) => {
+      const dialect = wireDialectOf(formField(request, 'dialect'));
+      const set = await setSourceDialect(deps, { sourceId: pathParam(request, 'id'), merchantId: merchantOf(request), dialect }, actorOf(request));
+      return reply.redirect(`/dashboard/credentials?notice=${set.changed ? 'dialect_changed' : 'dialect_unchanged'}`, 303);
     });
 
     app.post('/credentials/transfer-key/rotate', async (request, reply) => {

@@ -4,7 +4,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { parseDollarString, parseDollarStringOrZero } from '../../domain/money.ts';
 import { ApiError } from '../../errors.ts';
-import { createMerchant, fundMerchant, issuingDeps, setOverdraft, setPayoutsMustLink, showMerchant } from '../../flows/merchants/merchants.ts';
+import { createMerchant, fundMerchant, issuingDeps, setOverdraft, setPayoutsMustLink, showMerchant, wireDialectOf } from '../../flows/merchants/merchants.ts';
 import { verifyLedger } from '../../flows/operations/ledger-verify.ts';
 import { merchantList } from '../../flows/panel/operator-views.ts';
 import type { Service } from '../../service.ts';
@@ -53,7 +53,8 @@ export function operatorRoutes(service: Service): FastifyPluginAsync {
       // A new merchant comes with credentials: the same fresh password check as creating them.
       const ask = requireRecentAuth(service, request, reply, '/dashboard/operator/merchants');
       if (ask !== null) return ask;
-      const created = await createMerchant(deps, { name: formField(request, 'name') }, actorOf(request));
+      const dialect = wireDialectOf(formField(request, 'dialect') || undefined);
+      const created = await createMerchant(deps, { name: formField(request, 'name'), dialect }, actorOf(request));
       return sendPage(reply, context(service, request), 'Merchant created', merchantCreatedBody(created));
     });
 

@@ -1,5 +1,6 @@
 // Small building blocks shared by the views: notices, empty states, badges,
-// description lists, the CSRF field and the pager.
+// description lists, the CSRF field, the pager and the wire dialect select.
+import { WIRE_DIALECTS, type WireDialect } from '../../domain/wire-dialect.ts';
 import type { ListPage } from '../../flows/panel/merchant-views.ts';
 import { html, type Html } from '../html.ts';
 
@@ -60,4 +61,12 @@ export function countedPager(basePath: string, query: Record<string, string>, pa
   return html`<nav class="pager" aria-label="Pages"><p class="pager-count">${count}</p>${page.newerAfter === null ? '' : link('after', page.newerAfter, 'Newer')}${
     page.nextBefore === null ? '' : link('before', page.nextBefore, 'Older')
   }</nav>`;
+}
+
+/** How each wire dialect is named on the page. */
+export const DIALECT_LABELS: Record<WireDialect, string> = { spec: 'Payrail (spec)', acceptblue: 'accept.blue v2' };
+
+/** The options of a wire dialect select, `selected` chosen. */
+export function dialectOptions(selected: WireDialect): Html[] {
+  return WIRE_DIALECTS.map((d) => html`<option value="${d}"${d === selected ? html` selected` : ''}>${DIALECT_LABELS[d]}</option>`);
 }

@@ -6,7 +6,7 @@ import type { MerchantListItem, ReconciliationCandidate, WaitingTransferItem } f
 import { formatCents } from '../../domain/money.ts';
 import { amount, timestamp } from '../format.ts';
 import { html, type Html } from '../html.ts';
-import { badge, csrfField, emptyState, facts, notice } from './components.ts';
+import { badge, csrfField, dialectOptions, emptyState, facts, notice } from './components.ts';
 
 export function merchantListBody(input: { csrf: string; rows: readonly MerchantListItem[]; query: string; message: Html | null }): Html {
   const table =
@@ -39,6 +39,7 @@ export function merchantListBody(input: { csrf: string; rows: readonly MerchantL
     <form method="post" action="/dashboard/operator/merchants" class="filters">
       ${csrfField(input.csrf)}
       <div class="field"><label for="merchant-name">Name</label><input id="merchant-name" name="name" required maxlength="200"></div>
+      <div class="field"><label for="merchant-dialect">Wire dialect of its first source</label><select id="merchant-dialect" name="dialect">${dialectOptions('spec')}</select></div>
       <button type="submit" class="button primary">Create merchant</button>
     </form>
   </section>`;
@@ -56,6 +57,7 @@ export function merchantCreatedBody(created: CreatedMerchant): Html {
     ${secretLine('merchant-id', 'Merchant id', created.merchant_id)}
     ${secretLine('transfer-api-key', 'Transfer API key', created.transfer_api_key)}
     ${secretLine('source-id', 'Payin source id', created.source.id)}
+    <p>Wire dialect of the source: <code>${created.source.dialect}</code>.</p>
     ${secretLine('api-key', 'Source API key', created.source.api_key)}
     ${secretLine('pin', 'Source PIN', created.source.pin)}
     ${secretLine('tokenization-token', 'Tokenization token', created.source.tokenization_token)}
@@ -86,7 +88,12 @@ export function merchantDetailBody(input: {
     ['Paid out', `${amount(s.paid_out_cents, 'USD')}`],
     ['Card payins', `${amount(s.card_payins_cents, 'USD')}`],
     ['Payouts must link', s.payouts_must_link ? badge('wait', 'on') : badge('ok', 'off')],
-    ['Sources', s.sources.length === 0 ? '—' : html`${s.sources.map((src) => html`<code>${src.id}</code> ${src.name}${src.revoked ? ' (revoked)' : ''}<br>`)}`],
+    [
+      'Sources',
+      s.sources.length === 0
+        ? '—'
+        : html`${s.sources.map((src) => html`<code>${src.id}</code> ${src.name} (dialect <code>${src.dialect}</code>)${src.revoked ? ' (revoked)' : ''}<br>`)}`,
+    ],
   ])}
   <div class="forms">
     <form method="post" action="${base}/fund" class="card stack">

@@ -13,7 +13,7 @@ export function kycRoutes(service: Service): FastifyPluginAsyncTypebox {
         schema: {
           operationId: 'getReceiverKyc',
           summary: "Read a receiver's verification and per-transfer limit",
-          errors: ['invalid_phone_number', 'account_not_found'],
+          errors: ['invalid_phone_number', 'account_not_found', 'service_unavailable'],
           params: AccountParams,
           response: { 200: KycResponse },
         },

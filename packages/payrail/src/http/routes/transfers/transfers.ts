@@ -30,7 +30,7 @@ export function transferRoutes(service: Service): FastifyPluginAsyncTypebox {
         schema: {
           operationId: 'checkTransfer',
           summary: 'Validate a transfer and quote the rate (no money moves)',
-          errors: ['invalid_amount', 'invalid_phone_number', 'kyc_not_verified'],
+          errors: ['invalid_amount', 'invalid_phone_number', 'kyc_not_verified', 'service_unavailable'],
           body: TransferRequest,
           response: { 200: CheckResponse },
         },
@@ -56,7 +56,7 @@ export function transferRoutes(service: Service): FastifyPluginAsyncTypebox {
         schema: {
           operationId: 'executeTransfer',
           summary: 'Execute a transfer',
-          errors: ['invalid_amount', 'invalid_phone_number', 'kyc_not_verified', 'duplicate_transfer', 'insufficient_funds'],
+          errors: ['invalid_amount', 'invalid_phone_number', 'kyc_not_verified', 'duplicate_transfer', 'insufficient_funds', 'service_unavailable'],
           body: TransferRequest,
           response: { 200: ExecuteResponse },
         },

@@ -1,0 +1,36 @@
+// The provider look-ups a transfer request waits on: is the receiver on the
+// payout network, their KYC, the FX rate. Each is bounded by the look-up
+// deadline (providers/deadline.ts), and a provider that throws or does not
+// answer in time makes the request service_unavailable (503,
+// behaviour.md section 16), not a 500. They all run before anything is
+// written (execute asks its rate before its write, or inside it where the
+// whole write rolls back), so the caller may simply retry.
+import type { Corridor } from '../../domain/corridors.ts';
+import { fail } from '../../errors.ts';
+import { type LookupDeadline, lookupTimeoutMs, withDeadline } from '../../providers/deadline.ts';
+import type { Providers } from '../../providers/index.ts';
+import type { KycStatus } from '../../providers/kyc.ts';
+
+async function lookup<T>(connector: LookupDeadline, what: string, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  try {
+    return await withDeadline(lookupTimeoutMs(connector), call);
+  } catch {
+    // The provider's own error text stays out of the answer: it may name hosts or carry the request.
+    return fail('service_unavailable', `the ${what} did not answer; nothing was written; retry`);
+  }
+}
+
+export function receiverOnNetwork(providers: Providers, phoneE164: string): Promise<{ readonly registered: boolean }> {
+  const network = providers.payoutNetwork;
+  return lookup(network, 'payout network (receiver look-up)', (signal) => network.lookupReceiver(phoneE164, signal));
+}
+
+export function receiverKyc(providers: Providers, phoneE164: string): Promise<KycStatus | null> {
+  const kyc = providers.kyc;
+  return lookup(kyc, 'KYC provider', (signal) => kyc.lookup(phoneE164, signal));
+}
+
+export function fxRate(providers: Providers, corridor: Corridor): Promise<string> {
+  const fx = providers.fx;
+  return lookup(fx, `FX provider (${corridor.currency} rate)`, (signal) => fx.rate(corridor, signal));
+}
