@@ -11,13 +11,15 @@ import type { TransactionRow } from '../../store/transactions.ts';
 import type { FundedTransferRow } from '../../store/transfers.ts';
 import type { WireDialect } from '../../domain/wire-dialect.ts';
 import type { Billing } from '../../store/payin/card-source.ts';
+import type { StoredChargeExtras } from './charge-extras.ts';
+import { renderAcceptBlueCharge } from './charge-acceptblue.ts';
 import { renderTransaction } from './transaction-view.ts';
 
 /** The `version` field of every shape A reply: the payin API's version text. */
 export const PAYIN_API_VERSION = '2.0';
 
 /** What a charge keeps of its request (never card data: that is sealed separately). */
-export interface StoredChargeRequest {
+export interface StoredChargeRequest extends StoredChargeExtras {
   readonly billing_info: Billing;
   readonly transaction_details: {
     readonly description: string | null;
@@ -62,14 +64,24 @@ export type ChargeView = Pick<
   | 'schedule_pk'
 >;
 
-/** `funded`: the transfers the charge pays for, shown in custom_fields (see transfers/funding.ts). */
-export function renderCharge(charge: ChargeView, funded: readonly FundedTransferRow[] = [], _dialect: WireDialect = 'spec'): Record<string, unknown> {
+/**
+ * `funded`: the transfers the charge pays for, shown in custom_fields (see transfers/funding.ts).
+ * `dialect`: the caller's wire dialect; accept.blue's CreditCardResponse in `acceptblue` (charge-acceptblue.ts).
+ */
+export function renderCharge(charge: ChargeView, funded: readonly FundedTransferRow[] = [], dialect: WireDialect = 'spec'): Record<string, unknown> {
+  if (dialect === 'acceptblue') return renderAcceptBlueCharge(charge, funded);
   return charge.status === 'approved' || charge.status === 'pending' ? renderAcceptedCharge(charge, funded) : renderRefusedCharge(charge);
+}
+
+/** The dialect a charge was asked in (kept with its request): the worker's and a replay's answers are written in it. */
+export function dialectOf(charge: Pick<ChargeView, 'request_json'>): WireDialect {
+  return (JSON.parse(charge.request_json) as StoredChargeRequest).dialect ?? 'spec';
 }
 
 /** An approved or pending charge: the full transaction body with card, AVS and CVV results (spec shape A). */
 function renderAcceptedCharge(charge: ChargeView, funded: readonly FundedTransferRow[]): Record<string, unknown> {
   const approved = charge.status === 'approved';
+  // What was authorized: after a partial approval, less than the amount asked for (shown in transaction.amount_details).
   const authorized = approved ? centsToDollarNumber(charge.amount_cents) : 0;
   const authCode = charge.auth_code ?? '';
   const avs = avsResultOf(charge.avs_result_code);

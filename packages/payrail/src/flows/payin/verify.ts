@@ -34,7 +34,7 @@ import {
 import type { TransactionRow } from '../../store/transactions.ts';
 import { errorSummary } from './charge.ts';
 import { type ChargeRequest, type Payer, storedRequest } from './charge-request.ts';
-import { renderCharge } from './charge-answers.ts';
+import { dialectOf, renderCharge } from './charge-answers.ts';
 import { answerUnknownOutcome, checkIdempotencyKey, OPERATION_RECOVERY_AFTER_MS } from './operation-common.ts';
 import {
   IDEMPOTENCY_KEY_TTL_MS,
@@ -74,7 +74,8 @@ type Step = { kind: 'taken' } | { kind: 'reserved'; row: TransactionRow; number:
 export const VERIFY_BATCH_MAX = 50;
 const CLAIM_LEASE_MS = 2 * CARD_PROCESSOR_TIMEOUT_MS;
 
-const render = (row: TransactionRow): string => JSON.stringify(renderCharge(row));
+// In the dialect the verification was asked in (kept with its request).
+const render = (row: TransactionRow): string => JSON.stringify(renderCharge(row, [], dialectOf(row)));
 
 /** Reserves the key, takes the nonce and writes the verification as pending, in one write transaction. */
 async function reserve(deps: VerifyDeps, payer: Payer, request: VerifyRequest, idem: Idem): Promise<Step> {

@@ -19,6 +19,8 @@ export interface ChargeOutcomeInput {
   readonly views: EventViews;
   /** The charge as its reply shows it when no event rendered it already. */
   readonly replyJson: (row: ChargeRow) => string;
+  /** Whether the reply is the event's data (the same view of the same row), so that it need not be rendered twice. */
+  readonly replyIsEventData: boolean;
 }
 
 /** The charge as recorded and its reply, or null when another process recorded an outcome first (then nothing changed). */
@@ -33,7 +35,7 @@ export function recordChargeAnswer(db: Db, input: ChargeOutcomeInput): Promise<{
     // docs/api-decisions.md section 11; a pending charge polled again is no news.
     const withEvent = outcome.status !== 'pending' || awaiting === 'answer';
     const draft = withEvent ? await draftTransactionEventOf(tx, input.views, `charge.${outcome.status}`, updated, nowMs) : undefined;
-    const replyJson = draft?.plainJson ?? input.replyJson(updated);
+    const replyJson = (input.replyIsEventData ? draft?.plainJson : undefined) ?? input.replyJson(updated);
     // Statements that do not wait on each other's results are sent together,
     // in this order (PostgreSQL runs them so, in one round trip).
     await Promise.all([
