@@ -37,6 +37,8 @@ export const ERRORS = {
   invalid_card: { code: 'invalid_card', status: 400, message: 'Card number or details invalid' },
   // docs/api-decisions.md section 15: the card is already saved for the customer; the reply names that method's id.
   duplicate_payment_method: { code: 'duplicate_payment_method', status: 409, message: 'This card is already saved for this customer' },
+  // docs/acceptblue-compatibility.md: an accept.blue charge kind Payrail does not offer (wallets, magstripe, DAF cards, terminals).
+  not_offered: { code: 'not_offered', status: 400, message: 'This kind of payment is not offered' },
   idempotency_key_reused: {
     code: 'idempotency_key_reused',
     status: 400,

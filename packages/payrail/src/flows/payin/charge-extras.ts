@@ -81,7 +81,7 @@ export interface ChargeExtrasRequest {
   readonly name?: string | undefined;
   readonly amount_details?: AmountDetails | undefined;
   readonly line_items?: readonly LineItem[] | undefined;
-  readonly custom_fields?: Readonly<Record<string, string>> | undefined;
+  readonly custom_fields?: Readonly<Record<string, string | undefined>> | undefined;
   readonly customer?: ChargeCustomer | undefined;
   readonly transaction_flags?: TransactionFlags | undefined;
   readonly ignore_duplicates?: boolean | undefined;

@@ -24,7 +24,7 @@ export function outcomeOf(result: AuthorizationResult, nowMs: number): Outcome {
   };
   switch (result.outcome) {
     case 'approved':
-      return { ...base, status: 'approved', error_code: null, error_message: null, next_run_at_ms: null };
+      return { ...base, status: 'approved', error_code: null, error_message: null, next_run_at_ms: null, authorized_cents: result.authorizedCents ?? null };
     case 'pending': {
       const waitMs = Math.min(POLL_INTERVAL_MS_MAX, Math.max(0, result.retryAfterMs));
       return { ...base, auth_code: '', status: 'pending', error_code: null, error_message: null, next_run_at_ms: nowMs + waitMs };

@@ -32,6 +32,7 @@ export async function reserveCharge(
     key: idem === null ? null : { sourceId: payer.sourceId, idemKey: idem.key, requestHash: idem.requestHash, ttlMs: IDEMPOTENCY_KEY_TTL_MS },
     payer,
     source: cardSourceOf(request),
+    customerPk: request.customer?.customer_id ?? null,
     keys: deps.cipher,
     pendingOf: pendingChargeOf(deps.cipher, payer, request, amountCents, { idemKey: idem?.key ?? null, schedulePk: null }),
   });
@@ -47,7 +48,8 @@ export function cardSourceOf(request: ChargeRequest): CardSourceRequest {
     nonceHash: source.kind === 'nonce' ? hashNonce(source.nonce) : null,
     expiryMonth: request.expiry_month,
     expiryYear: request.expiry_year,
-    billing: billingOf(request),
+    // A nonce's card has no address of its own: an accept.blue caller's charge without one keeps none.
+    billing: source.kind === 'nonce' ? storedRequest(request).billing_info : billingOf(request),
   };
 }
 
@@ -74,7 +76,13 @@ export function pendingChargeOf(
       expiry_month: card.expiryMonth,
       expiry_year: card.expiryYear,
       card_number_enc: sealedNumber,
-      request_json: JSON.stringify(storedRequest(request, card.billing)),
+      request_json: JSON.stringify(
+        storedRequest(request, card.billing, {
+          dialect: payer.dialect ?? 'spec',
+          // Only then may the processor authorize less than asked for (charge-outcome.ts).
+          requestedCents: request.transaction_flags?.allow_partial_approval === true ? amountCents : undefined,
+        }),
+      ),
       idem_key: options.idemKey,
       recover_at_ms: nowMs + CHARGE_RECOVERY_AFTER_MS,
       created_at_ms: nowMs,

@@ -45,7 +45,8 @@ export function recordChargeAnswer(db: Db, input: ChargeOutcomeInput): Promise<{
       // whose charge had no answer yet, so the statement is skipped when it cannot apply).
       charge.idem_key !== null && awaiting === 'answer' ? completeKey(tx, charge.source_id, charge.idem_key, 200, replyJson) : undefined,
       // Last: the merchant's balance rows are locked from here to COMMIT (HOT_ROWS_LAST in flows/payin/operation-outcome.ts).
-      credited ? creditApproval(tx, charge, nowMs) : undefined,
+      // The charge as recorded: a partial approval credits only what was authorized.
+      credited ? creditApproval(tx, updated, nowMs) : undefined,
     ]);
     return { charge: updated, replyJson };
   });
