@@ -4,7 +4,7 @@
 // a stored idempotent reply is byte-for-byte what the first caller got).
 // Unknown request fields are refused with the field named, so a misspelt
 // optional field is reported instead of silently dropped.
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 
 const optionalText = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
 const nullableText = () => Type.Union([Type.String(), Type.Null()]);
@@ -369,7 +369,105 @@ export const ShapeB = Type.Object(
   { title: 'DeclinedTransaction' },
 );
 
-export const ChargeResponse = Type.Union([ShapeA, ShapeB], { title: 'TransactionResult' });
+const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const nullableInteger = () => nullable(Type.Integer());
+
+/** accept.blue's Transaction object: the accept.blue dialect's `transaction` member (docs/acceptblue-compatibility.md). */
+export const AcceptBlueTransaction = Type.Object(
+  {
+    id: Type.Integer({ description: 'The reference number' }),
+    created_at: Type.String(),
+    settled_date: nullableText(),
+    amount_details: Type.Object({
+      amount: Type.Number(),
+      tax: Type.Number(),
+      tax_percent: Type.Number(),
+      surcharge: Type.Number(),
+      shipping: Type.Number(),
+      tip: Type.Number(),
+      discount: Type.Number(),
+      subtotal: Type.Number({ description: 'amount less tax, shipping, tip and surcharge, plus discount (0 at least)' }),
+      original_requested_amount: Type.Number(),
+      original_authorized_amount: Type.Number({ description: 'Less than requested after a partial approval' }),
+    }),
+    transaction_details: Type.Object({
+      description: nullableText(),
+      clerk: nullableText(),
+      terminal: nullableText(),
+      client_ip: nullableText(),
+      signature: nullableText(),
+      invoice_number: nullableText(),
+      po_number: nullableText(),
+      order_number: nullableText(),
+      batch_id: nullableInteger(),
+      source: Type.String(),
+      terminal_name: nullableText(),
+      terminal_id: nullableText(),
+      username: nullableText(),
+      type: Type.String({ description: 'charge, or credit for a refund' }),
+      reference_number: nullableInteger(),
+      schedule_id: nullableInteger(),
+    }),
+    customer: Type.Object({ identifier: nullableText(), email: nullableText(), fax: nullableText(), customer_id: nullableInteger() }),
+    status_details: Type.Object({
+      status: Type.String({
+        description: 'queued (authorized, not captured), captured, pending, settled, voided, expired, declined, error, approved (a verification)',
+      }),
+      error_code: nullableText(),
+      error_message: nullableText(),
+    }),
+    billing_info: NullableAddress,
+    shipping_info: NullableAddress,
+    custom_fields: Type.Object({}, { description: 'custom1 to custom20 as sent, and transfers: the transfers the charge funds' }),
+    line_items: Type.Array(Type.Object({})),
+    card_details: Type.Object({
+      name: nullableText(),
+      last4: Type.String(),
+      expiry_month: Type.Integer(),
+      expiry_year: Type.Integer(),
+      card_type: Type.String({ description: 'Visa, MasterCard, Amex, Discover, JCB or Diners' }),
+      avs_street: nullableText(),
+      avs_zip: nullableText(),
+      auth_code: nullableText(),
+      bin: Type.String(),
+      bin_details: Type.Object({ type: nullableText() }),
+      avs_result: nullableText(),
+      avs_result_code: nullableText(),
+      cvv_result: nullableText(),
+      cvv_result_code: nullableText(),
+      cavv_result: nullableText(),
+      cavv_result_code: nullableText(),
+    }),
+  },
+  { title: 'AcceptBlueTransaction' },
+);
+
+/** accept.blue's CreditCardResponse (and VerificationResponse): every charge answer in the accept.blue dialect, HTTP 200. */
+export const AcceptBlueChargeResponse = Type.Object(
+  {
+    version: Type.String(),
+    status: Type.String({ description: 'Approved, Partially Approved, Submitted (held for review or not answered yet), Declined or Error' }),
+    status_code: Type.String({ description: 'A, P (partially approved or submitted), D or E' }),
+    error_message: nullableText(),
+    error_code: nullableText(),
+    error_details: Type.Null(),
+    reference_number: Type.Integer(),
+    auth_amount: Type.Number(),
+    auth_code: nullableText(),
+    avs_result: nullableText(),
+    avs_result_code: nullableText(),
+    cvv2_result: nullableText(),
+    cvv2_result_code: nullableText(),
+    card_type: Type.String(),
+    last_4: Type.String(),
+    card_ref: nullableText(),
+    bin_type: Type.Object({ type: nullableText() }),
+    transaction: AcceptBlueTransaction,
+  },
+  { title: 'AcceptBlueChargeResult' },
+);
+
+export const ChargeResponse = Type.Union([ShapeA, ShapeB, AcceptBlueChargeResponse], { title: 'TransactionResult' });
 
 // The card transaction lifecycle (docs/api-decisions.md sections 10 and 14) --------
 
