@@ -9,7 +9,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 const EXPIRY_FIELDS = ['expiry_month', 'expiry_year'] as const;
 
 export async function zeroExpiryIsAbsent(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-  if (request.principal?.dialect !== 'acceptblue') return;
+  const wireDialect = request.principal?.dialect;
+  if (wireDialect !== 'acceptblue') return;
   const body = request.body;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
   const members = body as Record<string, unknown>;

@@ -75,7 +75,7 @@ export function renderCharge(charge: ChargeView, funded: readonly FundedTransfer
 
 /** The dialect a charge was asked in (kept with its request): the worker's and a replay's answers are written in it. */
 export function dialectOf(charge: Pick<ChargeView, 'request_json'>): WireDialect {
-  return (JSON.parse(charge.request_json) as StoredChargeRequest).dialect ?? 'spec';
+  return (JSON.parse(charge.request_json) as StoredChargeRequest).wire_dialect ?? 'spec';
 }
 
 /** An approved or pending charge: the full transaction body with card, AVS and CVV results (spec shape A). */

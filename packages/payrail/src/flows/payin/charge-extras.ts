@@ -95,7 +95,7 @@ export interface ChargeExtrasRequest {
 /** What a charge keeps of them, with the dialect it was asked in and the amount it asked for. */
 export interface StoredChargeExtras extends ChargeExtrasRequest {
   /** The caller's dialect: replays and the worker's recorded answers are written in it. */
-  readonly dialect?: WireDialect | undefined;
+  readonly wire_dialect?: WireDialect | undefined;
   /** The amount asked for, in cents: a partial approval authorizes less (amount_cents is what was authorized). */
   readonly requested_cents?: number | undefined;
 }

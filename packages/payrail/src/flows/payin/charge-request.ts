@@ -59,7 +59,7 @@ export interface Payer {
   readonly merchantId: string;
   readonly sourceId: string;
   /** The source's wire dialect (spec when absent): kept with the charge, its answers are written in it. */
-  readonly dialect?: WireDialect | undefined;
+  readonly wireDialect?: WireDialect | undefined;
 }
 
 /**
@@ -115,7 +115,7 @@ export function chargeKeyedRequest(key: string, request: ChargeRequest): KeyedRe
 
 /** What the charge was asked in and for, kept with its request (absent for the spec dialect's full-amount charges' older rows). */
 export interface StoredContext {
-  readonly dialect: WireDialect;
+  readonly wireDialect: WireDialect;
   readonly requestedCents?: number | undefined;
 }
 
@@ -127,12 +127,12 @@ export interface StoredContext {
 export function storedRequest(
   request: Omit<ChargeRequest, 'amount'>,
   billingOfCard?: StoredChargeRequest['billing_info'],
-  context: StoredContext = { dialect: 'spec' },
+  context: StoredContext = { wireDialect: 'spec' },
 ): StoredChargeRequest {
   const billing = request.billing_info ?? billingOfCard ?? {};
   const details = request.transaction_details ?? {};
   return {
-    ...(context.dialect === 'spec' ? {} : { dialect: context.dialect }),
+    ...(context.wireDialect === 'spec' ? {} : { wire_dialect: context.wireDialect }),
     ...(context.requestedCents === undefined ? {} : { requested_cents: context.requestedCents }),
     billing_info: {
       first_name: billing.first_name ?? '',

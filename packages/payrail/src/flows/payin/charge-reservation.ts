@@ -78,7 +78,7 @@ export function pendingChargeOf(
       card_number_enc: sealedNumber,
       request_json: JSON.stringify(
         storedRequest(request, card.billing, {
-          dialect: payer.dialect ?? 'spec',
+          wireDialect: payer.wireDialect ?? 'spec',
           // Only then may the processor authorize less than asked for (charge-outcome.ts).
           requestedCents: request.transaction_flags?.allow_partial_approval === true ? amountCents : undefined,
         }),

@@ -87,7 +87,7 @@ export function createChargeFlow(deps: ChargeDeps): ChargeFlow {
   const running = new RunningRequests<ChargeReply>();
 
   async function charge(payer: Payer, input: ChargeInput): Promise<ChargeReply> {
-    const amountCents = validateCharge(input, deps.clock.nowMs(), payer.dialect);
+    const amountCents = validateCharge(input, deps.clock.nowMs(), payer.wireDialect);
     if (input.idempotencyKey === null) return chargeOnce(deps, payer, input.request, amountCents, null);
     const idem = chargeKeyedRequest(input.idempotencyKey, input.request);
     return running.run(`${payer.sourceId}\n${idem.key}`, idem.requestHash, () => chargeOnce(deps, payer, input.request, amountCents, idem));

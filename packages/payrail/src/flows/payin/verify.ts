@@ -102,7 +102,7 @@ async function reserve(deps: VerifyDeps, payer: Payer, request: VerifyRequest, i
         // The card a later `ref-<reference_number>` charge uses (radicalloop's authorize, then capture); erased
         // unless approved, and after the same retention as a charge's (store/payin/cleanup.ts).
         ref_card_enc: sealedNumber,
-        request_json: JSON.stringify(storedRequest(request, undefined, { dialect: payer.dialect ?? 'spec' })),
+        request_json: JSON.stringify(storedRequest(request, undefined, { wireDialect: payer.wireDialect ?? 'spec' })),
         idem_key: idem?.key ?? null,
         recover_at_ms: nowMs + OPERATION_RECOVERY_AFTER_MS,
         created_at_ms: nowMs,
@@ -176,7 +176,7 @@ export function createVerifyFlow(deps: VerifyDeps): { verify(payer: Payer, input
       const request = input.request;
       checkOffered(request);
       // The spec dialect keeps the interface spec's billing address; an accept.blue caller may leave it out.
-      if (payer.dialect !== 'acceptblue') {
+      if (payer.wireDialect !== 'acceptblue') {
         if (request.billing_info === undefined) fail('invalid_request', 'billing_info is required');
         checkSpecBilling(request.billing_info);
       }

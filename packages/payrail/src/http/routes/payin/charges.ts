@@ -41,7 +41,7 @@ export function payinChargeRoutes(service: Service): FastifyPluginAsyncTypebox {
         if (principal.sourceId === null) throw new Error('a source API key without a source');
         const result = await flow.charge(
           // The answer is written in the caller's dialect, kept with the charge.
-          { merchantId: principal.merchantId, sourceId: principal.sourceId, dialect: principal.dialect },
+          { merchantId: principal.merchantId, sourceId: principal.sourceId, wireDialect: principal.dialect },
           {
             request: request.body,
             amountText: request.rawJson === undefined ? null : rawMemberText(request.rawJson, 'amount'),

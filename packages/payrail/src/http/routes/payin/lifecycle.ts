@@ -97,7 +97,7 @@ export function payinLifecycleRoutes(service: Service): FastifyPluginAsyncTypebo
       },
       async (request, reply) => {
         // The answer is written in the caller's dialect, kept with the verification.
-        const payer = { ...callerOf(request), dialect: request.principal!.dialect };
+        const payer = { ...callerOf(request), wireDialect: request.principal!.dialect };
         const result = await verifyFlow.verify(payer, { request: request.body as VerifyRequest, idempotencyKey: idempotencyKeyOf(request) });
         return sendReply(reply, result);
       },
