@@ -9,7 +9,7 @@ import { avsResultOf, cvvResultOf } from '../../domain/card-results.ts';
 import { centsToDollarNumber } from '../../domain/money.ts';
 import { ACCEPTBLUE_API_VERSION } from '../../domain/wire-dialect.ts';
 import type { FundedTransferRow } from '../../store/transfers.ts';
-import type { ChargeView, StoredChargeRequest } from './charge-answers.ts';
+import type { ChargeView, StoredChargeRequest } from './charge-view.ts';
 import { renderAcceptBlueTransaction, requestedCentsOf } from './transaction-acceptblue.ts';
 
 /** accept.blue's result and its code, by what the processor answered. */

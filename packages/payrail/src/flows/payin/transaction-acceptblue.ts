@@ -12,7 +12,7 @@ import { isoTime } from '../../domain/iso-time.ts';
 import { centsToDollarNumber } from '../../domain/money.ts';
 import type { FundedTransferRow } from '../../store/transfers.ts';
 import { fundingCustomFields } from '../transfers/funding.ts';
-import type { ChargeView, StoredChargeRequest } from './charge-answers.ts';
+import type { ChargeView, StoredChargeRequest } from './charge-view.ts';
 import type { Address } from './charge-extras.ts';
 
 /** The funding type of card_details.bin_details (C: credit): no BIN table says otherwise, as in the spec dialect. */

@@ -12,7 +12,7 @@ import { centsToDollarNumber } from '../../domain/money.ts';
 import type { WireDialect } from '../../domain/wire-dialect.ts';
 import type { FundedTransferRow } from '../../store/transfers.ts';
 import { fundingCustomFields } from '../transfers/funding.ts';
-import type { ChargeView, StoredChargeRequest } from './charge-answers.ts';
+import type { ChargeView, StoredChargeRequest } from './charge-view.ts';
 import { addressOf, renderAcceptBlueTransaction, requestedCentsOf } from './transaction-acceptblue.ts';
 
 /** The funding type we report in card_details.bin_details.type: no BIN table says otherwise. */
