@@ -4,15 +4,20 @@
 // and every field they read from the answer, in both wire dialects. On both
 // stores.
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { CreatedMerchant } from '../../src/flows/merchants/merchants.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { unreachableFor } from '../helpers/flaky-card-processor.ts';
 import { availableCents, operateOk } from '../helpers/lifecycle.ts';
 import { BILLING, basicOf, chargeBody, EXPIRY_MONTH, EXPIRY_YEAR, nonceFor, postCharge } from '../helpers/payin.ts';
 import { type Json, newCustomer, saveCardFor } from '../helpers/stored.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 
 const PARTIAL_CARD = '4000000000000077';
+const FLAKY_PROCESSOR = path.join(import.meta.dirname, '..', 'helpers', 'flaky-card-processor.ts');
+/** When the worker first asks about a charge whose request recorded no answer. */
+const RECOVERY_AFTER_MS = 60_000;
 
 /** A merchant whose source answers in the accept.blue dialect (set before its first request, so no cached credential says otherwise). */
 async function acceptBlueMerchant(t: TestApp): Promise<CreatedMerchant> {
@@ -439,6 +444,43 @@ for (const kind of STORE_KINDS) {
       const specCharge = await postCharge(t.app, basicOf(spec), { source: `ref-${specVerify.reference_number}`, amount: 7.5 });
       assert.equal(specCharge.statusCode, 200, specCharge.body);
       assert.equal((specCharge.json() as Json).status, 'Approved');
+    });
+  });
+}
+
+for (const kind of STORE_KINDS) {
+  describe(`accept.blue charges the worker recovers (${kind})`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await createTestApp(kind, { env: { PAYRAIL_CARD_PROCESSOR: FLAKY_PROCESSOR } });
+    });
+    after(async () => {
+      await t.close();
+    });
+
+    it("an unanswered charge answers Submitted/P; the worker records the partial approval in accept.blue's form, which the key then replays", async () => {
+      const blue = await acceptBlueMerchant(t);
+      const body = chargeBody(await nonceFor(t.app, blue, PARTIAL_CARD), { amount: 30, transaction_flags: { allow_partial_approval: true } });
+      unreachableFor.set(PARTIAL_CARD, 1);
+      const first = await postCharge(t.app, basicOf(blue), body, { 'idempotency-key': 'recover-1' });
+      assert.equal(first.statusCode, 200, first.body);
+      const pending = first.json() as Json;
+      assert.equal(pending.status, 'Submitted');
+      assert.equal(pending.status_code, 'P');
+      assert.equal(pending.auth_amount, 0);
+      assert.equal(pending.transaction.status_details.status, 'pending');
+      assert.equal(await availableCents(t, blue.merchant_id), 0);
+
+      t.clock.advance(RECOVERY_AFTER_MS);
+      assert.ok((await t.worker.drain()) >= 1);
+      assert.equal(await availableCents(t, blue.merchant_id), 1500);
+      const replay = await postCharge(t.app, basicOf(blue), body, { 'idempotency-key': 'recover-1' });
+      const recorded = replay.json() as Json;
+      assert.equal(recorded.status, 'Partially Approved');
+      assert.equal(recorded.status_code, 'P');
+      assert.equal(recorded.auth_amount, 15);
+      assert.equal(recorded.reference_number, pending.reference_number);
+      assert.equal(recorded.transaction.amount_details.original_requested_amount, 30);
     });
   });
 }
