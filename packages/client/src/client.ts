@@ -478,6 +478,7 @@ export class Payrail {
       ...(input.expiry_year === undefined ? {} : { expiry_year: input.expiry_year }),
       ...(input.billing_info === undefined ? {} : { billing_info: input.billing_info }),
       ...(input.transaction_details === undefined ? {} : { transaction_details: input.transaction_details }),
+      ...input.extras,
       ...(capture ? {} : { capture: false }),
     };
     const key = input.idempotency_key ?? this.makeIdempotencyKey();

@@ -1,6 +1,7 @@
 // The SDK's own types: what callers pass in and the normalised results they
 // get back. Wire field names are kept where they exist (snake_case); amounts
 // are integer cents with the unit in the name.
+import type { ChargeExtrasWire } from './charge-extras.ts';
 import type { AmountInput } from './money.ts';
 import type {
   Attribute,
@@ -211,6 +212,8 @@ export type ChargeInput = {
   expiry_year?: number;
   billing_info?: BillingInfo;
   transaction_details?: TransactionDetails;
+  /** accept.blue's members (amount details, line items, custom fields, customer, flags...), sent as given. */
+  extras?: ChargeExtrasWire;
   /**
    * Makes retries of this charge safe across process restarts (e.g. your
    * order id). Default: a fresh random key per charge() call, reused by its

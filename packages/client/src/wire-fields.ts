@@ -5,6 +5,19 @@
 // not have. So a list always equals its type, and a test holding the lists
 // against the document finds any field the server has and the SDK lacks.
 import type {
+  AcceptBlueChargeWire,
+  AcceptBlueTransactionWire,
+  Address,
+  AmountDetails,
+  ChargeCustomer,
+  ChargeExtrasWire,
+  CustomFields,
+  LineItem,
+  NotOfferedWire,
+  ThreeDSecure,
+  TransactionFlags,
+} from './charge-extras.ts';
+import type {
   Customer,
   CustomerAddress,
   CustomerFromTransactionInput,
@@ -54,6 +67,37 @@ import type { SourceSurcharge, Surcharge, SurchargeLookup, SurchargeSettings } f
 
 /** Every field of T, optional ones included, and nothing else. */
 type Fields<T> = { readonly [K in keyof T]-?: true };
+
+const ADDRESS = {
+  first_name: true,
+  last_name: true,
+  street: true,
+  street2: true,
+  city: true,
+  state: true,
+  zip: true,
+  country: true,
+  phone: true,
+} as const satisfies Fields<Address>;
+
+/** accept.blue's members of a charge and a verify (charge-extras.ts). */
+const CHARGE_EXTRAS = {
+  name: true,
+  amount_details: true,
+  line_items: true,
+  custom_fields: true,
+  customer: true,
+  transaction_flags: true,
+  ignore_duplicates: true,
+  avs_address: true,
+  avs_zip: true,
+  shipping_info: true,
+  '3d_secure': true,
+  save_card: true,
+  cvv2: true,
+} as const satisfies Fields<ChargeExtrasWire>;
+
+const NOT_OFFERED = { magstripe: true, terminal_id: true, token: true } as const satisfies Fields<NotOfferedWire>;
 
 export const WIRE_FIELDS = {
   // Transfer API
@@ -114,6 +158,8 @@ export const WIRE_FIELDS = {
     billing_info: true,
     transaction_details: true,
     capture: true,
+    ...CHARGE_EXTRAS,
+    ...NOT_OFFERED,
   } satisfies Fields<ChargeRequestWire>,
   BillingInfo: {
     first_name: true,
@@ -154,7 +200,76 @@ export const WIRE_FIELDS = {
   DeclinedTransaction: { id: true, status: true, amount: true, currency: true, error: true, card: true, created_at: true } satisfies Fields<ChargeDeclinedWire>,
   PayinError: { error: true } satisfies Fields<PayinErrorWire>,
   TransactionOperationRequest: { reference_number: true, amount: true } satisfies Fields<OperationRequestWire>,
-  VerifyRequest: { source: true, expiry_month: true, expiry_year: true, billing_info: true, transaction_details: true } satisfies Fields<VerifyRequestWire>,
+  VerifyRequest: {
+    source: true,
+    expiry_month: true,
+    expiry_year: true,
+    billing_info: true,
+    transaction_details: true,
+    ...CHARGE_EXTRAS,
+    ...NOT_OFFERED,
+  } satisfies Fields<VerifyRequestWire>,
+  Address: ADDRESS,
+  AmountDetails: { tax: true, tax_percent: true, surcharge: true, shipping: true, tip: true, discount: true } satisfies Fields<AmountDetails>,
+  LineItem: {
+    sku: true,
+    name: true,
+    description: true,
+    cost: true,
+    quantity: true,
+    tax_rate: true,
+    tax_amount: true,
+    unit_of_measure: true,
+    commodity_code: true,
+    discount_rate: true,
+    discount_amount: true,
+  } satisfies Fields<LineItem>,
+  CustomFields: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`custom${i + 1}`, true])) as Fields<CustomFields>,
+  ChargeCustomer: { send_receipt: true, email: true, fax: true, identifier: true, customer_id: true } satisfies Fields<ChargeCustomer>,
+  TransactionFlags: {
+    allow_partial_approval: true,
+    is_recurring: true,
+    is_installment: true,
+    is_customer_initiated: true,
+    cardholder_present: true,
+    card_present: true,
+    terminal: true,
+  } satisfies Fields<TransactionFlags>,
+  ThreeDSecure: { eci: true, cavv: true, ds_trans_id: true } satisfies Fields<ThreeDSecure>,
+  AcceptBlueTransaction: {
+    id: true,
+    created_at: true,
+    settled_date: true,
+    amount_details: true,
+    transaction_details: true,
+    customer: true,
+    status_details: true,
+    billing_info: true,
+    shipping_info: true,
+    custom_fields: true,
+    line_items: true,
+    card_details: true,
+  } satisfies Fields<AcceptBlueTransactionWire>,
+  AcceptBlueChargeResult: {
+    version: true,
+    status: true,
+    status_code: true,
+    error_message: true,
+    error_code: true,
+    error_details: true,
+    reference_number: true,
+    auth_amount: true,
+    auth_code: true,
+    avs_result: true,
+    avs_result_code: true,
+    cvv2_result: true,
+    cvv2_result_code: true,
+    card_type: true,
+    last_4: true,
+    card_ref: true,
+    bin_type: true,
+    transaction: true,
+  } satisfies Fields<AcceptBlueChargeWire>,
   Batch: {
     id: true,
     status: true,

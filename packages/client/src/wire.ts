@@ -2,6 +2,8 @@
 // these defensively (both forms of `success`, numbers sent as strings) and
 // hands callers the normalised types of types.ts instead.
 
+import type { ChargeExtrasWire, NotOfferedWire } from './charge-extras.ts';
+
 export interface Attribute {
   name: string;
   value: string;
@@ -123,7 +125,7 @@ export interface TransactionDetails {
 }
 
 /** Body of POST /api/v2/transactions/charge. */
-export interface ChargeRequestWire {
+export interface ChargeRequestWire extends ChargeExtrasWire, NotOfferedWire {
   /** Dollars as a JSON number with at most 2 decimals. */
   amount: number;
   /** A nonce, `pm-<payment method id>` or `ref-<reference number>`. */
@@ -145,8 +147,10 @@ export interface OperationRequestWire {
 }
 
 /** Body of POST /api/v2/transactions/verify: a charge's card fields without an amount. */
-export type VerifyRequestWire = Required<Pick<ChargeRequestWire, 'source' | 'expiry_month' | 'expiry_year' | 'billing_info'>> &
-  Pick<ChargeRequestWire, 'transaction_details'>;
+export type VerifyRequestWire = Required<Pick<ChargeRequestWire, 'source' | 'expiry_month' | 'expiry_year'>> &
+  Pick<ChargeRequestWire, 'transaction_details' | 'billing_info'> &
+  ChargeExtrasWire &
+  NotOfferedWire;
 
 /** Shape A: an approved (or pending) charge. */
 export interface ChargeApprovedWire {

@@ -43,6 +43,8 @@ export const ERRORS = {
   duplicate_webhook: { code: 'duplicate_webhook', status: 409, message: 'A webhook with this URL is already registered' },
   // accept.blue's deletes of a customer or payment method that active recurring schedules name (accept.blue dialect).
   linked_to_active_schedules: { code: 'invalid_state', status: 409, message: 'Linked to active recurring schedules' },
+  // docs/acceptblue-compatibility.md: an accept.blue charge kind Payrail does not offer (wallets, magstripe, DAF cards, terminals).
+  not_offered: { code: 'not_offered', status: 400, message: 'This kind of payment is not offered' },
   idempotency_key_reused: {
     code: 'idempotency_key_reused',
     status: 400,

@@ -30,6 +30,8 @@ interface Scenario {
   readonly decline: ChargeDeclineCode | null;
   /** The card's refunds are declined (remembered in the processor reference, so refunds need no card). */
   readonly refundDeclined?: true;
+  /** The issuer approves half the amount when partial approval is allowed, and declines the charge otherwise. */
+  readonly partial?: true;
 }
 
 const APPROVED: Scenario = { outcome: 'approved', avs: 'Y', cvv: 'M', decline: null };
@@ -48,7 +50,15 @@ export const SANDBOX_TEST_CARDS: Readonly<Record<string, Scenario>> = {
   '4000000000000259': { outcome: 'pending', avs: 'Y', cvv: 'M', decline: null },
   '4000000000000119': { outcome: 'failed', avs: '', cvv: '', decline: 'processor_error' },
   '4000000000005126': { outcome: 'approved', avs: 'Y', cvv: 'M', decline: null, refundDeclined: true },
+  '4000000000000077': { outcome: 'approved', avs: 'Y', cvv: 'M', decline: null, partial: true },
 };
+
+/** The partial-approval card's answer: half the amount (rounded down to the cent) when allowed, else a decline for want of funds. */
+function partialScenario(scenario: Scenario, request: AuthorizationRequest): { scenario: Scenario; authorizedCents?: number } {
+  if (scenario.partial !== true) return { scenario };
+  if (request.allowPartialApproval !== true) return { scenario: { outcome: 'declined', avs: 'Y', cvv: 'M', decline: 'insufficient_funds' } };
+  return { scenario, authorizedCents: Math.floor(request.amountCents / 2) };
+}
 
 /** sbx_<reference>_<outcome letter>_<review due ms>, and _NR for a card whose refunds are declined. */
 const REF_PATTERN = /^sbx_([0-9]+)_(A|P|D|F)_([0-9]+)(_NR)?$/;
@@ -62,7 +72,7 @@ export class SandboxCardProcessor implements CardProcessor {
   ) {}
 
   async authorize(request: AuthorizationRequest): Promise<AuthorizationResult> {
-    const scenario = SANDBOX_TEST_CARDS[request.card.number.reveal()] ?? APPROVED;
+    const { scenario, authorizedCents } = partialScenario(SANDBOX_TEST_CARDS[request.card.number.reveal()] ?? APPROVED, request);
     const dueMs = scenario.outcome === 'pending' ? this.clock.nowMs() + PENDING_REVIEW_STEPS * this.stepMs : 0;
     const processorRef = `sbx_${request.reference}_${scenario.outcome[0]!.toUpperCase()}_${dueMs}${scenario.refundDeclined ? '_NR' : ''}`;
     return {
@@ -73,6 +83,7 @@ export class SandboxCardProcessor implements CardProcessor {
       cvvResultCode: scenario.cvv,
       decline: scenario.decline,
       retryAfterMs: scenario.outcome === 'pending' ? PENDING_REVIEW_STEPS * this.stepMs : 0,
+      ...(authorizedCents === undefined ? {} : { authorizedCents }),
     };
   }
 

@@ -44,6 +44,8 @@ export interface AuthorizationRequest {
     readonly zip: string;
     readonly country: string;
   };
+  /** The issuer may approve less than amountCents (accept.blue's transaction_flags.allow_partial_approval); absent: false. */
+  readonly allowPartialApproval?: boolean;
   /** Aborts when Payrail stops waiting; the outcome then counts as unknown. */
   readonly signal: AbortSignal;
 }
@@ -61,6 +63,11 @@ export interface AuthorizationResult {
   readonly decline: ChargeDeclineCode | null;
   /** For a pending outcome: when to ask again. */
   readonly retryAfterMs: number;
+  /**
+   * An approval for less than asked (a partial approval, only when the
+   * request allowed it): the amount authorized, in cents. Absent: the whole amount.
+   */
+  readonly authorizedCents?: number;
 }
 
 export interface PollRequest {

@@ -220,6 +220,8 @@ export interface Outcome {
   processor_ref: string;
   /** For a pending outcome, when to poll; null once final. */
   next_run_at_ms: number | null;
+  /** A partial approval's authorized amount, which becomes the charge's amount_cents (the amount asked for stays in its request_json). */
+  authorized_cents?: number | null;
 }
 
 /**
@@ -243,10 +245,13 @@ export async function recordOutcome(
   const erase = outcome.status === 'pending' ? '' : ', card_number_enc = ?';
   // The copy kept for `ref-` charges outlives only an approval (docs/api-decisions.md section 15).
   const eraseRef = outcome.status === 'declined' || outcome.status === 'failed' ? ', ref_card_enc = NULL' : '';
-  // An approval is captured at once (and credited) unless it authorizes only.
+  // An approval is captured at once (and credited) unless it authorizes only; a partial approval
+  // authorizes (and captures) only its amount. (SET expressions read the row as it was, hence the amount twice.)
+  const partialCents = outcome.status === 'approved' ? (outcome.authorized_cents ?? null) : null;
+  const authorized = partialCents === null ? 'amount_cents' : '?';
   const approved =
     outcome.status === 'approved'
-      ? ", stage = CASE WHEN auto_capture = 1 THEN 'captured' ELSE 'authorized' END, captured_cents = CASE WHEN auto_capture = 1 THEN amount_cents ELSE 0 END"
+      ? `, stage = CASE WHEN auto_capture = 1 THEN 'captured' ELSE 'authorized' END${partialCents === null ? '' : ', amount_cents = ?'}, captured_cents = CASE WHEN auto_capture = 1 THEN ${authorized} ELSE 0 END`
       : '';
   return changeCharge(tx, {
     set: `status = ?, auth_code = ?, avs_result_code = ?, cvv_result_code = ?, error_code = ?, error_message = ?, processor_ref = ?, next_run_at_ms = ?, updated_at_ms = ?${erase}${eraseRef}${approved}`,
@@ -261,6 +266,7 @@ export async function recordOutcome(
       outcome.next_run_at_ms,
       nowMs,
       ...(erase === '' ? [] : [ERASED]),
+      ...(partialCents === null ? [] : [partialCents, partialCents]),
     ],
     pk,
     condition: `kind = 'charge' AND status = 'pending' AND processor_ref IS ${awaiting === 'answer' ? 'NULL' : 'NOT NULL'}`,
@@ -383,11 +389,18 @@ export interface ReferenceCard {
 }
 
 export async function getReferenceCard(tx: Tx, pk: number, merchantId: string): Promise<ReferenceCard | undefined> {
-  const row = await tx.get<ReferenceCard>(
-    `SELECT pk, source_id, card_type, last4, bin, expiry_month, expiry_year, request_json, customer_pk, payment_method_pk, ref_card_enc
+  const row =
+    (await tx.get<ReferenceCard>(
+      `SELECT pk, source_id, card_type, last4, bin, expiry_month, expiry_year, request_json, customer_pk, payment_method_pk, ref_card_enc
      FROM charges WHERE ${byKey('pk', "merchant_id = ? AND kind = 'charge' AND status = 'approved'")}`,
-    [pk, merchantId],
-  );
+      [pk, merchantId],
+    )) ??
+    // An approved verification's card (its reference numbers have a range of their own).
+    (await tx.get<ReferenceCard>(
+      `SELECT pk, source_id, card_type, last4, bin, expiry_month, expiry_year, request_json, NULL AS customer_pk, NULL AS payment_method_pk, ref_card_enc
+     FROM verifications WHERE ${byKey('pk', "merchant_id = ? AND status = 'approved'")}`,
+      [pk, merchantId],
+    ));
   if (row === undefined) return undefined;
   return {
     ...row,
@@ -416,16 +429,27 @@ export async function listChargesOf(
   return rows.map((row) => chargeRowOf(row));
 }
 
+/** The tables that keep reference cards: charges, and verifications (a verify's reference number is a `ref-` source too). */
+const REFERENCE_CARD_TABLES = ['charges', 'verifications'] as const;
+
 export async function hasExpiredReferenceCards(tx: Tx, createdBeforeMs: number): Promise<boolean> {
-  return (await tx.get('SELECT 1 AS one FROM charges WHERE ref_card_enc IS NOT NULL AND created_at_ms < ? LIMIT 1', [createdBeforeMs])) !== undefined;
+  for (const table of REFERENCE_CARD_TABLES) {
+    const found = await tx.get(`SELECT 1 AS one FROM ${table} WHERE ref_card_enc IS NOT NULL AND created_at_ms < ? LIMIT 1`, [createdBeforeMs]);
+    if (found !== undefined) return true;
+  }
+  return false;
 }
 
-/** Erases at most `limit` reference cards of charges made before `createdBeforeMs`; their `ref-` charges are refused from then on. */
+/** Erases at most `limit` reference cards of each table's rows made before `createdBeforeMs`; their `ref-` charges are refused from then on. */
 export async function eraseExpiredReferenceCards(tx: Tx, createdBeforeMs: number, limit: number): Promise<number> {
-  const result = await tx.run(
-    `UPDATE charges SET ref_card_enc = NULL WHERE pk IN (
-       SELECT pk FROM charges WHERE ref_card_enc IS NOT NULL AND created_at_ms < ? ORDER BY created_at_ms LIMIT ?)`,
-    [createdBeforeMs, limit],
-  );
-  return result.changes;
+  let erased = 0;
+  for (const table of REFERENCE_CARD_TABLES) {
+    const result = await tx.run(
+      `UPDATE ${table} SET ref_card_enc = NULL WHERE pk IN (
+         SELECT pk FROM ${table} WHERE ref_card_enc IS NOT NULL AND created_at_ms < ? ORDER BY created_at_ms LIMIT ?)`,
+      [createdBeforeMs, limit],
+    );
+    erased += result.changes;
+  }
+  return erased;
 }

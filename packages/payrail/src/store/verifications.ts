@@ -34,6 +34,8 @@ export type NewVerification = Omit<
   'pk' | 'status' | 'avs_result_code' | 'cvv_result_code' | 'error_code' | 'error_message' | 'processor_ref'
 > & {
   card_number_enc: Buffer;
+  /** The card kept for later `ref-` charges should the verification be approved. */
+  ref_card_enc: Buffer;
   recover_at_ms: number;
 };
 
@@ -43,9 +45,9 @@ function rowOf<T extends VerificationRow>(row: T): T {
 
 export async function insertPendingVerification(tx: Tx, v: NewVerification): Promise<number> {
   const pk = await tx.insert(
-    `INSERT INTO verifications (merchant_id, source_id, status, card_type, last4, bin, expiry_month, expiry_year, card_number_enc, request_json, idem_key,
+    `INSERT INTO verifications (merchant_id, source_id, status, card_type, last4, bin, expiry_month, expiry_year, card_number_enc, ref_card_enc, request_json, idem_key,
        next_run_at_ms, created_at_ms, updated_at_ms)
-     VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+     VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       v.merchant_id,
       v.source_id,
@@ -55,6 +57,7 @@ export async function insertPendingVerification(tx: Tx, v: NewVerification): Pro
       v.expiry_month,
       v.expiry_year,
       v.card_number_enc,
+      v.ref_card_enc,
       v.request_json,
       v.idem_key,
       v.recover_at_ms,
@@ -75,11 +78,15 @@ export interface VerificationOutcome {
   processor_ref: string;
 }
 
-/** Records the answer of a pending verification and erases its card number; false when recorded already. */
+/**
+ * Records the answer of a pending verification and erases its card number
+ * (and, unless approved, the copy kept for `ref-` charges); false when recorded already.
+ */
 export async function recordVerificationOutcome(tx: Tx, pk: number, outcome: VerificationOutcome, nowMs: number): Promise<boolean> {
+  const eraseRef = outcome.status === 'approved' ? '' : ', ref_card_enc = NULL';
   const result = await tx.run(
     `UPDATE verifications SET status = ?, avs_result_code = ?, cvv_result_code = ?, error_code = ?, error_message = ?, processor_ref = ?,
-       next_run_at_ms = NULL, card_number_enc = ?, updated_at_ms = ?
+       next_run_at_ms = NULL, card_number_enc = ?, updated_at_ms = ?${eraseRef}
      WHERE ${byKey('pk', "status = 'pending'")}`,
     [
       outcome.status,

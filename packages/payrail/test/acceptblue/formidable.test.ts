@@ -103,7 +103,9 @@ for (const kind of STORE_KINDS) {
       assert.equal(formidable(await pluginOk(t, merchant, 'GET', `transactions/${read.reference}`, undefined, [200])).state, 'complete');
 
       // A second entry, adjusted and captured in one call.
-      const second = formidable((await pluginCall(t, merchant, 'POST', 'transactions/charge', { ...body, source: await nonceFor(t.app, merchant, CARDS.visa), amount: 30 })).body);
+      const second = formidable(
+        (await pluginCall(t, merchant, 'POST', 'transactions/charge', { ...body, source: await nonceFor(t.app, merchant, CARDS.visa), amount: 30 })).body,
+      );
       const adjusted = await pluginOk(t, merchant, 'POST', 'transactions/adjust-capture', { reference_number: second.reference, amount: 25 }, [200]);
       assert.equal(formidable(adjusted).failed, false, JSON.stringify(adjusted));
       assert.equal((await pluginOk(t, merchant, 'GET', `transactions/${second.reference}`, undefined, [200])).amount_details.amount, 25);

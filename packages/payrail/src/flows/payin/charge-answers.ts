@@ -7,71 +7,36 @@
 import { avsResultOf, cvvResultOf } from '../../domain/card-results.ts';
 import { isoTime } from '../../domain/iso-time.ts';
 import { centsToDollarNumber } from '../../domain/money.ts';
-import type { TransactionRow } from '../../store/transactions.ts';
 import type { FundedTransferRow } from '../../store/transfers.ts';
 import type { WireDialect } from '../../domain/wire-dialect.ts';
-import type { Billing } from '../../store/payin/card-source.ts';
+import type { ChargeView, StoredChargeRequest } from './charge-view.ts';
+import { renderAcceptBlueCharge } from './charge-acceptblue.ts';
 import { renderTransaction } from './transaction-view.ts';
 
 /** The `version` field of every shape A reply: the payin API's version text. */
 export const PAYIN_API_VERSION = '2.0';
 
-/** What a charge keeps of its request (never card data: that is sealed separately). */
-export interface StoredChargeRequest {
-  readonly billing_info: Billing;
-  readonly transaction_details: {
-    readonly description: string | null;
-    readonly clerk: string | null;
-    readonly terminal: string | null;
-    readonly client_ip: string | null;
-    readonly invoice_number: string | null;
-    readonly po_number: string | null;
-    readonly order_number: string | null;
-  };
-  /** The merchant's surcharge included in the charge's amount_cents (flows/payin/surcharge.ts); absent: none. */
-  readonly surcharge_cents?: number;
+// Where their importers find them.
+export type { ChargeView, StoredChargeRequest } from './charge-view.ts';
+
+/**
+ * `funded`: the transfers the charge pays for, shown in custom_fields (see transfers/funding.ts).
+ * `dialect`: the caller's wire dialect; accept.blue's CreditCardResponse in `acceptblue` (charge-acceptblue.ts).
+ */
+export function renderCharge(charge: ChargeView, funded: readonly FundedTransferRow[] = [], dialect: WireDialect = 'spec'): Record<string, unknown> {
+  if (dialect === 'acceptblue') return renderAcceptBlueCharge(charge, funded);
+  return charge.status === 'approved' || charge.status === 'pending' ? renderAcceptedCharge(charge, funded) : renderRefusedCharge(charge);
 }
 
-/** The fields of a charge row a reply is built from. */
-export type ChargeView = Pick<
-  TransactionRow,
-  | 'pk'
-  | 'status'
-  | 'amount_cents'
-  | 'currency'
-  | 'card_type'
-  | 'last4'
-  | 'bin'
-  | 'expiry_month'
-  | 'expiry_year'
-  | 'auth_code'
-  | 'avs_result_code'
-  | 'cvv_result_code'
-  | 'error_code'
-  | 'error_message'
-  | 'request_json'
-  | 'created_at_ms'
-  // The lifecycle (docs/api-decisions.md sections 10 and 14).
-  | 'kind'
-  | 'parent_pk'
-  | 'stage'
-  | 'op'
-  | 'captured_cents'
-  | 'batch_id'
-  | 'settled_at_ms'
-  // Stored customers and schedules (docs/api-decisions.md section 15).
-  | 'customer_pk'
-  | 'schedule_pk'
->;
-
-/** `funded`: the transfers the charge pays for, shown in custom_fields (see transfers/funding.ts). */
-export function renderCharge(charge: ChargeView, funded: readonly FundedTransferRow[] = [], _dialect: WireDialect = 'spec'): Record<string, unknown> {
-  return charge.status === 'approved' || charge.status === 'pending' ? renderAcceptedCharge(charge, funded) : renderRefusedCharge(charge);
+/** The dialect a charge was asked in (kept with its request): the worker's and a replay's answers are written in it. */
+export function dialectOf(charge: Pick<ChargeView, 'request_json'>): WireDialect {
+  return (JSON.parse(charge.request_json) as StoredChargeRequest).wire_dialect ?? 'spec';
 }
 
 /** An approved or pending charge: the full transaction body with card, AVS and CVV results (spec shape A). */
 function renderAcceptedCharge(charge: ChargeView, funded: readonly FundedTransferRow[]): Record<string, unknown> {
   const approved = charge.status === 'approved';
+  // What was authorized: after a partial approval, less than the amount asked for (shown in transaction.amount_details).
   const authorized = approved ? centsToDollarNumber(charge.amount_cents) : 0;
   const authCode = charge.auth_code ?? '';
   const avs = avsResultOf(charge.avs_result_code);

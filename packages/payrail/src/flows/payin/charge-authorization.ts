@@ -6,7 +6,24 @@
 import type { CardType } from '../../domain/cards.ts';
 import { type AuthorizationResult, authorizeWithDeadline, type CardProcessor } from '../../providers/card-processor.ts';
 import type { ChargeRow } from '../../store/charges.ts';
-import type { ChargeCard } from '../../store/payin/card-source.ts';
+import type { Billing, ChargeCard } from '../../store/payin/card-source.ts';
+import type { StoredChargeRequest } from './charge-answers.ts';
+
+/**
+ * What the processor is told besides the card, from what the charge kept of
+ * its request: the address to check (accept.blue's avs_address and avs_zip
+ * win over the billing address) and whether it may approve less.
+ */
+export function authorizationTermsOf(
+  requestJson: string,
+  billing: Billing,
+): { billing: { street: string; zip: string; country: string }; allowPartialApproval: boolean } {
+  const request = JSON.parse(requestJson) as StoredChargeRequest;
+  return {
+    billing: { street: request.avs_address ?? billing.street, zip: request.avs_zip ?? billing.zip, country: billing.country },
+    allowPartialApproval: request.transaction_flags?.allow_partial_approval === true,
+  };
+}
 
 /** The processor's answer about the reserved charge; throws when it gave none by its deadline. */
 export function authorizeCharge(processor: CardProcessor, charge: ChargeRow, card: ChargeCard, amountCents: number): Promise<AuthorizationResult> {
@@ -21,6 +38,6 @@ export function authorizeCharge(processor: CardProcessor, charge: ChargeRow, car
       expiryYear: card.expiryYear,
       cardType: charge.card_type as CardType,
     },
-    billing: { street: card.billing.street, zip: card.billing.zip, country: card.billing.country },
+    ...authorizationTermsOf(charge.request_json, card.billing),
   });
 }

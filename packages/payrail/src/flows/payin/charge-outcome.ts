@@ -8,7 +8,7 @@ import type { AuthorizationResult } from '../../providers/card-processor.ts';
 import type { Service } from '../../service.ts';
 import type { ChargeRow, Outcome } from '../../store/charges.ts';
 import { recordChargeAnswer } from '../../store/payin/charge-outcome.ts';
-import { renderCharge } from './charge-answers.ts';
+import { dialectOf, renderCharge } from './charge-answers.ts';
 import { EVENT_VIEWS } from '../events/emit.ts';
 
 /** Longest wait between two polls of a pending authorization, whatever a connector asks for. */
@@ -24,7 +24,7 @@ export function outcomeOf(result: AuthorizationResult, nowMs: number): Outcome {
   };
   switch (result.outcome) {
     case 'approved':
-      return { ...base, status: 'approved', error_code: null, error_message: null, next_run_at_ms: null };
+      return { ...base, status: 'approved', error_code: null, error_message: null, next_run_at_ms: null, authorized_cents: result.authorizedCents ?? null };
     case 'pending': {
       const waitMs = Math.min(POLL_INTERVAL_MS_MAX, Math.max(0, result.retryAfterMs));
       return { ...base, auth_code: '', status: 'pending', error_code: null, error_message: null, next_run_at_ms: nowMs + waitMs };
@@ -50,7 +50,10 @@ export function recordChargeOutcome(
 ): Promise<{ charge: ChargeRow; replyJson: string } | null> {
   const nowMs = deps.clock.nowMs();
   const outcome = outcomeOf(result, nowMs);
-  return recordChargeAnswer(deps.db, { charge, awaiting, outcome, nowMs, views: EVENT_VIEWS, replyJson: replyJsonOf });
+  // The event's data is the spec dialect's answer; an accept.blue caller's reply is rendered on its own.
+  const replyIsEventData = dialectOf(charge) === 'spec';
+  return recordChargeAnswer(deps.db, { charge, awaiting, outcome, nowMs, views: EVENT_VIEWS, replyJson: replyJsonOf, replyIsEventData });
 }
 
-const replyJsonOf = (row: ChargeRow): string => JSON.stringify(renderCharge(row));
+// In the dialect the charge was asked in: the worker records the reply a replay answers.
+const replyJsonOf = (row: ChargeRow): string => JSON.stringify(renderCharge(row, [], dialectOf(row)));

@@ -25,6 +25,7 @@ import { claimDueChargesBatch } from '../../store/payin/charge-reads.ts';
 import { errorSummary } from './charge.ts';
 import { recordChargeOutcome } from './charge-outcome.ts';
 import type { StoredChargeRequest } from './charge-answers.ts';
+import { authorizationTermsOf } from './charge-authorization.ts';
 
 /** Charges handled per batch; their processor calls run concurrently. */
 export const CHARGE_BATCH_MAX = 50;
@@ -96,6 +97,6 @@ function authorizeAgain(deps: RecoveryDeps, charge: DueCharge): Promise<Authoriz
       expiryYear: charge.expiry_year,
       cardType: charge.card_type as CardType,
     },
-    billing: { street: request.billing_info.street, zip: request.billing_info.zip, country: request.billing_info.country },
+    ...authorizationTermsOf(charge.request_json, request.billing_info),
   });
 }

@@ -5,8 +5,11 @@ import { checkExpiry } from '../../domain/cards.ts';
 import { parseDollarNumber, parseDollarString } from '../../domain/money.ts';
 import { parsePaymentSource, type PaymentSource } from '../../domain/payment-source.ts';
 import { fail } from '../../errors.ts';
+import type { WireDialect } from '../../domain/wire-dialect.ts';
 import { IDEMPOTENCY_KEY_PATTERN, type KeyedRequest, keyedRequest } from '../common/idempotency-replay.ts';
 import type { StoredChargeRequest } from './charge-answers.ts';
+import { type Address, type ChargeExtrasRequest, keptExtras } from './charge-extras.ts';
+import { checkOffered, checkSpecBilling } from './charge-rules.ts';
 
 /** Charge amount bounds in cents (docs/api-decisions.md section 3 leaves them to us): 0.50 to 100,000.00 USD. */
 export const CHARGE_AMOUNT_CENTS_MIN = 50;
@@ -14,27 +17,23 @@ export const CHARGE_AMOUNT_CENTS_MAX = 10_000_000;
 
 type Text = string | undefined;
 
-export interface ChargeRequest {
+export interface ChargeRequest extends ChargeExtrasRequest {
   readonly amount: number;
-  readonly source: string;
+  /** Required (checked by validateCharge, so that a charge Payrail does not offer is refused as such). */
+  readonly source?: string | undefined;
   /** false authorizes only (docs/api-decisions.md section 10); absent or true captures at once. */
   readonly capture?: boolean | undefined;
   /** Required with a nonce; with a `pm-` or `ref-` source taken from the stored card when absent (docs/api-decisions.md section 15). */
   readonly expiry_month?: number | undefined;
   readonly expiry_year?: number | undefined;
-  readonly billing_info?:
-    | {
-        readonly first_name: string;
-        readonly last_name: string;
-        readonly street: string;
-        readonly street2?: Text;
-        readonly city: string;
-        readonly state: string;
-        readonly zip: string;
-        readonly country: string;
-        readonly phone?: Text;
-      }
-    | undefined;
+  /** Spec dialect: the interface spec's required members (checkSpecBilling); accept.blue dialect: any of them. */
+  readonly billing_info?: Address | undefined;
+  /** Accepted, never kept: a nonce carries its own security code and a stored source needs none. */
+  readonly cvv2?: Text;
+  /** Charges Payrail does not offer (checkOffered). */
+  readonly magstripe?: Text;
+  readonly terminal_id?: string | number | undefined;
+  readonly token?: unknown;
   readonly transaction_details?:
     | {
         readonly description?: Text;
@@ -59,24 +58,35 @@ export interface ChargeInput {
 export interface Payer {
   readonly merchantId: string;
   readonly sourceId: string;
+  /** The source's wire dialect (spec when absent): kept with the charge, its answers are written in it. */
+  readonly wireDialect?: WireDialect | undefined;
 }
 
-/** Checks what the schema cannot: the amount's exact form and bounds, the expiry date, the key's form. */
-export function validateCharge(input: ChargeInput, nowMs: number): number {
+/**
+ * Checks what the schema cannot: what is offered, the spec dialect's billing
+ * rules, the amount's exact form and bounds, the expiry date, the key's form.
+ * Returns the amount to charge in cents: the one place it is computed.
+ */
+export function validateCharge(input: ChargeInput, nowMs: number, dialect: WireDialect = 'spec'): number {
+  checkOffered(input.request);
+  if (dialect === 'spec') checkSpecBilling(input.request.billing_info);
   if (!(input.request.amount > 0)) fail('invalid_amount', 'amount must be greater than zero');
   const parsed = input.amountText !== null ? parseDollarString(input.amountText) : parseDollarNumber(input.request.amount);
   if (!parsed.ok) fail('invalid_amount', `amount ${parsed.reason}`);
   if (parsed.cents < CHARGE_AMOUNT_CENTS_MIN) fail('invalid_amount', 'amount must be at least 0.50');
   if (parsed.cents > CHARGE_AMOUNT_CENTS_MAX) fail('invalid_amount', 'amount must be at most 100000.00');
   const request = input.request;
+  if (request.source === undefined) fail('invalid_request', 'source is required');
   const source = parsePaymentSource(request.source);
   if (source === null) {
     if (/^(pm|ref)-/.test(request.source)) fail('not_found', `source ${request.source.slice(0, 40)} names no payment method or reference`);
     fail('invalid_nonce', 'source is not a nonce from tokenization');
   }
   if (source.kind === 'nonce') {
-    // Only a stored card knows its own expiry and billing (docs/api-decisions.md section 15).
-    for (const field of ['expiry_month', 'expiry_year', 'billing_info'] as const) {
+    // Only a stored card knows its own expiry and billing (docs/api-decisions.md section 15); an
+    // accept.blue caller may leave the billing address out, as accept.blue allows.
+    const required = dialect === 'spec' ? (['expiry_month', 'expiry_year', 'billing_info'] as const) : (['expiry_month', 'expiry_year'] as const);
+    for (const field of required) {
       if (request[field] === undefined) fail('invalid_request', `${field} is required`);
     }
   }
@@ -93,7 +103,7 @@ export function validateCharge(input: ChargeInput, nowMs: number): number {
 
 /** The source of a request validate() accepted. */
 export function sourceOf(request: ChargeRequest): PaymentSource {
-  const source = parsePaymentSource(request.source);
+  const source = parsePaymentSource(request.source ?? '');
   if (source === null) throw new Error('charge source was not validated');
   return source;
 }
@@ -103,21 +113,36 @@ export function chargeKeyedRequest(key: string, request: ChargeRequest): KeyedRe
   return keyedRequest(key, 'charge', request, 'body-only');
 }
 
-/** What a charge keeps of its request; verify (verify.ts) keeps the same. */
-export function storedRequest(request: Omit<ChargeRequest, 'amount'>, billingOfCard?: StoredChargeRequest['billing_info']): StoredChargeRequest {
-  const billing = request.billing_info ?? billingOfCard;
-  if (billing === undefined) throw new Error('a charge request without billing_info and no stored card to take it from');
+/** What the charge was asked in and for, kept with its request (absent for the spec dialect's full-amount charges' older rows). */
+export interface StoredContext {
+  readonly wireDialect: WireDialect;
+  readonly requestedCents?: number | undefined;
+}
+
+/**
+ * What a charge keeps of its request; verify (verify.ts) keeps the same. The
+ * accept.blue members and the dialect are kept only when there are any, so a
+ * spec-dialect charge keeps exactly what it kept before them.
+ */
+export function storedRequest(
+  request: Omit<ChargeRequest, 'amount'>,
+  billingOfCard?: StoredChargeRequest['billing_info'],
+  context: StoredContext = { wireDialect: 'spec' },
+): StoredChargeRequest {
+  const billing = request.billing_info ?? billingOfCard ?? {};
   const details = request.transaction_details ?? {};
   return {
+    ...(context.wireDialect === 'spec' ? {} : { wire_dialect: context.wireDialect }),
+    ...(context.requestedCents === undefined ? {} : { requested_cents: context.requestedCents }),
     billing_info: {
-      first_name: billing.first_name,
-      last_name: billing.last_name,
-      street: billing.street,
+      first_name: billing.first_name ?? '',
+      last_name: billing.last_name ?? '',
+      street: billing.street ?? '',
       street2: billing.street2 ?? '',
-      city: billing.city,
-      state: billing.state,
-      zip: billing.zip,
-      country: billing.country,
+      city: billing.city ?? '',
+      state: billing.state ?? '',
+      zip: billing.zip ?? '',
+      country: billing.country ?? '',
       phone: billing.phone ?? '',
     },
     transaction_details: {
@@ -129,6 +154,7 @@ export function storedRequest(request: Omit<ChargeRequest, 'amount'>, billingOfC
       po_number: details.po_number ?? null,
       order_number: details.order_number ?? null,
     },
+    ...keptExtras(request),
   };
 }
 

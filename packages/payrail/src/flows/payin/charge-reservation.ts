@@ -34,6 +34,7 @@ export async function reserveCharge(
     key: idem === null ? null : { sourceId: payer.sourceId, idemKey: idem.key, requestHash: idem.requestHash, ttlMs: IDEMPOTENCY_KEY_TTL_MS },
     payer,
     source: cardSourceOf(request),
+    customerPk: request.customer?.customer_id ?? null,
     keys: deps.cipher,
     pendingOf: pendingChargeOf(deps.cipher, payer, request, amountCents, { idemKey: idem?.key ?? null, schedulePk: null, surchargeCents }),
   });
@@ -49,7 +50,8 @@ export function cardSourceOf(request: ChargeRequest): CardSourceRequest {
     nonceHash: source.kind === 'nonce' ? hashNonce(source.nonce) : null,
     expiryMonth: request.expiry_month,
     expiryYear: request.expiry_year,
-    billing: billingOf(request),
+    // A nonce's card has no address of its own: an accept.blue caller's charge without one keeps none.
+    billing: source.kind === 'nonce' ? storedRequest(request).billing_info : billingOf(request),
   };
 }
 
@@ -76,7 +78,14 @@ export function pendingChargeOf(
       expiry_month: card.expiryMonth,
       expiry_year: card.expiryYear,
       card_number_enc: sealedNumber,
-      request_json: JSON.stringify({ ...storedRequest(request, card.billing), surcharge_cents: options.surchargeCents ?? 0 }),
+      request_json: JSON.stringify({
+        ...storedRequest(request, card.billing, {
+          wireDialect: payer.wireDialect ?? 'spec',
+          // Only then may the processor authorize less than asked for (charge-outcome.ts).
+          requestedCents: request.transaction_flags?.allow_partial_approval === true ? amountCents : undefined,
+        }),
+        surcharge_cents: options.surchargeCents ?? 0,
+      }),
       idem_key: options.idemKey,
       recover_at_ms: nowMs + CHARGE_RECOVERY_AFTER_MS,
       created_at_ms: nowMs,

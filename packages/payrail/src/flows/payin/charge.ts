@@ -34,7 +34,7 @@ import { markKeyUnanswered, readCharge, readChargeHoldingKey } from '../../store
 import { readFundedTransaction } from '../../store/payin/transactions.ts';
 import { IDEMPOTENCY_WAIT_MARGIN_MS, type KeyedRequest, replayKey, RunningRequests } from '../common/idempotency-replay.ts';
 import { FUNDED_TRANSFERS_SHOWN_MAX } from '../transfers/funding.ts';
-import { renderCharge } from './charge-answers.ts';
+import { dialectOf, renderCharge } from './charge-answers.ts';
 import { authorizeCharge } from './charge-authorization.ts';
 import { recordChargeOutcome } from './charge-outcome.ts';
 import { type ChargeInput, type ChargeRequest, chargeKeyedRequest, type Payer, validateCharge } from './charge-request.ts';
@@ -88,7 +88,7 @@ export function createChargeFlow(deps: ChargeDeps): ChargeFlow {
   const running = new RunningRequests<ChargeReply>();
 
   async function charge(payer: Payer, input: ChargeInput): Promise<ChargeReply> {
-    const requestedCents = validateCharge(input, deps.clock.nowMs());
+    const requestedCents = validateCharge(input, deps.clock.nowMs(), payer.wireDialect);
     // The merchant's mandatory card surcharge adds to the amount (surcharge.ts); the charge keeps what it added.
     const surchargeCents = await cardSurchargeCents(deps.db, payer.merchantId, requestedCents);
     const amountCents = requestedCents + surchargeCents;
@@ -131,7 +131,7 @@ async function chargeOnce(
       { charge: charge.pk, processor: deps.processor.name, err: errorSummary(error) },
       'card processor did not answer; charge left pending for recovery',
     );
-    const pendingJson = JSON.stringify(renderCharge(charge));
+    const pendingJson = JSON.stringify(renderCharge(charge, [], dialectOf(charge)));
     if (idem !== null) await markOutcomeUnknown(deps, payer, idem.key, charge.pk, pendingJson);
     return { statusCode: 200, json: pendingJson };
   }
@@ -141,7 +141,7 @@ async function chargeOnce(
   // The worker recorded this charge's answer first; reply with what it recorded.
   const current = await readCharge(deps.db, { pk: charge.pk, merchantId: payer.merchantId });
   if (current === undefined) throw new Error(`charge ${charge.pk} vanished`);
-  return { statusCode: 200, json: JSON.stringify(renderCharge(current)) };
+  return { statusCode: 200, json: JSON.stringify(renderCharge(current, [], dialectOf(current))) };
 }
 
 /**
@@ -176,7 +176,7 @@ async function replayStoredReply(deps: ChargeDeps, payer: Payer, idem: KeyedRequ
 async function currentReply(deps: ChargeDeps, payer: Payer, idemKey: string, reservedAtMs: number): Promise<ChargeReply> {
   const charge = await readChargeHoldingKey(deps.db, { merchantId: payer.merchantId, sourceId: payer.sourceId, idemKey, reservedAtMs });
   if (charge === undefined) fail('internal_server_error', 'the charge holding this Idempotency-Key could not be read; retry');
-  return { statusCode: 200, json: JSON.stringify(renderCharge(charge)) };
+  return { statusCode: 200, json: JSON.stringify(renderCharge(charge, [], dialectOf(charge))) };
 }
 
 import { errorSummary } from '../common/error-summary.ts';

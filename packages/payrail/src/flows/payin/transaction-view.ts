@@ -1,6 +1,10 @@
 // The transaction object: how one card transaction reads, as the `transaction`
 // member of a charge answer, in transaction lists and in events. Pure: the
-// same row always renders the same object.
+// same row always renders the same object. The accept.blue dialect's object
+// is built in transaction-acceptblue.ts; the spec dialect's is here, and
+// shows the accept.blue request fields a charge kept (amount details,
+// custom fields, customer, shipping address, name) in its own members.
+import { amountBreakdown } from '../../domain/amount-details.ts';
 import { avsResultOf, cvvResultOf } from '../../domain/card-results.ts';
 import { transactionStatusOf, utcDate } from '../../domain/card-lifecycle.ts';
 import { isoTime } from '../../domain/iso-time.ts';
@@ -8,7 +12,8 @@ import { centsToDollarNumber } from '../../domain/money.ts';
 import type { WireDialect } from '../../domain/wire-dialect.ts';
 import type { FundedTransferRow } from '../../store/transfers.ts';
 import { fundingCustomFields } from '../transfers/funding.ts';
-import type { ChargeView, StoredChargeRequest } from './charge-answers.ts';
+import type { ChargeView, StoredChargeRequest } from './charge-view.ts';
+import { addressOf, figuresOf, renderAcceptBlueTransaction, requestedCentsOf, surchargeCentsOf } from './transaction-acceptblue.ts';
 
 /** The funding type we report in card_details.bin_details.type: no BIN table says otherwise. */
 const BIN_TYPE = 'credit';
@@ -17,15 +22,21 @@ const BIN_TYPE = 'credit';
  * `funded`: the transfers the charge pays for, shown in custom_fields (see transfers/funding.ts).
  * `dialect`: the caller's wire dialect (accept.blue's Transaction object in `acceptblue`).
  */
-export function renderTransaction(charge: ChargeView, funded: readonly FundedTransferRow[] = [], _dialect: WireDialect = 'spec'): Record<string, unknown> {
+export function renderTransaction(charge: ChargeView, funded: readonly FundedTransferRow[] = [], dialect: WireDialect = 'spec'): Record<string, unknown> {
+  return dialect === 'acceptblue' ? renderAcceptBlueTransaction(charge, funded) : renderSpecTransaction(charge, funded);
+}
+
+function renderSpecTransaction(charge: ChargeView, funded: readonly FundedTransferRow[]): Record<string, unknown> {
   const request = JSON.parse(charge.request_json) as StoredChargeRequest;
   const approved = charge.status === 'approved';
-  const requested = centsToDollarNumber(charge.amount_cents);
+  const requested = centsToDollarNumber(requestedCentsOf(charge, request));
   // A capture or refund shows the amount it moved (docs/api-decisions.md section 14).
-  const amount = centsToDollarNumber(charge.captured_cents > 0 ? charge.captured_cents : charge.amount_cents);
-  const authorized = approved ? requested : 0;
-  // A charge's amount includes the merchant's surcharge; a refund's row carries its charge's request, not its surcharge.
-  const surchargeCents = charge.kind === 'charge' ? (request.surcharge_cents ?? 0) : 0;
+  const amountCents = charge.captured_cents > 0 ? charge.captured_cents : charge.amount_cents;
+  const amount = centsToDollarNumber(amountCents);
+  // What was authorized: less than asked for after a partial approval.
+  const authorized = approved ? centsToDollarNumber(charge.amount_cents) : 0;
+  const surchargeCents = surchargeCentsOf(charge, request);
+  const figures = amountBreakdown(amountCents, figuresOf(request, surchargeCents));
   const authCode = charge.auth_code ?? '';
   const avs = avsResultOf(charge.avs_result_code);
   const avsCode = charge.avs_result_code ?? '';
@@ -38,14 +49,14 @@ export function renderTransaction(charge: ChargeView, funded: readonly FundedTra
     status_details: { status: transactionStatusOf(charge) },
     amount_details: {
       amount,
-      subtotal: amount,
-      tax: 0,
-      tax_percent: 0,
-      shipping: 0,
-      discount: 0,
-      tip: 0,
-      surcharge: centsToDollarNumber(surchargeCents),
-      original_requested_amount: centsToDollarNumber(charge.amount_cents - surchargeCents),
+      subtotal: centsToDollarNumber(figures.subtotalCents),
+      tax: centsToDollarNumber(figures.taxCents),
+      tax_percent: figures.taxPercent,
+      shipping: centsToDollarNumber(figures.shippingCents),
+      discount: centsToDollarNumber(figures.discountCents),
+      tip: centsToDollarNumber(figures.tipCents),
+      surcharge: centsToDollarNumber(figures.surchargeCents),
+      original_requested_amount: centsToDollarNumber(requestedCentsOf(charge, request) - surchargeCents),
       original_authorized_amount: authorized,
     },
     card_details: {
@@ -64,20 +75,10 @@ export function renderTransaction(charge: ChargeView, funded: readonly FundedTra
       expiry_month: charge.expiry_month,
       expiry_year: charge.expiry_year,
       bin_details: { type: BIN_TYPE },
-      name: null,
+      name: request.name ?? null,
     },
     billing_info: { ...request.billing_info },
-    shipping_info: {
-      first_name: null,
-      last_name: null,
-      street: null,
-      street2: null,
-      city: null,
-      state: null,
-      zip: null,
-      country: null,
-      phone: null,
-    },
+    shipping_info: addressOf(request.shipping_info),
     transaction_details: {
       type: charge.kind,
       source: 'api',
@@ -94,8 +95,13 @@ export function renderTransaction(charge: ChargeView, funded: readonly FundedTra
       client_ip: details.client_ip,
       schedule_id: charge.schedule_pk === null ? null : String(charge.schedule_pk),
     },
-    customer: { customer_id: charge.customer_pk === null ? null : String(charge.customer_pk), identifier: null, email: null, fax: null },
-    custom_fields: fundingCustomFields(funded),
+    customer: {
+      customer_id: charge.customer_pk === null ? null : String(charge.customer_pk),
+      identifier: request.customer?.identifier ?? null,
+      email: request.customer?.email ?? null,
+      fax: request.customer?.fax ?? null,
+    },
+    custom_fields: { ...request.custom_fields, ...fundingCustomFields(funded) },
     settled_date: charge.settled_at_ms === null ? null : utcDate(charge.settled_at_ms),
   };
 }

@@ -34,7 +34,7 @@ import {
 import type { TransactionRow } from '../../store/transactions.ts';
 import { errorSummary } from './charge.ts';
 import { type ChargeRequest, type Payer, storedRequest } from './charge-request.ts';
-import { renderCharge } from './charge-answers.ts';
+import { dialectOf, renderCharge } from './charge-answers.ts';
 import { answerUnknownOutcome, checkIdempotencyKey, OPERATION_RECOVERY_AFTER_MS } from './operation-common.ts';
 import {
   IDEMPOTENCY_KEY_TTL_MS,
@@ -45,6 +45,7 @@ import {
   replayKey,
   RunningRequests,
 } from '../common/idempotency-replay.ts';
+import { checkOffered, checkSpecBilling } from './charge-rules.ts';
 import { failNonce } from './nonce-use.ts';
 
 export interface VerifyDeps {
@@ -61,10 +62,9 @@ export function verifyDepsOf(service: Pick<Service, 'db' | 'clock' | 'log' | 'pr
 }
 
 /** The charge body without amount (and without capture). */
-export type VerifyRequest = Omit<ChargeRequest, 'amount' | 'capture' | 'expiry_month' | 'expiry_year' | 'billing_info'> & {
+export type VerifyRequest = Omit<ChargeRequest, 'amount' | 'capture' | 'expiry_month' | 'expiry_year'> & {
   readonly expiry_month: number;
   readonly expiry_year: number;
-  readonly billing_info: NonNullable<ChargeRequest['billing_info']>;
 };
 
 type Idem = KeyedRequest | null;
@@ -74,31 +74,40 @@ type Step = { kind: 'taken' } | { kind: 'reserved'; row: TransactionRow; number:
 export const VERIFY_BATCH_MAX = 50;
 const CLAIM_LEASE_MS = 2 * CARD_PROCESSOR_TIMEOUT_MS;
 
-const render = (row: TransactionRow): string => JSON.stringify(renderCharge(row));
+// In the dialect the verification was asked in (kept with its request).
+const render = (row: TransactionRow): string => JSON.stringify(renderCharge(row, [], dialectOf(row)));
 
 /** Reserves the key, takes the nonce and writes the verification as pending, in one write transaction. */
 async function reserve(deps: VerifyDeps, payer: Payer, request: VerifyRequest, idem: Idem): Promise<Step> {
+  const nonce = request.source ?? '';
   const step = await reserveVerification(deps.db, {
     clock: deps.clock,
     key: idem === null ? null : { sourceId: payer.sourceId, idemKey: idem.key, requestHash: idem.requestHash, ttlMs: IDEMPOTENCY_KEY_TTL_MS },
     payer,
-    nonce: { text: request.source, hash: hashNonce(request.source), expiryMonth: request.expiry_month, expiryYear: request.expiry_year },
+    nonce: { text: nonce, hash: hashNonce(nonce), expiryMonth: request.expiry_month, expiryYear: request.expiry_year },
     keys: deps.cipher,
-    pendingOf: (nonce, number, nowMs) => ({
-      merchant_id: payer.merchantId,
-      source_id: payer.sourceId,
-      card_type: nonce.card_type,
-      last4: nonce.last4,
-      bin: nonce.bin,
-      expiry_month: request.expiry_month,
-      expiry_year: request.expiry_year,
-      // Its own copy for recovery, under the card-data key; erased once answered.
-      card_number_enc: deps.cipher.seal(number, 'card_number', payer.sourceId),
-      request_json: JSON.stringify(storedRequest(request)),
-      idem_key: idem?.key ?? null,
-      recover_at_ms: nowMs + OPERATION_RECOVERY_AFTER_MS,
-      created_at_ms: nowMs,
-    }),
+    pendingOf: (nonce, number, nowMs) => {
+      // One seal for the recovery copy and the copy an approved verification keeps for later `ref-` charges.
+      const sealedNumber = deps.cipher.seal(number, 'card_number', payer.sourceId);
+      return {
+        merchant_id: payer.merchantId,
+        source_id: payer.sourceId,
+        card_type: nonce.card_type,
+        last4: nonce.last4,
+        bin: nonce.bin,
+        expiry_month: request.expiry_month,
+        expiry_year: request.expiry_year,
+        // Its own copy for recovery, under the card-data key; erased once answered.
+        card_number_enc: sealedNumber,
+        // The card a later `ref-<reference_number>` charge uses (radicalloop's authorize, then capture); erased
+        // unless approved, and after the same retention as a charge's (store/payin/cleanup.ts).
+        ref_card_enc: sealedNumber,
+        request_json: JSON.stringify(storedRequest(request, undefined, { wireDialect: payer.wireDialect ?? 'spec' })),
+        idem_key: idem?.key ?? null,
+        recover_at_ms: nowMs + OPERATION_RECOVERY_AFTER_MS,
+        created_at_ms: nowMs,
+      };
+    },
   });
   if (step.kind === 'refused') failNonce(step);
   return step;
@@ -164,10 +173,18 @@ export function createVerifyFlow(deps: VerifyDeps): { verify(payer: Payer, input
   const running = new RunningRequests();
   return {
     async verify(payer, input) {
+      const request = input.request;
+      checkOffered(request);
+      // The spec dialect keeps the interface spec's billing address; an accept.blue caller may leave it out.
+      if (payer.wireDialect !== 'acceptblue') {
+        if (request.billing_info === undefined) fail('invalid_request', 'billing_info is required');
+        checkSpecBilling(request.billing_info);
+      }
+      if (request.source === undefined) fail('invalid_request', 'source is required');
       checkIdempotencyKey(input.idempotencyKey);
-      const expiryProblem = checkExpiry(input.request.expiry_month, input.request.expiry_year, deps.clock.nowMs());
+      const expiryProblem = checkExpiry(request.expiry_month, request.expiry_year, deps.clock.nowMs());
       if (expiryProblem !== null) fail('invalid_card', expiryProblem);
-      if (!NONCE_PATTERN.test(input.request.source)) fail('invalid_nonce', 'source is not a nonce from tokenization');
+      if (!NONCE_PATTERN.test(request.source)) fail('invalid_nonce', 'source is not a nonce from tokenization');
       if (input.idempotencyKey === null) return verifyOnce(deps, payer, input.request, null);
       const idem = keyedRequest(input.idempotencyKey, 'verify', input.request);
       return running.run(`${payer.sourceId}\n${idem.key}`, idem.requestHash, () => verifyOnce(deps, payer, input.request, idem));

@@ -4,9 +4,8 @@
 // a stored idempotent reply is byte-for-byte what the first caller got).
 // Unknown request fields are refused with the field named, so a misspelt
 // optional field is reported instead of silently dropped.
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 
-const text = (maxLength: number, minLength = 1) => Type.String({ minLength, maxLength });
 const optionalText = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
 const nullableText = () => Type.Union([Type.String(), Type.Null()]);
 
@@ -35,28 +34,43 @@ export const TokenResponse = Type.Object(
   { title: 'CardToken' },
 );
 
-export const BillingInfo = Type.Object(
+/**
+ * accept.blue's Address: every member optional. In the spec dialect a billing
+ * address keeps the interface spec's rules (first_name, last_name, street,
+ * city, state, zip and country required and not empty, Payrail's lengths),
+ * checked by the charge and verify flows (flows/payin/charge-request.ts), so
+ * that an accept.blue caller may send a partial address, or none.
+ */
+export const Address = Type.Object(
   {
-    first_name: text(100),
-    last_name: text(100),
-    street: text(200),
-    street2: optionalText(200),
-    city: text(100),
-    state: text(64),
-    zip: text(20),
-    country: text(64),
-    phone: optionalText(32),
+    first_name: optionalText(255),
+    last_name: optionalText(255),
+    street: optionalText(255),
+    street2: optionalText(255),
+    city: optionalText(255),
+    state: optionalText(255),
+    zip: optionalText(50),
+    country: optionalText(255),
+    phone: optionalText(255),
   },
-  { title: 'BillingInfo', additionalProperties: false },
+  { title: 'Address', additionalProperties: false },
 );
+
+/** The billing address (spec dialect: required fields as described on Address). */
+export const BillingInfo = Type.Object(Address.properties, {
+  title: 'BillingInfo',
+  additionalProperties: false,
+  description:
+    'Spec dialect: first_name, last_name, street, city, state, zip and country are required (not empty; at most 100, 100, 200, 100, 64, 20 and 64 characters; street2 200, phone 32). accept.blue dialect: every member optional.',
+});
 
 export const TransactionDetails = Type.Object(
   {
-    description: optionalText(255),
+    description: optionalText(65535),
     clerk: optionalText(255),
     terminal: optionalText(255),
-    client_ip: optionalText(45),
-    signature: optionalText(8192),
+    client_ip: optionalText(255),
+    signature: optionalText(65535),
     invoice_number: optionalText(255),
     po_number: optionalText(255),
     order_number: optionalText(255),
@@ -64,14 +78,125 @@ export const TransactionDetails = Type.Object(
   { title: 'TransactionDetails', additionalProperties: false },
 );
 
+// accept.blue's charge fields (docs/acceptblue-compatibility.md), with accept.blue's types and limits.
+
+const dollars = (description: string) => Type.Optional(Type.Number({ minimum: 0, maximum: 20_000_000, description }));
+
+export const AmountDetails = Type.Object(
+  {
+    tax: dollars('Tax in dollars'),
+    tax_percent: Type.Optional(Type.Number({ minimum: 0, description: 'Tax rate in percent; the tax is computed from it when tax is absent' })),
+    surcharge: dollars('Surcharge in dollars'),
+    shipping: dollars('Shipping in dollars'),
+    tip: dollars('Tip in dollars'),
+    discount: dollars('Discount in dollars'),
+  },
+  { title: 'AmountDetails', additionalProperties: false, description: 'Reporting figures, kept and shown; never validated against amount, never change it' },
+);
+
+export const LineItem = Type.Object(
+  {
+    sku: optionalText(12),
+    name: optionalText(64),
+    description: optionalText(255),
+    cost: Type.Optional(Type.Number({ minimum: 0.0001 })),
+    quantity: Type.Optional(Type.Integer({ minimum: 1 })),
+    tax_rate: Type.Optional(Type.Number({ minimum: 0, maximum: 30 })),
+    tax_amount: Type.Optional(Type.Number({ minimum: 0 })),
+    unit_of_measure: optionalText(3),
+    commodity_code: Type.Optional(Type.String({ minLength: 8, maxLength: 8 })),
+    discount_rate: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
+    discount_amount: Type.Optional(Type.Number({ minimum: 0 })),
+  },
+  { title: 'LineItem', additionalProperties: false },
+);
+
+export const CustomFields = Type.Object(Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`custom${i + 1}`, optionalText(255)])), {
+  title: 'CustomFields',
+  additionalProperties: false,
+  description: 'custom1 to custom20, strings of at most 255 characters',
+});
+
+export const ChargeCustomer = Type.Object(
+  {
+    send_receipt: Type.Optional(Type.Boolean()),
+    email: optionalText(255),
+    fax: optionalText(255),
+    identifier: optionalText(255),
+    customer_id: Type.Optional(
+      Type.Integer({ minimum: 1, description: "Links the transaction to this customer of the merchant (ignored if it is not the merchant's)" }),
+    ),
+  },
+  { title: 'ChargeCustomer', additionalProperties: false },
+);
+
+export const TransactionFlags = Type.Object(
+  {
+    allow_partial_approval: Type.Optional(Type.Boolean({ description: 'The issuer may approve less than the amount (auth_amount says how much)' })),
+    is_recurring: Type.Optional(Type.Boolean()),
+    is_installment: Type.Optional(Type.Boolean()),
+    is_customer_initiated: Type.Optional(Type.Boolean()),
+    cardholder_present: Type.Optional(Type.Boolean()),
+    card_present: Type.Optional(Type.Boolean()),
+    terminal: Type.Optional(
+      Type.Object(
+        {
+          operating_environment: Type.Optional(Type.Integer({ minimum: 0, maximum: 6 })),
+          cardholder_authentication_method: Type.Optional(Type.Union(['0', '2', '5', '6', 'S'].map((v) => Type.Literal(v)))),
+          cardholder_authentication_entity: Type.Optional(Type.Union([0, 2, 4, 5].map((v) => Type.Literal(v)))),
+          print_capability: Type.Optional(Type.Boolean()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { title: 'TransactionFlags', additionalProperties: false },
+);
+
+export const ThreeDSecure = Type.Object(
+  {
+    eci: Type.Optional(Type.Union(['00', '01', '02', '05', '06', '07'].map((v) => Type.Literal(v)))),
+    cavv: Type.Optional(Type.String({ minLength: 28, maxLength: 80 })),
+    ds_trans_id: Type.Optional(Type.String({ minLength: 36, maxLength: 36 })),
+  },
+  { title: 'ThreeDSecure', additionalProperties: false },
+);
+
+/** The accept.blue members a charge and a verify share. */
+const ACCEPTBLUE_CHARGE_FIELDS = {
+  name: optionalText(255),
+  amount_details: Type.Optional(AmountDetails),
+  line_items: Type.Optional(Type.Array(LineItem, { minItems: 1 })),
+  custom_fields: Type.Optional(CustomFields),
+  customer: Type.Optional(ChargeCustomer),
+  transaction_flags: Type.Optional(TransactionFlags),
+  ignore_duplicates: Type.Optional(Type.Boolean({ description: 'Accepted; the Idempotency-Key header is the duplicate protection' })),
+  avs_address: optionalText(255),
+  avs_zip: optionalText(50),
+  shipping_info: Type.Optional(Address),
+  '3d_secure': Type.Optional(ThreeDSecure),
+  save_card: Type.Optional(Type.Boolean({ description: 'Keep the card as a saved-card token (card_ref)' })),
+  cvv2: Type.Optional(Type.String({ pattern: '^[0-9]{3,4}$', description: 'Accepted; a nonce carries its own security code, a stored source needs none' })),
+};
+
+/** accept.blue charges Payrail does not offer: accepted by the schema so the refusal can say so (400 not_offered). */
+const NOT_OFFERED_FIELDS = {
+  magstripe: Type.Optional(Type.String({ description: 'Not offered: card-present (magstripe) charges are refused' })),
+  terminal_id: Type.Optional(Type.Union([Type.String(), Type.Integer()], { description: 'Not offered: terminal charges are refused' })),
+  token: Type.Optional(Type.Union([Type.String(), Type.Object({})], { description: 'Not offered: digital wallet (googlepay, applepay) charges are refused' })),
+};
+
 export const ChargeRequest = Type.Object(
   {
     amount: Type.Number({ description: 'Amount in dollars, at most 2 decimals, 0.50 to 100000.00' }),
-    source: Type.String({
-      minLength: 1,
-      maxLength: 100,
-      description: 'Nonce from tokenization, pm-<payment method id> (a saved card) or ref-<reference number> (the card of an earlier approved charge)',
-    }),
+    source: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description:
+          'Required. Nonce from tokenization, pm-<payment method id> (a saved card) or ref-<reference number> (the card of an earlier approved charge or verification)',
+      }),
+    ),
     expiry_month: Type.Optional({ ...ExpiryMonth, description: 'Card expiry month, 1 to 12; required with a nonce, else taken from the stored card' }),
     expiry_year: Type.Optional({ ...ExpiryYear, description: 'Card expiry year; required with a nonce, else taken from the stored card' }),
     billing_info: Type.Optional(BillingInfo),
@@ -79,6 +204,8 @@ export const ChargeRequest = Type.Object(
     capture: Type.Optional(
       Type.Boolean({ description: 'false authorizes only: nothing is credited until POST /api/v2/transactions/capture; authorizations expire after 7 days' }),
     ),
+    ...ACCEPTBLUE_CHARGE_FIELDS,
+    ...NOT_OFFERED_FIELDS,
   },
   { title: 'ChargeRequest', additionalProperties: false },
 );
@@ -240,7 +367,105 @@ export const ShapeB = Type.Object(
   { title: 'DeclinedTransaction' },
 );
 
-export const ChargeResponse = Type.Union([ShapeA, ShapeB], { title: 'TransactionResult' });
+const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const nullableInteger = () => nullable(Type.Integer());
+
+/** accept.blue's Transaction object: the accept.blue dialect's `transaction` member (docs/acceptblue-compatibility.md). */
+export const AcceptBlueTransaction = Type.Object(
+  {
+    id: Type.Integer({ description: 'The reference number' }),
+    created_at: Type.String(),
+    settled_date: nullableText(),
+    amount_details: Type.Object({
+      amount: Type.Number(),
+      tax: Type.Number(),
+      tax_percent: Type.Number(),
+      surcharge: Type.Number(),
+      shipping: Type.Number(),
+      tip: Type.Number(),
+      discount: Type.Number(),
+      subtotal: Type.Number({ description: 'amount less tax, shipping, tip and surcharge, plus discount (0 at least)' }),
+      original_requested_amount: Type.Number(),
+      original_authorized_amount: Type.Number({ description: 'Less than requested after a partial approval' }),
+    }),
+    transaction_details: Type.Object({
+      description: nullableText(),
+      clerk: nullableText(),
+      terminal: nullableText(),
+      client_ip: nullableText(),
+      signature: nullableText(),
+      invoice_number: nullableText(),
+      po_number: nullableText(),
+      order_number: nullableText(),
+      batch_id: nullableInteger(),
+      source: Type.String(),
+      terminal_name: nullableText(),
+      terminal_id: nullableText(),
+      username: nullableText(),
+      type: Type.String({ description: 'charge, or credit for a refund' }),
+      reference_number: nullableInteger(),
+      schedule_id: nullableInteger(),
+    }),
+    customer: Type.Object({ identifier: nullableText(), email: nullableText(), fax: nullableText(), customer_id: nullableInteger() }),
+    status_details: Type.Object({
+      status: Type.String({
+        description: 'queued (authorized, not captured), captured, pending, settled, voided, expired, declined, error, approved (a verification)',
+      }),
+      error_code: nullableText(),
+      error_message: nullableText(),
+    }),
+    billing_info: NullableAddress,
+    shipping_info: NullableAddress,
+    custom_fields: Type.Object({}, { description: 'custom1 to custom20 as sent, and transfers: the transfers the charge funds' }),
+    line_items: Type.Array(Type.Object({})),
+    card_details: Type.Object({
+      name: nullableText(),
+      last4: Type.String(),
+      expiry_month: Type.Integer(),
+      expiry_year: Type.Integer(),
+      card_type: Type.String({ description: 'Visa, MasterCard, Amex, Discover, JCB or Diners' }),
+      avs_street: nullableText(),
+      avs_zip: nullableText(),
+      auth_code: nullableText(),
+      bin: Type.String(),
+      bin_details: Type.Object({ type: nullableText() }),
+      avs_result: nullableText(),
+      avs_result_code: nullableText(),
+      cvv_result: nullableText(),
+      cvv_result_code: nullableText(),
+      cavv_result: nullableText(),
+      cavv_result_code: nullableText(),
+    }),
+  },
+  { title: 'AcceptBlueTransaction' },
+);
+
+/** accept.blue's CreditCardResponse (and VerificationResponse): every charge answer in the accept.blue dialect, HTTP 200. */
+export const AcceptBlueChargeResponse = Type.Object(
+  {
+    version: Type.String(),
+    status: Type.String({ description: 'Approved, Partially Approved, Submitted (held for review or not answered yet), Declined or Error' }),
+    status_code: Type.String({ description: 'A, P (partially approved or submitted), D or E' }),
+    error_message: nullableText(),
+    error_code: nullableText(),
+    error_details: Type.Null(),
+    reference_number: Type.Integer(),
+    auth_amount: Type.Number(),
+    auth_code: nullableText(),
+    avs_result: nullableText(),
+    avs_result_code: nullableText(),
+    cvv2_result: nullableText(),
+    cvv2_result_code: nullableText(),
+    card_type: Type.String(),
+    last_4: Type.String(),
+    card_ref: nullableText(),
+    bin_type: Type.Object({ type: nullableText() }),
+    transaction: AcceptBlueTransaction,
+  },
+  { title: 'AcceptBlueChargeResult' },
+);
+
+export const ChargeResponse = Type.Union([ShapeA, ShapeB, AcceptBlueChargeResponse], { title: 'TransactionResult' });
 
 // The card transaction lifecycle (docs/api-decisions.md sections 10 and 14) --------
 
@@ -259,11 +484,13 @@ export type OperationRequest = Static<typeof OperationRequest>;
 /** Verify: the charge body without amount (and without capture). */
 export const VerifyRequest = Type.Object(
   {
-    source: Type.String({ minLength: 1, maxLength: 100, description: 'Nonce from tokenization' }),
+    source: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Required. Nonce from tokenization' })),
     expiry_month: ExpiryMonth,
     expiry_year: ExpiryYear,
-    billing_info: BillingInfo,
+    billing_info: Type.Optional(BillingInfo),
     transaction_details: Type.Optional(TransactionDetails),
+    ...ACCEPTBLUE_CHARGE_FIELDS,
+    ...NOT_OFFERED_FIELDS,
   },
   { title: 'VerifyRequest', additionalProperties: false },
 );

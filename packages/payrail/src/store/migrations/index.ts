@@ -31,6 +31,7 @@ const names = [
   '016_vault_acceptblue',
   '017_surcharge',
   '018_acceptblue_webhooks',
+  '020_verification_reference_cards',
 ];
 
 export const MIGRATIONS: readonly Migration[] = names.map((name) => ({

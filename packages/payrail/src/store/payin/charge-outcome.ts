@@ -19,6 +19,8 @@ export interface ChargeOutcomeInput {
   readonly views: EventViews;
   /** The charge as its reply shows it when no event rendered it already. */
   readonly replyJson: (row: ChargeRow) => string;
+  /** Whether the reply is the event's data (the same view of the same row), so that it need not be rendered twice. */
+  readonly replyIsEventData: boolean;
 }
 
 /** The charge as recorded and its reply, or null when another process recorded an outcome first (then nothing changed). */
@@ -33,7 +35,7 @@ export function recordChargeAnswer(db: Db, input: ChargeOutcomeInput): Promise<{
     // docs/api-decisions.md section 11; a pending charge polled again is no news.
     const withEvent = outcome.status !== 'pending' || awaiting === 'answer';
     const draft = withEvent ? await draftTransactionEventOf(tx, input.views, `charge.${outcome.status}`, updated, nowMs) : undefined;
-    const replyJson = draft?.plainJson ?? input.replyJson(updated);
+    const replyJson = (input.replyIsEventData ? draft?.plainJson : undefined) ?? input.replyJson(updated);
     // Statements that do not wait on each other's results are sent together,
     // in this order (PostgreSQL runs them so, in one round trip).
     await Promise.all([
@@ -43,7 +45,8 @@ export function recordChargeAnswer(db: Db, input: ChargeOutcomeInput): Promise<{
       // whose charge had no answer yet, so the statement is skipped when it cannot apply).
       charge.idem_key !== null && awaiting === 'answer' ? completeKey(tx, charge.source_id, charge.idem_key, 200, replyJson) : undefined,
       // Last: the merchant's balance rows are locked from here to COMMIT (HOT_ROWS_LAST in flows/payin/operation-outcome.ts).
-      credited ? creditApproval(tx, charge, nowMs) : undefined,
+      // The charge as recorded: a partial approval credits only what was authorized.
+      credited ? creditApproval(tx, updated, nowMs) : undefined,
     ]);
     return { charge: updated, replyJson };
   });

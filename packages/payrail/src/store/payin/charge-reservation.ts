@@ -6,6 +6,7 @@ import type { Clock } from '../../domain/clock.ts';
 import { type ChargeRow, insertPendingCharge, type NewCharge, pendingChargeRow } from '../charges.ts';
 import { command, Refusal } from '../command.ts';
 import type { Db, Tx } from '../db.ts';
+import { getCustomer } from '../customers.ts';
 import { reserveKey } from '../idempotency.ts';
 import { type CardKeys, type CardRefusal, type CardSourceRequest, type ChargeCard, takeCardSourceIn } from './card-source.ts';
 
@@ -25,6 +26,8 @@ export interface ChargeReservationInput {
   readonly key: KeyClaim | null;
   readonly payer: { readonly merchantId: string; readonly sourceId: string };
   readonly source: CardSourceRequest;
+  /** The customer the request links the charge to (accept.blue's customer.customer_id); ignored when not the merchant's. */
+  readonly customerPk?: number | null;
   readonly keys: CardKeys;
   readonly pendingOf: PendingChargeOf;
 }
@@ -52,12 +55,20 @@ export function reserveCharge(db: Db, input: ChargeReservationInput): Promise<Ch
  */
 export async function reserveChargeIn(
   tx: Tx,
-  input: Pick<ChargeReservationInput, 'payer' | 'source' | 'keys' | 'pendingOf'>,
+  input: Pick<ChargeReservationInput, 'payer' | 'source' | 'keys' | 'pendingOf' | 'customerPk'>,
   nowMs: number,
 ): Promise<{ kind: 'reserved'; charge: ChargeRow; card: ChargeCard } | CardRefusal> {
-  const card = await takeCardSourceIn(tx, input.keys, input.payer, input.source, nowMs);
-  if ('kind' in card) return card;
+  const taken = await takeCardSourceIn(tx, input.keys, input.payer, input.source, nowMs);
+  if ('kind' in taken) return taken;
+  const card = await linkedCustomer(tx, input.payer.merchantId, input.customerPk ?? null, taken);
   const pending = input.pendingOf(card, nowMs);
   const charge = pendingChargeRow(await insertPendingCharge(tx, pending), pending);
   return { kind: 'reserved', charge, card };
+}
+
+/** The card with the customer the request names, when that customer is the merchant's; else as taken (a saved card's customer, or none). */
+async function linkedCustomer(tx: Tx, merchantId: string, customerPk: number | null, card: ChargeCard): Promise<ChargeCard> {
+  if (customerPk === null || customerPk === card.customerPk) return card;
+  const customer = await getCustomer(tx, merchantId, customerPk);
+  return customer === undefined ? card : { ...card, customerPk: customer.pk };
 }

@@ -7,7 +7,9 @@ import { chargeDepsOf, createChargeFlow } from '../../../flows/payin/charge.ts';
 import type { Service } from '../../../service.ts';
 import { keepRawJson, rawMemberText } from '../../raw-json.ts';
 import { ChargeHeaders, ChargeRequest, ChargeResponse, PAYIN_REFUSALS, TransactionParams } from '../../schemas/payin.ts';
+import { zeroExpiryIsAbsent } from '../../acceptblue-expiry.ts';
 import { basicAuth } from '../../auth-hooks.ts';
+import { acceptBlueRequests } from '../../dialect-requests.ts';
 import { idempotencyKeyOf, sendReply } from '../../idempotent-replies.ts';
 
 const REFUSALS = PAYIN_REFUSALS;
@@ -26,18 +28,20 @@ export function payinChargeRoutes(service: Service): FastifyPluginAsyncTypebox {
         schema: {
           operationId: 'chargeCard',
           summary: 'Charge a card by nonce',
-          errors: ['invalid_nonce', 'invalid_card', 'invalid_amount', 'idempotency_key_reused', 'not_found'],
+          errors: ['invalid_nonce', 'invalid_card', 'invalid_amount', 'idempotency_key_reused', 'not_found', 'not_offered'],
           body: ChargeRequest,
           headers: ChargeHeaders,
           response: { 200: ChargeResponse, ...REFUSALS },
         },
         onRequest: authenticate,
+        preValidation: [acceptBlueRequests(ChargeRequest), zeroExpiryIsAbsent],
       },
       async (request, reply) => {
         const principal = request.principal!;
         if (principal.sourceId === null) throw new Error('a source API key without a source');
         const result = await flow.charge(
-          { merchantId: principal.merchantId, sourceId: principal.sourceId },
+          // The answer is written in the caller's dialect, kept with the charge.
+          { merchantId: principal.merchantId, sourceId: principal.sourceId, wireDialect: principal.dialect },
           {
             request: request.body,
             amountText: request.rawJson === undefined ? null : rawMemberText(request.rawJson, 'amount'),

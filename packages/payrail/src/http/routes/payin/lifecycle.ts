@@ -11,7 +11,9 @@ import { createVerifyFlow, verifyDepsOf } from '../../../flows/payin/verify.ts';
 import { operationDepsOf } from '../../../flows/payin/operation-common.ts';
 import type { ErrorName } from '../../../errors.ts';
 import type { Service } from '../../../service.ts';
+import { zeroExpiryIsAbsent } from '../../acceptblue-expiry.ts';
 import { basicAuth } from '../../auth-hooks.ts';
+import { acceptBlueRequests } from '../../dialect-requests.ts';
 import { idempotencyKeyOf, sendReply } from '../../idempotent-replies.ts';
 import { keepRawJson, rawMemberText } from '../../raw-json.ts';
 import { ChargeHeaders, ChargeResponse, OperationRequest, PAYIN_REFUSALS, VerifyRequest } from '../../schemas/payin.ts';
@@ -49,7 +51,7 @@ const DOCS = {
   verify: {
     operationId: 'verifyCard',
     summary: 'Check a card with a zero amount: AVS and CVV results, no money',
-    errors: ['invalid_nonce', 'invalid_card', 'idempotency_key_reused'],
+    errors: ['invalid_nonce', 'invalid_card', 'idempotency_key_reused', 'not_offered'],
   },
 } as const satisfies Record<string, { operationId: string; summary: string; errors: readonly ErrorName[] }>;
 
@@ -86,9 +88,19 @@ export function payinLifecycleRoutes(service: Service): FastifyPluginAsyncTypebo
       });
     }
 
-    app.post('/api/v2/transactions/verify', { schema: schemaOf(DOCS.verify, VerifyRequest), onRequest: authenticate }, async (request, reply) => {
-      const result = await verifyFlow.verify(callerOf(request), { request: request.body as VerifyRequest, idempotencyKey: idempotencyKeyOf(request) });
-      return sendReply(reply, result);
-    });
+    app.post(
+      '/api/v2/transactions/verify',
+      {
+        schema: schemaOf(DOCS.verify, VerifyRequest),
+        onRequest: authenticate,
+        preValidation: [acceptBlueRequests(VerifyRequest), zeroExpiryIsAbsent],
+      },
+      async (request, reply) => {
+        // The answer is written in the caller's dialect, kept with the verification.
+        const payer = { ...callerOf(request), wireDialect: request.principal!.dialect };
+        const result = await verifyFlow.verify(payer, { request: request.body as VerifyRequest, idempotencyKey: idempotencyKeyOf(request) });
+        return sendReply(reply, result);
+      },
+    );
   };
 }
