@@ -17,7 +17,6 @@ import {
   editCustomer,
   eraseCustomer,
   queryCustomer,
-  queryCustomerCharges,
   queryCustomerPanel,
   queryCustomers,
 } from '../../store/vault/customers.ts';
@@ -32,7 +31,7 @@ import {
 } from '../../store/vault/payment-methods.ts';
 import { renderSchedule, type ScheduleView } from './schedule-view.ts';
 import { transactionStatusOf } from '../../domain/card-lifecycle.ts';
-import { renderCharge } from '../payin/charge-answers.ts';
+import { type TransactionListQuery, type TransactionReader, transactionListJson } from '../payin/transactions.ts';
 import { answered, type Created, createOnce } from './keyed-create.ts';
 import { idOf, pageOf, type Owner, type PageQuery } from './stored-common.ts';
 import { cipherOf, type VaultContext } from './vault-context.ts';
@@ -164,18 +163,9 @@ export async function removeCustomer(vault: VaultContext, owner: Owner, id: stri
   if (!(await eraseCustomer(vault.db, { merchantId: owner.merchantId, pk, nowMs: vault.clock.nowMs() }))) fail('not_found', `customer ${pk} not found`);
 }
 
-/** The customer's transactions, newest first, each as GET /api/v2/transactions/:id shows it (JSON array text). */
-export async function customerTransactionsJson(
-  vault: Pick<VaultContext, 'db'>,
-  owner: Pick<Owner, 'merchantId'>,
-  id: string,
-  query: PageQuery,
-): Promise<string> {
-  const pk = idOf('customer', id);
-  const page = pageOf(query);
-  const rows = await queryCustomerCharges(vault.db, { merchantId: owner.merchantId, customerPk: pk, page });
-  if (rows === undefined) fail('not_found', `customer ${pk} not found`);
-  return `[${rows.map((row) => JSON.stringify(renderCharge(row))).join(',')}]`;
+/** The customer's transactions, each as GET /api/v2/transactions/:id shows it in the reader's dialect (JSON array text). */
+export async function customerTransactionsJson(vault: Pick<VaultContext, 'db'>, reader: TransactionReader, id: string, query: TransactionListQuery): Promise<string> {
+  return transactionListJson(vault, reader, { of: 'customer', customerPk: idOf('customer', id) }, query);
 }
 
 export interface SaveCardInput {

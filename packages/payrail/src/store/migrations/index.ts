@@ -28,6 +28,7 @@ const names = [
   '012_sparse_charge_indexes',
   '013_event_deliveries',
   '014_wire_dialect',
+  '021_transaction_settled_index',
 ];
 
 export const MIGRATIONS: readonly Migration[] = names.map((name) => ({

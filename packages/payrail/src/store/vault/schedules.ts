@@ -99,14 +99,6 @@ export function eraseSchedule(db: Db, input: { merchantId: string; pk: number; n
   return db.write((tx) => deleteSchedule(tx, input.merchantId, input.pk, input.nowMs));
 }
 
-/** The schedule's charges, newest first; undefined when the schedule is not the merchant's. */
-export function queryScheduleCharges(db: Db, input: { merchantId: string; schedulePk: number; page: Page }): Promise<ChargeRow[] | undefined> {
-  return db.read(async (tx) => {
-    if ((await getSchedule(tx, input.merchantId, input.schedulePk)) === undefined) return undefined;
-    return listChargesOf(tx, input.merchantId, { schedulePk: input.schedulePk }, input.page);
-  });
-}
-
 /** The schedule and its latest runs, newest first; undefined when the schedule is not the merchant's. */
 export function queryScheduleRuns(
   db: Db,

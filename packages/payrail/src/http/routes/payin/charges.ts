@@ -1,13 +1,18 @@
 // The charge API: POST /api/v2/transactions/charge and
-// GET /api/v2/transactions/:id, with HTTP Basic (source API key and PIN).
+// GET /api/v2/transactions/:id (the charge answer in the spec dialect, the
+// bare transaction object in the accept.blue dialect), with HTTP Basic
+// (source API key and PIN).
 // Replies are sent as the JSON text the flow produced, so an idempotent
 // replay is exactly the first reply.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { chargeDepsOf, createChargeFlow } from '../../../flows/payin/charge.ts';
+import { acceptBlueTransactionJson } from '../../../flows/payin/transactions.ts';
 import type { Service } from '../../../service.ts';
 import { keepRawJson, rawMemberText } from '../../raw-json.ts';
 import { ChargeHeaders, ChargeRequest, ChargeResponse, PAYIN_REFUSALS, TransactionParams } from '../../schemas/payin.ts';
+import { TransactionAnswer } from '../../schemas/transaction-lists.ts';
 import { basicAuth } from '../../auth-hooks.ts';
+import { sendJson } from './transactions.ts';
 import { idempotencyKeyOf, sendReply } from '../../idempotent-replies.ts';
 
 const REFUSALS = PAYIN_REFUSALS;
@@ -56,11 +61,16 @@ export function payinChargeRoutes(service: Service): FastifyPluginAsyncTypebox {
           summary: 'Read a card transaction by its reference number',
           errors: ['not_found'],
           params: TransactionParams,
-          response: { 200: ChargeResponse, ...REFUSALS },
+          response: { 200: TransactionAnswer, ...REFUSALS },
         },
         onRequest: authenticate,
       },
-      async (request, reply) => sendReply(reply, await flow.read(request.principal!.merchantId, request.params.id)),
+      async (request, reply) => {
+        const principal = request.principal!;
+        // accept.blue answers the bare transaction object (status_details at its top level); the spec dialect the charge answer.
+        if (principal.dialect === 'acceptblue') return sendJson(reply, await acceptBlueTransactionJson(service, principal.merchantId, request.params.id));
+        return sendReply(reply, await flow.read(principal.merchantId, request.params.id));
+      },
     );
   };
 }
