@@ -4,6 +4,7 @@
 // refuse a list that lacks a field of its type or names one the type does
 // not have. So a list always equals its type, and a test holding the lists
 // against the document finds any field the server has and the SDK lacks.
+import type { AcceptBlueBatchWire, AcceptBlueTransactionWire } from './acceptblue.ts';
 import type { Customer, PaymentMethodChanges, PaymentMethodWire, SaveCardInput, ScheduleRequestWire } from './stored.ts';
 import type {
   Attribute,
@@ -155,6 +156,31 @@ export const WIRE_FIELDS = {
     refunds_amount: true,
     net_amount: true,
   } satisfies Fields<BatchWire>,
+  AcceptBlueBatch: {
+    id: true,
+    opened_at: true,
+    auto_close_date: true,
+    closed_at: true,
+    platform: true,
+    charges_sum: true,
+    charges_count: true,
+    credits_sum: true,
+    credits_count: true,
+    transactions_count: true,
+  } satisfies Fields<AcceptBlueBatchWire>,
+  AcceptBlueTransaction: {
+    id: true,
+    created_at: true,
+    settled_date: true,
+    amount_details: true,
+    status_details: true,
+    transaction_details: true,
+    customer: true,
+    billing_info: true,
+    shipping_info: true,
+    custom_fields: true,
+    card_details: true,
+  } satisfies Fields<AcceptBlueTransactionWire>,
 
   // Stored customers, saved cards, recurring schedules
   Customer: {

@@ -156,7 +156,12 @@ export const ALL_BATCHES: BatchFilters = { open: null, openedFromMs: null, opene
  * the filters. A merchant has at most one batch a day (batches_merchant
  * serves the order), so a time filter reads few rows.
  */
-export async function listBatches(tx: Tx, merchantId: string | null, page: { limit: number; offset: number }, filters: BatchFilters = ALL_BATCHES): Promise<BatchRow[]> {
+export async function listBatches(
+  tx: Tx,
+  merchantId: string | null,
+  page: { limit: number; offset: number },
+  filters: BatchFilters = ALL_BATCHES,
+): Promise<BatchRow[]> {
   const where: string[] = [];
   const params: Array<string | number> = [];
   if (merchantId !== null) {

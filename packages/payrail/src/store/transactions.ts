@@ -129,9 +129,17 @@ function scopeSql(merchantId: string, scope: TransactionScope, filters: Transact
         orderBy: byTime,
       };
     case 'customer':
-      return { sql: `SELECT ${CHARGE_COLUMNS} FROM charges WHERE customer_pk = ? AND merchant_id = ?`, params: [scope.customerPk, merchantId], orderBy: 't.pk DIR' };
+      return {
+        sql: `SELECT ${CHARGE_COLUMNS} FROM charges WHERE customer_pk = ? AND merchant_id = ?`,
+        params: [scope.customerPk, merchantId],
+        orderBy: 't.pk DIR',
+      };
     case 'schedule':
-      return { sql: `SELECT ${CHARGE_COLUMNS} FROM charges WHERE schedule_pk = ? AND merchant_id = ?`, params: [scope.schedulePk, merchantId], orderBy: 't.pk DIR' };
+      return {
+        sql: `SELECT ${CHARGE_COLUMNS} FROM charges WHERE schedule_pk = ? AND merchant_id = ?`,
+        params: [scope.schedulePk, merchantId],
+        orderBy: 't.pk DIR',
+      };
   }
 }
 

@@ -128,9 +128,10 @@ for (const kind of STORE_KINDS) {
       }
       assert.ok(!idsOf(seen).includes(yesterday) && !idsOf(seen).includes(tomorrow));
       // Epoch milliseconds and days are bounds too.
-      assert.deepEqual(idsOf(await listOk(t, merchant, `/api/v2/transactions?limit=100&date_from=${MARCH_10_NOON - DAY_MS}&date_to=${MARCH_10_NOON - DAY_MS}`)), [
-        yesterday,
-      ]);
+      assert.deepEqual(
+        idsOf(await listOk(t, merchant, `/api/v2/transactions?limit=100&date_from=${MARCH_10_NOON - DAY_MS}&date_to=${MARCH_10_NOON - DAY_MS}`)),
+        [yesterday],
+      );
       assert.deepEqual(idsOf(await listOk(t, merchant, '/api/v2/transactions?limit=100&date_from=2026-03-11')), [tomorrow]);
     });
 
@@ -165,7 +166,11 @@ for (const kind of STORE_KINDS) {
           'date_from must be epoch milliseconds, a date (YYYY-MM-DD) or an ISO 8601 timestamp with a time zone, for example 2026-01-31T00:00:00Z',
         ],
         ['settled_date=2026-02-30', 'settled_date', 'settled_date must be a date (YYYY-MM-DD)'],
-        ['date_from=2026-03-11&date_to=2026-03-10', 'date_to', 'the date range ends before it starts: date_from/created_from must not be after date_to/created_to'],
+        [
+          'date_from=2026-03-11&date_to=2026-03-10',
+          'date_to',
+          'the date range ends before it starts: date_from/created_from must not be after date_to/created_to',
+        ],
       ] as const) {
         const response = await getJson(t, merchant, `/api/v2/transactions?${query}`);
         assert.equal(response.statusCode, 400, query);
@@ -211,10 +216,7 @@ for (const kind of STORE_KINDS) {
       const everything = await listOk(t, merchant, '/api/v2/transactions?limit=100');
       assert.deepEqual(idsOf(everything), all);
       const shown = new Map(everything.map((item) => [item.id as number, item.status_details.status as string]));
-      assert.deepEqual(
-        [...shown.values()],
-        ['settled', 'voided', 'queued', 'captured', 'declined', 'error', 'approved'],
-      );
+      assert.deepEqual([...shown.values()], ['settled', 'voided', 'queued', 'captured', 'declined', 'error', 'approved']);
       // Every status of accept.blue's filter finds exactly the transactions that show it.
       for (const status of ACCEPTBLUE_TRANSACTION_STATUSES) {
         const expected = all.filter((id) => shown.get(id) === status);
@@ -290,7 +292,10 @@ for (const kind of STORE_KINDS) {
         assert.ok('name' in item.card_details);
         assert.equal(item.status_details.status, 'settled');
       }
-      assert.deepEqual(idsOf(await listOk(t, merchant, `/api/v2/recurring-schedules/${schedule.id}/transactions?order=desc&limit=2`)), runs.slice(-2).reverse());
+      assert.deepEqual(
+        idsOf(await listOk(t, merchant, `/api/v2/recurring-schedules/${schedule.id}/transactions?order=desc&limit=2`)),
+        runs.slice(-2).reverse(),
+      );
       assert.deepEqual(idsOf(await listOk(t, merchant, `/api/v2/customers/${customer.id}/transactions`)), runs);
       const batches = await listOk(t, merchant, '/api/v2/batches?status=closed');
       assert.equal(batches.length, 1);

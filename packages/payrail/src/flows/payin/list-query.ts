@@ -90,7 +90,10 @@ function acceptBlueBound(name: string, text: string, upper: boolean): number {
   let ms: number | null = /^[0-9]{1,16}$/.test(text) && Number(text) <= TIME_MS_MAX ? Number(text) : null;
   ms ??= utcDay(text)?.[0] ?? parseIsoTimestamp(text);
   if (ms === null) {
-    refuseParameter(name, `${name} must be epoch milliseconds, a date (YYYY-MM-DD) or an ISO 8601 timestamp with a time zone, for example 2026-01-31T00:00:00Z`);
+    refuseParameter(
+      name,
+      `${name} must be epoch milliseconds, a date (YYYY-MM-DD) or an ISO 8601 timestamp with a time zone, for example 2026-01-31T00:00:00Z`,
+    );
   }
   const dayStartMs = Math.floor(ms / DAY_MS) * DAY_MS;
   return upper ? dayStartMs + DAY_MS : dayStartMs;

@@ -117,7 +117,12 @@ function missing(scope: TransactionScope): string {
  * other lists never showed them, and the spec dialect's answers stay as
  * they were).
  */
-export async function transactionListJson(deps: Pick<Service, 'db'>, reader: TransactionReader, scope: TransactionScope, query: TransactionListQuery): Promise<string> {
+export async function transactionListJson(
+  deps: Pick<Service, 'db'>,
+  reader: TransactionReader,
+  scope: TransactionScope,
+  query: TransactionListQuery,
+): Promise<string> {
   const { filters, page } = parseListQuery(query, reader.dialect);
   const fundedMax = reader.dialect === 'acceptblue' || scope.of === 'merchant' ? FUNDED_TRANSFERS_SHOWN_MAX : 0;
   const found = await listFundedTransactions(deps.db, { merchantId: reader.merchantId, scope, filters, page, fundedMax });

@@ -12,14 +12,7 @@ import { fail, failWith } from '../../errors.ts';
 import type { ChargeRow } from '../../store/charges.ts';
 import type { CustomerFields, CustomerRow } from '../../store/customers.ts';
 import type { PaymentMethodRow } from '../../store/payment-methods.ts';
-import {
-  createCustomerOnce,
-  editCustomer,
-  eraseCustomer,
-  queryCustomer,
-  queryCustomerPanel,
-  queryCustomers,
-} from '../../store/vault/customers.ts';
+import { createCustomerOnce, editCustomer, eraseCustomer, queryCustomer, queryCustomerPanel, queryCustomers } from '../../store/vault/customers.ts';
 import {
   editPaymentMethod,
   erasePaymentMethod,
@@ -164,7 +157,12 @@ export async function removeCustomer(vault: VaultContext, owner: Owner, id: stri
 }
 
 /** The customer's transactions, each as GET /api/v2/transactions/:id shows it in the reader's dialect (JSON array text). */
-export async function customerTransactionsJson(vault: Pick<VaultContext, 'db'>, reader: TransactionReader, id: string, query: TransactionListQuery): Promise<string> {
+export async function customerTransactionsJson(
+  vault: Pick<VaultContext, 'db'>,
+  reader: TransactionReader,
+  id: string,
+  query: TransactionListQuery,
+): Promise<string> {
   return transactionListJson(vault, reader, { of: 'customer', customerPk: idOf('customer', id) }, query);
 }
 

@@ -197,7 +197,12 @@ export async function removeSchedule(vault: VaultContext, owner: Owner, id: stri
 }
 
 /** The schedule's transactions, each as GET /api/v2/transactions/:id shows it in the reader's dialect (JSON array text). */
-export async function scheduleTransactionsJson(vault: Pick<VaultContext, 'db'>, reader: TransactionReader, id: string, query: TransactionListQuery): Promise<string> {
+export async function scheduleTransactionsJson(
+  vault: Pick<VaultContext, 'db'>,
+  reader: TransactionReader,
+  id: string,
+  query: TransactionListQuery,
+): Promise<string> {
   return transactionListJson(vault, reader, { of: 'schedule', schedulePk: idOf('recurring schedule', id) }, query);
 }
 

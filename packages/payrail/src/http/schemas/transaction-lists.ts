@@ -61,7 +61,9 @@ export const AcceptBlueTransaction = Type.Object(
     settled_date: nullableText(),
     amount_details: Type.Object({ amount: Type.Number() }),
     status_details: Type.Object({
-      status: Type.String({ description: 'queued (authorized, not captured), captured, settled, voided, expired, pending, approved (a card check), declined or error' }),
+      status: Type.String({
+        description: 'queued (authorized, not captured), captured, settled, voided, expired, pending, approved (a card check), declined or error',
+      }),
       error_code: Type.Optional(nullableText()),
       error_message: Type.Optional(nullableText()),
     }),

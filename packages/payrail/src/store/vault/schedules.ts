@@ -1,7 +1,6 @@
 // Recurring schedules of stored customers: the commands and queries of the
 // schedule flows (flows/vault/schedules.ts). Another merchant's schedule,
 // customer or method reads as absent. Running them is schedule-runs.ts.
-import { listChargesOf, type ChargeRow } from '../charges.ts';
 import { command, Refusal } from '../command.ts';
 import { getCustomer } from '../customers.ts';
 import type { Db, Tx } from '../db.ts';

@@ -1,0 +1,41 @@
+// The answers of the payin API to a source in the accept.blue wire dialect
+// (docs/acceptblue-compatibility.md): the bare transaction object of
+// GET /api/v2/transactions/:id and of every transaction list, and accept.blue's
+// Batch. The SDK's methods read the spec dialect; these types are for callers
+// that read an accept.blue-dialect source's answers themselves.
+
+/** accept.blue's Transaction object (the members shop integrations read are typed; the rest as documented). */
+export interface AcceptBlueTransactionWire {
+  id: number;
+  created_at: string;
+  settled_date: string | null;
+  amount_details: { amount: number } & Record<string, unknown>;
+  status_details: {
+    /** queued (authorized, not captured), captured, settled, voided, expired, pending, approved (a card check), declined or error. */
+    status: string;
+    error_code?: string | null;
+    error_message?: string | null;
+  };
+  transaction_details: Record<string, unknown>;
+  customer: Record<string, unknown>;
+  billing_info: Record<string, unknown>;
+  shipping_info: Record<string, unknown>;
+  custom_fields: Record<string, unknown>;
+  card_details: { name: string | null; last4: string; card_type: string; expiry_month: number; expiry_year: number } & Record<string, unknown>;
+}
+
+/** accept.blue's Batch (amounts in dollars). */
+export interface AcceptBlueBatchWire {
+  id: number;
+  opened_at: string;
+  /** When the daily close will close it; null once closed. */
+  auto_close_date: string | null;
+  closed_at: string | null;
+  /** accept.blue names a processor platform; Payrail's batches have none. */
+  platform: null;
+  charges_sum: number;
+  charges_count: number;
+  credits_sum: number;
+  credits_count: number;
+  transactions_count: number;
+}
