@@ -16,14 +16,15 @@ import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { chargeCard, closeSandboxBatch, getJson, operateOk, verifyCard } from '../helpers/lifecycle.ts';
 import { callOk, type Json, newCustomer, runScheduleNow, saveCardFor } from '../helpers/stored.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
+import { caller, created, transferBody } from '../helpers/transfers.ts';
 
 const HOUR_MS = 60 * 60_000;
 /** Noon UTC on 10 March 2026: the test's days are whole UTC days. */
 const MARCH_10_NOON = Date.UTC(2026, 2, 10, 12);
 
 /** A merchant whose source answers in the accept.blue dialect (set before its first request, so no credential is cached). */
-async function acceptBlueMerchant(t: TestApp): Promise<CreatedMerchant> {
-  const merchant = await t.newMerchant();
+async function acceptBlueMerchant(t: TestApp, fundCents = 0): Promise<CreatedMerchant> {
+  const merchant = await t.newMerchant({ fundCents });
   await t.service.db.write((tx) => tx.run("UPDATE sources SET dialect = 'acceptblue' WHERE id = ?", [merchant.source.id]));
   return merchant;
 }
@@ -37,6 +38,9 @@ async function listOk(t: TestApp, merchant: CreatedMerchant, url: string): Promi
 }
 
 const idsOf = (items: Json[]): number[] => items.map((item) => item.id as number);
+
+/** A transfer attribute naming the charge that funds it (gatewayId). */
+const gateway = (pk: number) => [{ name: 'gatewayId', value: String(pk) }];
 
 /** WooCommerce writes its cron's bounds with gmdate('Y-m-d\TH:i:s\Z'). */
 const wooTime = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -255,6 +259,34 @@ for (const kind of STORE_KINDS) {
         ((await getJson(t, spec, '/api/v2/transactions?status=approved,captured&order=asc')).json() as Json[]).map((item) => item.reference_number),
         [specAuthorization, specSale],
       );
+    });
+
+    it('shows in each list item the transfers a charge funds, as GET /transactions/:id does, read for the page at once', async () => {
+      t.clock.set(MARCH_10_NOON);
+      for (const acceptBlue of [false, true]) {
+        const merchant = acceptBlue ? await acceptBlueMerchant(t, 10_000) : await t.newMerchant({ fundCents: 10_000 });
+        const api = caller(t.app, merchant.transfer_api_key);
+        const first = await chargeCard(t, merchant, { amount: 50 });
+        const unlinked = await chargeCard(t, merchant, { amount: 5 });
+        const second = await chargeCard(t, merchant, { amount: 40 });
+        const funds = [transferBody({ amount: '20.00', attribute: gateway(first) }), transferBody({ amount: '7.50', attribute: gateway(second) })];
+        funds.push(transferBody({ amount: '2.00', attribute: gateway(first) }));
+        for (const body of funds) assert.deepEqual(await api.execute(body), { status: 200, body: created(body.id) });
+        const listed = await listOk(t, merchant, '/api/v2/transactions?order=asc');
+        const read = async (id: number) => (await getJson(t, merchant, `/api/v2/transactions/${id}`)).json();
+        const customFields = (item: Json) => (acceptBlue ? item : item.transaction).custom_fields;
+        assert.deepEqual(listed.map(customFields), [
+          {
+            transfers: [
+              { id: funds[0]!.id, amount: '20.00' },
+              { id: funds[2]!.id, amount: '2.00' },
+            ],
+          },
+          {},
+          { transfers: [{ id: funds[1]!.id, amount: '7.50' }] },
+        ]);
+        assert.deepEqual(listed, [await read(first), await read(unlinked), await read(second)]);
+      }
     });
 
     it("Pinelab's schedule transactions (no parameters), a customer's and a batch's: bare transactions, oldest first", async () => {

@@ -155,8 +155,8 @@ export function parseBatchListQuery(query: BatchListQuery, dialect: WireDialect)
 }
 
 export async function batchList(deps: ReadDeps, reader: TransactionReader, query: BatchListQuery): Promise<Array<BatchView | AcceptBlueBatchView>> {
-  const { filters, page } = parseBatchListQuery(query, reader.dialect);
-  return (await batchPage(deps.db, { merchantId: reader.merchantId, page, filters })).map((row) => batchIn(deps, reader.dialect, row));
+  const { filters, page } = parseBatchListQuery(query, reader.wireDialect);
+  return (await batchPage(deps.db, { merchantId: reader.merchantId, page, filters })).map((row) => batchIn(deps, reader.wireDialect, row));
 }
 
 export type { BatchRow };
@@ -169,5 +169,5 @@ export async function allBatches(deps: Deps, page: { limit: number; offset: numb
 export async function batchOf(deps: ReadDeps, reader: TransactionReader, id: number): Promise<BatchView | AcceptBlueBatchView> {
   const row = await batchOfMerchant(deps.db, { merchantId: reader.merchantId, id });
   if (row === undefined) fail('not_found', `batch ${id} not found`);
-  return batchIn(deps, reader.dialect, row);
+  return batchIn(deps, reader.wireDialect, row);
 }

@@ -48,7 +48,7 @@ export interface TransactionListQuery {
 /** Who reads: the merchant whose transactions these are, and the wire dialect of the answer. */
 export interface TransactionReader {
   readonly merchantId: string;
-  readonly dialect: WireDialect;
+  readonly wireDialect: WireDialect;
 }
 
 const DATE_FIELDS = ['created_at', 'settled_at'] as const;
@@ -123,12 +123,12 @@ export async function transactionListJson(
   scope: TransactionScope,
   query: TransactionListQuery,
 ): Promise<string> {
-  const { filters, page } = parseListQuery(query, reader.dialect);
-  const fundedMax = reader.dialect === 'acceptblue' || scope.of === 'merchant' ? FUNDED_TRANSFERS_SHOWN_MAX : 0;
+  const { filters, page } = parseListQuery(query, reader.wireDialect);
+  const fundedMax = reader.wireDialect === 'acceptblue' || scope.of === 'merchant' ? FUNDED_TRANSFERS_SHOWN_MAX : 0;
   const found = await listFundedTransactions(deps.db, { merchantId: reader.merchantId, scope, filters, page, fundedMax });
   if (found === undefined) fail('not_found', missing(scope));
   const items =
-    reader.dialect === 'acceptblue'
+    reader.wireDialect === 'acceptblue'
       ? found.map(({ row, funded }) => JSON.stringify(renderTransaction(row, funded, 'acceptblue')))
       : found.map(({ row, funded }) => JSON.stringify(renderCharge(row, funded)));
   return `[${items.join(',')}]`;

@@ -7,7 +7,7 @@ import { getCustomer } from '../customers.ts';
 import type { Db, Tx } from '../db.ts';
 import { getSchedule } from '../schedules.ts';
 import { getTransaction, listTransactions, type TransactionFilters, type TransactionRow, type TransactionScope } from '../transactions.ts';
-import { type FundedTransferRow, fundedTransfers } from '../transfers.ts';
+import { type FundedTransferRow, fundedTransfers, fundedTransfersOfCharges } from '../transfers.ts';
 
 export interface FundedTransaction {
   readonly row: TransactionRow;
@@ -48,11 +48,10 @@ export function listFundedTransactions(
   return db.read(async (tx) => {
     if (!(await scopeIsTheMerchants(tx, query.merchantId, query.scope))) return undefined;
     const rows = await listTransactions(tx, query.merchantId, query.scope, query.filters, query.page);
-    const found: FundedTransaction[] = [];
-    for (const row of rows) {
-      // Only a charge that funds transfers has any to show (custom_fields): one read for each such charge of the page.
-      found.push({ row, funded: query.fundedMax > 0 && row.linked_cents > 0 ? await fundedTransfers(tx, row.pk, query.fundedMax) : [] });
-    }
+    // Only a charge that funds transfers has any to show (custom_fields): one read for those of the page.
+    const funding = query.fundedMax > 0 ? rows.filter((row) => row.linked_cents > 0).map((row) => row.pk) : [];
+    const funded = await fundedTransfersOfCharges(tx, funding, query.fundedMax);
+    const found: FundedTransaction[] = rows.map((row) => ({ row, funded: funded.get(row.pk) ?? [] }));
     return found;
   });
 }

@@ -27,7 +27,7 @@ export function sendJson(reply: FastifyReply, json: string): FastifyReply {
 /** The authenticated caller as a reader of its merchant's transactions, in its dialect. */
 export function readerOf(request: FastifyRequest): TransactionReader {
   const principal = request.principal!;
-  return { merchantId: principal.merchantId, dialect: principal.dialect };
+  return { merchantId: principal.merchantId, wireDialect: principal.dialect };
 }
 
 function batchIdOf(text: string): number {
