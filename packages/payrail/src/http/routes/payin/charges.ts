@@ -12,7 +12,7 @@ import { keepRawJson, rawMemberText } from '../../raw-json.ts';
 import { ChargeHeaders, ChargeRequest, ChargeResponse, PAYIN_REFUSALS, TransactionParams } from '../../schemas/payin.ts';
 import { TransactionAnswer } from '../../schemas/transaction-lists.ts';
 import { basicAuth } from '../../auth-hooks.ts';
-import { sendJson } from './transactions.ts';
+import { readerOf, sendJson } from './transactions.ts';
 import { idempotencyKeyOf, sendReply } from '../../idempotent-replies.ts';
 
 const REFUSALS = PAYIN_REFUSALS;
@@ -66,10 +66,10 @@ export function payinChargeRoutes(service: Service): FastifyPluginAsyncTypebox {
         onRequest: authenticate,
       },
       async (request, reply) => {
-        const principal = request.principal!;
+        const reader = readerOf(request);
         // accept.blue answers the bare transaction object (status_details at its top level); the spec dialect the charge answer.
-        if (principal.dialect === 'acceptblue') return sendJson(reply, await acceptBlueTransactionJson(service, principal.merchantId, request.params.id));
-        return sendReply(reply, await flow.read(principal.merchantId, request.params.id));
+        if (reader.wireDialect === 'acceptblue') return sendJson(reply, await acceptBlueTransactionJson(service, reader.merchantId, request.params.id));
+        return sendReply(reply, await flow.read(reader.merchantId, request.params.id));
       },
     );
   };
