@@ -26,8 +26,6 @@ import { renderCharge } from './charge-answers.ts';
 import { commaList, maxOf, minOf, oneOf, orderOf, page, refuseParameter, timeBound, utcDay } from './list-query.ts';
 import { renderTransaction } from './transaction-view.ts';
 
-export { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, LIST_OFFSET_MAX } from './list-query.ts';
-
 /** The query string of a transaction list, as received (every value text). */
 export interface TransactionListQuery {
   readonly status?: string | undefined;
