@@ -50,6 +50,7 @@ import {
   readTransactionList,
   referenceNumber,
   type Transaction,
+  type BatchFilters,
   type TransactionFilters,
 } from './lifecycle.ts';
 import type { SourceSurcharge, SurchargeLookup, SurchargeSettings } from './surcharge.ts';
@@ -351,9 +352,9 @@ export class Payrail {
     delete: async (id: number | string): Promise<void> => {
       await this.stored(route(OPERATIONS.deleteCustomer, { id: storedId(id, 'customer id') }), ignoreBody);
     },
-    /** The customer's transactions, newest first. */
-    transactions: async (id: number | string, page: { limit?: number; offset?: number } = {}): Promise<Transaction[]> =>
-      this.stored(route(OPERATIONS.listCustomerTransactions, { id: storedId(id, 'customer id') }, payinQuery(page)), readTransactionList),
+    /** The customer's transactions, newest first unless `order` says, filtered as listTransactions filters. */
+    transactions: async (id: number | string, filters: TransactionFilters = {}): Promise<Transaction[]> =>
+      this.stored(route(OPERATIONS.listCustomerTransactions, { id: storedId(id, 'customer id') }, payinQuery(filters)), readTransactionList),
     /** A customer from a transaction's billing details (the transaction is linked to it when it had no customer); sent once. */
     createFromTransaction: async (input: CustomerFromTransactionInput): Promise<Customer> =>
       this.stored(route(OPERATIONS.createCustomerFromTransaction), readCustomer, defined(input)),
@@ -406,9 +407,9 @@ export class Payrail {
     delete: async (id: number | string): Promise<void> => {
       await this.stored(route(OPERATIONS.deleteSchedule, { id: storedId(id, 'schedule id') }), ignoreBody);
     },
-    /** The schedule's charges, newest first (each has the schedule's id in transaction_details.schedule_id). */
-    transactions: async (id: number | string, page: { limit?: number; offset?: number } = {}): Promise<Transaction[]> =>
-      this.stored(route(OPERATIONS.listScheduleTransactions, { id: storedId(id, 'schedule id') }, payinQuery(page)), readTransactionList),
+    /** The schedule's charges, newest first unless `order` says (each has the schedule's id in transaction_details.schedule_id). */
+    transactions: async (id: number | string, filters: TransactionFilters = {}): Promise<Transaction[]> =>
+      this.stored(route(OPERATIONS.listScheduleTransactions, { id: storedId(id, 'schedule id') }, payinQuery(filters)), readTransactionList),
   };
 
   /**
@@ -541,15 +542,15 @@ export class Payrail {
     return this.ask(call, readTransaction);
   }
 
-  /** GET /api/v2/transactions: the merchant's transactions, newest first (limit default 10, at most 100). */
+  /** GET /api/v2/transactions: the merchant's transactions, newest first unless `order` says (limit default 10, at most 100). */
   async listTransactions(filters: TransactionFilters = {}): Promise<Transaction[]> {
     const call = this.payinCall(route(OPERATIONS.listTransactions, {}, payinQuery(filters)), { authorization: this.basicAuthorization() });
     return this.ask(call, readTransactionList);
   }
 
-  /** GET /api/v2/batches: settlement batches, newest first. */
-  async listBatches(page: { limit?: number; offset?: number } = {}): Promise<Batch[]> {
-    const call = this.payinCall(route(OPERATIONS.listBatches, {}, payinQuery(page)), { authorization: this.basicAuthorization() });
+  /** GET /api/v2/batches: settlement batches, newest first unless `order` says, by status and opening day. */
+  async listBatches(filters: BatchFilters = {}): Promise<Batch[]> {
+    const call = this.payinCall(route(OPERATIONS.listBatches, {}, payinQuery(filters)), { authorization: this.basicAuthorization() });
     return this.ask(call, readBatchList);
   }
 
@@ -559,9 +560,9 @@ export class Payrail {
     return this.ask(call, readBatch);
   }
 
-  /** GET /api/v2/batches/:id/transactions. */
-  async listBatchTransactions(id: number, page: { limit?: number; offset?: number } = {}): Promise<Transaction[]> {
-    const call = this.payinCall(route(OPERATIONS.listBatchTransactions, { id: referenceNumber(id) }, payinQuery(page)), {
+  /** GET /api/v2/batches/:id/transactions, filtered as listTransactions filters. */
+  async listBatchTransactions(id: number, filters: TransactionFilters = {}): Promise<Transaction[]> {
+    const call = this.payinCall(route(OPERATIONS.listBatchTransactions, { id: referenceNumber(id) }, payinQuery(filters)), {
       authorization: this.basicAuthorization(),
     });
     return this.ask(call, readTransactionList);

@@ -9,6 +9,7 @@ export type * from './wire.ts';
 export type * from './lifecycle.ts';
 export type * from './stored.ts';
 export type * from './surcharge.ts';
+export type * from './acceptblue.ts';
 export { verifyAcceptBlueWebhook, verifyWebhook, EVENT_TYPES, WEBHOOK_SIGNATURE_ERROR, WEBHOOK_TOLERANCE_DEFAULT_S } from './webhooks.ts';
 export type {
   AcceptBlueDelivery,

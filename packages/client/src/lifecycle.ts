@@ -56,16 +56,41 @@ export interface Batch {
   net_amount_cents: number;
 }
 
+export type ListOrder = 'asc' | 'desc';
+/** Card transactions (`credit_card`) or checks (`check`, none taken yet). */
+export type PaymentType = 'credit_card' | 'check';
+
+/** The parameters of every transaction list (the merchant's, a batch's, a customer's, a schedule's). */
 export interface TransactionFilters {
-  status?: TransactionStatus;
+  /** One status, or several (sent as a comma list). */
+  status?: TransactionStatus | readonly TransactionStatus[];
   type?: TransactionType;
+  payment_type?: PaymentType | readonly PaymentType[];
+  /** What date_from and date_to bound: when created (default) or when settled. */
+  date_field?: 'created_at' | 'settled_at';
   /** YYYY-MM-DD (UTC) or an ISO 8601 timestamp. */
   date_from?: string;
   date_to?: string;
+  /** Settled on this day (YYYY-MM-DD, UTC), processed at most 30 days before it. */
+  settled_date?: string;
   /** ISO 8601 timestamps. */
   created_from?: string;
   created_to?: string;
+  /** Newest first (desc) by default. */
+  order?: ListOrder;
   /** 1 to 100, default 10. */
+  limit?: number;
+  offset?: number;
+}
+
+/** The batch list's parameters. */
+export interface BatchFilters {
+  status?: 'open' | 'closed';
+  /** Opened on or after, on or before: YYYY-MM-DD (UTC) or an ISO 8601 timestamp. */
+  date_from?: string;
+  date_to?: string;
+  /** Newest first (desc) by default. */
+  order?: ListOrder;
   limit?: number;
   offset?: number;
 }
@@ -161,10 +186,12 @@ export function readBatchList(body: Json): Batch[] {
   return (Array.isArray(body.items) ? body.items : []).map((item) => readBatch(isObject(item) ? item : {}));
 }
 
-/** The query string of the transaction list; unknown filters are the server's to refuse. */
-export function payinQuery(filters: TransactionFilters): string {
+/** The query string of a list (several values as a comma list); unknown filters are the server's to refuse. */
+export function payinQuery(filters: TransactionFilters | BatchFilters): string {
   const query = new URLSearchParams();
-  for (const [name, value] of Object.entries(filters)) if (value !== undefined) query.set(name, String(value));
+  for (const [name, value] of Object.entries(filters)) {
+    if (value !== undefined) query.set(name, Array.isArray(value) ? value.join(',') : String(value));
+  }
   const text = query.toString();
   return text === '' ? '' : `?${text}`;
 }

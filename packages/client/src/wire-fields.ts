@@ -26,6 +26,7 @@ import type {
   SaveCardInput,
   ScheduleRequestWire,
 } from './stored.ts';
+import type { AcceptBlueBatchWire } from './acceptblue.ts';
 import type {
   Attribute,
   BalanceResponseWire,
@@ -286,6 +287,18 @@ export const WIRE_FIELDS = {
   SurchargeSettingsResponse: { card: true, check: true } satisfies Fields<SurchargeSettings>,
   SourceSurchargeRequest: { source_type: true, source: true } satisfies Fields<SurchargeLookup>,
   SourceSurchargeResponse: { surcharge: true, bin_type: true, payment_type: true } satisfies Fields<SourceSurcharge>,
+  AcceptBlueBatch: {
+    id: true,
+    opened_at: true,
+    auto_close_date: true,
+    closed_at: true,
+    platform: true,
+    charges_sum: true,
+    charges_count: true,
+    credits_sum: true,
+    credits_count: true,
+    transactions_count: true,
+  } satisfies Fields<AcceptBlueBatchWire>,
 
   // Stored customers, saved cards, recurring schedules
   Customer: {

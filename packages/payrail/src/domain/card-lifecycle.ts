@@ -5,6 +5,7 @@
 // operation); this file is the one place that turns them into the statuses
 // merchants see and filter by.
 import { DAY_MS } from './clock.ts';
+import type { WireDialect } from './wire-dialect.ts';
 
 /** Where an approved transaction is in its life. */
 export const STAGES = ['authorized', 'captured', 'settled', 'voided', 'expired'] as const;
@@ -16,13 +17,41 @@ export type AnswerStatus = 'approved' | 'pending' | 'declined' | 'failed';
 /** A capture or void written before the processor is asked, awaiting its answer. */
 export type PendingOperation = 'capture' | 'void';
 
-/** The statuses of `transaction.status_details.status` and of the list's `status` filter. */
+/** The statuses of `transaction.status_details.status` and of the list's `status` filter (the `spec` dialect). */
 export const TRANSACTION_STATUSES = ['approved', 'captured', 'pending', 'settled', 'voided', 'expired', 'declined', 'error'] as const;
 export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
+
+/**
+ * accept.blue's list filter statuses (its `status_details.status` enum with
+ * `expired` in place of `unknown`): the `acceptblue` dialect's `status`
+ * filter takes any of them. Those no Payrail transaction reaches (reserve,
+ * originated, returned, cancelled, blocked) match nothing.
+ */
+export const ACCEPTBLUE_TRANSACTION_STATUSES = [
+  'captured',
+  'pending',
+  'reserve',
+  'originated',
+  'returned',
+  'cancelled',
+  'queued',
+  'declined',
+  'error',
+  'settled',
+  'voided',
+  'approved',
+  'blocked',
+  'expired',
+] as const;
+export type AcceptBlueTransactionStatus = (typeof ACCEPTBLUE_TRANSACTION_STATUSES)[number];
 
 /** The list's `type` filter: a charge (authorization or sale), a refund, or a zero-amount card check. */
 export const TRANSACTION_TYPES = ['charge', 'refund', 'verify'] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
+
+/** accept.blue's `payment_type` filter: card transactions and checks (no check is taken yet, behaviour section 17). */
+export const PAYMENT_TYPES = ['credit_card', 'check'] as const;
+export type PaymentType = (typeof PAYMENT_TYPES)[number];
 
 /** An authorization not captured within this expires (docs/api-decisions.md section 10). */
 export const AUTHORIZATION_LIFETIME_MS = 7 * DAY_MS;
@@ -34,16 +63,68 @@ export interface LifecycleFacts {
 }
 
 /**
- * The status a transaction shows. A capture or void whose answer is not in
- * yet shows `pending` (wait for a final status); a processor failure shows
- * `error`, as the list filter names it (shape B still says "failed").
+ * Where a transaction is, from its raw facts: the one classification both
+ * the status a transaction shows (transactionStatusOf) and the list's status
+ * filter (statesShowing, with one SQL condition per state in the store) are
+ * built from, so a filter always finds what the answers show. `processing`:
+ * the processor's answer (or a capture's or void's) is not in yet;
+ * `verified`: an approved card check, which has no lifecycle.
  */
-export function transactionStatusOf(facts: LifecycleFacts): TransactionStatus {
-  if (facts.status === 'pending' || facts.op !== null) return 'pending';
+export const TRANSACTION_STATES = ['processing', 'declined', 'failed', 'verified', 'authorized', 'captured', 'settled', 'voided', 'expired'] as const;
+export type TransactionState = (typeof TRANSACTION_STATES)[number];
+
+export function transactionStateOf(facts: LifecycleFacts): TransactionState {
+  if (facts.status === 'pending' || facts.op !== null) return 'processing';
   if (facts.status === 'declined') return 'declined';
-  if (facts.status === 'failed') return 'error';
-  if (facts.stage === null || facts.stage === 'authorized') return 'approved';
-  return facts.stage;
+  if (facts.status === 'failed') return 'failed';
+  return facts.stage === null ? 'verified' : facts.stage;
+}
+
+/**
+ * The status each state shows, by dialect. A capture or void whose answer is
+ * not in yet shows `pending` (wait for a final status); a processor failure
+ * shows `error`, as the list filter names it (shape B still says "failed").
+ * accept.blue calls an uncaptured authorization `queued` (its integrations
+ * void queued, captured and pending transactions and refund settled ones);
+ * the interface spec calls it `approved`, like a card check.
+ */
+const STATUS_NAMES = {
+  spec: {
+    processing: 'pending',
+    declined: 'declined',
+    failed: 'error',
+    verified: 'approved',
+    authorized: 'approved',
+    captured: 'captured',
+    settled: 'settled',
+    voided: 'voided',
+    expired: 'expired',
+  },
+  acceptblue: {
+    processing: 'pending',
+    declined: 'declined',
+    failed: 'error',
+    verified: 'approved',
+    authorized: 'queued',
+    captured: 'captured',
+    settled: 'settled',
+    voided: 'voided',
+    expired: 'expired',
+  },
+} as const satisfies { spec: Record<TransactionState, TransactionStatus>; acceptblue: Record<TransactionState, AcceptBlueTransactionStatus> };
+
+/** The status a transaction shows in `dialect` (`status_details.status`, the panel's status column). */
+export function transactionStatusOf(facts: LifecycleFacts): TransactionStatus;
+export function transactionStatusOf(facts: LifecycleFacts, dialect: 'spec'): TransactionStatus;
+export function transactionStatusOf(facts: LifecycleFacts, dialect: WireDialect): TransactionStatus | AcceptBlueTransactionStatus;
+export function transactionStatusOf(facts: LifecycleFacts, dialect: WireDialect = 'spec'): TransactionStatus | AcceptBlueTransactionStatus {
+  return STATUS_NAMES[dialect][transactionStateOf(facts)];
+}
+
+/** The states whose transactions show one of `statuses` in `dialect`: what a status filter selects (none for a status never shown). */
+export function statesShowing(statuses: readonly string[], dialect: WireDialect): TransactionState[] {
+  const names: Record<TransactionState, string> = STATUS_NAMES[dialect];
+  return TRANSACTION_STATES.filter((state) => statuses.includes(names[state]));
 }
 
 /** What of a captured charge may still go back to the card: not what was refunded, nor what funds transfers that have not failed. */

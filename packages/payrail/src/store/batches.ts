@@ -138,11 +138,48 @@ export async function getBatch(tx: Tx, merchantId: string | null, id: number): P
   return row === undefined ? undefined : batchRowOf(row);
 }
 
-/** The merchant's batches (or every merchant's, for the operator), newest first. */
-export async function listBatches(tx: Tx, merchantId: string | null, page: { limit: number; offset: number }): Promise<BatchRow[]> {
-  const rows =
-    merchantId === null
-      ? await tx.all<BatchRow>(`${BATCH_SELECT} ORDER BY b.id DESC LIMIT ? OFFSET ?`, [page.limit, page.offset])
-      : await tx.all<BatchRow>(`${BATCH_SELECT} WHERE b.merchant_id = ? ORDER BY b.id DESC LIMIT ? OFFSET ?`, [merchantId, page.limit, page.offset]);
+/** Which batches a list shows, and in which order of id (the order they opened). */
+export interface BatchFilters {
+  /** Open batches only (true), closed only (false), or both (null). */
+  readonly open: boolean | null;
+  /** Inclusive lower and exclusive upper bounds of opened_at. */
+  readonly openedFromMs: number | null;
+  readonly openedBeforeMs: number | null;
+  readonly order: 'asc' | 'desc';
+}
+
+/** Every batch, newest first. */
+export const ALL_BATCHES: BatchFilters = { open: null, openedFromMs: null, openedBeforeMs: null, order: 'desc' };
+
+/**
+ * The merchant's batches (or every merchant's, for the operator) matching
+ * the filters. A merchant has at most one batch a day (batches_merchant
+ * serves the order), so a time filter reads few rows.
+ */
+export async function listBatches(
+  tx: Tx,
+  merchantId: string | null,
+  page: { limit: number; offset: number },
+  filters: BatchFilters = ALL_BATCHES,
+): Promise<BatchRow[]> {
+  const where: string[] = [];
+  const params: Array<string | number> = [];
+  if (merchantId !== null) {
+    where.push('b.merchant_id = ?');
+    params.push(merchantId);
+  }
+  if (filters.open !== null) where.push(filters.open ? 'b.closed_at_ms IS NULL' : 'b.closed_at_ms IS NOT NULL');
+  for (const [condition, value] of [
+    ['b.opened_at_ms >= ?', filters.openedFromMs],
+    ['b.opened_at_ms < ?', filters.openedBeforeMs],
+  ] as const) {
+    if (value === null) continue;
+    where.push(condition);
+    params.push(value);
+  }
+  const rows = await tx.all<BatchRow>(
+    `${BATCH_SELECT} ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`} ORDER BY b.id ${filters.order === 'asc' ? 'ASC' : 'DESC'} LIMIT ? OFFSET ?`,
+    [...params, page.limit, page.offset],
+  );
   return rows.map(batchRowOf);
 }

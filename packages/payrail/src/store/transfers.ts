@@ -435,6 +435,24 @@ export async function fundedTransfers(tx: Tx, chargePk: number, limit: number): 
   );
 }
 
+/**
+ * The transfers each of `chargePks` currently funds, oldest link first, at
+ * most `limit` each: one statement for a page of transactions, one bounded
+ * subquery per charge (transfer_links_charge serves each).
+ */
+export async function fundedTransfersOfCharges(tx: Tx, chargePks: readonly number[], limit: number): Promise<Map<number, FundedTransferRow[]>> {
+  const funded = new Map<number, FundedTransferRow[]>(chargePks.map((pk) => [pk, []]));
+  if (chargePks.length === 0) return funded;
+  const one = `SELECT * FROM (SELECT l.charge_pk, t.id, l.amount_cents, l.created_at_ms, l.transfer_pk FROM transfer_links l JOIN transfers t ON t.pk = l.transfer_pk
+     WHERE l.charge_pk = ? ORDER BY l.created_at_ms, l.transfer_pk LIMIT ?) f`;
+  const rows = await tx.all<FundedTransferRow & { charge_pk: number }>(
+    `SELECT charge_pk, id, amount_cents FROM (${chargePks.map(() => one).join(' UNION ALL ')}) u ORDER BY u.charge_pk, u.created_at_ms, u.transfer_pk`,
+    chargePks.flatMap((pk) => [pk, limit]),
+  );
+  for (const row of rows) funded.get(Number(row.charge_pk))?.push({ id: row.id, amount_cents: row.amount_cents });
+  return funded;
+}
+
 /** The oldest approved charge of the merchant, created since `sinceMs`, with at least `amountCents` unlinked. */
 export async function findReconciliationCharge(tx: Tx, merchantId: string, amountCents: number, sinceMs: number): Promise<number | null> {
   const row = await tx.get<{ pk: number }>(

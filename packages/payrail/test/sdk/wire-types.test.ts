@@ -36,6 +36,10 @@ const SHAPES_NOT_IN_SDK: Readonly<Record<string, string>> = {
   ListedWebhook: 'a union of WebhookEndpoint and AcceptBlueWebhook, each checked under its own name',
   SandboxActionResponse: 'the bare success envelope; the sandbox calls answer nothing',
   SandboxBatchCloseResponse: 'read field by field by sandbox.closeBatch() (batches, each a Batch checked under its own name)',
+  TransactionRead: 'GET /api/v2/transactions/{id}: a union of TransactionResult (spec) and AcceptBlueTransaction, each checked under its own name',
+  TransactionList: 'a union of lists of TransactionResult (spec) and of AcceptBlueTransaction, each checked under its own name',
+  BatchRead: 'a union of Batch (spec) and AcceptBlueBatch, each checked under its own name',
+  BatchListRead: 'a union of lists of Batch (spec) and of AcceptBlueBatch, each checked under its own name',
   SandboxScheduleRunResponse:
     'read field by field by sandbox.runSchedule() (charged, schedule, transaction: RecurringSchedule and Transaction checked under their own names)',
 };

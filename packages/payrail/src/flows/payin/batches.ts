@@ -4,12 +4,16 @@
 // batch close`, and the batches as the payin API and the panel show them.
 // Every close is one write transaction per batch (store/batches.ts).
 import { lastCloseAtOrBeforeMs } from '../../domain/card-lifecycle.ts';
+import { DAY_MS } from '../../domain/clock.ts';
+import { isoTime } from '../../domain/iso-time.ts';
+import type { WireDialect } from '../../domain/wire-dialect.ts';
 import { centsToDollarNumber } from '../../domain/money.ts';
 import { fail } from '../../errors.ts';
 import type { Service } from '../../service.ts';
-import type { BatchRow } from '../../store/batches.ts';
-import { batchOfMerchant, batchPage, batchTransactionPage, closeBatchNow, closeDueBatch, dueBatches, openBatches } from '../../store/payin/batches.ts';
-import { renderCharge } from './charge-answers.ts';
+import type { BatchFilters, BatchRow } from '../../store/batches.ts';
+import { batchOfMerchant, batchPage, closeBatchNow, closeDueBatch, dueBatches, openBatches } from '../../store/payin/batches.ts';
+import { oneOf, orderOf, page, refuseParameter, timeBound } from './list-query.ts';
+import type { TransactionReader } from './transactions.ts';
 
 type Deps = Pick<Service, 'db' | 'clock'>;
 
@@ -80,8 +84,79 @@ export async function closeOpenBatches(deps: Deps, merchantId: string | null): P
 /** A batch.closed event's data (docs/api-decisions.md section 11): the batch as the API shows it. */
 const batchJson = (batch: BatchRow): string => JSON.stringify(renderBatch(batch));
 
-export async function batchList(deps: Deps, merchantId: string, page: { limit: number; offset: number }): Promise<BatchView[]> {
-  return (await batchPage(deps.db, { merchantId, page })).map(renderBatch);
+/** A batch as accept.blue shows it (its Batch schema; docs/acceptblue-compatibility.md). */
+export interface AcceptBlueBatchView {
+  readonly id: number;
+  readonly opened_at: string;
+  /** When the daily close will close it; null once closed. */
+  readonly auto_close_date: string | null;
+  readonly closed_at: string | null;
+  /** accept.blue names the processor platform (north, nashville, amex); Payrail's batches have none. */
+  readonly platform: null;
+  readonly charges_sum: number;
+  readonly charges_count: number;
+  readonly credits_sum: number;
+  readonly credits_count: number;
+  readonly transactions_count: number;
+}
+
+/** The first scheduled close after a batch opened: the worker closes a batch opened before a close time at that time. */
+export function autoCloseAtMs(openedAtMs: number, closeMinuteOfDay: number): number {
+  return lastCloseAtOrBeforeMs(openedAtMs, closeMinuteOfDay) + DAY_MS;
+}
+
+export function renderAcceptBlueBatch(row: BatchRow, closeMinuteOfDay: number): AcceptBlueBatchView {
+  return {
+    id: row.id,
+    opened_at: isoTime(row.opened_at_ms),
+    auto_close_date: row.closed_at_ms === null ? isoTime(autoCloseAtMs(row.opened_at_ms, closeMinuteOfDay)) : null,
+    closed_at: row.closed_at_ms === null ? null : isoTime(row.closed_at_ms),
+    platform: null,
+    charges_sum: centsToDollarNumber(row.sales_cents),
+    charges_count: row.sales_count,
+    credits_sum: centsToDollarNumber(row.refunds_cents),
+    credits_count: row.refunds_count,
+    transactions_count: row.sales_count + row.refunds_count,
+  };
+}
+
+/** What the batch reads get from the service: the store and the daily close time (accept.blue's auto_close_date). */
+type ReadDeps = Pick<Service, 'db' | 'config'>;
+
+/** A batch in the reader's dialect. */
+function batchIn(deps: ReadDeps, dialect: WireDialect, row: BatchRow): BatchView | AcceptBlueBatchView {
+  return dialect === 'acceptblue' ? renderAcceptBlueBatch(row, deps.config.batchCloseMinuteOfDay) : renderBatch(row);
+}
+
+/** The query string of the batch list, as received (every value text). */
+export interface BatchListQuery {
+  readonly order?: string | undefined;
+  readonly status?: string | undefined;
+  readonly date_from?: string | undefined;
+  readonly date_to?: string | undefined;
+  readonly limit?: string | undefined;
+  readonly offset?: string | undefined;
+}
+
+const BATCH_STATUSES = ['open', 'closed'] as const;
+
+/** The batch list's filters, read in `dialect` (list-query.ts); the time bounds are on when a batch opened. */
+export function parseBatchListQuery(query: BatchListQuery, dialect: WireDialect): { filters: BatchFilters; page: { limit: number; offset: number } } {
+  const status = oneOf('status', query.status, BATCH_STATUSES);
+  const openedFromMs = timeBound('date_from', query.date_from, false, dialect);
+  const openedBeforeMs = timeBound('date_to', query.date_to, true, dialect);
+  if (openedFromMs !== null && openedBeforeMs !== null && openedFromMs >= openedBeforeMs) {
+    refuseParameter('date_to', 'the date range ends before it starts: date_from must not be after date_to');
+  }
+  return {
+    filters: { open: status === null ? null : status === 'open', openedFromMs, openedBeforeMs, order: orderOf(query.order, dialect) },
+    page: page(query),
+  };
+}
+
+export async function batchList(deps: ReadDeps, reader: TransactionReader, query: BatchListQuery): Promise<Array<BatchView | AcceptBlueBatchView>> {
+  const { filters, page } = parseBatchListQuery(query, reader.wireDialect);
+  return (await batchPage(deps.db, { merchantId: reader.merchantId, page, filters })).map((row) => batchIn(deps, reader.wireDialect, row));
 }
 
 export type { BatchRow };
@@ -91,15 +166,8 @@ export async function allBatches(deps: Deps, page: { limit: number; offset: numb
   return batchPage(deps.db, { merchantId: null, page });
 }
 
-export async function batchOf(deps: Deps, merchantId: string, id: number): Promise<BatchView> {
-  const row = await batchOfMerchant(deps.db, { merchantId, id });
+export async function batchOf(deps: ReadDeps, reader: TransactionReader, id: number): Promise<BatchView | AcceptBlueBatchView> {
+  const row = await batchOfMerchant(deps.db, { merchantId: reader.merchantId, id });
   if (row === undefined) fail('not_found', `batch ${id} not found`);
-  return renderBatch(row);
-}
-
-/** The transactions of a batch of the merchant, as GET /api/v2/transactions/:id shows each. */
-export async function batchTransactions(deps: Deps, merchantId: string, id: number, page: { limit: number; offset: number }): Promise<string> {
-  const rows = await batchTransactionPage(deps.db, { merchantId, id, page });
-  if (rows === undefined) fail('not_found', `batch ${id} not found`);
-  return `[${rows.map((row) => JSON.stringify(renderCharge(row))).join(',')}]`;
+  return batchIn(deps, reader.wireDialect, row);
 }

@@ -29,7 +29,6 @@ export function renderTransaction(charge: ChargeView, funded: readonly FundedTra
 function renderSpecTransaction(charge: ChargeView, funded: readonly FundedTransferRow[]): Record<string, unknown> {
   const request = JSON.parse(charge.request_json) as StoredChargeRequest;
   const approved = charge.status === 'approved';
-  const requested = centsToDollarNumber(requestedCentsOf(charge, request));
   // A capture or refund shows the amount it moved (docs/api-decisions.md section 14).
   const amountCents = charge.captured_cents > 0 ? charge.captured_cents : charge.amount_cents;
   const amount = centsToDollarNumber(amountCents);

@@ -12,15 +12,7 @@ import { ApiError, fail } from '../../errors.ts';
 import type { ChargeRow } from '../../store/charges.ts';
 import type { CustomerFields, CustomerRow } from '../../store/customers.ts';
 import type { PaymentMethodRow } from '../../store/payment-methods.ts';
-import {
-  createCustomerOnce,
-  editCustomer,
-  eraseCustomer,
-  queryCustomer,
-  queryCustomerCharges,
-  queryCustomerPanel,
-  queryCustomers,
-} from '../../store/vault/customers.ts';
+import { createCustomerOnce, editCustomer, eraseCustomer, queryCustomer, queryCustomerPanel, queryCustomers } from '../../store/vault/customers.ts';
 import {
   editPaymentMethod,
   erasePaymentMethod,
@@ -37,8 +29,8 @@ import { transactionStatusOf } from '../../domain/card-lifecycle.ts';
 import { parsePaymentSource } from '../../domain/payment-source.ts';
 import type { WireDialect } from '../../domain/wire-dialect.ts';
 import { failCardSource } from '../payin/card-source.ts';
-import { renderCharge } from '../payin/charge-answers.ts';
 import { acceptBlueCustomer, acceptBluePaymentMethod, type AcceptBlueCustomer, type AcceptBluePaymentMethod, type Address } from './acceptblue-views.ts';
+import { type TransactionListQuery, type TransactionReader, transactionListJson } from '../payin/transactions.ts';
 import { answered, type Created, createOnce } from './keyed-create.ts';
 import { failOn, idOf, pageOf, type Owner, type PageQuery } from './stored-common.ts';
 import { cipherOf, type VaultContext } from './vault-context.ts';
@@ -250,18 +242,14 @@ export async function removeCustomer(vault: VaultContext, owner: Owner, id: stri
   if (answer === 'scheduled') fail('linked_to_active_schedules', `customer ${pk} has active recurring schedules; delete or deactivate them first`);
 }
 
-/** The customer's transactions, newest first, each as GET /api/v2/transactions/:id shows it (JSON array text). */
+/** The customer's transactions, each as GET /api/v2/transactions/:id shows it in the reader's dialect (JSON array text). */
 export async function customerTransactionsJson(
   vault: Pick<VaultContext, 'db'>,
-  owner: Pick<Owner, 'merchantId'>,
+  reader: TransactionReader,
   id: string,
-  query: PageQuery,
+  query: TransactionListQuery,
 ): Promise<string> {
-  const pk = idOf('customer', id);
-  const page = pageOf(query);
-  const rows = await queryCustomerCharges(vault.db, { merchantId: owner.merchantId, customerPk: pk, page });
-  if (rows === undefined) fail('not_found', `customer ${pk} not found`);
-  return `[${rows.map((row) => JSON.stringify(renderCharge(row))).join(',')}]`;
+  return transactionListJson(vault, reader, { of: 'customer', customerPk: idOf('customer', id) }, query);
 }
 
 export interface SaveCardInput {

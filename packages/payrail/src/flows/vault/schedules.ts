@@ -16,14 +16,13 @@ import {
   queryCustomerSchedules,
   queryMerchantSchedules,
   querySchedule,
-  queryScheduleCharges,
   queryScheduleRuns,
   type CreateScheduleRefusal,
   type EditScheduleAnswer,
   type MethodRefusal,
 } from '../../store/vault/schedules.ts';
 import { CHARGE_AMOUNT_CENTS_MAX, CHARGE_AMOUNT_CENTS_MIN } from '../payin/charge.ts';
-import { renderCharge } from '../payin/charge-answers.ts';
+import { type TransactionListQuery, type TransactionReader, transactionListJson } from '../payin/transactions.ts';
 import { answered, type Created, createOnce } from './keyed-create.ts';
 import { renderSchedule, type ScheduleView } from './schedule-view.ts';
 import { acceptBlueSchedule, type AcceptBlueSchedule } from './acceptblue-views.ts';
@@ -249,12 +248,14 @@ export async function removeSchedule(vault: VaultContext, owner: Owner, id: stri
   if (!deleted) fail('not_found', `recurring schedule ${pk} not found`);
 }
 
-export async function scheduleTransactionsJson(vault: Pick<VaultContext, 'db'>, owner: Owner, id: string, query: PageQuery): Promise<string> {
-  const pk = idOf('recurring schedule', id);
-  const page = pageOf(query);
-  const rows = await queryScheduleCharges(vault.db, { merchantId: owner.merchantId, schedulePk: pk, page });
-  if (rows === undefined) fail('not_found', `recurring schedule ${pk} not found`);
-  return `[${rows.map((row) => JSON.stringify(renderCharge(row))).join(',')}]`;
+/** The schedule's transactions, each as GET /api/v2/transactions/:id shows it in the reader's dialect (JSON array text). */
+export async function scheduleTransactionsJson(
+  vault: Pick<VaultContext, 'db'>,
+  reader: TransactionReader,
+  id: string,
+  query: TransactionListQuery,
+): Promise<string> {
+  return transactionListJson(vault, reader, { of: 'schedule', schedulePk: idOf('recurring schedule', id) }, query);
 }
 
 export interface ScheduleRunView {

@@ -498,26 +498,10 @@ export type VerifyRequest = Static<typeof VerifyRequest>;
 
 const queryText = (description: string) => Type.Optional(Type.String({ maxLength: 64, description }));
 
-export const TransactionListQuery = Type.Object(
-  {
-    status: queryText('approved, captured, pending, settled, voided, expired, declined or error'),
-    type: queryText('charge, refund or verify'),
-    date_from: queryText('Created on or after: YYYY-MM-DD (UTC) or an ISO 8601 timestamp'),
-    date_to: queryText('Created on or before: YYYY-MM-DD (UTC, the whole day) or an ISO 8601 timestamp'),
-    created_from: queryText('Created at or after this ISO 8601 timestamp'),
-    created_to: queryText('Created at or before this ISO 8601 timestamp'),
-    limit: queryText('1 to 100, default 10'),
-    offset: queryText('Transactions to skip, default 0'),
-  },
-  { additionalProperties: false },
-);
-
 export const PageQuery = Type.Object(
   { limit: queryText('1 to 100, default 10'), offset: queryText('Items to skip, default 0') },
   { additionalProperties: false },
 );
-
-export const TransactionList = Type.Array(ChargeResponse, { description: 'Newest first; each item as GET /api/v2/transactions/{id} shows it' });
 
 export const BatchParams = Type.Object({ id: Type.String({ description: 'The batch id' }) });
 
@@ -536,8 +520,6 @@ export const Batch = Type.Object(
   },
   { title: 'Batch' },
 );
-
-export const BatchList = Type.Array(Batch, { description: 'Newest first' });
 
 export const SandboxBatchCloseResponse = Type.Object(
   {

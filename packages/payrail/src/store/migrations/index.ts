@@ -32,6 +32,7 @@ const names = [
   '017_surcharge',
   '018_acceptblue_webhooks',
   '020_verification_reference_cards',
+  '021_transaction_settled_index',
 ];
 
 export const MIGRATIONS: readonly Migration[] = names.map((name) => ({

@@ -2,10 +2,9 @@
 // section 10). Every close is one write transaction per batch, with its
 // batch.closed event (section 11), whose data the flow renders (a pure
 // function handed in).
-import { type BatchRow, closeBatch, dueBatchIds, getBatch, listBatches, openBatchIds } from '../batches.ts';
+import { type BatchFilters, type BatchRow, closeBatch, dueBatchIds, getBatch, listBatches, openBatchIds } from '../batches.ts';
 import type { Db, Tx } from '../db.ts';
 import { insertEvent } from '../events.ts';
-import { listBatchTransactions, type TransactionRow } from '../transactions.ts';
 
 /** A batch's event data, as the batch API shows it. */
 export type BatchJson = (row: BatchRow) => string;
@@ -42,23 +41,15 @@ export async function openBatches(db: Db, input: { merchantId: string | null; li
   return db.read((tx) => openBatchIds(tx, input.merchantId, input.limit));
 }
 
-/** The merchant's batches (or every merchant's for null), newest first. */
-export async function batchPage(db: Db, input: { merchantId: string | null; page: { limit: number; offset: number } }): Promise<BatchRow[]> {
-  return db.read((tx) => listBatches(tx, input.merchantId, input.page));
+/** The merchant's batches (or every merchant's for null) matching the filters (default: all, newest first). */
+export async function batchPage(
+  db: Db,
+  input: { merchantId: string | null; page: { limit: number; offset: number }; filters?: BatchFilters },
+): Promise<BatchRow[]> {
+  return db.read((tx) => listBatches(tx, input.merchantId, input.page, input.filters));
 }
 
 /** A batch of the merchant; undefined when there is none (another merchant's reads as absent). */
 export async function batchOfMerchant(db: Db, input: { merchantId: string; id: number }): Promise<BatchRow | undefined> {
   return db.read((tx) => getBatch(tx, input.merchantId, input.id));
-}
-
-/** The transactions of a batch of the merchant, a page of them; undefined when the merchant has no such batch. */
-export async function batchTransactionPage(
-  db: Db,
-  input: { merchantId: string; id: number; page: { limit: number; offset: number } },
-): Promise<TransactionRow[] | undefined> {
-  return db.read(async (tx) => {
-    if ((await getBatch(tx, input.merchantId, input.id)) === undefined) return undefined;
-    return listBatchTransactions(tx, input.merchantId, input.id, input.page);
-  });
 }

@@ -68,14 +68,6 @@ export function eraseCustomer(db: Db, input: { merchantId: string; pk: number; n
   });
 }
 
-/** The customer's charges, newest first; undefined when the customer is not the merchant's. */
-export function queryCustomerCharges(db: Db, input: { merchantId: string; customerPk: number; page: Page }): Promise<ChargeRow[] | undefined> {
-  return db.read(async (tx) => {
-    if ((await getCustomer(tx, input.merchantId, input.customerPk)) === undefined) return undefined;
-    return listChargesOf(tx, input.merchantId, { customerPk: input.customerPk }, input.page);
-  });
-}
-
 export interface CustomerPanelRows {
   readonly customer: CustomerRow;
   readonly methods: PaymentMethodRow[];

@@ -1,7 +1,6 @@
 // Recurring schedules of stored customers: the commands and queries of the
 // schedule flows (flows/vault/schedules.ts). Another merchant's schedule,
 // customer or method reads as absent. Running them is schedule-runs.ts.
-import { listChargesOf, type ChargeRow } from '../charges.ts';
 import { command, Refusal } from '../command.ts';
 import { getCustomer } from '../customers.ts';
 import type { Db, Tx } from '../db.ts';
@@ -103,14 +102,6 @@ export function editSchedule(db: Db, input: { merchantId: string; pk: number; fi
 /** Deletes the schedule; false when it is not the merchant's. */
 export function eraseSchedule(db: Db, input: { merchantId: string; pk: number; nowMs: number }): Promise<boolean> {
   return db.write((tx) => deleteSchedule(tx, input.merchantId, input.pk, input.nowMs));
-}
-
-/** The schedule's charges, newest first; undefined when the schedule is not the merchant's. */
-export function queryScheduleCharges(db: Db, input: { merchantId: string; schedulePk: number; page: Page }): Promise<ChargeRow[] | undefined> {
-  return db.read(async (tx) => {
-    if ((await getSchedule(tx, input.merchantId, input.schedulePk)) === undefined) return undefined;
-    return listChargesOf(tx, input.merchantId, { schedulePk: input.schedulePk }, input.page);
-  });
 }
 
 /** The schedule and its latest runs, newest first; undefined when the schedule is not the merchant's. */

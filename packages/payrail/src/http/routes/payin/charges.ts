@@ -1,15 +1,20 @@
 // The charge API: POST /api/v2/transactions/charge and
-// GET /api/v2/transactions/:id, with HTTP Basic (source API key and PIN).
+// GET /api/v2/transactions/:id (the charge answer in the spec dialect, the
+// bare transaction object in the accept.blue dialect), with HTTP Basic
+// (source API key and PIN).
 // Replies are sent as the JSON text the flow produced, so an idempotent
 // replay is exactly the first reply.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { chargeDepsOf, createChargeFlow } from '../../../flows/payin/charge.ts';
+import { acceptBlueTransactionJson } from '../../../flows/payin/transactions.ts';
 import type { Service } from '../../../service.ts';
 import { keepRawJson, rawMemberText } from '../../raw-json.ts';
 import { ChargeHeaders, ChargeRequest, ChargeResponse, PAYIN_REFUSALS, TransactionParams } from '../../schemas/payin.ts';
 import { zeroExpiryIsAbsent } from '../../acceptblue-expiry.ts';
 import { basicAuth } from '../../auth-hooks.ts';
 import { acceptBlueRequests } from '../../dialect-requests.ts';
+import { TransactionAnswer } from '../../schemas/transaction-lists.ts';
+import { readerOf, sendJson } from './transactions.ts';
 import { idempotencyKeyOf, sendReply } from '../../idempotent-replies.ts';
 
 const REFUSALS = PAYIN_REFUSALS;
@@ -60,11 +65,16 @@ export function payinChargeRoutes(service: Service): FastifyPluginAsyncTypebox {
           summary: 'Read a card transaction by its reference number',
           errors: ['not_found'],
           params: TransactionParams,
-          response: { 200: ChargeResponse, ...REFUSALS },
+          response: { 200: TransactionAnswer, ...REFUSALS },
         },
         onRequest: authenticate,
       },
-      async (request, reply) => sendReply(reply, await flow.read(request.principal!.merchantId, request.params.id)),
+      async (request, reply) => {
+        const reader = readerOf(request);
+        // accept.blue answers the bare transaction object (status_details at its top level); the spec dialect the charge answer.
+        if (reader.wireDialect === 'acceptblue') return sendJson(reply, await acceptBlueTransactionJson(service, reader.merchantId, request.params.id));
+        return sendReply(reply, await flow.read(reader.merchantId, request.params.id));
+      },
     );
   };
 }

@@ -32,7 +32,10 @@ import { basicAuth } from '../../auth-hooks.ts';
 import { acceptBlueRequests } from '../../dialect-requests.ts';
 import { refusalDialectOf } from '../../errors.ts';
 import { createdView, idempotencyKeyOf } from '../../idempotent-replies.ts';
-import { ChargeHeaders, PageQuery, PAYIN_REFUSALS, PayinRefusal, TransactionList } from '../../schemas/payin.ts';
+import { acceptBlueQuery } from '../../dialect-queries.ts';
+import { ChargeHeaders, PageQuery, PAYIN_REFUSALS, PayinRefusal } from '../../schemas/payin.ts';
+import { TransactionListAnswer, TransactionListQuery } from '../../schemas/transaction-lists.ts';
+import { readerOf } from '../payin/transactions.ts';
 import {
   AcceptBlueDuplicatePaymentMethod,
   AcceptBluePaymentMethodCreate,
@@ -201,14 +204,15 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
         schema: {
           operationId: 'listCustomerTransactions',
           errors: ['not_found'],
-          summary: "List a customer's transactions, newest first",
+          summary: "List a customer's transactions (spec: newest first; acceptblue: oldest first, bare transaction objects)",
           params: IdParams,
-          querystring: PageQuery,
-          response: { 200: TransactionList, ...STORED_REFUSALS },
+          querystring: TransactionListQuery,
+          response: { 200: TransactionListAnswer, ...STORED_REFUSALS },
         },
         onRequest,
+        preValidation: acceptBlueQuery(TransactionListQuery),
       },
-      async (request, reply) => sendJsonText(reply, await customerTransactionsJson(service, ownerOf(request), request.params.id, request.query)),
+      async (request, reply) => sendJsonText(reply, await customerTransactionsJson(service, readerOf(request), request.params.id, request.query)),
     );
 
     app.post(

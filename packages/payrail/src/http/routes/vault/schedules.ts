@@ -21,8 +21,11 @@ import type { Service } from '../../../service.ts';
 import { basicAuth, transferAuth } from '../../auth-hooks.ts';
 import { acceptBlueRequests } from '../../dialect-requests.ts';
 import { keepRawJson, rawMemberText } from '../../raw-json.ts';
-import { ChargeHeaders, PageQuery, TransactionList } from '../../schemas/payin.ts';
+import { acceptBlueQuery } from '../../dialect-queries.ts';
+import { ChargeHeaders, PageQuery } from '../../schemas/payin.ts';
 import { IdParams, SandboxScheduleRunResponse, Schedule, ScheduleCreate, ScheduleList, ScheduleUpdate, StoredPageQuery } from '../../schemas/stored.ts';
+import { TransactionListAnswer, TransactionListQuery } from '../../schemas/transaction-lists.ts';
+import { readerOf } from '../payin/transactions.ts';
 import { noContent, ownerOf, sendJsonText, STORED_REFUSALS } from './customers.ts';
 import { createdView, idempotencyKeyOf } from '../../idempotent-replies.ts';
 
@@ -149,14 +152,15 @@ export function scheduleRoutes(service: Service): FastifyPluginAsyncTypebox {
         schema: {
           operationId: 'listScheduleTransactions',
           errors: ['not_found'],
-          summary: "List a schedule's transactions, newest first",
+          summary: "List a schedule's transactions (spec: newest first; acceptblue: oldest first, bare transaction objects)",
           params: IdParams,
-          querystring: PageQuery,
-          response: { 200: TransactionList, ...STORED_REFUSALS },
+          querystring: TransactionListQuery,
+          response: { 200: TransactionListAnswer, ...STORED_REFUSALS },
         },
         onRequest,
+        preValidation: acceptBlueQuery(TransactionListQuery),
       },
-      async (request, reply) => sendJsonText(reply, await scheduleTransactionsJson(service, ownerOf(request), request.params.id, request.query)),
+      async (request, reply) => sendJsonText(reply, await scheduleTransactionsJson(service, readerOf(request), request.params.id, request.query)),
     );
 
     app.post(
