@@ -60,6 +60,9 @@ export type ChargeView = Pick<
   // Stored customers and schedules (docs/api-decisions.md section 15).
   | 'customer_pk'
   | 'schedule_pk'
+  // Saved-card tokens (docs/acceptblue-compatibility.md).
+  | 'save_card_ref'
+  | 'card_ref'
 >;
 
 /** `funded`: the transfers the charge pays for, shown in custom_fields (see transfers/funding.ts). */
@@ -90,6 +93,8 @@ function renderAcceptedCharge(charge: ChargeView, funded: readonly FundedTransfe
     cvv2_result_code: cvvCode,
     version: PAYIN_API_VERSION,
     transaction: renderTransaction(charge, funded),
+    // Only a request with save_card shows it: every other answer stays as it was.
+    ...(charge.save_card_ref === null ? {} : { card_ref: charge.card_ref }),
   };
 }
 

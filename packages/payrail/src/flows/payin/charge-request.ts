@@ -7,6 +7,7 @@ import { parsePaymentSource, type PaymentSource } from '../../domain/payment-sou
 import { fail } from '../../errors.ts';
 import { IDEMPOTENCY_KEY_PATTERN, type KeyedRequest, keyedRequest } from '../common/idempotency-replay.ts';
 import type { StoredChargeRequest } from './charge-answers.ts';
+import { checkCardOrSource } from './raw-card.ts';
 
 /** Charge amount bounds in cents (docs/api-decisions.md section 3 leaves them to us): 0.50 to 100,000.00 USD. */
 export const CHARGE_AMOUNT_CENTS_MIN = 50;
@@ -16,7 +17,13 @@ type Text = string | undefined;
 
 export interface ChargeRequest {
   readonly amount: number;
-  readonly source: string;
+  /** Exactly one of source and card (raw-card.ts turns a card into a nonce source before the charge is reserved). */
+  readonly source?: string | undefined;
+  // A card sent as such, and saved-card tokens (docs/acceptblue-compatibility.md).
+  readonly card?: string | undefined;
+  readonly cvv2?: string | undefined;
+  /** true: an approval issues a saved-card token (card_ref) for a card, a nonce or a `tkn-` source. */
+  readonly save_card?: boolean | undefined;
   /** false authorizes only (docs/api-decisions.md section 10); absent or true captures at once. */
   readonly capture?: boolean | undefined;
   /** Required with a nonce; with a `pm-` or `ref-` source taken from the stored card when absent (docs/api-decisions.md section 15). */
@@ -69,9 +76,11 @@ export function validateCharge(input: ChargeInput, nowMs: number): number {
   if (parsed.cents < CHARGE_AMOUNT_CENTS_MIN) fail('invalid_amount', 'amount must be at least 0.50');
   if (parsed.cents > CHARGE_AMOUNT_CENTS_MAX) fail('invalid_amount', 'amount must be at most 100000.00');
   const request = input.request;
-  const source = parsePaymentSource(request.source);
+  checkCardOrSource(request);
+  const source = request.source === undefined ? { kind: 'card' as const } : parsePaymentSource(request.source);
   if (source === null) {
-    if (/^(pm|ref)-/.test(request.source)) fail('not_found', `source ${request.source.slice(0, 40)} names no payment method or reference`);
+    const text = request.source ?? '';
+    if (/^(pm|ref|tkn)-/.test(text)) fail('not_found', `source ${text.slice(0, 40)} names no payment method, reference or saved card`);
     fail('invalid_nonce', 'source is not a nonce from tokenization');
   }
   if (source.kind === 'nonce') {
@@ -93,7 +102,7 @@ export function validateCharge(input: ChargeInput, nowMs: number): number {
 
 /** The source of a request validate() accepted. */
 export function sourceOf(request: ChargeRequest): PaymentSource {
-  const source = parsePaymentSource(request.source);
+  const source = request.source === undefined ? null : parsePaymentSource(request.source);
   if (source === null) throw new Error('charge source was not validated');
   return source;
 }

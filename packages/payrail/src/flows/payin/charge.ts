@@ -39,6 +39,7 @@ import { authorizeCharge } from './charge-authorization.ts';
 import { recordChargeOutcome } from './charge-outcome.ts';
 import { type ChargeInput, type ChargeRequest, chargeKeyedRequest, type Payer, validateCharge } from './charge-request.ts';
 import { reserveCharge } from './charge-reservation.ts';
+import { keyedBodyOf, withCardAsNonce } from './raw-card.ts';
 
 // Kept where their importers find them.
 export { IDEMPOTENCY_KEY_TTL_MS } from '../common/idempotency-replay.ts';
@@ -88,9 +89,12 @@ export function createChargeFlow(deps: ChargeDeps): ChargeFlow {
 
   async function charge(payer: Payer, input: ChargeInput): Promise<ChargeReply> {
     const amountCents = validateCharge(input, deps.clock.nowMs());
-    if (input.idempotencyKey === null) return chargeOnce(deps, payer, input.request, amountCents, null);
-    const idem = chargeKeyedRequest(input.idempotencyKey, input.request);
-    return running.run(`${payer.sourceId}\n${idem.key}`, idem.requestHash, () => chargeOnce(deps, payer, input.request, amountCents, idem));
+    // A card sent as such is charged as a nonce of it (raw-card.ts); a same-key retry tokenizes
+    // again, and its unused nonce expires unused.
+    const request = await withCardAsNonce(deps, payer, input.request);
+    if (input.idempotencyKey === null) return chargeOnce(deps, payer, request, amountCents, null);
+    const idem = chargeKeyedRequest(input.idempotencyKey, keyedBodyOf(deps.cipher, payer.merchantId, input.request));
+    return running.run(`${payer.sourceId}\n${idem.key}`, idem.requestHash, () => chargeOnce(deps, payer, request, amountCents, idem));
   }
 
   async function read(merchantId: string, id: string): Promise<ChargeReply> {

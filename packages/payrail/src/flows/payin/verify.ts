@@ -46,6 +46,8 @@ import {
   RunningRequests,
 } from '../common/idempotency-replay.ts';
 import { failNonce } from './nonce-use.ts';
+import { checkCardOrSource, keyedBodyOf, withCardAsNonce } from './raw-card.ts';
+import { newCardRef } from '../../domain/card-refs.ts';
 
 export interface VerifyDeps {
   readonly db: Service['db'];
@@ -60,12 +62,17 @@ export function verifyDepsOf(service: Pick<Service, 'db' | 'clock' | 'log' | 'pr
   return { db: service.db, clock: service.clock, log: service.log, processor: service.providers.cardProcessor, cipher: cardCipherFor(service.config) };
 }
 
-/** The charge body without amount (and without capture). */
-export type VerifyRequest = Omit<ChargeRequest, 'amount' | 'capture' | 'expiry_month' | 'expiry_year' | 'billing_info'> & {
+/** The charge body without amount (and without capture); billing_info is required with a nonce, optional with a card. */
+export type VerifyRequest = Omit<ChargeRequest, 'amount' | 'capture' | 'expiry_month' | 'expiry_year'> & {
   readonly expiry_month: number;
   readonly expiry_year: number;
-  readonly billing_info: NonNullable<ChargeRequest['billing_info']>;
 };
+
+/** A verify request whose card was turned into a nonce (raw-card.ts). */
+type NonceVerifyRequest = Omit<VerifyRequest, 'card' | 'cvv2'> & { readonly source: string };
+
+/** What a verification made with a card sent without billing_info keeps as its billing address. */
+const NO_BILLING = { first_name: '', last_name: '', street: '', street2: '', city: '', state: '', zip: '', country: '', phone: '' };
 
 type Idem = KeyedRequest | null;
 type Step = { kind: 'taken' } | { kind: 'reserved'; row: TransactionRow; number: Secret<string>; cvv: Secret<string> | null };
@@ -77,7 +84,7 @@ const CLAIM_LEASE_MS = 2 * CARD_PROCESSOR_TIMEOUT_MS;
 const render = (row: TransactionRow): string => JSON.stringify(renderCharge(row));
 
 /** Reserves the key, takes the nonce and writes the verification as pending, in one write transaction. */
-async function reserve(deps: VerifyDeps, payer: Payer, request: VerifyRequest, idem: Idem): Promise<Step> {
+async function reserve(deps: VerifyDeps, payer: Payer, request: NonceVerifyRequest, idem: Idem): Promise<Step> {
   const step = await reserveVerification(deps.db, {
     clock: deps.clock,
     key: idem === null ? null : { sourceId: payer.sourceId, idemKey: idem.key, requestHash: idem.requestHash, ttlMs: IDEMPOTENCY_KEY_TTL_MS },
@@ -94,10 +101,12 @@ async function reserve(deps: VerifyDeps, payer: Payer, request: VerifyRequest, i
       expiry_year: request.expiry_year,
       // Its own copy for recovery, under the card-data key; erased once answered.
       card_number_enc: deps.cipher.seal(number, 'card_number', payer.sourceId),
-      request_json: JSON.stringify(storedRequest(request)),
+      request_json: JSON.stringify(storedRequest(request, NO_BILLING)),
       idem_key: idem?.key ?? null,
       recover_at_ms: nowMs + OPERATION_RECOVERY_AFTER_MS,
       created_at_ms: nowMs,
+      // save_card: an approval issues a saved-card token (docs/acceptblue-compatibility.md).
+      save_card_ref: request.save_card === true ? newCardRef() : null,
     }),
   });
   if (step.kind === 'refused') failNonce(step);
@@ -107,7 +116,7 @@ async function reserve(deps: VerifyDeps, payer: Payer, request: VerifyRequest, i
 /** Records the answer (once) with the reply its key keeps; null when recorded already. */
 async function record(
   deps: Pick<VerifyDeps, 'db' | 'clock'>,
-  row: Pick<TransactionRow, 'pk' | 'merchant_id' | 'source_id' | 'idem_key'>,
+  row: Pick<TransactionRow, 'pk' | 'merchant_id' | 'source_id' | 'idem_key' | 'save_card_ref'>,
   result: VerificationResult,
 ) {
   if (result.processorRef === '') throw new Error('card processor answered a verify without a processor reference');
@@ -134,7 +143,7 @@ function cardOf(row: TransactionRow, number: Secret<string>, cvv: Secret<string>
   };
 }
 
-async function verifyOnce(deps: VerifyDeps, payer: Payer, request: VerifyRequest, idem: Idem): Promise<Reply> {
+async function verifyOnce(deps: VerifyDeps, payer: Payer, request: NonceVerifyRequest, idem: Idem): Promise<Reply> {
   const step = await reserve(deps, payer, request, idem);
   if (step.kind === 'taken') {
     const current = async (reservedAtMs: number): Promise<Reply> => {
@@ -165,12 +174,19 @@ export function createVerifyFlow(deps: VerifyDeps): { verify(payer: Payer, input
   return {
     async verify(payer, input) {
       checkIdempotencyKey(input.idempotencyKey);
+      checkCardOrSource(input.request);
       const expiryProblem = checkExpiry(input.request.expiry_month, input.request.expiry_year, deps.clock.nowMs());
       if (expiryProblem !== null) fail('invalid_card', expiryProblem);
-      if (!NONCE_PATTERN.test(input.request.source)) fail('invalid_nonce', 'source is not a nonce from tokenization');
-      if (input.idempotencyKey === null) return verifyOnce(deps, payer, input.request, null);
-      const idem = keyedRequest(input.idempotencyKey, 'verify', input.request);
-      return running.run(`${payer.sourceId}\n${idem.key}`, idem.requestHash, () => verifyOnce(deps, payer, input.request, idem));
+      if (input.request.source !== undefined) {
+        if (!NONCE_PATTERN.test(input.request.source)) fail('invalid_nonce', 'source is not a nonce from tokenization');
+        // Only a card sent as such may come without an address (accept.blue's Verify CC).
+        if (input.request.billing_info === undefined) fail('invalid_request', 'billing_info is required');
+      }
+      // A card sent as such is verified as a nonce of it (raw-card.ts).
+      const request = await withCardAsNonce(deps, payer, input.request);
+      if (input.idempotencyKey === null) return verifyOnce(deps, payer, request, null);
+      const idem = keyedRequest(input.idempotencyKey, 'verify', keyedBodyOf(deps.cipher, payer.merchantId, input.request));
+      return running.run(`${payer.sourceId}\n${idem.key}`, idem.requestHash, () => verifyOnce(deps, payer, request, idem));
     },
   };
 }

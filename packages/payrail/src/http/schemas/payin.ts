@@ -64,14 +64,33 @@ export const TransactionDetails = Type.Object(
   { title: 'TransactionDetails', additionalProperties: false },
 );
 
+/**
+ * A card sent as such and saved-card tokens (accept.blue's CreditCardCharge
+ * and Verify CC, and `save_card`; docs/acceptblue-compatibility.md): exactly
+ * one of `source` and `card`.
+ */
+const CardFields = {
+  card: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 32, description: 'Card number, digits only (the rules of POST /api/v2/tokens); instead of source, with expiry_month and expiry_year' }),
+  ),
+  cvv2: Type.Optional(Type.String({ minLength: 1, maxLength: 8, description: 'Security code of card: 3 digits, 4 for American Express; ignored with a source' })),
+  save_card: Type.Optional(
+    Type.Boolean({ description: 'true: an approval answers card_ref, a saved-card token usable as the source tkn-<card_ref> (card, nonce and tkn- sources)' }),
+  ),
+};
+
 export const ChargeRequest = Type.Object(
   {
     amount: Type.Number({ description: 'Amount in dollars, at most 2 decimals, 0.50 to 100000.00' }),
-    source: Type.String({
-      minLength: 1,
-      maxLength: 100,
-      description: 'Nonce from tokenization, pm-<payment method id> (a saved card) or ref-<reference number> (the card of an earlier approved charge)',
-    }),
+    source: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description:
+          'Nonce from tokenization, pm-<payment method id> (a saved card), ref-<reference number> (the card of an earlier approved charge) or tkn-<card_ref> (a saved-card token); or send card instead',
+      }),
+    ),
+    ...CardFields,
     expiry_month: Type.Optional({ ...ExpiryMonth, description: 'Card expiry month, 1 to 12; required with a nonce, else taken from the stored card' }),
     expiry_year: Type.Optional({ ...ExpiryYear, description: 'Card expiry year; required with a nonce, else taken from the stored card' }),
     billing_info: Type.Optional(BillingInfo),
@@ -160,6 +179,11 @@ export const ShapeA = Type.Object(
     cvv2_result: Type.String(),
     cvv2_result_code: Type.String(),
     version: Type.String(),
+    card_ref: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description: 'With save_card: the saved-card token (use as tkn-<card_ref>) once approved, null until then',
+      }),
+    ),
     transaction: Type.Object({
       id: Type.Integer(),
       created_at: Type.String(),
@@ -261,10 +285,11 @@ export type OperationRequest = Static<typeof OperationRequest>;
 /** Verify: the charge body without amount (and without capture). */
 export const VerifyRequest = Type.Object(
   {
-    source: Type.String({ minLength: 1, maxLength: 100, description: 'Nonce from tokenization' }),
+    source: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Nonce from tokenization; or send card instead' })),
+    ...CardFields,
     expiry_month: ExpiryMonth,
     expiry_year: ExpiryYear,
-    billing_info: BillingInfo,
+    billing_info: Type.Optional({ ...BillingInfo, description: 'Required with a nonce source' }),
     transaction_details: Type.Optional(TransactionDetails),
   },
   { title: 'VerifyRequest', additionalProperties: false },

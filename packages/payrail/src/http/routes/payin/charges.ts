@@ -8,6 +8,7 @@ import type { Service } from '../../../service.ts';
 import { keepRawJson, rawMemberText } from '../../raw-json.ts';
 import { ChargeHeaders, ChargeRequest, ChargeResponse, PAYIN_REFUSALS, TransactionParams } from '../../schemas/payin.ts';
 import { basicAuth } from '../../auth-hooks.ts';
+import { acceptBlueRequests } from '../../dialect-requests.ts';
 import { idempotencyKeyOf, sendReply } from '../../idempotent-replies.ts';
 
 const REFUSALS = PAYIN_REFUSALS;
@@ -32,6 +33,7 @@ export function payinChargeRoutes(service: Service): FastifyPluginAsyncTypebox {
           response: { 200: ChargeResponse, ...REFUSALS },
         },
         onRequest: authenticate,
+        preValidation: acceptBlueRequests(ChargeRequest),
       },
       async (request, reply) => {
         const principal = request.principal!;

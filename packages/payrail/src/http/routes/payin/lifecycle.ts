@@ -14,6 +14,7 @@ import type { Service } from '../../../service.ts';
 import { basicAuth } from '../../auth-hooks.ts';
 import { idempotencyKeyOf, sendReply } from '../../idempotent-replies.ts';
 import { keepRawJson, rawMemberText } from '../../raw-json.ts';
+import { acceptBlueRequests } from '../../dialect-requests.ts';
 import { ChargeHeaders, ChargeResponse, OperationRequest, PAYIN_REFUSALS, VerifyRequest } from '../../schemas/payin.ts';
 
 const REFUSALS = PAYIN_REFUSALS;
@@ -86,7 +87,8 @@ export function payinLifecycleRoutes(service: Service): FastifyPluginAsyncTypebo
       });
     }
 
-    app.post('/api/v2/transactions/verify', { schema: schemaOf(DOCS.verify, VerifyRequest), onRequest: authenticate }, async (request, reply) => {
+    const verifyOptions = { schema: schemaOf(DOCS.verify, VerifyRequest), onRequest: authenticate, preValidation: acceptBlueRequests(VerifyRequest) };
+    app.post('/api/v2/transactions/verify', verifyOptions, async (request, reply) => {
       const result = await verifyFlow.verify(callerOf(request), { request: request.body as VerifyRequest, idempotencyKey: idempotencyKeyOf(request) });
       return sendReply(reply, result);
     });
