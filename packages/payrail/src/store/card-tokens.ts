@@ -56,23 +56,19 @@ export async function getSealedCardToken(tx: Tx, merchantId: string, cardRef: st
   return row === undefined ? undefined : rowOf(row);
 }
 
-/** Sets the token's expiry; the token as updated, or undefined when it is not the merchant's. */
+/** Sets what is given of the token's expiry; the token as updated, or undefined when it is not the merchant's. */
 export async function updateCardTokenExpiry(
   tx: Tx,
   merchantId: string,
   cardRef: string,
-  expiry: { expiry_month: number; expiry_year: number },
+  expiry: { expiry_month: number | null; expiry_year: number | null },
   nowMs: number,
 ): Promise<CardTokenRow | undefined> {
   const row = await tx.get<CardTokenRow>(
-    `UPDATE card_tokens SET expiry_month = ?, expiry_year = ?, updated_at_ms = ? WHERE card_ref = ? AND merchant_id = ? RETURNING ${COLUMNS}`,
+    `UPDATE card_tokens SET expiry_month = COALESCE(?, expiry_month), expiry_year = COALESCE(?, expiry_year), updated_at_ms = ?
+     WHERE card_ref = ? AND merchant_id = ? RETURNING ${COLUMNS}`,
     [expiry.expiry_month, expiry.expiry_year, nowMs, cardRef, merchantId],
   );
-  return row === undefined ? undefined : rowOf(row);
-}
-
-export async function getCardToken(tx: Tx, merchantId: string, cardRef: string): Promise<CardTokenRow | undefined> {
-  const row = await tx.get<CardTokenRow>(`SELECT ${COLUMNS} FROM card_tokens WHERE card_ref = ? AND merchant_id = ?`, [cardRef, merchantId]);
   return row === undefined ? undefined : rowOf(row);
 }
 

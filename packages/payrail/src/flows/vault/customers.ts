@@ -7,6 +7,7 @@
 // refused save changes nothing (the nonce stays usable).
 import { checkExpiry } from '../../domain/cards.ts';
 import { isoTime } from '../../domain/iso-time.ts';
+import { CARD_REF_PATTERN, TOKEN_SOURCE_PREFIX } from '../../domain/card-refs.ts';
 import { hashNonce, NONCE_PATTERN } from '../../domain/nonce.ts';
 import { fail, failWith } from '../../errors.ts';
 import type { ChargeRow } from '../../store/charges.ts';
@@ -30,6 +31,7 @@ import {
   type NonceProblem,
   type SaveCardRefusal,
 } from '../../store/vault/payment-methods.ts';
+import { saveTokenMethodOnce } from '../../store/vault/card-tokens.ts';
 import { renderSchedule, type ScheduleView } from './schedule-view.ts';
 import { transactionStatusOf } from '../../domain/card-lifecycle.ts';
 import { renderCharge } from '../payin/charge-answers.ts';
@@ -200,8 +202,12 @@ export async function saveCard(
   idempotencyKey: string | null = null,
 ): Promise<Created<PaymentMethodView>> {
   const customerPk = idOf('customer', customerId);
-  if (!NONCE_PATTERN.test(input.source)) fail('invalid_nonce', 'source is not a nonce from tokenization');
   const expiryProblem = checkExpiry(input.expiry_month, input.expiry_year, vault.clock.nowMs());
+  if (input.source.startsWith(TOKEN_SOURCE_PREFIX)) {
+    if (expiryProblem !== null) fail('invalid_card', expiryProblem);
+    return saveTokenCard(vault, owner, customerPk, input, idempotencyKey);
+  }
+  if (!NONCE_PATTERN.test(input.source)) fail('invalid_nonce', 'source is not a nonce from tokenization');
   if (expiryProblem !== null) fail('invalid_card', expiryProblem);
   const cipher = cipherOf(vault);
   const nonceHash = hashNonce(input.source);
@@ -228,6 +234,41 @@ export async function saveCard(
       render: renderPaymentMethod,
     });
     return answered(answer, (refusal) => refuseSave(refusal, customerPk));
+  });
+}
+
+/** A payment method from a saved-card token (`tkn-<card_ref>`, docs/acceptblue-compatibility.md); the token stays. */
+async function saveTokenCard(
+  vault: VaultContext,
+  owner: Owner,
+  customerPk: number,
+  input: SaveCardInput,
+  idempotencyKey: string | null,
+): Promise<Created<PaymentMethodView>> {
+  const cardRef = input.source.slice(TOKEN_SOURCE_PREFIX.length);
+  // Unknown and other merchants' tokens read alike, as an unknown payment method does.
+  const noToken = (): never => fail('not_found', `saved card ${input.source.slice(0, 40)} not found`);
+  if (!CARD_REF_PATTERN.test(cardRef)) noToken();
+  const cipher = cipherOf(vault);
+  const idem = { key: idempotencyKey, operation: 'save-card', body: { customer: customerPk, ...input } };
+  return createOnce(vault.clock, owner, idem, async (key) => {
+    const answer = await saveTokenMethodOnce(vault.db, {
+      key,
+      payer: owner,
+      customerPk,
+      methodsMax: PAYMENT_METHODS_PER_CUSTOMER_MAX,
+      cardRef,
+      expiryMonth: input.expiry_month,
+      expiryYear: input.expiry_year,
+      name: input.name ?? null,
+      nowMs: vault.clock.nowMs(),
+      seal: (token) => {
+        const number = cipher.open(token.card_number_enc, 'card_number', token.source_id);
+        return { card_number_enc: cipher.seal(number, 'card_number', owner.sourceId), fingerprint: cipher.fingerprint(number, owner.merchantId) };
+      },
+      render: renderPaymentMethod,
+    });
+    return answered(answer, (refusal) => (refusal.kind === 'no-token' ? noToken() : refuseSave(refusal, customerPk)));
   });
 }
 

@@ -62,7 +62,11 @@ export const CustomerListQuery = Type.Object(
 
 export const PaymentMethodCreate = Type.Object(
   {
-    source: Type.String({ minLength: 1, maxLength: 100, description: 'A nonce from tokenization (consumed); the security code is never kept' }),
+    source: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'A nonce from tokenization (consumed), or tkn-<card_ref> (a saved-card token, which takes the expiry sent); the security code is never kept',
+    }),
     expiry_month: ExpiryMonth,
     expiry_year: ExpiryYear,
     last4: Type.Optional(
