@@ -289,7 +289,8 @@ export const VerifyRequest = Type.Object(
     ...CardFields,
     expiry_month: ExpiryMonth,
     expiry_year: ExpiryYear,
-    billing_info: Type.Optional({ ...BillingInfo, description: 'Required with a nonce source' }),
+    // Required with a nonce source (the flow says so); a card sent as such may come without.
+    billing_info: Type.Optional(BillingInfo),
     transaction_details: Type.Optional(TransactionDetails),
   },
   { title: 'VerifyRequest', additionalProperties: false },
