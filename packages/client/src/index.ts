@@ -8,6 +8,8 @@ export type * from './types.ts';
 export type * from './wire.ts';
 export type * from './lifecycle.ts';
 export type * from './stored.ts';
+export type { SavedCard, SavedCardChanges, SavedCardExpiry, SavedCardInput } from './saved-cards.ts';
+export { tokenSource } from './saved-cards.ts';
 export { verifyWebhook, EVENT_TYPES, WEBHOOK_SIGNATURE_ERROR, WEBHOOK_TOLERANCE_DEFAULT_S } from './webhooks.ts';
 export type {
   BatchWire,

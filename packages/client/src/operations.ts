@@ -50,6 +50,8 @@ export const OPERATIONS = {
   getPaymentMethod: { method: 'GET', path: '/api/v2/payment-methods/{id}' },
   updatePaymentMethod: { method: 'PATCH', path: '/api/v2/payment-methods/{id}' },
   deletePaymentMethod: { method: 'DELETE', path: '/api/v2/payment-methods/{id}' },
+  createSavedCard: { method: 'POST', path: '/api/v2/saved-cards' },
+  updateSavedCard: { method: 'PATCH', path: '/api/v2/saved-cards/{cardRef}' },
   createSchedule: { method: 'POST', path: '/api/v2/customers/{id}/recurring-schedules' },
   listSchedules: { method: 'GET', path: '/api/v2/customers/{id}/recurring-schedules' },
   getSchedule: { method: 'GET', path: '/api/v2/recurring-schedules/{id}' },

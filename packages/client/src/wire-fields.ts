@@ -39,6 +39,7 @@ import type {
   WebhookEndpointWithSecret,
 } from './webhooks.ts';
 import type { CustomerInput } from './stored.ts';
+import type { SavedCard, SavedCardChanges, SavedCardExpiry, SavedCardInput } from './saved-cards.ts';
 
 /** Every field of T, optional ones included, and nothing else. */
 type Fields<T> = { readonly [K in keyof T]-?: true };
@@ -97,6 +98,9 @@ export const WIRE_FIELDS = {
   ChargeRequest: {
     amount: true,
     source: true,
+    card: true,
+    cvv2: true,
+    save_card: true,
     expiry_month: true,
     expiry_year: true,
     billing_info: true,
@@ -137,12 +141,26 @@ export const WIRE_FIELDS = {
     cvv2_result: true,
     cvv2_result_code: true,
     version: true,
+    card_ref: true,
     transaction: true,
   } satisfies Fields<ChargeApprovedWire>,
   DeclinedTransaction: { id: true, status: true, amount: true, currency: true, error: true, card: true, created_at: true } satisfies Fields<ChargeDeclinedWire>,
   PayinError: { error: true } satisfies Fields<PayinErrorWire>,
   TransactionOperationRequest: { reference_number: true, amount: true } satisfies Fields<OperationRequestWire>,
-  VerifyRequest: { source: true, expiry_month: true, expiry_year: true, billing_info: true, transaction_details: true } satisfies Fields<VerifyRequestWire>,
+  VerifyRequest: {
+    source: true,
+    card: true,
+    cvv2: true,
+    save_card: true,
+    expiry_month: true,
+    expiry_year: true,
+    billing_info: true,
+    transaction_details: true,
+  } satisfies Fields<VerifyRequestWire>,
+  SavedCardCreateRequest: { card: true, source: true, expiry_month: true, expiry_year: true } satisfies Fields<SavedCardInput>,
+  SavedCard: { cardRef: true } satisfies Fields<SavedCard>,
+  SavedCardUpdateRequest: { expiry_month: true, expiry_year: true } satisfies Fields<SavedCardChanges>,
+  SavedCardExpiry: { expiry_month: true, expiry_year: true, cardRef: true } satisfies Fields<SavedCardExpiry>,
   Batch: {
     id: true,
     status: true,
