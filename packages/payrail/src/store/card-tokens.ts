@@ -52,7 +52,10 @@ export async function insertCardToken(tx: Tx, token: SealedCardToken, nowMs: num
 
 /** The merchant's token with its sealed card number, for a charge. */
 export async function getSealedCardToken(tx: Tx, merchantId: string, cardRef: string): Promise<SealedCardToken | undefined> {
-  const row = await tx.get<SealedCardToken>(`SELECT ${COLUMNS}, card_number_enc FROM card_tokens WHERE card_ref = ? AND merchant_id = ?`, [cardRef, merchantId]);
+  const row = await tx.get<SealedCardToken>(`SELECT ${COLUMNS}, card_number_enc FROM card_tokens WHERE card_ref = ? AND merchant_id = ?`, [
+    cardRef,
+    merchantId,
+  ]);
   return row === undefined ? undefined : rowOf(row);
 }
 

@@ -69,7 +69,7 @@ for (const kind of STORE_KINDS) {
     });
     after(() => t.close());
 
-    it("WooCommerce: a checkout with the card and save_card answers card_ref; the renewal charges tkn-<card_ref> with no expiry", async () => {
+    it('WooCommerce: a checkout with the card and save_card answers card_ref; the renewal charges tkn-<card_ref> with no expiry', async () => {
       const merchant = await acceptBlueMerchant(t);
       const checkout = await postCharge(t.app, basicOf(merchant), {
         ...wooOrder(101, 30),
@@ -134,12 +134,12 @@ for (const kind of STORE_KINDS) {
       assert.match(byNonce.json().cardRef, CARD_REF);
       assert.notEqual(byNonce.json().cardRef, cardRef);
 
-      // authorize: capture false, save_card true by default, the nulls its card object leaves.
+      // authorize: capture false, save_card true by default, expiry 0/0 and the nulls its card object leaves.
       const authorize = await postCharge(t.app, basicOf(merchant), {
         amount: 20,
         source: `tkn-${cardRef}`,
-        expiry_month: 9,
-        expiry_year: 2032,
+        expiry_month: 0,
+        expiry_year: 0,
         cvv2: null,
         avs_address: null,
         avs_zip: null,
@@ -152,6 +152,18 @@ for (const kind of STORE_KINDS) {
       assert.equal(body.card_ref, cardRef);
       assert.equal(body.card_type, 'Discover');
       assert.equal(body.last_4, '1117');
+      assert.deepEqual([body.transaction.card_details.expiry_month, body.transaction.card_details.expiry_year], [9, 2032]);
+
+      // verify with save_card and a nonce, no address.
+      const verified = await call(t, merchant, 'POST', 'transactions/verify', {
+        save_card: true,
+        source: await nonceFor(t.app, merchant, '5555555555554444'),
+        expiry_month: 12,
+        expiry_year: 2035,
+        cvv2: null,
+      });
+      assert.equal(verified.json().status, 'Approved', verified.body);
+      assert.match(verified.json().card_ref, CARD_REF);
     });
 
     it('PATCH /saved-cards/:cardRef changes the expiry a later tkn- charge uses; an unknown token is 404', async () => {
@@ -284,7 +296,11 @@ for (const kind of STORE_KINDS) {
       const merchant = await acceptBlueMerchant(t);
       const cardRef: string = (await call(t, merchant, 'POST', 'saved-cards', { card: '378282246310005', expiry_month: 4, expiry_year: 2034 })).json().cardRef;
       const customer = (await call(t, merchant, 'POST', 'customers', { identifier: 'c-2' })).json();
-      const saved = await call(t, merchant, 'POST', `customers/${customer.id}/payment-methods`, { source: `tkn-${cardRef}`, expiry_month: 5, expiry_year: 2035 });
+      const saved = await call(t, merchant, 'POST', `customers/${customer.id}/payment-methods`, {
+        source: `tkn-${cardRef}`,
+        expiry_month: 5,
+        expiry_year: 2035,
+      });
       assert.ok(saved.statusCode === 200 || saved.statusCode === 201, saved.body);
       const method = saved.json();
       assert.deepEqual([method.last4, method.expiry_month, method.expiry_year], ['0005', 5, 2035]);
@@ -318,7 +334,13 @@ for (const kind of STORE_KINDS) {
         const response = await call(t, merchant, 'POST', 'saved-cards', body);
         assert.deepEqual([response.statusCode, response.json().error_code], [status, code], JSON.stringify(body));
       }
-      const both = await postCharge(t.app, basicOf(merchant), { amount: 5, source: `tkn-${first.json().cardRef}`, card: CARD, expiry_month: 1, expiry_year: 2031 });
+      const both = await postCharge(t.app, basicOf(merchant), {
+        amount: 5,
+        source: `tkn-${first.json().cardRef}`,
+        card: CARD,
+        expiry_month: 1,
+        expiry_year: 2031,
+      });
       assert.deepEqual([both.statusCode, both.json().error_code], [400, 'invalid_request']);
       const spec = await t.newMerchant();
       const specRefusal = await postCharge(t.app, basicOf(spec), { amount: 5, card: CARD });

@@ -62,7 +62,7 @@ export function verifyDepsOf(service: Pick<Service, 'db' | 'clock' | 'log' | 'pr
   return { db: service.db, clock: service.clock, log: service.log, processor: service.providers.cardProcessor, cipher: cardCipherFor(service.config) };
 }
 
-/** The charge body without amount (and without capture); billing_info is required with a nonce, optional with a card. */
+/** The charge body without amount (and without capture); billing_info is optional (accept.blue's verify asks for none). */
 export type VerifyRequest = Omit<ChargeRequest, 'amount' | 'capture' | 'expiry_month' | 'expiry_year'> & {
   readonly expiry_month: number;
   readonly expiry_year: number;
@@ -71,7 +71,7 @@ export type VerifyRequest = Omit<ChargeRequest, 'amount' | 'capture' | 'expiry_m
 /** A verify request whose card was turned into a nonce (raw-card.ts). */
 type NonceVerifyRequest = Omit<VerifyRequest, 'card' | 'cvv2'> & { readonly source: string };
 
-/** What a verification made with a card sent without billing_info keeps as its billing address. */
+/** What a verification sent without billing_info keeps as its billing address. */
 const NO_BILLING = { first_name: '', last_name: '', street: '', street2: '', city: '', state: '', zip: '', country: '', phone: '' };
 
 type Idem = KeyedRequest | null;
@@ -177,11 +177,7 @@ export function createVerifyFlow(deps: VerifyDeps): { verify(payer: Payer, input
       checkCardOrSource(input.request);
       const expiryProblem = checkExpiry(input.request.expiry_month, input.request.expiry_year, deps.clock.nowMs());
       if (expiryProblem !== null) fail('invalid_card', expiryProblem);
-      if (input.request.source !== undefined) {
-        if (!NONCE_PATTERN.test(input.request.source)) fail('invalid_nonce', 'source is not a nonce from tokenization');
-        // Only a card sent as such may come without an address (accept.blue's Verify CC).
-        if (input.request.billing_info === undefined) fail('invalid_request', 'billing_info is required');
-      }
+      if (input.request.source !== undefined && !NONCE_PATTERN.test(input.request.source)) fail('invalid_nonce', 'source is not a nonce from tokenization');
       // A card sent as such is verified as a nonce of it (raw-card.ts).
       const request = await withCardAsNonce(deps, payer, input.request);
       if (input.idempotencyKey === null) return verifyOnce(deps, payer, request, null);

@@ -44,7 +44,12 @@ export interface SavedCardExpiryView {
 
 const viewOf = (row: Pick<CardTokenRow, 'card_ref'>): SavedCardView => ({ cardRef: row.card_ref });
 
-export async function createSavedCard(vault: VaultContext, owner: Owner, input: SavedCardCreate, idempotencyKey: string | null): Promise<Created<SavedCardView>> {
+export async function createSavedCard(
+  vault: VaultContext,
+  owner: Owner,
+  input: SavedCardCreate,
+  idempotencyKey: string | null,
+): Promise<Created<SavedCardView>> {
   checkCardOrSource(input);
   if ((input.expiry_month === undefined) !== (input.expiry_year === undefined)) fail('invalid_request', 'expiry_month and expiry_year go together');
   const nowMs = vault.clock.nowMs();

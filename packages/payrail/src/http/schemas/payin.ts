@@ -71,9 +71,15 @@ export const TransactionDetails = Type.Object(
  */
 const CardFields = {
   card: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 32, description: 'Card number, digits only (the rules of POST /api/v2/tokens); instead of source, with expiry_month and expiry_year' }),
+    Type.String({
+      minLength: 1,
+      maxLength: 32,
+      description: 'Card number, digits only (the rules of POST /api/v2/tokens); instead of source, with expiry_month and expiry_year',
+    }),
   ),
-  cvv2: Type.Optional(Type.String({ minLength: 1, maxLength: 8, description: 'Security code of card: 3 digits, 4 for American Express; ignored with a source' })),
+  cvv2: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 8, description: 'Security code of card: 3 digits, 4 for American Express; ignored with a source' }),
+  ),
   save_card: Type.Optional(
     Type.Boolean({ description: 'true: an approval answers card_ref, a saved-card token usable as the source tkn-<card_ref> (card, nonce and tkn- sources)' }),
   ),
@@ -289,7 +295,6 @@ export const VerifyRequest = Type.Object(
     ...CardFields,
     expiry_month: ExpiryMonth,
     expiry_year: ExpiryYear,
-    // Required with a nonce source (the flow says so); a card sent as such may come without.
     billing_info: Type.Optional(BillingInfo),
     transaction_details: Type.Optional(TransactionDetails),
   },

@@ -7,7 +7,9 @@ const ExpiryMonth = Type.Integer({ minimum: 1, maximum: 12, description: 'Card e
 
 export const SavedCardCreate = Type.Object(
   {
-    card: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'Card number, digits only; with expiry_month and expiry_year; instead of source' })),
+    card: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 32, description: 'Card number, digits only; with expiry_month and expiry_year; instead of source' }),
+    ),
     source: Type.Optional(
       Type.String({
         minLength: 1,
@@ -33,7 +35,4 @@ export const SavedCardUpdate = Type.Object(
   { title: 'SavedCardUpdateRequest', additionalProperties: false },
 );
 
-export const SavedCardExpiry = Type.Object(
-  { expiry_month: Type.Integer(), expiry_year: Type.Integer(), cardRef: Type.String() },
-  { title: 'SavedCardExpiry' },
-);
+export const SavedCardExpiry = Type.Object({ expiry_month: Type.Integer(), expiry_year: Type.Integer(), cardRef: Type.String() }, { title: 'SavedCardExpiry' });
