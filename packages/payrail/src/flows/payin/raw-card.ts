@@ -24,7 +24,8 @@ export interface CardFields {
 /** Refuses a request with both or neither of `source` and `card`, or a card without its expiry. */
 export function checkCardOrSource(request: CardFields): void {
   if (request.card !== undefined && request.source !== undefined) fail('invalid_request', 'send either source or card, not both');
-  if (request.card === undefined && request.source === undefined) fail('invalid_request', 'source or card is required');
+  // Worded as before cards could be sent as such: most callers send a source.
+  if (request.card === undefined && request.source === undefined) fail('invalid_request', 'source is required');
   if (request.card !== undefined && (request.expiry_month === undefined || request.expiry_year === undefined)) {
     fail('invalid_request', 'expiry_month and expiry_year are required with card');
   }
