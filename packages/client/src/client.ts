@@ -74,6 +74,7 @@ import {
   type StoredPage,
   storedId,
 } from './stored.ts';
+import { readSavedCard, readSavedCardExpiry, type SavedCard, type SavedCardChanges, type SavedCardExpiry, type SavedCardInput } from './saved-cards.ts';
 import {
   endpointId,
   type EventFilters,
@@ -386,6 +387,18 @@ export class Payrail {
     delete: async (id: number | string): Promise<void> => {
       await this.stored(route(OPERATIONS.deletePaymentMethod, { id: storedId(id, 'payment method id') }), ignoreBody);
     },
+  };
+
+  /**
+   * Saved-card tokens: a card (or the card of a nonce, `pm-` or `ref-`)
+   * kept under a token without a charge; charge it with
+   * `charge({ source: tokenSource(card.cardRef), amount })`. Creating sends once.
+   */
+  readonly savedCards = {
+    create: async (input: SavedCardInput): Promise<SavedCard> => this.stored(route(OPERATIONS.createSavedCard), readSavedCard, defined(input)),
+    /** Changes the token's expiry (either part, or both). */
+    update: async (cardRef: string, changes: SavedCardChanges): Promise<SavedCardExpiry> =>
+      this.stored(route(OPERATIONS.updateSavedCard, { cardRef }), readSavedCardExpiry, defined(changes)),
   };
 
   /** Recurring schedules: the worker charges each due schedule once per run date (UTC). */

@@ -55,6 +55,8 @@ export const OPERATIONS = {
   deletePaymentMethod: { method: 'DELETE', path: '/api/v2/payment-methods/{id}' },
   listAllPaymentMethods: { method: 'GET', path: '/api/v2/payment-methods' },
   listPaymentMethodSchedules: { method: 'GET', path: '/api/v2/payment-methods/{id}/recurring-schedules' },
+  createSavedCard: { method: 'POST', path: '/api/v2/saved-cards' },
+  updateSavedCard: { method: 'PATCH', path: '/api/v2/saved-cards/{cardRef}' },
   createSchedule: { method: 'POST', path: '/api/v2/customers/{id}/recurring-schedules' },
   listSchedules: { method: 'GET', path: '/api/v2/customers/{id}/recurring-schedules' },
   getSchedule: { method: 'GET', path: '/api/v2/recurring-schedules/{id}' },

@@ -65,6 +65,7 @@ import type {
 } from './webhooks.ts';
 import type { CustomerInput } from './stored.ts';
 import type { SourceSurcharge, Surcharge, SurchargeLookup, SurchargeSettings } from './surcharge.ts';
+import type { SavedCard, SavedCardChanges, SavedCardExpiry, SavedCardInput } from './saved-cards.ts';
 
 /** Every field of T, optional ones included, and nothing else. */
 type Fields<T> = { readonly [K in keyof T]-?: true };
@@ -154,6 +155,7 @@ export const WIRE_FIELDS = {
   ChargeRequest: {
     amount: true,
     source: true,
+    card: true,
     expiry_month: true,
     expiry_year: true,
     billing_info: true,
@@ -196,6 +198,7 @@ export const WIRE_FIELDS = {
     cvv2_result: true,
     cvv2_result_code: true,
     version: true,
+    card_ref: true,
     transaction: true,
   } satisfies Fields<ChargeApprovedWire>,
   DeclinedTransaction: { id: true, status: true, amount: true, currency: true, error: true, card: true, created_at: true } satisfies Fields<ChargeDeclinedWire>,
@@ -203,6 +206,7 @@ export const WIRE_FIELDS = {
   TransactionOperationRequest: { reference_number: true, amount: true } satisfies Fields<OperationRequestWire>,
   VerifyRequest: {
     source: true,
+    card: true,
     expiry_month: true,
     expiry_year: true,
     billing_info: true,
@@ -271,6 +275,10 @@ export const WIRE_FIELDS = {
     bin_type: true,
     transaction: true,
   } satisfies Fields<AcceptBlueChargeWire>,
+  SavedCardCreateRequest: { card: true, source: true, expiry_month: true, expiry_year: true } satisfies Fields<SavedCardInput>,
+  SavedCard: { cardRef: true } satisfies Fields<SavedCard>,
+  SavedCardUpdateRequest: { expiry_month: true, expiry_year: true } satisfies Fields<SavedCardChanges>,
+  SavedCardExpiry: { expiry_month: true, expiry_year: true, cardRef: true } satisfies Fields<SavedCardExpiry>,
   Batch: {
     id: true,
     status: true,

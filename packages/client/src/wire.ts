@@ -128,9 +128,15 @@ export interface TransactionDetails {
 export interface ChargeRequestWire extends ChargeExtrasWire, NotOfferedWire {
   /** Dollars as a JSON number with at most 2 decimals. */
   amount: number;
-  /** A nonce, `pm-<payment method id>` or `ref-<reference number>`. */
-  source: string;
-  /** Required with a nonce; a saved card or an earlier transaction brings its own. */
+  /** A nonce, `pm-<payment method id>`, `ref-<reference number>` or `tkn-<card_ref>`; or send `card` instead. */
+  source?: string;
+  /** The card number itself (digits), instead of source; with expiry_month and expiry_year. */
+  card?: string;
+  /** The security code of `card`; ignored with a source. */
+  cvv2?: string;
+  /** true: an approval answers `card_ref`, a token to charge later as `tkn-<card_ref>`. */
+  save_card?: boolean;
+  /** Required with a nonce or a card; a saved card or an earlier transaction brings its own. */
   expiry_month?: number;
   expiry_year?: number;
   billing_info?: BillingInfo;
@@ -147,8 +153,8 @@ export interface OperationRequestWire {
 }
 
 /** Body of POST /api/v2/transactions/verify: a charge's card fields without an amount. */
-export type VerifyRequestWire = Required<Pick<ChargeRequestWire, 'source' | 'expiry_month' | 'expiry_year'>> &
-  Pick<ChargeRequestWire, 'transaction_details' | 'billing_info'> &
+export type VerifyRequestWire = Required<Pick<ChargeRequestWire, 'expiry_month' | 'expiry_year'>> &
+  Pick<ChargeRequestWire, 'source' | 'card' | 'cvv2' | 'save_card' | 'billing_info' | 'transaction_details'> &
   ChargeExtrasWire &
   NotOfferedWire;
 
@@ -166,6 +172,8 @@ export interface ChargeApprovedWire {
   cvv2_result: string;
   cvv2_result_code: string;
   version: string;
+  /** With save_card: the token issued once approved (null until then). */
+  card_ref?: string | null;
   transaction: {
     id: number;
     created_at: string;

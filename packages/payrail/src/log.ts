@@ -11,6 +11,8 @@ export const REDACTED_PATHS = [
   'headers.authorization',
   'headers["api-key"]',
   '*.card_number',
+  // accept.blue's name for the card number (a charge or verify with a raw card).
+  '*.card',
   '*.cvv2',
   '*.cvv',
   '*.pin',

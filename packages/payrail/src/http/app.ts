@@ -19,6 +19,7 @@ import { healthRoutes } from './routes/health.ts';
 import { balanceRoutes } from './routes/transfers/balance.ts';
 import { hostedFormRoutes } from './routes/payin/hosted-form.ts';
 import { customerRoutes } from './routes/vault/customers.ts';
+import { savedCardRoutes } from './routes/vault/saved-cards.ts';
 import { payinChargeRoutes } from './routes/payin/charges.ts';
 import { payinLifecycleRoutes } from './routes/payin/lifecycle.ts';
 import { payinTransactionRoutes } from './routes/payin/transactions.ts';
@@ -122,6 +123,7 @@ export async function buildApp(service: Service, options: AppOptions = {}): Prom
   await app.register(payinTransactionRoutes(service));
   await app.register(payinSurchargeRoutes(service));
   await app.register(customerRoutes(service));
+  await app.register(savedCardRoutes(service));
   await app.register(scheduleRoutes(service));
   await app.register(webhookRoutes(service));
   await app.register(hostedFormRoutes(service));

@@ -6,10 +6,10 @@
 // `amount` such as "10.00"). This hook runs after authentication and before
 // the route's schema: for a caller in the `acceptblue` dialect it removes
 // what the schema does not name, drops nulls, and turns those two kinds of
-// text into numbers; the schema then validates what is left exactly as in
-// the `spec` dialect, so a documented field of the wrong type is still
-// refused. In the `spec` dialect the request is left as sent: an unknown
-// field is refused with its name.
+// text into numbers, and reads a card expiry of 0 as absent; the schema then
+// validates what is left exactly as in the `spec` dialect, so a documented
+// field of the wrong type is still refused. In the `spec` dialect the
+// request is left as sent: an unknown field is refused with its name.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** The part of a JSON schema this hook reads. */
@@ -35,6 +35,8 @@ declare module 'fastify' {
 }
 
 const DIGITS = /^[0-9]{1,15}$/;
+/** Top-level members whose 0 means "not given" (a card expiry never is 0). */
+const ZERO_MEANS_ABSENT = ['expiry_month', 'expiry_year'] as const;
 /** A plain decimal as accept.blue's integrations write amounts: no sign, no exponent. */
 const DECIMAL = /^[0-9]{1,12}(\.[0-9]{1,12})?$/;
 
@@ -75,6 +77,9 @@ export function acceptBlueRequests(schema: SchemaShape, options: DialectRequestO
   return async function shapeAcceptBlueRequest(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     if (request.principal?.dialect !== 'acceptblue' || !isObject(request.body)) return;
     const body = shape(request.body, schema) as Record<string, unknown>;
+    // futureecom's driver sends a card expiry of 0/0 when its caller gave none
+    // (a tkn- or pm- source brings its own): read as absent, as a null is.
+    for (const name of ZERO_MEANS_ABSENT) if (body[name] === 0) delete body[name];
     for (const name of options.integerText ?? []) {
       const value = body[name];
       if (typeof value === 'string' && DIGITS.test(value)) body[name] = Number(value);

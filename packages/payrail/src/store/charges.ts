@@ -56,13 +56,16 @@ export interface ChargeRow {
   customer_pk: number | null;
   payment_method_pk: number | null;
   schedule_pk: number | null;
+  // Saved-card tokens (migration 015): the token a `save_card` request asks for, issued (card_ref) once approved.
+  save_card_ref: string | null;
+  card_ref: string | null;
 }
 
 /** Every column of ChargeRow, for the reads that return whole rows. */
 export const CHARGE_COLUMNS =
   'pk, merchant_id, source_id, status, amount_cents, currency, card_type, last4, bin, expiry_month, expiry_year, auth_code, avs_result_code, cvv_result_code, error_code, error_message, processor_ref, request_json, idem_key, created_at_ms, ' +
   'kind, parent_pk, auto_capture, stage, captured_cents, voided_cents, refunded_cents, linked_cents, batch_id, settled_at_ms, op, op_cents, op_source_id, op_idem_key, void_refused, ' +
-  'customer_pk, payment_method_pk, schedule_pk';
+  'customer_pk, payment_method_pk, schedule_pk, save_card_ref, card_ref';
 const COLUMNS = CHARGE_COLUMNS;
 
 /**
@@ -128,6 +131,8 @@ export function pendingChargeRow(pk: number, charge: NewCharge): ChargeRow {
     customer_pk: charge.customer_pk ?? null,
     payment_method_pk: charge.payment_method_pk ?? null,
     schedule_pk: charge.schedule_pk ?? null,
+    save_card_ref: charge.save_card_ref ?? null,
+    card_ref: null,
   };
 }
 
@@ -174,13 +179,15 @@ export interface NewCharge {
   schedule_pk?: number | null;
   /** A nonce's card number kept for later `ref-` charges; erased if the charge is not approved. */
   ref_card_enc?: Buffer | null;
+  /** `save_card: true`: the token an approval issues (card_ref); null when none was asked for. */
+  save_card_ref?: string | null;
 }
 
 /** Inserts a charge awaiting the processor's answer; returns its reference number. */
 export async function insertPendingCharge(tx: Tx, charge: NewCharge): Promise<number> {
   const pk = await tx.insert(
-    `INSERT INTO charges (merchant_id, source_id, status, amount_cents, currency, card_type, last4, bin, expiry_month, expiry_year, card_number_enc, request_json, idem_key, next_run_at_ms, created_at_ms, updated_at_ms, auto_capture, customer_pk, payment_method_pk, schedule_pk, ref_card_enc)
-     VALUES (?, ?, 'pending', ?, 'USD', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO charges (merchant_id, source_id, status, amount_cents, currency, card_type, last4, bin, expiry_month, expiry_year, card_number_enc, request_json, idem_key, next_run_at_ms, created_at_ms, updated_at_ms, auto_capture, customer_pk, payment_method_pk, schedule_pk, ref_card_enc, save_card_ref)
+     VALUES (?, ?, 'pending', ?, 'USD', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       charge.merchant_id,
       charge.source_id,
@@ -201,6 +208,7 @@ export async function insertPendingCharge(tx: Tx, charge: NewCharge): Promise<nu
       charge.payment_method_pk ?? null,
       charge.schedule_pk ?? null,
       charge.ref_card_enc ?? null,
+      charge.save_card_ref ?? null,
     ],
   );
   if (pk === null) throw new Error('INSERT INTO charges returned no pk');
@@ -245,13 +253,13 @@ export async function recordOutcome(
   const erase = outcome.status === 'pending' ? '' : ', card_number_enc = ?';
   // The copy kept for `ref-` charges outlives only an approval (docs/api-decisions.md section 15).
   const eraseRef = outcome.status === 'declined' || outcome.status === 'failed' ? ', ref_card_enc = NULL' : '';
-  // An approval is captured at once (and credited) unless it authorizes only; a partial approval
-  // authorizes (and captures) only its amount. (SET expressions read the row as it was, hence the amount twice.)
+  // An approval is captured at once (and credited) unless it authorizes only, and issues the
+  // saved-card token a `save_card` request asked for; a partial approval authorizes (and captures) only its amount. (SET expressions read the row as it was, hence the amount twice.)
   const partialCents = outcome.status === 'approved' ? (outcome.authorized_cents ?? null) : null;
   const authorized = partialCents === null ? 'amount_cents' : '?';
   const approved =
     outcome.status === 'approved'
-      ? `, stage = CASE WHEN auto_capture = 1 THEN 'captured' ELSE 'authorized' END${partialCents === null ? '' : ', amount_cents = ?'}, captured_cents = CASE WHEN auto_capture = 1 THEN ${authorized} ELSE 0 END`
+      ? `, card_ref = save_card_ref, stage = CASE WHEN auto_capture = 1 THEN 'captured' ELSE 'authorized' END${partialCents === null ? '' : ', amount_cents = ?'}, captured_cents = CASE WHEN auto_capture = 1 THEN ${authorized} ELSE 0 END`
       : '';
   return changeCharge(tx, {
     set: `status = ?, auth_code = ?, avs_result_code = ?, cvv_result_code = ?, error_code = ?, error_message = ?, processor_ref = ?, next_run_at_ms = ?, updated_at_ms = ?${erase}${eraseRef}${approved}`,

@@ -23,7 +23,7 @@ const VERIFICATION_AS_TRANSACTION = `SELECT pk, merchant_id, source_id, status, 
     NULL AS auth_code, avs_result_code, cvv_result_code, error_code, error_message, processor_ref, request_json, idem_key, created_at_ms,
     'verify' AS kind, NULL AS parent_pk, 0 AS auto_capture, NULL AS stage, 0 AS captured_cents, 0 AS voided_cents, 0 AS refunded_cents, 0 AS linked_cents,
     NULL AS batch_id, NULL AS settled_at_ms, NULL AS op, NULL AS op_cents, NULL AS op_source_id, NULL AS op_idem_key, 0 AS void_refused,
-    NULL AS customer_pk, NULL AS payment_method_pk, NULL AS schedule_pk
+    NULL AS customer_pk, NULL AS payment_method_pk, NULL AS schedule_pk, save_card_ref, card_ref
   FROM verifications`;
 
 /** The SQL condition (on a transaction row `t`) for each state, mirroring transactionStateOf. */

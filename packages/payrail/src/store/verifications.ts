@@ -37,6 +37,8 @@ export type NewVerification = Omit<
   /** The card kept for later `ref-` charges should the verification be approved. */
   ref_card_enc: Buffer;
   recover_at_ms: number;
+  /** `save_card: true`: the token an approval issues (card_ref). */
+  save_card_ref: string | null;
 };
 
 function rowOf<T extends VerificationRow>(row: T): T {
@@ -46,8 +48,8 @@ function rowOf<T extends VerificationRow>(row: T): T {
 export async function insertPendingVerification(tx: Tx, v: NewVerification): Promise<number> {
   const pk = await tx.insert(
     `INSERT INTO verifications (merchant_id, source_id, status, card_type, last4, bin, expiry_month, expiry_year, card_number_enc, ref_card_enc, request_json, idem_key,
-       next_run_at_ms, created_at_ms, updated_at_ms)
-     VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       next_run_at_ms, created_at_ms, updated_at_ms, save_card_ref)
+     VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       v.merchant_id,
       v.source_id,
@@ -63,6 +65,7 @@ export async function insertPendingVerification(tx: Tx, v: NewVerification): Pro
       v.recover_at_ms,
       v.created_at_ms,
       v.created_at_ms,
+      v.save_card_ref,
     ],
   );
   if (pk === null) throw new Error('INSERT INTO verifications returned no pk');
@@ -86,7 +89,7 @@ export async function recordVerificationOutcome(tx: Tx, pk: number, outcome: Ver
   const eraseRef = outcome.status === 'approved' ? '' : ', ref_card_enc = NULL';
   const result = await tx.run(
     `UPDATE verifications SET status = ?, avs_result_code = ?, cvv_result_code = ?, error_code = ?, error_message = ?, processor_ref = ?,
-       next_run_at_ms = NULL, card_number_enc = ?, updated_at_ms = ?${eraseRef}
+       next_run_at_ms = NULL, card_number_enc = ?, updated_at_ms = ?${eraseRef}${outcome.status === 'approved' ? ', card_ref = save_card_ref' : ''}
      WHERE ${byKey('pk', "status = 'pending'")}`,
     [
       outcome.status,

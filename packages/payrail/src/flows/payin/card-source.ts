@@ -17,6 +17,9 @@ export function failCardSource(refusal: CardRefusal): never {
       return fail('not_found', `reference ${refusal.chargePk} is not an approved transaction of this merchant`);
     case 'reference_without_card':
       return fail('not_found', `reference ${refusal.chargePk} has no card kept for reuse`);
+    case 'token_not_found':
+      // As an unknown payment method reads: another merchant's token is not told apart.
+      return fail('not_found', `saved card tkn-${refusal.cardRef} not found`);
     case 'card_expired':
       return fail('invalid_card', refusal.problem);
     default:

@@ -51,8 +51,8 @@ export function renderAcceptBlueCharge(charge: ChargeView, funded: readonly Fund
     cvv2_result_code: cvvCode,
     card_type: acceptBlueCardType(charge.card_type),
     last_4: charge.last4,
-    // Issued only by save_card (saved cards); none otherwise.
-    card_ref: null,
+    // The token an approval issued (save_card), null when none was asked for or issued.
+    card_ref: charge.card_ref ?? null,
     bin_type: { type: 'C' },
     transaction: renderAcceptBlueTransaction(charge, funded),
   };

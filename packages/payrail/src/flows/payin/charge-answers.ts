@@ -57,6 +57,8 @@ function renderAcceptedCharge(charge: ChargeView, funded: readonly FundedTransfe
     cvv2_result_code: cvvCode,
     version: PAYIN_API_VERSION,
     transaction: renderTransaction(charge, funded),
+    // Only a request with save_card shows it: every other answer stays as it was.
+    ...(charge.save_card_ref === null ? {} : { card_ref: charge.card_ref }),
   };
 }
 

@@ -10,6 +10,7 @@ import { IDEMPOTENCY_KEY_PATTERN, type KeyedRequest, keyedRequest } from '../com
 import type { StoredChargeRequest } from './charge-answers.ts';
 import { type Address, type ChargeExtrasRequest, keptExtras } from './charge-extras.ts';
 import { checkOffered, checkSpecBilling } from './charge-rules.ts';
+import { checkCardOrSource } from './raw-card.ts';
 
 /** Charge amount bounds in cents (docs/api-decisions.md section 3 leaves them to us): 0.50 to 100,000.00 USD. */
 export const CHARGE_AMOUNT_CENTS_MIN = 50;
@@ -19,8 +20,12 @@ type Text = string | undefined;
 
 export interface ChargeRequest extends ChargeExtrasRequest {
   readonly amount: number;
-  /** Required (checked by validateCharge, so that a charge Payrail does not offer is refused as such). */
+  /** Exactly one of source and card (raw-card.ts turns a card into a nonce source before the charge is reserved). */
   readonly source?: string | undefined;
+  // A card sent as such, and saved-card tokens (docs/acceptblue-compatibility.md).
+  readonly card?: string | undefined;
+  /** true: an approval issues a saved-card token (card_ref) for a card, a nonce or a `tkn-` source. */
+  readonly save_card?: boolean | undefined;
   /** false authorizes only (docs/api-decisions.md section 10); absent or true captures at once. */
   readonly capture?: boolean | undefined;
   /** Required with a nonce; with a `pm-` or `ref-` source taken from the stored card when absent (docs/api-decisions.md section 15). */
@@ -28,7 +33,7 @@ export interface ChargeRequest extends ChargeExtrasRequest {
   readonly expiry_year?: number | undefined;
   /** Spec dialect: the interface spec's required members (checkSpecBilling); accept.blue dialect: any of them. */
   readonly billing_info?: Address | undefined;
-  /** Accepted, never kept: a nonce carries its own security code and a stored source needs none. */
+  /** The security code of a card sent as such (raw-card.ts); never kept. With a source: accepted, unused (a nonce carries its own, a stored source needs none). */
   readonly cvv2?: Text;
   /** Charges Payrail does not offer (checkOffered). */
   readonly magstripe?: Text;
@@ -76,10 +81,11 @@ export function validateCharge(input: ChargeInput, nowMs: number, dialect: WireD
   if (parsed.cents < CHARGE_AMOUNT_CENTS_MIN) fail('invalid_amount', 'amount must be at least 0.50');
   if (parsed.cents > CHARGE_AMOUNT_CENTS_MAX) fail('invalid_amount', 'amount must be at most 100000.00');
   const request = input.request;
-  if (request.source === undefined) fail('invalid_request', 'source is required');
-  const source = parsePaymentSource(request.source);
+  checkCardOrSource(request);
+  const source = request.source === undefined ? { kind: 'card' as const } : parsePaymentSource(request.source);
   if (source === null) {
-    if (/^(pm|ref)-/.test(request.source)) fail('not_found', `source ${request.source.slice(0, 40)} names no payment method or reference`);
+    const text = request.source ?? '';
+    if (/^(pm|ref|tkn)-/.test(text)) fail('not_found', `source ${text.slice(0, 40)} names no payment method, reference or saved card`);
     fail('invalid_nonce', 'source is not a nonce from tokenization');
   }
   if (source.kind === 'nonce') {
@@ -103,7 +109,7 @@ export function validateCharge(input: ChargeInput, nowMs: number, dialect: WireD
 
 /** The source of a request validate() accepted. */
 export function sourceOf(request: ChargeRequest): PaymentSource {
-  const source = parsePaymentSource(request.source ?? '');
+  const source = request.source === undefined ? null : parsePaymentSource(request.source);
   if (source === null) throw new Error('charge source was not validated');
   return source;
 }

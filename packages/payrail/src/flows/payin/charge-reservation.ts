@@ -4,6 +4,7 @@
 // for the card it takes (sealed here).
 import type { CardCipher } from '../../crypto/card-cipher.ts';
 import type { Clock } from '../../domain/clock.ts';
+import { newCardRef } from '../../domain/card-refs.ts';
 import { hashNonce } from '../../domain/nonce.ts';
 import { CARD_PROCESSOR_TIMEOUT_MS } from '../../providers/card-processor.ts';
 import type { Service } from '../../service.ts';
@@ -55,6 +56,17 @@ export function cardSourceOf(request: ChargeRequest): CardSourceRequest {
   };
 }
 
+/**
+ * The saved-card token an approval of this request issues: with save_card, a
+ * new one for a nonce's card (a card sent as such is one), the token itself
+ * for a `tkn-` source; none for `pm-` and `ref-` sources, as accept.blue does.
+ */
+function saveCardRefOf(request: ChargeRequest, card: ChargeCard): string | null {
+  if (request.save_card !== true) return null;
+  if (card.cardRef !== null) return card.cardRef;
+  return sourceOf(request).kind === 'nonce' ? newCardRef() : null;
+}
+
 /** The pending charge of a request for the card the store took. */
 export function pendingChargeOf(
   cipher: CardCipher,
@@ -99,6 +111,7 @@ export function pendingChargeOf(
       // The same sealed bytes as the recovery copy: one seal, and each column is
       // erased on its own schedule (an identical value tells nothing more).
       ref_card_enc: card.keepForReference ? sealedNumber : null,
+      save_card_ref: saveCardRefOf(request, card),
     };
   };
 }

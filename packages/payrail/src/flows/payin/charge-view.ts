@@ -53,4 +53,7 @@ export type ChargeView = Pick<
   // Stored customers and schedules (docs/api-decisions.md section 15).
   | 'customer_pk'
   | 'schedule_pk'
+  // Saved-card tokens (docs/acceptblue-compatibility.md).
+  | 'save_card_ref'
+  | 'card_ref'
 >;

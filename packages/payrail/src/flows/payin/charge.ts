@@ -40,6 +40,7 @@ import { recordChargeOutcome } from './charge-outcome.ts';
 import { type ChargeInput, type ChargeRequest, chargeKeyedRequest, type Payer, validateCharge } from './charge-request.ts';
 import { reserveCharge } from './charge-reservation.ts';
 import { cardSurchargeCents } from './surcharge.ts';
+import { keyedBodyOf, withCardAsNonce } from './raw-card.ts';
 
 // Kept where their importers find them.
 export { IDEMPOTENCY_KEY_TTL_MS } from '../common/idempotency-replay.ts';
@@ -92,9 +93,12 @@ export function createChargeFlow(deps: ChargeDeps): ChargeFlow {
     // The merchant's mandatory card surcharge adds to the amount (surcharge.ts); the charge keeps what it added.
     const surchargeCents = await cardSurchargeCents(deps.db, payer.merchantId, requestedCents);
     const amountCents = requestedCents + surchargeCents;
-    if (input.idempotencyKey === null) return chargeOnce(deps, payer, input.request, amountCents, null, surchargeCents);
-    const idem = chargeKeyedRequest(input.idempotencyKey, input.request);
-    return running.run(`${payer.sourceId}\n${idem.key}`, idem.requestHash, () => chargeOnce(deps, payer, input.request, amountCents, idem, surchargeCents));
+    // A card sent as such is charged as a nonce of it (raw-card.ts); a same-key retry tokenizes
+    // again, and its unused nonce expires unused.
+    const request = await withCardAsNonce(deps, payer, input.request);
+    if (input.idempotencyKey === null) return chargeOnce(deps, payer, request, amountCents, null, surchargeCents);
+    const idem = chargeKeyedRequest(input.idempotencyKey, keyedBodyOf(deps.cipher, payer.merchantId, input.request));
+    return running.run(`${payer.sourceId}\n${idem.key}`, idem.requestHash, () => chargeOnce(deps, payer, request, amountCents, idem, surchargeCents));
   }
 
   async function read(merchantId: string, id: string): Promise<ChargeReply> {

@@ -31,7 +31,8 @@ export interface TokenizeInput {
   readonly cardNumber: Secret<string>;
   readonly expiryMonth: number;
   readonly expiryYear: number;
-  readonly cvv: Secret<string>;
+  /** Required on POST /api/v2/tokens (its schema); optional with a card sent to a charge or verify (raw-card.ts). */
+  readonly cvv: Secret<string> | null;
 }
 
 export interface TokenizeResult {
@@ -46,7 +47,7 @@ export async function tokenizeCard(deps: TokenizeDeps, principal: { merchantId: 
   if (!card.ok) fail('invalid_card', card.reason);
   const expiryProblem = checkExpiry(input.expiryMonth, input.expiryYear, deps.clock.nowMs());
   if (expiryProblem !== null) fail('invalid_card', expiryProblem);
-  const cvvProblem = checkCvv(input.cvv.reveal(), card.facts);
+  const cvvProblem = input.cvv === null ? null : checkCvv(input.cvv.reveal(), card.facts);
   if (cvvProblem !== null) fail('invalid_card', cvvProblem);
 
   const nonce = newNonce();
@@ -57,7 +58,7 @@ export async function tokenizeCard(deps: TokenizeDeps, principal: { merchantId: 
     source_id: principal.sourceId,
     merchant_id: principal.merchantId,
     card_number_enc: deps.cipher.sealForNonce(input.cardNumber, 'card_number', principal.sourceId, nonce),
-    cvv_enc: deps.cipher.sealForNonce(input.cvv, 'cvv', principal.sourceId, nonce),
+    cvv_enc: input.cvv === null ? null : deps.cipher.sealForNonce(input.cvv, 'cvv', principal.sourceId, nonce),
     card_type: card.facts.cardType,
     last4: card.facts.last4,
     bin: card.facts.bin,

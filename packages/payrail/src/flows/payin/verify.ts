@@ -47,6 +47,8 @@ import {
 } from '../common/idempotency-replay.ts';
 import { checkOffered, checkSpecBilling } from './charge-rules.ts';
 import { failNonce } from './nonce-use.ts';
+import { checkCardOrSource, keyedBodyOf, withCardAsNonce } from './raw-card.ts';
+import { newCardRef } from '../../domain/card-refs.ts';
 
 export interface VerifyDeps {
   readonly db: Service['db'];
@@ -61,11 +63,14 @@ export function verifyDepsOf(service: Pick<Service, 'db' | 'clock' | 'log' | 'pr
   return { db: service.db, clock: service.clock, log: service.log, processor: service.providers.cardProcessor, cipher: cardCipherFor(service.config) };
 }
 
-/** The charge body without amount (and without capture). */
+/** The charge body without amount (and without capture); billing_info is optional (accept.blue's verify asks for none). */
 export type VerifyRequest = Omit<ChargeRequest, 'amount' | 'capture' | 'expiry_month' | 'expiry_year'> & {
   readonly expiry_month: number;
   readonly expiry_year: number;
 };
+
+/** A verify request whose card was turned into a nonce (raw-card.ts). */
+type NonceVerifyRequest = Omit<VerifyRequest, 'card' | 'cvv2'> & { readonly source: string };
 
 type Idem = KeyedRequest | null;
 type Step = { kind: 'taken' } | { kind: 'reserved'; row: TransactionRow; number: Secret<string>; cvv: Secret<string> | null };
@@ -78,13 +83,12 @@ const CLAIM_LEASE_MS = 2 * CARD_PROCESSOR_TIMEOUT_MS;
 const render = (row: TransactionRow): string => JSON.stringify(renderCharge(row, [], dialectOf(row)));
 
 /** Reserves the key, takes the nonce and writes the verification as pending, in one write transaction. */
-async function reserve(deps: VerifyDeps, payer: Payer, request: VerifyRequest, idem: Idem): Promise<Step> {
-  const nonce = request.source ?? '';
+async function reserve(deps: VerifyDeps, payer: Payer, request: NonceVerifyRequest, idem: Idem): Promise<Step> {
   const step = await reserveVerification(deps.db, {
     clock: deps.clock,
     key: idem === null ? null : { sourceId: payer.sourceId, idemKey: idem.key, requestHash: idem.requestHash, ttlMs: IDEMPOTENCY_KEY_TTL_MS },
     payer,
-    nonce: { text: nonce, hash: hashNonce(nonce), expiryMonth: request.expiry_month, expiryYear: request.expiry_year },
+    nonce: { text: request.source, hash: hashNonce(request.source), expiryMonth: request.expiry_month, expiryYear: request.expiry_year },
     keys: deps.cipher,
     pendingOf: (nonce, number, nowMs) => {
       // One seal for the recovery copy and the copy an approved verification keeps for later `ref-` charges.
@@ -102,6 +106,8 @@ async function reserve(deps: VerifyDeps, payer: Payer, request: VerifyRequest, i
         // The card a later `ref-<reference_number>` charge uses (radicalloop's authorize, then capture); erased
         // unless approved, and after the same retention as a charge's (store/payin/cleanup.ts).
         ref_card_enc: sealedNumber,
+        // save_card: an approval issues a saved-card token (docs/acceptblue-compatibility.md).
+        save_card_ref: request.save_card === true ? newCardRef() : null,
         request_json: JSON.stringify(storedRequest(request, undefined, { wireDialect: payer.wireDialect ?? 'spec' })),
         idem_key: idem?.key ?? null,
         recover_at_ms: nowMs + OPERATION_RECOVERY_AFTER_MS,
@@ -116,7 +122,7 @@ async function reserve(deps: VerifyDeps, payer: Payer, request: VerifyRequest, i
 /** Records the answer (once) with the reply its key keeps; null when recorded already. */
 async function record(
   deps: Pick<VerifyDeps, 'db' | 'clock'>,
-  row: Pick<TransactionRow, 'pk' | 'merchant_id' | 'source_id' | 'idem_key'>,
+  row: Pick<TransactionRow, 'pk' | 'merchant_id' | 'source_id' | 'idem_key' | 'save_card_ref'>,
   result: VerificationResult,
 ) {
   if (result.processorRef === '') throw new Error('card processor answered a verify without a processor reference');
@@ -143,7 +149,7 @@ function cardOf(row: TransactionRow, number: Secret<string>, cvv: Secret<string>
   };
 }
 
-async function verifyOnce(deps: VerifyDeps, payer: Payer, request: VerifyRequest, idem: Idem): Promise<Reply> {
+async function verifyOnce(deps: VerifyDeps, payer: Payer, request: NonceVerifyRequest, idem: Idem): Promise<Reply> {
   const step = await reserve(deps, payer, request, idem);
   if (step.kind === 'taken') {
     const current = async (reservedAtMs: number): Promise<Reply> => {
@@ -173,21 +179,23 @@ export function createVerifyFlow(deps: VerifyDeps): { verify(payer: Payer, input
   const running = new RunningRequests();
   return {
     async verify(payer, input) {
-      const request = input.request;
-      checkOffered(request);
+      const asked = input.request;
+      checkOffered(asked);
       // The spec dialect keeps the interface spec's billing address; an accept.blue caller may leave it out.
       if (payer.wireDialect !== 'acceptblue') {
-        if (request.billing_info === undefined) fail('invalid_request', 'billing_info is required');
-        checkSpecBilling(request.billing_info);
+        if (asked.billing_info === undefined) fail('invalid_request', 'billing_info is required');
+        checkSpecBilling(asked.billing_info);
       }
-      if (request.source === undefined) fail('invalid_request', 'source is required');
       checkIdempotencyKey(input.idempotencyKey);
-      const expiryProblem = checkExpiry(request.expiry_month, request.expiry_year, deps.clock.nowMs());
+      checkCardOrSource(input.request);
+      const expiryProblem = checkExpiry(input.request.expiry_month, input.request.expiry_year, deps.clock.nowMs());
       if (expiryProblem !== null) fail('invalid_card', expiryProblem);
-      if (!NONCE_PATTERN.test(request.source)) fail('invalid_nonce', 'source is not a nonce from tokenization');
-      if (input.idempotencyKey === null) return verifyOnce(deps, payer, input.request, null);
-      const idem = keyedRequest(input.idempotencyKey, 'verify', input.request);
-      return running.run(`${payer.sourceId}\n${idem.key}`, idem.requestHash, () => verifyOnce(deps, payer, input.request, idem));
+      if (input.request.source !== undefined && !NONCE_PATTERN.test(input.request.source)) fail('invalid_nonce', 'source is not a nonce from tokenization');
+      // A card sent as such is verified as a nonce of it (raw-card.ts).
+      const request = await withCardAsNonce(deps, payer, input.request);
+      if (input.idempotencyKey === null) return verifyOnce(deps, payer, request, null);
+      const idem = keyedRequest(input.idempotencyKey, 'verify', keyedBodyOf(deps.cipher, payer.merchantId, input.request));
+      return running.run(`${payer.sourceId}\n${idem.key}`, idem.requestHash, () => verifyOnce(deps, payer, request, idem));
     },
   };
 }

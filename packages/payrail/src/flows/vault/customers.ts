@@ -7,8 +7,9 @@
 // refused save changes nothing (the nonce stays usable).
 import { checkExpiry } from '../../domain/cards.ts';
 import { isoTime } from '../../domain/iso-time.ts';
-import { hashNonce } from '../../domain/nonce.ts';
-import { ApiError, fail } from '../../errors.ts';
+import { CARD_REF_PATTERN, TOKEN_SOURCE_PREFIX } from '../../domain/card-refs.ts';
+import { hashNonce, NONCE_PATTERN } from '../../domain/nonce.ts';
+import { ApiError, fail, failWith } from '../../errors.ts';
 import type { ChargeRow } from '../../store/charges.ts';
 import type { CustomerFields, CustomerRow } from '../../store/customers.ts';
 import type { PaymentMethodRow } from '../../store/payment-methods.ts';
@@ -24,6 +25,7 @@ import {
   type SavedCardSource,
   type SaveCardRefusal,
 } from '../../store/vault/payment-methods.ts';
+import { saveTokenMethodOnce } from '../../store/vault/card-tokens.ts';
 import { renderSchedule, type ScheduleView } from './schedule-view.ts';
 import { transactionStatusOf } from '../../domain/card-lifecycle.ts';
 import { parsePaymentSource } from '../../domain/payment-source.ts';
@@ -317,6 +319,19 @@ export async function saveCard(
   idempotencyKey: string | null = null,
 ): Promise<Created<MethodView>> {
   const customerPk = idOf('customer', customerId);
+  // A saved-card token (tkn-<card_ref>) needs its expiry, as a nonce does (docs/acceptblue-compatibility.md).
+  if (input.source?.startsWith(TOKEN_SOURCE_PREFIX) === true) {
+    if (input.expiry_month === undefined) failOn('expiry_month', 'invalid_request', 'expiry_month is required');
+    if (input.expiry_year === undefined) failOn('expiry_year', 'invalid_request', 'expiry_year is required');
+    checkGivenExpiry(input, vault.clock.nowMs());
+    return saveTokenCard(
+      vault,
+      owner,
+      customerPk,
+      { ...input, source: input.source, expiry_month: input.expiry_month, expiry_year: input.expiry_year },
+      idempotencyKey,
+    );
+  }
   const from = savedFromOf(input, vault.clock.nowMs());
   const cipher = cipherOf(vault);
   const card: SavedCardSource =
@@ -349,6 +364,43 @@ export async function saveCard(
       render: methodViewFor(owner.wireDialect),
     });
     return answered(answer, (refusal) => refuseSave(refusal, customerPk));
+  });
+}
+
+/** A payment method from a saved-card token (`tkn-<card_ref>`, docs/acceptblue-compatibility.md); the token stays. */
+async function saveTokenCard(
+  vault: VaultContext,
+  owner: Owner,
+  customerPk: number,
+  input: SaveCardInput & { readonly source: string; readonly expiry_month: number; readonly expiry_year: number },
+  idempotencyKey: string | null,
+): Promise<Created<PaymentMethodView>> {
+  const cardRef = input.source.slice(TOKEN_SOURCE_PREFIX.length);
+  // Unknown and other merchants' tokens read alike, as an unknown payment method does.
+  const noToken = (): never => fail('not_found', `saved card ${input.source.slice(0, 40)} not found`);
+  if (!CARD_REF_PATTERN.test(cardRef)) noToken();
+  const cipher = cipherOf(vault);
+  const idem = { key: idempotencyKey, operation: 'save-card', body: { customer: customerPk, ...input } };
+  return createOnce(vault.clock, owner, idem, async (key) => {
+    const answer = await saveTokenMethodOnce(vault.db, {
+      key,
+      payer: owner,
+      customerPk,
+      methodsMax: PAYMENT_METHODS_PER_CUSTOMER_MAX,
+      cardRef,
+      expiryMonth: input.expiry_month,
+      expiryYear: input.expiry_year,
+      name: input.name ?? null,
+      avsAddress: input.avs_address ?? null,
+      avsZip: input.avs_zip ?? null,
+      nowMs: vault.clock.nowMs(),
+      seal: (token) => {
+        const number = cipher.open(token.card_number_enc, 'card_number', token.source_id);
+        return { card_number_enc: cipher.seal(number, 'card_number', owner.sourceId), fingerprint: cipher.fingerprint(number, owner.merchantId) };
+      },
+      render: renderPaymentMethod,
+    });
+    return answered(answer, (refusal) => (refusal.kind === 'no-token' ? noToken() : refuseSave(refusal, customerPk)));
   });
 }
 

@@ -186,6 +186,21 @@ const NOT_OFFERED_FIELDS = {
   token: Type.Optional(Type.Union([Type.String(), Type.Object({})], { description: 'Not offered: digital wallet (googlepay, applepay) charges are refused' })),
 };
 
+/**
+ * A card sent as such (accept.blue's CreditCardCharge and Verify CC;
+ * docs/acceptblue-compatibility.md): exactly one of `source` and `card`,
+ * its security code in cvv2 and its token issued by save_card (above).
+ */
+const CardFields = {
+  card: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 32,
+      description: 'Card number, digits only (the rules of POST /api/v2/tokens); instead of source, with expiry_month and expiry_year',
+    }),
+  ),
+};
+
 export const ChargeRequest = Type.Object(
   {
     amount: Type.Number({ description: 'Amount in dollars, at most 2 decimals, 0.50 to 100000.00' }),
@@ -194,9 +209,10 @@ export const ChargeRequest = Type.Object(
         minLength: 1,
         maxLength: 100,
         description:
-          'Required. Nonce from tokenization, pm-<payment method id> (a saved card) or ref-<reference number> (the card of an earlier approved charge or verification)',
+          'Nonce from tokenization, pm-<payment method id> (a saved card), ref-<reference number> (the card of an earlier approved charge or verification) or tkn-<card_ref> (a saved-card token); or send card instead',
       }),
     ),
+    ...CardFields,
     expiry_month: Type.Optional({ ...ExpiryMonth, description: 'Card expiry month, 1 to 12; required with a nonce, else taken from the stored card' }),
     expiry_year: Type.Optional({ ...ExpiryYear, description: 'Card expiry year; required with a nonce, else taken from the stored card' }),
     billing_info: Type.Optional(BillingInfo),
@@ -285,6 +301,11 @@ export const ShapeA = Type.Object(
     cvv2_result: Type.String(),
     cvv2_result_code: Type.String(),
     version: Type.String(),
+    card_ref: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description: 'With save_card: the saved-card token (use as tkn-<card_ref>) once approved, null until then',
+      }),
+    ),
     transaction: Type.Object({
       id: Type.Integer(),
       created_at: Type.String(),
@@ -484,7 +505,8 @@ export type OperationRequest = Static<typeof OperationRequest>;
 /** Verify: the charge body without amount (and without capture). */
 export const VerifyRequest = Type.Object(
   {
-    source: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Required. Nonce from tokenization' })),
+    source: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Nonce from tokenization; or send card instead' })),
+    ...CardFields,
     expiry_month: ExpiryMonth,
     expiry_year: ExpiryYear,
     billing_info: Type.Optional(BillingInfo),

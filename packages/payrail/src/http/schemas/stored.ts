@@ -133,7 +133,7 @@ const paymentMethodFields = {
       minLength: 1,
       maxLength: 100,
       description:
-        'A nonce from tokenization (consumed; expiry required), or ref-<reference number> (the card of an earlier approved transaction; its expiry unless sent)',
+        'A nonce from tokenization (consumed; expiry required), ref-<reference number> (the card of an earlier approved transaction; its expiry unless sent), or tkn-<card_ref> (a saved-card token, which takes the expiry sent; expiry required)',
     }),
   ),
   expiry_month: Type.Optional(ExpiryMonth),

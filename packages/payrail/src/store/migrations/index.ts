@@ -28,6 +28,7 @@ const names = [
   '012_sparse_charge_indexes',
   '013_event_deliveries',
   '014_wire_dialect',
+  '015_card_tokens',
   '016_vault_acceptblue',
   '017_surcharge',
   '018_acceptblue_webhooks',

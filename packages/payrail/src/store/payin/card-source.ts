@@ -1,12 +1,15 @@
 // The card a charge is made with, taken inside the charge's reservation
 // transaction from what its `source` names (docs/api-decisions.md sections 8
 // and 15): a nonce (consumed, single use), a saved payment method (`pm-`),
-// or the card of an earlier approved transaction of the merchant (`ref-`).
+// the card of an earlier approved transaction of the merchant (`ref-`), or a
+// saved-card token of the merchant (`tkn-`; a token sent with an expiry takes
+// that expiry, as accept.blue's does).
 // Unknown and other merchants' methods and references read alike. Sealed
 // card data is opened by the keys the flow hands in (the store holds none).
 import { checkExpiry } from '../../domain/cards.ts';
 import type { PaymentSource } from '../../domain/payment-source.ts';
 import type { Secret } from '../../domain/secret.ts';
+import { getSealedCardToken, updateCardTokenExpiry } from '../card-tokens.ts';
 import { getReferenceCard } from '../charges.ts';
 import { getCustomer } from '../customers.ts';
 import type { Tx } from '../db.ts';
@@ -47,6 +50,8 @@ export interface ChargeCard {
   readonly methodPk: number | null;
   /** True for a nonce: the charge keeps its own sealed copy for later `ref-` charges. */
   readonly keepForReference: boolean;
+  /** The saved-card token the card came from (`tkn-`), else null. */
+  readonly cardRef: string | null;
 }
 
 export interface CardSourceRequest {
@@ -64,6 +69,7 @@ export type CardRefusal =
   /** `viaReferencePk`: the method was reached through an earlier charge made with it. */
   | { readonly kind: 'refused'; readonly reason: 'method_not_found'; readonly methodPk: number; readonly viaReferencePk: number | null }
   | { readonly kind: 'refused'; readonly reason: 'reference_not_found' | 'reference_without_card'; readonly chargePk: number }
+  | { readonly kind: 'refused'; readonly reason: 'token_not_found'; readonly cardRef: string }
   | { readonly kind: 'refused'; readonly reason: 'card_expired'; readonly problem: string };
 
 const NO_BILLING: Billing = { first_name: '', last_name: '', street: '', street2: '', city: '', state: '', zip: '', country: '', phone: '' };
@@ -78,8 +84,8 @@ export async function takeCardSourceIn(
 ): Promise<ChargeCard | CardRefusal> {
   const source = request.source;
   if (source.kind === 'nonce') {
-    if (request.expiryMonth === undefined || request.expiryYear === undefined || request.billing === undefined || request.nonceHash === null) {
-      throw new Error('a nonce charge reached the store without expiry, billing_info or its hash');
+    if (request.expiryMonth === undefined || request.expiryYear === undefined || request.nonceHash === null) {
+      throw new Error('a nonce charge reached the store without expiry or its hash');
     }
     const claim = { sourceId: payer.sourceId, nonceHash: request.nonceHash, expiryMonth: request.expiryMonth, expiryYear: request.expiryYear };
     const nonce = await takeNonceIn(tx, claim, nowMs);
@@ -93,12 +99,15 @@ export async function takeCardSourceIn(
       bin: nonce.bin,
       expiryMonth: request.expiryMonth,
       expiryYear: request.expiryYear,
-      billing: request.billing,
+      // A nonce sent by the caller comes with billing_info (charge-request.ts); a card sent as such may come without.
+      billing: request.billing ?? NO_BILLING,
       customerPk: null,
       methodPk: null,
       keepForReference: true,
+      cardRef: null,
     };
   }
+  if (source.kind === 'token') return tokenCard(tx, keys, payer.merchantId, source.cardRef, request, nowMs);
   if (source.kind === 'method') return methodCard(tx, keys, payer.merchantId, source.methodPk, request, nowMs, null);
   const earlier = await getReferenceCard(tx, source.chargePk, payer.merchantId);
   if (earlier === undefined) return { kind: 'refused', reason: 'reference_not_found', chargePk: source.chargePk };
@@ -123,6 +132,38 @@ export async function takeCardSourceIn(
     customerPk: earlier.customer_pk,
     methodPk: null,
     keepForReference: true,
+    cardRef: null,
+  };
+}
+
+/** The card of the merchant's token; an expiry sent with it becomes the token's. */
+async function tokenCard(
+  tx: Tx,
+  keys: CardKeys,
+  merchantId: string,
+  cardRef: string,
+  request: CardSourceRequest,
+  nowMs: number,
+): Promise<ChargeCard | CardRefusal> {
+  const token = await getSealedCardToken(tx, merchantId, cardRef);
+  if (token === undefined) return { kind: 'refused', reason: 'token_not_found', cardRef };
+  const expiry = expiryOf(request, token.expiry_month, token.expiry_year, nowMs);
+  if ('kind' in expiry) return expiry;
+  if (expiry.expiryMonth !== token.expiry_month || expiry.expiryYear !== token.expiry_year) {
+    await updateCardTokenExpiry(tx, merchantId, cardRef, { expiry_month: expiry.expiryMonth, expiry_year: expiry.expiryYear }, nowMs);
+  }
+  return {
+    number: keys.open(token.card_number_enc, 'card_number', token.source_id),
+    cvv: null,
+    cardType: token.card_type,
+    last4: token.last4,
+    bin: token.bin,
+    ...expiry,
+    billing: request.billing ?? NO_BILLING,
+    customerPk: null,
+    methodPk: null,
+    keepForReference: true,
+    cardRef,
   };
 }
 
@@ -155,6 +196,7 @@ async function methodCard(
     customerPk: method.customer_pk,
     methodPk: method.pk,
     keepForReference: false,
+    cardRef: null,
   };
 }
 

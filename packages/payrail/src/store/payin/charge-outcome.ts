@@ -3,6 +3,7 @@
 // event, the reply its Idempotency-Key keeps and the ledger credit of an
 // approval.
 import { merchantAccount } from '../../domain/ledger.ts';
+import { issueCardTokenOf } from '../card-tokens.ts';
 import { type ChargeRow, type Outcome, recordOutcome } from '../charges.ts';
 import type { Db, Tx } from '../db.ts';
 import { type EventViews, draftTransactionEventOf } from '../event-outbox.ts';
@@ -29,6 +30,8 @@ export function recordChargeAnswer(db: Db, input: ChargeOutcomeInput): Promise<{
   return db.write(async (tx) => {
     // An authorization only (capture: false) is credited when it is captured (flows/payin/capture-void.ts).
     const credited = outcome.status === 'approved' && charge.auto_capture === 1;
+    // Before the outcome erases the charge's sealed card, which the token copies (a no-op once recorded).
+    if (outcome.status === 'approved' && charge.save_card_ref !== null) await issueCardTokenOf(tx, 'charges', charge.pk, nowMs);
     // The charge as recorded, its stage and batch included: the reply shows it, as the event does when there is one.
     const updated = await recordOutcome(tx, charge.pk, awaiting, outcome, nowMs, credited);
     if (updated === undefined) return null;

@@ -4,6 +4,7 @@
 // nonce rolls the reservation back, the key's included (Refusal).
 import type { Clock } from '../../domain/clock.ts';
 import type { Secret } from '../../domain/secret.ts';
+import { issueCardTokenOf } from '../card-tokens.ts';
 import { command, Refusal } from '../command.ts';
 import type { Db } from '../db.ts';
 import { completeKey, type HeldKey, reserveKey } from '../idempotency.ts';
@@ -63,7 +64,7 @@ export function reserveVerification(db: Db, input: VerificationReservationInput)
 export function recordVerificationAnswer(
   db: Db,
   input: {
-    readonly row: Pick<TransactionRow, 'pk' | 'merchant_id' | 'source_id' | 'idem_key'>;
+    readonly row: Pick<TransactionRow, 'pk' | 'merchant_id' | 'source_id' | 'idem_key' | 'save_card_ref'>;
     readonly outcome: VerificationOutcome;
     readonly clock: Clock;
     readonly render: (row: TransactionRow) => string;
@@ -71,7 +72,10 @@ export function recordVerificationAnswer(
 ): Promise<string | null> {
   const { row } = input;
   return db.write(async (tx) => {
-    if (!(await recordVerificationOutcome(tx, row.pk, input.outcome, input.clock.nowMs()))) return null;
+    const nowMs = input.clock.nowMs();
+    // Before the outcome erases the verification's sealed card, which the token copies (a no-op once recorded).
+    if (input.outcome.status === 'approved' && row.save_card_ref !== null) await issueCardTokenOf(tx, 'verifications', row.pk, nowMs);
+    if (!(await recordVerificationOutcome(tx, row.pk, input.outcome, nowMs))) return null;
     const json = input.render((await getTransaction(tx, row.pk, row.merchant_id))!);
     if (row.idem_key !== null) await completeKey(tx, row.source_id, row.idem_key, 200, json);
     return json;
