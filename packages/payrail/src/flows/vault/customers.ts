@@ -8,8 +8,8 @@
 import { checkExpiry } from '../../domain/cards.ts';
 import { isoTime } from '../../domain/iso-time.ts';
 import { CARD_REF_PATTERN, TOKEN_SOURCE_PREFIX } from '../../domain/card-refs.ts';
-import { hashNonce, NONCE_PATTERN } from '../../domain/nonce.ts';
-import { ApiError, fail, failWith } from '../../errors.ts';
+import { hashNonce } from '../../domain/nonce.ts';
+import { ApiError, fail } from '../../errors.ts';
 import type { ChargeRow } from '../../store/charges.ts';
 import type { CustomerFields, CustomerRow } from '../../store/customers.ts';
 import type { PaymentMethodRow } from '../../store/payment-methods.ts';

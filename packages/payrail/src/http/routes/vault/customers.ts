@@ -33,7 +33,7 @@ import { acceptBlueRequests } from '../../dialect-requests.ts';
 import { refusalDialectOf } from '../../errors.ts';
 import { createdView, idempotencyKeyOf } from '../../idempotent-replies.ts';
 import { acceptBlueQuery } from '../../dialect-queries.ts';
-import { ChargeHeaders, PageQuery, PAYIN_REFUSALS, PayinRefusal } from '../../schemas/payin.ts';
+import { ChargeHeaders, PAYIN_REFUSALS, PayinRefusal } from '../../schemas/payin.ts';
 import { TransactionListAnswer, TransactionListQuery } from '../../schemas/transaction-lists.ts';
 import { readerOf } from '../payin/transactions.ts';
 import {

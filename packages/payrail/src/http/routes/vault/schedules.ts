@@ -22,7 +22,7 @@ import { basicAuth, transferAuth } from '../../auth-hooks.ts';
 import { acceptBlueRequests } from '../../dialect-requests.ts';
 import { keepRawJson, rawMemberText } from '../../raw-json.ts';
 import { acceptBlueQuery } from '../../dialect-queries.ts';
-import { ChargeHeaders, PageQuery } from '../../schemas/payin.ts';
+import { ChargeHeaders } from '../../schemas/payin.ts';
 import { IdParams, SandboxScheduleRunResponse, Schedule, ScheduleCreate, ScheduleList, ScheduleUpdate, StoredPageQuery } from '../../schemas/stored.ts';
 import { TransactionListAnswer, TransactionListQuery } from '../../schemas/transaction-lists.ts';
 import { readerOf } from '../payin/transactions.ts';
