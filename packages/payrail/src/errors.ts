@@ -37,6 +37,8 @@ export const ERRORS = {
   invalid_card: { code: 'invalid_card', status: 400, message: 'Card number or details invalid' },
   // docs/api-decisions.md section 15: the card is already saved for the customer; the reply names that method's id.
   duplicate_payment_method: { code: 'duplicate_payment_method', status: 409, message: 'This card is already saved for this customer' },
+  // accept.blue's /transactions/queue: the transaction is not an approved, unsettled authorization (docs/acceptblue-compatibility.md).
+  invalid_state: { code: 'invalid_state', status: 422, message: 'The transaction is not in a state this call acts on' },
   idempotency_key_reused: {
     code: 'idempotency_key_reused',
     status: 400,

@@ -28,6 +28,7 @@ const names = [
   '012_sparse_charge_indexes',
   '013_event_deliveries',
   '014_wire_dialect',
+  '019_charge_adjustments',
 ];
 
 export const MIGRATIONS: readonly Migration[] = names.map((name) => ({
