@@ -199,8 +199,9 @@ async function creditOnce(deps: CreditDeps, caller: Caller, input: CreditInput, 
 export async function credit(deps: CreditDeps, caller: Caller, input: CreditInput): Promise<Reply> {
   checkIdempotencyKey(input.idempotencyKey);
   const amountCents = creditCents(input);
-  const idem =
-    input.idempotencyKey === null ? null : keyedRequest(input.idempotencyKey, 'credit', { ...input.body, amount: input.amountText ?? input.body.amount });
+  // A key never remembers card data, not even hashed (a plain hash of a card number can be brute-forced).
+  const { card: _card, ...keyedBody } = input.body;
+  const idem = input.idempotencyKey === null ? null : keyedRequest(input.idempotencyKey, 'credit', { ...keyedBody, amount: input.amountText ?? input.body.amount });
   return creditOnce(deps, caller, input, amountCents, idem);
 }
 
