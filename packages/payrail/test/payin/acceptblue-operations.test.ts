@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { CreatedMerchant } from '../../src/flows/merchants/merchants.ts';
 import { verifyLedger } from '../../src/flows/operations/ledger-verify.ts';
+import { reserveCreditOnly } from '../../src/flows/payin/credit.ts';
+import { creditDepsOf, OPERATION_RECOVERY_AFTER_MS } from '../../src/flows/payin/operation-common.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { availableCents, chargeCard, closeSandboxBatch, postingCount, snapshot } from '../helpers/lifecycle.ts';
 import { basicOf, nonceFor } from '../helpers/payin.ts';
@@ -64,7 +66,7 @@ for (const kind of STORE_KINDS) {
     });
     after(() => t.close());
 
-    it("WooCommerce: a later capture answers reference_number, again idempotently; the refund routing voids unsettled and refunds settled", async () => {
+    it('WooCommerce: a later capture answers reference_number, again idempotently; the refund routing voids unsettled and refunds settled', async () => {
       const merchant = await acceptBlueMerchant(t);
       const auth = await chargeCard(t, merchant, { amount: 20, capture: false });
       const capture = await call(t, merchant, 'POST', 'transactions/capture', { reference_number: auth });
@@ -336,6 +338,34 @@ for (const kind of STORE_KINDS) {
       assert.equal(credited.status, 200, credited.text);
       assert.equal(credited.body.status, 'Approved');
       assert.equal(await availableCents(t, merchant.merchant_id), 10_000 - 100);
+      await ledgerClean(t);
+    });
+  });
+
+  describe(`a credit whose request died after writing it (${kind})`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await createTestApp(kind);
+    });
+    after(() => t.close());
+
+    it('holds its amount, keeps its card sealed for the worker, which records the answer once and erases the card', async () => {
+      const merchant = await t.newMerchant({ fundCents: 5000 });
+      const caller = { merchantId: merchant.merchant_id, sourceId: merchant.source.id };
+      const nonce = await nonceFor(t.app, merchant);
+      const credit = await reserveCreditOnly(creditDepsOf(t.service), caller, { amount: 7, source: nonce, expiry_month: 12, expiry_year: 2035 }, 700);
+      assert.equal(await statusOf(t, merchant, credit.pk), 'pending');
+      assert.equal(await availableCents(t, merchant.merchant_id), 4300);
+      await ledgerClean(t);
+      assert.equal(await t.worker.drain(), 0, 'not before the request surely gave up');
+      t.clock.advance(OPERATION_RECOVERY_AFTER_MS);
+      assert.ok((await t.worker.drain()) >= 1);
+      assert.equal(await statusOf(t, merchant, credit.pk), 'captured');
+      assert.equal(await postingCount(t, credit.pk, 'refund.debit'), 1);
+      assert.equal(await postingCount(t, credit.pk, 'refund.release'), 0);
+      assert.equal(await availableCents(t, merchant.merchant_id), 4300);
+      const sealed = await t.service.db.read((tx) => tx.get<{ n: number }>('SELECT LENGTH(card_number_enc) AS n FROM charges WHERE pk = ?', [credit.pk]));
+      assert.equal(Number(sealed!.n), 0);
       await ledgerClean(t);
     });
   });

@@ -16,7 +16,7 @@
 //      the same reference.
 import { CHARGE_DECLINES } from '../../domain/card-results.ts';
 import type { CardType } from '../../domain/cards.ts';
-import { parseDollarNumber, parseDollarString } from '../../domain/money.ts';
+import { formatCents, parseDollarNumber, parseDollarString } from '../../domain/money.ts';
 import { parsePaymentSource } from '../../domain/payment-source.ts';
 import { hashNonce } from '../../domain/nonce.ts';
 import type { Secret } from '../../domain/secret.ts';
@@ -30,9 +30,16 @@ import { type KeyedRequest, keyedRequest, type Reply, replayKey } from '../commo
 import { EVENT_VIEWS } from '../events/emit.ts';
 import { failCardSource } from './card-source.ts';
 import { renderCharge } from './charge-answers.ts';
-import { CHARGE_AMOUNT_CENTS_MAX, CHARGE_AMOUNT_CENTS_MIN, CHARGE_RECOVERY_AFTER_MS, IDEMPOTENCY_KEY_TTL_MS } from './charge.ts';
+import { CHARGE_AMOUNT_CENTS_MAX, CHARGE_AMOUNT_CENTS_MIN, IDEMPOTENCY_KEY_TTL_MS } from './charge.ts';
 import { applyAdjustDetails, type AdjustDetails } from './adjust.ts';
-import { answerUnknownOutcome, type Caller, checkIdempotencyKey, type CreditDeps, type OperationDeps } from './operation-common.ts';
+import {
+  answerUnknownOutcome,
+  type Caller,
+  checkIdempotencyKey,
+  type CreditDeps,
+  OPERATION_RECOVERY_AFTER_MS,
+  type OperationDeps,
+} from './operation-common.ts';
 import { processorTimeoutMs } from '../../providers/card-processor.ts';
 import { IDEMPOTENCY_WAIT_MARGIN_MS } from '../common/idempotency-replay.ts';
 
@@ -157,18 +164,19 @@ async function askAndRecord(deps: OperationDeps, credit: ChargeRow, number: Secr
   return { statusCode: 200, json: render(current!) };
 }
 
-async function creditOnce(deps: CreditDeps, caller: Caller, input: CreditInput, amountCents: number, idem: KeyedRequest | null): Promise<Reply> {
-  const { body } = input;
+/** Step 1: one write transaction reserving the credit, or the refusal as the API words it. */
+async function reserveCredit(deps: CreditDeps, caller: Caller, body: CreditBody, amountCents: number, idem: KeyedRequest | null) {
   const source = sourceOfCredit(body);
   const cipher = deps.cipher();
+  const expiry = expiryOf(body);
   const step = await startCredit(deps.db, {
     caller,
     key: idem,
     source: {
       source,
       nonceHash: source.kind === 'nonce' ? hashNonce(source.nonce) : null,
-      expiryMonth: expiryOf(body).month,
-      expiryYear: expiryOf(body).year,
+      expiryMonth: expiry.month,
+      expiryYear: expiry.year,
       billing: source.kind === 'nonce' ? NO_BILLING : undefined,
     },
     keys: cipher,
@@ -177,11 +185,18 @@ async function creditOnce(deps: CreditDeps, caller: Caller, input: CreditInput, 
       // The credit's own copy of the card number, for recovery; erased once the credit is final.
       sealedNumber: cipher.seal(card.number, 'card_number', caller.sourceId),
       requestJson: storedCreditRequest(body, card.billing),
-      recoverAtMs: nowMs + CHARGE_RECOVERY_AFTER_MS,
+      recoverAtMs: nowMs + OPERATION_RECOVERY_AFTER_MS,
     }),
     clock: deps.clock,
     keyTtlMs: IDEMPOTENCY_KEY_TTL_MS,
   });
+  if (step.kind === 'below_floor') return fail('insufficient_funds', `balance + overdraft does not cover the credit of ${formatCents(step.amountCents)}`);
+  if (step.kind === 'refused') return failCardSource(step);
+  return step;
+}
+
+async function creditOnce(deps: CreditDeps, caller: Caller, body: CreditBody, amountCents: number, idem: KeyedRequest | null): Promise<Reply> {
+  const step = await reserveCredit(deps, caller, body, amountCents, idem);
   if (step.kind === 'taken') {
     const waitMs = processorTimeoutMs(deps.processor) + IDEMPOTENCY_WAIT_MARGIN_MS;
     return replayKey(deps, caller.sourceId, idem!, waitMs, async (reservedAtMs) => {
@@ -190,9 +205,14 @@ async function creditOnce(deps: CreditDeps, caller: Caller, input: CreditInput, 
       return { statusCode: 200, json: render(credit) };
     });
   }
-  if (step.kind === 'below_floor') return fail('insufficient_funds', `balance + overdraft does not cover the credit of ${(step.amountCents / 100).toFixed(2)}`);
-  if (step.kind === 'refused') return failCardSource(step);
   return (await askAndRecord(deps, step.credit, step.card.number, caller))!;
+}
+
+/** Step 1 alone: one write transaction reserving the credit. Exported for the crash-recovery tests, which stop right after it. */
+export async function reserveCreditOnly(deps: CreditDeps, caller: Caller, body: CreditBody, amountCents: number): Promise<ChargeRow> {
+  const step = await reserveCredit(deps, caller, body, amountCents, null);
+  if (step.kind !== 'reserved') throw new Error(`credit was not reserved (${step.kind})`);
+  return step.credit;
 }
 
 /** One credit request. */
@@ -201,8 +221,9 @@ export async function credit(deps: CreditDeps, caller: Caller, input: CreditInpu
   const amountCents = creditCents(input);
   // A key never remembers card data, not even hashed (a plain hash of a card number can be brute-forced).
   const { card: _card, ...keyedBody } = input.body;
-  const idem = input.idempotencyKey === null ? null : keyedRequest(input.idempotencyKey, 'credit', { ...keyedBody, amount: input.amountText ?? input.body.amount });
-  return creditOnce(deps, caller, input, amountCents, idem);
+  const idem =
+    input.idempotencyKey === null ? null : keyedRequest(input.idempotencyKey, 'credit', { ...keyedBody, amount: input.amountText ?? input.body.amount });
+  return creditOnce(deps, caller, input.body, amountCents, idem);
 }
 
 /** The worker's side: a credit whose request never recorded the processor's answer (`credit` as claimed). */
