@@ -26,6 +26,7 @@ const OPERATIONS_NOT_IN_SDK: Readonly<Record<string, string>> = {
 /** Named schemas of the document the SDK keeps no field list for. */
 const SHAPES_NOT_IN_SDK: Readonly<Record<string, string>> = {
   TransactionResult: 'a union of Transaction and DeclinedTransaction, each checked under its own name',
+  PayinRefusal: 'a union of PayinError, AcceptBlueError and PayinErrorEitherDialect, each checked under its own name',
   TransferStatusResponse: 'a union of the status envelope (around TransferStatus) and ExecuteTransferResponse, each checked by its parts',
   DuplicatePaymentMethodError: "a refusal: the SDK throws it as a PayrailError, the existing method's id in error.details.id",
   WebhookEndpointDeleted: 'deleteWebhookEndpoint() answers nothing; the body is not read',

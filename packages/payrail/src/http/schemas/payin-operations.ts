@@ -23,7 +23,7 @@ const OperationCustomer = Type.Object(
     fax: text(255),
     identifier: text(255),
   },
-  { title: 'OperationCustomer', additionalProperties: false },
+  { additionalProperties: false },
 );
 
 /** accept.blue's base transaction details (refund, void, reversal). */
@@ -34,11 +34,11 @@ const BaseTransactionDetails = {
   client_ip: text(255),
   signature: text(65_535),
 };
-const OperationTransactionDetails = Type.Object(BaseTransactionDetails, { title: 'OperationTransactionDetails', additionalProperties: false });
+const OperationTransactionDetails = Type.Object(BaseTransactionDetails, { additionalProperties: false });
 /** The base set plus the order's numbers (adjust, credit). */
 const ExtendedTransactionDetails = Type.Object(
   { ...BaseTransactionDetails, invoice_number: text(255), po_number: text(255), order_number: text(255) },
-  { title: 'ExtendedTransactionDetails', additionalProperties: false },
+  { additionalProperties: false },
 );
 
 const TerminalFlags = Type.Object(
@@ -64,12 +64,12 @@ const TransactionFlags = Type.Object(
     card_present: flag(),
     terminal: Type.Optional(TerminalFlags),
   },
-  { title: 'OperationTransactionFlags', additionalProperties: false },
+  { additionalProperties: false },
 );
 
 const customFields: Record<string, ReturnType<typeof text>> = {};
 for (let n = 1; n <= 20; n++) customFields[`custom${n}`] = text(255);
-const CustomFields = Type.Object(customFields, { title: 'OperationCustomFields', additionalProperties: false });
+const CustomFields = Type.Object(customFields, { additionalProperties: false });
 
 const AmountDetails = Type.Object(
   {
@@ -80,7 +80,7 @@ const AmountDetails = Type.Object(
     tip: money('Kept and shown'),
     discount: money('Kept and shown'),
   },
-  { title: 'OperationAmountDetails', additionalProperties: false },
+  { additionalProperties: false },
 );
 
 const Address = Type.Object(
@@ -95,7 +95,7 @@ const Address = Type.Object(
     country: text(255),
     phone: text(255),
   },
-  { title: 'OperationAddress', additionalProperties: false },
+  { additionalProperties: false },
 );
 
 const LineItem = Type.Object(
@@ -112,7 +112,7 @@ const LineItem = Type.Object(
     discount_rate: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
     discount_amount: Type.Optional(Type.Number({ minimum: 0 })),
   },
-  { title: 'OperationLineItem', additionalProperties: false },
+  { additionalProperties: false },
 );
 
 const TerminalId = Type.Optional(Type.String({ maxLength: 255, description: 'Card-present terminals are not offered: a request naming one is refused' }));
