@@ -248,9 +248,11 @@ export const AcceptBlueReversalAnswer = Type.Object(
 );
 
 /** Each operation's 200 answer: shape A or B in the spec dialect, accept.blue's answer in the accept.blue dialect. */
-const either = (answer: typeof AcceptBlueAdjustCaptureAnswer | typeof AcceptBlueRefundAnswer | typeof AcceptBlueVoidAnswer | typeof AcceptBlueReversalAnswer) =>
-  Type.Union([...ChargeResponse.anyOf, answer]);
-export const CaptureResponse = either(AcceptBlueAdjustCaptureAnswer);
-export const RefundResponse = either(AcceptBlueRefundAnswer);
-export const VoidResponse = either(AcceptBlueVoidAnswer);
-export const ReversalResponse = either(AcceptBlueReversalAnswer);
+const either = (
+  title: string,
+  answer: typeof AcceptBlueAdjustCaptureAnswer | typeof AcceptBlueRefundAnswer | typeof AcceptBlueVoidAnswer | typeof AcceptBlueReversalAnswer,
+) => Type.Union([...ChargeResponse.anyOf, answer], { title });
+export const CaptureResponse = either('CaptureResult', AcceptBlueAdjustCaptureAnswer);
+export const RefundResponse = either('RefundResult', AcceptBlueRefundAnswer);
+export const VoidResponse = either('VoidResult', AcceptBlueVoidAnswer);
+export const ReversalResponse = either('ReversalResult', AcceptBlueReversalAnswer);
