@@ -12,7 +12,7 @@
 // is truthy). An operation whose processor has not answered yet is not a
 // success either: it answers Error with error_code "processor_pending", and
 // the same Idempotency-Key answers its outcome once the worker has it.
-import { ACCEPTBLUE_API_VERSION } from '../../domain/wire-dialect.ts';
+import { ACCEPTBLUE_API_VERSION, type WireDialect } from '../../domain/wire-dialect.ts';
 import type { Reply } from '../common/idempotency-replay.ts';
 
 /** Which accept.blue answer an operation gives. */
@@ -123,4 +123,9 @@ export function acceptBlueOperationAnswer(operation: AnsweredOperation, reply: R
       break;
   }
   return { ...reply, json: JSON.stringify(answer) };
+}
+
+/** `reply` as a caller in `dialect` gets it: the spec dialect's as kept, the accept.blue dialect's translated. */
+export function operationAnswerIn(dialect: WireDialect, operation: AnsweredOperation, reply: Reply, requestedPk: number): Reply {
+  return dialect === 'acceptblue' ? acceptBlueOperationAnswer(operation, reply, requestedPk) : reply;
 }

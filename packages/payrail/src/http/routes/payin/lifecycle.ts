@@ -33,7 +33,7 @@ import {
   VoidTransactionRequest,
 } from '../../schemas/payin-operations.ts';
 import { acceptBlueRequests } from '../../dialect-requests.ts';
-import { acceptBlueOperationAnswer, type AnsweredOperation } from '../../../flows/payin/operation-answers.ts';
+import { type AnsweredOperation, operationAnswerIn } from '../../../flows/payin/operation-answers.ts';
 import type { AdjustDetails } from '../../../flows/payin/adjust.ts';
 import type { Reply } from '../../../flows/common/idempotency-replay.ts';
 import { ApiError } from '../../../errors.ts';
@@ -109,8 +109,10 @@ export function payinLifecycleRoutes(service: Service): FastifyPluginAsyncTypebo
       response: { 200: ok, ...REFUSALS },
     });
     /** The reply as the caller's dialect answers it. */
-    const answer = (request: FastifyRequest, reply: FastifyReply, operation: AnsweredOperation, result: Reply, pk: number) =>
-      sendReply(reply, request.principal?.dialect === 'acceptblue' ? acceptBlueOperationAnswer(operation, result, pk) : result);
+    const answer = (request: FastifyRequest, reply: FastifyReply, operation: AnsweredOperation, result: Reply, pk: number) => {
+      const { dialect } = request.principal!;
+      return sendReply(reply, operationAnswerIn(dialect, operation, result, pk));
+    };
     /** The amount exactly as sent: accept.blue's decimal text ("10.00"), else the JSON number's own text. */
     const amountTextOf = (request: FastifyRequest): string | null =>
       request.decimalText?.amount ?? (request.rawJson === undefined ? null : rawMemberText(request.rawJson, 'amount'));
