@@ -309,6 +309,13 @@ for (const kind of STORE_KINDS) {
       });
       assert.equal(extra.status, 200, extra.text);
       assert.equal(extra.body.status_code, 'A');
+      // The refund keeps the customer and custom fields sent with it; the refunded charge keeps its own.
+      const kept = async (pk: number) =>
+        JSON.parse((await t.service.db.read((tx) => tx.get<{ request_json: string }>('SELECT request_json FROM charges WHERE pk = ?', [pk])))!.request_json);
+      const refundRequest = await kept(extra.body.reference_number);
+      assert.equal(refundRequest.customer.email, 'a@example.com');
+      assert.deepEqual(refundRequest.custom_fields, { custom2: 'y' });
+      assert.equal((await kept(sale)).custom_fields, undefined);
     });
   });
 

@@ -36,8 +36,9 @@ export interface AdjustInput extends OperationInput {
 export interface CardLifecycleFlow {
   capture(caller: Caller, input: OperationInput): Promise<Reply>;
   voidCharge(caller: Caller, input: OperationInput): Promise<Reply>;
-  refund(caller: Caller, input: OperationInput): Promise<Reply>;
-  reversal(caller: Caller, input: OperationInput): Promise<Reply>;
+  /** `details`: the customer, transaction details and custom fields the refund keeps. */
+  refund(caller: Caller, input: OperationInput & { details?: AdjustDetails }): Promise<Reply>;
+  reversal(caller: Caller, input: OperationInput & { details?: AdjustDetails }): Promise<Reply>;
   adjust(caller: Caller, input: AdjustInput): Promise<Reply>;
   adjustCapture(caller: Caller, input: AdjustInput): Promise<Reply>;
   /** Answers when the transaction is an approved, uncaptured authorization (it then is queued already: store/payin/queue.ts). */
@@ -80,14 +81,14 @@ export function createCardLifecycleFlow(deps: OperationDeps): CardLifecycleFlow 
     }
     if (name === 'refund') {
       const replay = replayOf(caller, idem, idem === null ? currentOf(caller, pk) : currentRefundOf(caller, idem, pk));
-      return refundOnce(deps, { caller, parentPk: pk, amountCents, idem, replay });
+      return refundOnce(deps, { caller, parentPk: pk, amountCents, idem, replay, details });
     }
-    if (name === 'reversal') return reverse(caller, input, idem, amountCents);
+    if (name === 'reversal') return reverse(caller, input, idem, amountCents, details);
     return captureOrVoid(deps, inFlight, name, { caller, pk, amountCents, idem, replay: replayOf(caller, idem, currentOf(caller, pk)) });
   }
 
   /** Void when unsettled, refund when settled; a void that finds the charge settled meanwhile becomes a refund. */
-  async function reverse(caller: Caller, input: OperationInput, idem: Idem, amountCents: number | null): Promise<Reply> {
+  async function reverse(caller: Caller, input: OperationInput, idem: Idem, amountCents: number | null, details: AdjustDetails): Promise<Reply> {
     const pk = input.referenceNumber;
     const row = await chargeOfMerchant(deps.db, { pk, merchantId: caller.merchantId });
     // accept.blue reduces an unsettled transaction by a smaller amount: an authorization's amount can go down (adjust.ts).
@@ -101,14 +102,16 @@ export function createCardLifecycleFlow(deps: OperationDeps): CardLifecycleFlow 
         if (!(error instanceof ApiError && / is settled; refund it instead$/.test(error.message))) throw error;
       }
     }
-    return run('refund', caller, input, idem, amountCents);
+    return run('refund', caller, input, idem, amountCents, details);
   }
 
   function operation(name: Name) {
     return async (caller: Caller, input: OperationInput | AdjustInput): Promise<Reply> => {
       checkIdempotencyKey(input.idempotencyKey);
       const amountCents = optionalAmountCents(input);
-      const details = 'details' in input ? input.details : undefined;
+      // Details are part of what a key remembers only when sent, so the keys of bodies without them hash as they always did.
+      const sent = 'details' in input ? input.details : undefined;
+      const details = sent !== undefined && Object.keys(sent).length > 0 ? sent : undefined;
       if (input.idempotencyKey === null) return run(name, caller, input, null, amountCents, details);
       const body = { reference_number: input.referenceNumber, amount: input.amountText ?? input.amount ?? null, ...(details === undefined ? {} : { details }) };
       const idem = keyedRequest(input.idempotencyKey, name, body);

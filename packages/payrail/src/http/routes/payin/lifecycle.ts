@@ -164,7 +164,8 @@ export function payinLifecycleRoutes(service: Service): FastifyPluginAsyncTypebo
         async (request, reply) => {
           const body = request.body as RefundTransactionRequest | ReversalTransactionRequest;
           refuseTerminal(body.terminal_id);
-          return answer(request, reply, name, await run(callerOf(request), inputOf(request, body)), body.reference_number);
+          const input = { ...inputOf(request, body), details: refundDetailsOf(body) };
+          return answer(request, reply, name, await run(callerOf(request), input), body.reference_number);
         },
       );
     }
@@ -232,6 +233,15 @@ export function payinLifecycleRoutes(service: Service): FastifyPluginAsyncTypebo
 /** Card-present terminals are not offered: a request naming one is refused rather than carried out as a card-not-present operation. */
 function refuseTerminal(terminalId: string | undefined): void {
   if (terminalId !== undefined) throw new ApiError('invalid_request', 'terminal_id: card-present terminals are not offered', undefined, 'terminal_id');
+}
+
+/** What a refund keeps of its request beside the refunded charge's: the customer, details and custom fields sent. */
+function refundDetailsOf(body: RefundTransactionRequest | ReversalTransactionRequest): AdjustDetails {
+  return {
+    ...(body.customer === undefined ? {} : { customer: body.customer }),
+    ...(body.transaction_details === undefined ? {} : { transaction_details: body.transaction_details }),
+    ...('custom_fields' in body && body.custom_fields !== undefined ? { custom_fields: body.custom_fields } : {}),
+  };
 }
 
 /** The details an adjust changes, as sent (absent members stay as they are). */
