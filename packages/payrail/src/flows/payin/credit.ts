@@ -220,7 +220,7 @@ export async function credit(deps: CreditDeps, caller: Caller, input: CreditInpu
   checkIdempotencyKey(input.idempotencyKey);
   const amountCents = creditCents(input);
   // A key never remembers card data, not even hashed (a plain hash of a card number can be brute-forced).
-  const { card: _card, ...keyedBody } = input.body;
+  const { card: _card, cvv2: _cvv2, ...keyedBody } = input.body as CreditBody & { cvv2?: string };
   const idem =
     input.idempotencyKey === null ? null : keyedRequest(input.idempotencyKey, 'credit', { ...keyedBody, amount: input.amountText ?? input.body.amount });
   return creditOnce(deps, caller, input.body, amountCents, idem);
