@@ -40,7 +40,10 @@ import type {
 } from './types.ts';
 import type { Attribute, ChargeRequestWire, TransferRequestWire } from './wire.ts';
 import {
+  type AdjustOptions,
   type Batch,
+  type CreditInput,
+  creditBody,
   type OperationOptions,
   payinQuery,
   operationBody,
@@ -124,6 +127,8 @@ const LIFECYCLE_OPERATIONS = {
   void: 'voidTransaction',
   refund: 'refundTransaction',
   reversal: 'reverseTransaction',
+  adjust: 'adjustTransaction',
+  adjustCapture: 'adjustCaptureTransaction',
 } as const satisfies Record<string, OperationId>;
 
 /** A production tokenization token; see tokenize(). */
@@ -535,6 +540,46 @@ export class Payrail {
     return this.operation('reversal', reference, options);
   }
 
+  /**
+   * POST /api/v2/transactions/adjust: changes an unsettled transaction once:
+   * its amount (`amount`, the new total: an authorization's may only go
+   * down) and its details. Answers the adjusted transaction.
+   */
+  async adjust(reference: string | number, options: AdjustOptions = {}): Promise<Transaction> {
+    return this.operation('adjust', reference, options, options.details);
+  }
+
+  /** POST /api/v2/transactions/adjust-capture: adjust(), then capture of the adjusted amount. */
+  async adjustCapture(reference: string | number, options: AdjustOptions = {}): Promise<Transaction> {
+    return this.operation('adjustCapture', reference, options, options.details);
+  }
+
+  /**
+   * POST /api/v2/transactions/credit: sends money to the card of a source no
+   * charge names (an unmatched credit), debited from the merchant like a
+   * refund; answers the credit, a transaction of its own. A decline is a
+   * result (`transaction_status: 'declined'`), not an error.
+   */
+  async credit(input: CreditInput): Promise<Transaction> {
+    const key = input.idempotency_key ?? this.makeIdempotencyKey();
+    const call = this.payinCall(route(OPERATIONS.creditCard), { authorization: this.basicAuthorization(), 'idempotency-key': key }, creditBody(input));
+    return this.ask(call, readTransaction);
+  }
+
+  /**
+   * POST /api/v2/transactions/queue: keeps an authorization out of the open
+   * batch. An uncaptured authorization already is (nothing changes); any
+   * other transaction is refused (invalid_state, HTTP 422).
+   */
+  async queue(reference: string | number): Promise<void> {
+    const call = this.payinCall(
+      route(OPERATIONS.queueTransaction),
+      { authorization: this.basicAuthorization() },
+      { reference_number: referenceNumber(reference) },
+    );
+    await this.ask(call, ignoreBody);
+  }
+
   /** POST /api/v2/transactions/verify: a zero-amount card check with a nonce (AVS and CVV results, no money). */
   async verify(input: Omit<ChargeInput, 'amount' | 'amount_cents'>): Promise<Transaction> {
     const body = {
@@ -593,8 +638,13 @@ export class Payrail {
   }
 
   /** One lifecycle POST with an Idempotency-Key (the caller's, or a fresh one its retries reuse), so a retry never acts twice. */
-  private async operation(name: 'capture' | 'void' | 'refund' | 'reversal', reference: string | number, options: OperationOptions): Promise<Transaction> {
-    const body = operationBody(reference, options);
+  private async operation(
+    name: keyof typeof LIFECYCLE_OPERATIONS,
+    reference: string | number,
+    options: OperationOptions,
+    details: AdjustOptions['details'] = {},
+  ): Promise<Transaction> {
+    const body = { ...details, ...operationBody(reference, options) };
     const key = options.idempotency_key ?? this.makeIdempotencyKey();
     const call = this.payinCall(route(OPERATIONS[LIFECYCLE_OPERATIONS[name]]), { authorization: this.basicAuthorization(), 'idempotency-key': key }, body);
     return this.ask(call, readTransaction);

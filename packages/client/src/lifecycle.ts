@@ -6,7 +6,7 @@ import { CLIENT_ERROR_CODES, PayrailError, inputError } from './errors.ts';
 import { amountCentsOf, centsOfWireDollars, formatCents } from './money.ts';
 import { readCharge } from './normalize.ts';
 import type { Charge } from './types.ts';
-import type { OperationRequestWire } from './wire.ts';
+import type { AdjustDetailsWire, CreditRequestWire, OperationRequestWire } from './wire.ts';
 
 /** transaction.status_details.status (and the list's status filter). */
 export type TransactionStatus = 'approved' | 'captured' | 'pending' | 'settled' | 'voided' | 'expired' | 'declined' | 'error';
@@ -115,6 +115,19 @@ export function operationBody(reference: string | number, options: OptionalAmoun
   // The JSON number is written from the exact decimal text ("12.5"), never computed.
   if (hasAmount) body.amount = Number(formatCents(amountCentsOf(options)));
   return body;
+}
+
+/** An adjust: the new total (absent when only details change) and the details it changes. */
+export type AdjustOptions = OperationOptions & { details?: AdjustDetailsWire };
+
+/** An unmatched credit: the amount, and the card's source (`nonce-`, `pm-`, `ref-` or `tkn-`) with the credit's details. */
+export type CreditInput = (Pick<OperationOptions, 'idempotency_key'> & ({ amount: string; amount_cents?: never } | { amount_cents: number; amount?: never })) &
+  Omit<CreditRequestWire, 'amount' | 'card' | 'cvv2'> & { source: string };
+
+/** The body of a credit: the amount as the exact decimal of its cents. */
+export function creditBody(input: CreditInput): CreditRequestWire {
+  const { amount: _amount, amount_cents: _cents, idempotency_key: _key, ...rest } = input;
+  return { ...rest, amount: Number(formatCents(amountCentsOf(input))) };
 }
 
 /** Where a charge holds money but has moved none to the merchant (an authorization only) or none any more. */

@@ -152,6 +152,115 @@ export interface OperationRequestWire {
   amount?: number;
 }
 
+/** accept.blue's customer of an operation after a charge: shown on the transaction. */
+export interface OperationCustomerWire {
+  send_receipt?: boolean;
+  email?: string;
+  fax?: string;
+  identifier?: string;
+}
+
+/** accept.blue's base transaction details (void, refund, reversal). */
+export type OperationDetailsWire = Pick<TransactionDetails, 'description' | 'clerk' | 'terminal' | 'client_ip' | 'signature'>;
+
+/** accept.blue's transaction flags: accepted on refunds and credits, where they change nothing. */
+export interface TransactionFlagsWire {
+  allow_partial_approval?: boolean;
+  is_recurring?: boolean;
+  is_installment?: boolean;
+  is_customer_initiated?: boolean;
+  cardholder_present?: boolean;
+  card_present?: boolean;
+  terminal?: Record<string, unknown>;
+}
+
+/** custom1 to custom20. */
+export type CustomFieldsWire = Partial<Record<`custom${number}`, string>>;
+
+/** Body of POST /api/v2/transactions/void. */
+export interface VoidRequestWire extends OperationRequestWire {
+  customer?: OperationCustomerWire;
+  transaction_details?: OperationDetailsWire;
+}
+
+/** Body of POST /api/v2/transactions/refund. */
+export interface RefundRequestWire extends OperationRequestWire {
+  /** Card-present terminals are not offered: refused. */
+  terminal_id?: string;
+  cvv2?: string;
+  customer?: OperationCustomerWire;
+  transaction_details?: OperationDetailsWire;
+  transaction_flags?: TransactionFlagsWire;
+  custom_fields?: CustomFieldsWire;
+}
+
+/** Body of POST /api/v2/transactions/reversal. */
+export interface ReversalRequestWire extends OperationRequestWire {
+  terminal_id?: string;
+  customer?: OperationCustomerWire;
+  transaction_details?: OperationDetailsWire;
+}
+
+/** What an adjust changes beside the amount (each absent member is left as it is; line items are replaced). */
+export interface AdjustDetailsWire {
+  customer?: OperationCustomerWire;
+  transaction_details?: TransactionDetails;
+  amount_details?: { tax?: number; tax_percent?: number; surcharge?: number; shipping?: number; tip?: number; discount?: number };
+  billing_info?: Partial<BillingInfo>;
+  shipping_info?: Partial<BillingInfo>;
+  custom_fields?: CustomFieldsWire;
+  line_items?: Array<Record<string, string | number>>;
+}
+
+/** Body of POST /api/v2/transactions/adjust and /adjust-capture: `amount` is the new total. */
+export interface AdjustRequestWire extends OperationRequestWire, AdjustDetailsWire {}
+
+/** Body of POST /api/v2/transactions/credit: money to the card of a source. */
+export interface CreditRequestWire {
+  amount: number;
+  source?: string;
+  card?: string;
+  expiry_month?: number;
+  expiry_year?: number;
+  cvv2?: string;
+  name?: string;
+  avs_address?: string;
+  avs_zip?: string;
+  customer?: OperationCustomerWire;
+  transaction_details?: TransactionDetails;
+  transaction_flags?: TransactionFlagsWire;
+  custom_fields?: CustomFieldsWire;
+}
+
+/** Body of POST /api/v2/transactions/queue. */
+export interface QueueRequestWire {
+  reference_number: number;
+}
+
+/** An operation's answer to a caller in the accept.blue dialect (the SDK speaks the spec dialect; these are for reading such answers). */
+export interface AcceptBlueAnswerWire {
+  version: string;
+  status: 'Approved' | 'Declined' | 'Error';
+  status_code: 'A' | 'D' | 'E';
+  error_message: string | null;
+  error_code: string | null;
+  error_details: Record<string, string[]> | null;
+}
+export interface AcceptBlueAdjustCaptureWire extends AcceptBlueAnswerWire {
+  auth_amount: number;
+  auth_code?: string;
+  reference_number?: number;
+}
+export interface AcceptBlueRefundWire extends AcceptBlueAnswerWire {
+  reference_number: number;
+}
+export interface AcceptBlueReversalWire extends AcceptBlueAnswerWire {
+  type: 'Void' | 'Refund' | 'Adjustment';
+  reference_number?: number;
+  auth_amount?: number;
+  auth_code?: string;
+}
+
 /** Body of POST /api/v2/transactions/verify: a charge's card fields without an amount. */
 export type VerifyRequestWire = Required<Pick<ChargeRequestWire, 'expiry_month' | 'expiry_year'>> &
   Pick<ChargeRequestWire, 'source' | 'card' | 'cvv2' | 'save_card' | 'billing_info' | 'transaction_details'> &

@@ -45,6 +45,8 @@ export const ERRORS = {
   linked_to_active_schedules: { code: 'invalid_state', status: 409, message: 'Linked to active recurring schedules' },
   // docs/acceptblue-compatibility.md: an accept.blue charge kind Payrail does not offer (wallets, magstripe, DAF cards, terminals).
   not_offered: { code: 'not_offered', status: 400, message: 'This kind of payment is not offered' },
+  // accept.blue's /transactions/queue: the transaction is not an approved, unsettled authorization (docs/acceptblue-compatibility.md).
+  invalid_state: { code: 'invalid_state', status: 422, message: 'The transaction is not in a state this call acts on' },
   idempotency_key_reused: {
     code: 'idempotency_key_reused',
     status: 400,

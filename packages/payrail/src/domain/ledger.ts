@@ -43,9 +43,9 @@ export const POSTING_KINDS = {
   'charge.void': { refType: 'charge' },
   /** The processor refused that void: card payins -> available. */
   'charge.void_release': { refType: 'charge' },
-  /** Refund, held before the processor is asked (ref: the refund's own record): available -> card payins. */
+  /** Refund or unmatched credit, held before the processor is asked (ref: its own record): available -> card payins. */
   'refund.debit': { refType: 'charge' },
-  /** The processor declined or failed the refund: card payins -> available. */
+  /** The processor declined or failed the refund or credit: card payins -> available. */
   'refund.release': { refType: 'charge' },
 } as const;
 export type PostingKind = keyof typeof POSTING_KINDS;

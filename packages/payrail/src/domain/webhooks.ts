@@ -9,6 +9,7 @@ export const EVENT_TYPES = [
   'charge.captured',
   'charge.voided',
   'charge.expired',
+  'charge.adjusted',
   'refund.succeeded',
   'refund.declined',
   'transfer.created',

@@ -12,6 +12,7 @@ import type {
   AuthorizationResult,
   CaptureRequest,
   CardProcessor,
+  CreditRequest,
   OperationResult,
   PollRequest,
   RefundRequest,
@@ -131,6 +132,20 @@ export class SandboxCardProcessor implements CardProcessor {
     const match = approvedReference(request.chargeProcessorRef);
     const processorRef = `sbx_rf_${request.reference}`;
     if (match[4] === '_NR') return { outcome: 'declined', processorRef, authCode: '', decline: 'refund_declined' };
+    return { outcome: 'approved', processorRef, authCode: authCodeFor(request.reference), decline: null };
+  }
+
+  /**
+   * An unmatched credit: approved, except to the cards whose charges are
+   * declined or failed (they read as closed accounts) and to the card whose
+   * refunds are declined (docs/acceptblue-compatibility.md).
+   */
+  async credit(request: CreditRequest): Promise<OperationResult> {
+    const scenario = SANDBOX_TEST_CARDS[request.card.number.reveal()] ?? APPROVED;
+    const processorRef = `sbx_cr_${request.reference}`;
+    if (scenario.outcome === 'failed') return { outcome: 'failed', processorRef, authCode: '', decline: scenario.decline };
+    if (scenario.outcome === 'declined') return { outcome: 'declined', processorRef, authCode: '', decline: scenario.decline };
+    if (scenario.refundDeclined === true) return { outcome: 'declined', processorRef, authCode: '', decline: 'refund_declined' };
     return { outcome: 'approved', processorRef, authCode: authCodeFor(request.reference), decline: null };
   }
 

@@ -8,7 +8,7 @@
 //   number). Payrail calls it again with the same reference when it cannot
 //   know whether an earlier call reached the processor (a crash, a timeout);
 //   the processor must then report the first outcome, never charge twice.
-// - `capture`, `voidCharge`, `refund` and `verify` are idempotent on their
+// - `capture`, `voidCharge`, `refund`, `verify` and `credit` are idempotent on their
 //   `reference` in the same way: asked again about one reference, the
 //   processor reports the first outcome and moves money at most once.
 // - An answered authorization carries a non-empty `processorRef`.
@@ -102,6 +102,23 @@ export interface RefundRequest {
   readonly signal: AbortSignal;
 }
 
+/**
+ * An unmatched credit: money to a card that no charge of it names (accept.blue's
+ * /transactions/credit). Idempotent on `reference`, the credit's own reference number.
+ */
+export interface CreditRequest {
+  readonly reference: string;
+  readonly amountCents: number;
+  readonly currency: 'USD';
+  readonly card: {
+    readonly number: Secret<string>;
+    readonly expiryMonth: number;
+    readonly expiryYear: number;
+    readonly cardType: CardType;
+  };
+  readonly signal: AbortSignal;
+}
+
 /** A zero-amount card check. Idempotent on `reference` (the verification's). */
 export type VerifyRequest = Omit<AuthorizationRequest, 'amountCents'>;
 
@@ -139,6 +156,7 @@ export interface CardProcessor {
   voidCharge(request: VoidRequest): Promise<OperationResult>;
   refund(request: RefundRequest): Promise<OperationResult>;
   verify(request: VerifyRequest): Promise<VerificationResult>;
+  credit(request: CreditRequest): Promise<OperationResult>;
 }
 
 /**
@@ -183,13 +201,18 @@ export function refundWithDeadline(processor: CardProcessor, request: Omit<Refun
   return withDeadline(processorTimeoutMs(processor), (signal) => processor.refund({ ...request, signal }));
 }
 
+/** Credits a card, bounded like authorizeWithDeadline. Every credit goes through here. */
+export function creditWithDeadline(processor: CardProcessor, request: Omit<CreditRequest, 'signal'>): Promise<OperationResult> {
+  return withDeadline(processorTimeoutMs(processor), (signal) => processor.credit({ ...request, signal }));
+}
+
 /** Verifies a card, bounded like authorizeWithDeadline. Every verify goes through here. */
 export function verifyWithDeadline(processor: CardProcessor, request: Omit<VerifyRequest, 'signal'>): Promise<VerificationResult> {
   return withDeadline(processorTimeoutMs(processor), (signal) => processor.verify({ ...request, signal }));
 }
 
 /** The calls every card processor connector must offer. */
-const CARD_PROCESSOR_METHODS = ['authorize', 'poll', 'capture', 'voidCharge', 'refund', 'verify'] as const;
+const CARD_PROCESSOR_METHODS = ['authorize', 'poll', 'capture', 'voidCharge', 'refund', 'verify', 'credit'] as const;
 
 /**
  * Refuses, at start, a connector that lacks a call: one missing would fail

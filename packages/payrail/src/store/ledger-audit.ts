@@ -26,7 +26,7 @@ export interface LedgerFacts {
   /** More than one posting of one kind for one record. */
   readonly duplicatedPostings: Array<{ ref_type: string; ref_id: string; kind: string; n: number }>;
   readonly merchantIds: string[];
-  /** Per merchant: the sum of its non-final transfers, its successful ones, and its card money (captured - voided - refunded). */
+  /** Per merchant: the sum of its non-final transfers, its successful ones, and its card money (captured - voided - refunded - unmatched credits). */
   readonly inFlightByMerchant: Map<string, number>;
   readonly paidOutByMerchant: Map<string, number>;
   readonly cardPayinsByMerchant: Map<string, number>;
@@ -59,7 +59,10 @@ export function readLedgerFacts(db: Db): Promise<LedgerFacts> {
     paidOutByMerchant: sumsBy(await tx.all('SELECT merchant_id AS id, SUM(amount_cents) AS total FROM transfers WHERE state = 60 GROUP BY merchant_id')),
     cardPayinsByMerchant: sumsBy(
       await tx.all(
-        "SELECT merchant_id AS id, SUM(captured_cents - voided_cents - refunded_cents) AS total FROM charges WHERE kind = 'charge' GROUP BY merchant_id",
+        // An unmatched credit (a refund of no charge) holds its amount from the merchant like a refund, until declined or failed.
+        `SELECT merchant_id AS id, SUM(CASE WHEN kind = 'charge' THEN captured_cents - voided_cents - refunded_cents
+           WHEN parent_pk IS NULL AND status IN ('pending', 'approved') THEN -amount_cents ELSE 0 END) AS total
+         FROM charges WHERE kind = 'charge' OR parent_pk IS NULL GROUP BY merchant_id`,
       ),
     ),
     transfersWithMismatchedPostings: await transfersWithMismatchedPostings(tx),

@@ -27,6 +27,8 @@ export interface NewRefund {
   readonly idemKey: string | null;
   readonly recoverAtMs: number;
   readonly nowMs: number;
+  /** What the refund keeps of its request; absent: the refunded charge's. */
+  readonly requestJson?: string;
 }
 
 /** What a refund keeps in place of a sealed card number: the processor refunds by the charge's reference. */
@@ -50,7 +52,7 @@ export async function insertRefund(tx: Tx, r: NewRefund): Promise<number> {
       p.expiry_month,
       p.expiry_year,
       NO_CARD,
-      p.request_json,
+      r.requestJson ?? p.request_json,
       r.idemKey,
       r.recoverAtMs,
       r.nowMs,

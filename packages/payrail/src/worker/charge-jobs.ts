@@ -5,7 +5,7 @@
 import { recoveryDepsOf, resolveDueCharges } from '../flows/payin/charge-recovery.ts';
 import { expireDueAuthorizations } from '../flows/payin/authorization-expiry.ts';
 import { batchCloseDepsOf, closeDueBatches } from '../flows/payin/batches.ts';
-import { operationDepsOf } from '../flows/payin/operation-common.ts';
+import { creditDepsOf } from '../flows/payin/operation-common.ts';
 import { resolveDueOperations } from '../flows/payin/operation-recovery.ts';
 import { prunePayinData } from '../flows/payin/cleanup.ts';
 import { resolveDueVerifications, verifyRecoveryDepsOf } from '../flows/payin/verify.ts';
@@ -23,7 +23,7 @@ export function payinCleanupJob(service: Service): Job {
 }
 
 export function cardLifecycleJobs(service: Service): Job[] {
-  const operationDeps = operationDepsOf(service);
+  const operationDeps = creditDepsOf(service);
   const verifyDeps = verifyRecoveryDepsOf(service);
   const batchDeps = batchCloseDepsOf(service);
   return [

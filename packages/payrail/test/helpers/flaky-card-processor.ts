@@ -7,6 +7,7 @@ import type {
   AuthorizationRequest,
   CaptureRequest,
   CardProcessor,
+  CreditRequest,
   PollRequest,
   RefundRequest,
   VerifyRequest,
@@ -35,5 +36,6 @@ export function create(context: ProviderContext): CardProcessor {
     voidCharge: (request: VoidRequest) => sandbox.voidCharge(request),
     refund: (request: RefundRequest) => sandbox.refund(request),
     verify: (request: VerifyRequest) => sandbox.verify(request),
+    credit: (request: CreditRequest) => sandbox.credit(request),
   };
 }

@@ -10,6 +10,7 @@ import type {
   AuthorizationRequest,
   CaptureRequest,
   CardProcessor,
+  CreditRequest,
   PollRequest,
   RefundRequest,
   VerifyRequest,
@@ -29,7 +30,7 @@ export const hangPollsOf = new Map<string, number>();
 export const hangOperationsOf = new Map<string, number>();
 /** Calls received (authorizations and polls) per charge reference, hung or not. */
 export const callsOf = new Map<string, number>();
-/** Lifecycle calls received (capture, void, refund, verify) per reference, hung or not. */
+/** Lifecycle calls received (capture, void, refund, verify, credit) per reference, hung or not. */
 export const operationCallsOf = new Map<string, number>();
 
 const hung: Array<() => void> = [];
@@ -75,6 +76,7 @@ export function create(context: ProviderContext): CardProcessor {
     voidCharge: (request: VoidRequest) => operation(request.reference, () => sandbox.voidCharge(request)),
     refund: (request: RefundRequest) => operation(request.reference, () => sandbox.refund(request)),
     verify: (request: VerifyRequest) => operation(request.reference, () => sandbox.verify(request)),
+    credit: (request: CreditRequest) => operation(request.reference, () => sandbox.credit(request)),
   };
 }
 

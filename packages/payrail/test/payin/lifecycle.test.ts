@@ -21,7 +21,7 @@ describe('card processor connectors', () => {
     const old = { name: 'old-connector', authorize: async () => assert.fail(), poll: async () => assert.fail() };
     assert.throws(
       () => checkCardProcessor(old as unknown as CardProcessor),
-      /^Error: card processor connector old-connector lacks capture, voidCharge, refund, verify$/,
+      /^Error: card processor connector old-connector lacks capture, voidCharge, refund, verify, credit$/,
     );
   });
 });

@@ -26,6 +26,10 @@ const OPERATIONS_NOT_IN_SDK: Readonly<Record<string, string>> = {
 /** Named schemas of the document the SDK keeps no field list for. */
 const SHAPES_NOT_IN_SDK: Readonly<Record<string, string>> = {
   TransactionResult: 'a union of Transaction and DeclinedTransaction, each checked under its own name',
+  CaptureResult: 'a union of Transaction, DeclinedTransaction and AcceptBlueAdjustCaptureResponse, each checked under its own name',
+  RefundResult: 'a union of Transaction, DeclinedTransaction and AcceptBlueRefundResponse, each checked under its own name',
+  VoidResult: 'a union of Transaction, DeclinedTransaction and AcceptBlueVoidResponse, each checked under its own name',
+  ReversalResult: 'a union of Transaction, DeclinedTransaction and AcceptBlueReversalResponse, each checked under its own name',
   TransferStatusResponse: 'a union of the status envelope (around TransferStatus) and ExecuteTransferResponse, each checked by its parts',
   PayinRefusal: 'a refusal in either dialect (shape C or accept.blue): the SDK throws it as a PayrailError',
   DuplicatePaymentMethodError: "a refusal: the SDK throws it as a PayrailError, the existing method's id in error.details.id",

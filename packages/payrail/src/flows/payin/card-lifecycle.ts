@@ -1,6 +1,8 @@
 // The payin API's lifecycle operations behind one object (docs/api-decisions.md
 // sections 10 and 14): capture, void, refund and reversal (void when
-// unsettled, refund when settled). It checks what the schema cannot (the
+// unsettled, refund when settled; with an amount below an authorization's,
+// an adjust down by that amount), and accept.blue's adjust, adjust-capture
+// and queue (docs/acceptblue-compatibility.md). It checks what the schema cannot (the
 // amount's exact form, the Idempotency-Key), and gives every operation the
 // charge's Idempotency-Key behaviour: same-key requests in this process share
 // one run, and a key used before replays its stored reply.
@@ -9,21 +11,43 @@ import { processorTimeoutMs } from '../../providers/card-processor.ts';
 import { chargeOfMerchant } from '../../store/payin/operation-common.ts';
 import { refundHoldingKey } from '../../store/payin/refund.ts';
 import { renderCharge } from './charge-answers.ts';
-import { type Caller, checkIdempotencyKey, chargeOrNotFound, type OperationDeps, type OperationInput, optionalAmountCents } from './operation-common.ts';
+import {
+  type Caller,
+  checkIdempotencyKey,
+  chargeOrNotFound,
+  failOperation,
+  type OperationDeps,
+  type OperationInput,
+  optionalAmountCents,
+} from './operation-common.ts';
 import { captureOrVoid, type Idem, type Operation } from './capture-void.ts';
 import { IDEMPOTENCY_WAIT_MARGIN_MS, keyedRequest, type Reply, replayKey, RunningRequests } from '../common/idempotency-replay.ts';
 import { refundOnce } from './refund.ts';
+import { type AdjustDetails, adjustOnce } from './adjust.ts';
+import { queueAuthorization } from '../../store/payin/queue.ts';
 
 export type { Caller, OperationDeps, OperationInput };
+
+/** An adjust's body: the amount is the new total, and the details it changes. */
+export interface AdjustInput extends OperationInput {
+  readonly details: AdjustDetails;
+}
 
 export interface CardLifecycleFlow {
   capture(caller: Caller, input: OperationInput): Promise<Reply>;
   voidCharge(caller: Caller, input: OperationInput): Promise<Reply>;
-  refund(caller: Caller, input: OperationInput): Promise<Reply>;
-  reversal(caller: Caller, input: OperationInput): Promise<Reply>;
+  /** `details`: the customer, transaction details and custom fields the refund keeps. */
+  refund(caller: Caller, input: OperationInput & { details?: AdjustDetails }): Promise<Reply>;
+  reversal(caller: Caller, input: OperationInput & { details?: AdjustDetails }): Promise<Reply>;
+  adjust(caller: Caller, input: AdjustInput): Promise<Reply>;
+  adjustCapture(caller: Caller, input: AdjustInput): Promise<Reply>;
+  /** Answers when the transaction is an approved, uncaptured authorization (it then is queued already: store/payin/queue.ts). */
+  queue(caller: Caller, referenceNumber: number): Promise<void>;
 }
 
-type Name = Operation | 'refund' | 'reversal';
+type Name = Operation | 'refund' | 'reversal' | 'adjust' | 'adjust-capture';
+
+const NO_DETAILS: AdjustDetails = {};
 
 export function createCardLifecycleFlow(deps: OperationDeps): CardLifecycleFlow {
   const running = new RunningRequests();
@@ -47,20 +71,30 @@ export function createCardLifecycleFlow(deps: OperationDeps): CardLifecycleFlow 
     return () => replayKey(deps, caller.sourceId, idem!, waitMs, current);
   }
 
-  async function run(name: Name, caller: Caller, input: OperationInput, idem: Idem, amountCents: number | null): Promise<Reply> {
+  async function run(name: Name, caller: Caller, input: OperationInput, idem: Idem, amountCents: number | null, details = NO_DETAILS): Promise<Reply> {
     const pk = input.referenceNumber;
+    if (name === 'adjust') return adjustOnce(deps, { caller, pk, amountCents, details, idem, replay: replayOf(caller, idem, currentOf(caller, pk)) });
+    if (name === 'adjust-capture') {
+      // The adjust takes no key: asked again, the same adjust answers as it stands, so the capture (which keeps the key) decides a retry.
+      await adjustOnce(deps, { caller, pk, amountCents, details, idem: null, replay: currentOf(caller, pk) });
+      return run('capture', caller, input, idem, null);
+    }
     if (name === 'refund') {
       const replay = replayOf(caller, idem, idem === null ? currentOf(caller, pk) : currentRefundOf(caller, idem, pk));
-      return refundOnce(deps, { caller, parentPk: pk, amountCents, idem, replay });
+      return refundOnce(deps, { caller, parentPk: pk, amountCents, idem, replay, details });
     }
-    if (name === 'reversal') return reverse(caller, input, idem, amountCents);
+    if (name === 'reversal') return reverse(caller, input, idem, amountCents, details);
     return captureOrVoid(deps, inFlight, name, { caller, pk, amountCents, idem, replay: replayOf(caller, idem, currentOf(caller, pk)) });
   }
 
   /** Void when unsettled, refund when settled; a void that finds the charge settled meanwhile becomes a refund. */
-  async function reverse(caller: Caller, input: OperationInput, idem: Idem, amountCents: number | null): Promise<Reply> {
+  async function reverse(caller: Caller, input: OperationInput, idem: Idem, amountCents: number | null, details: AdjustDetails): Promise<Reply> {
     const pk = input.referenceNumber;
     const row = await chargeOfMerchant(deps.db, { pk, merchantId: caller.merchantId });
+    // accept.blue reduces an unsettled transaction by a smaller amount: an authorization's amount can go down (adjust.ts).
+    if (row?.stage === 'authorized' && row.op === null && amountCents !== null && amountCents < row.amount_cents) {
+      return run('adjust', caller, input, idem, row.amount_cents - amountCents);
+    }
     if (row?.stage !== 'settled') {
       try {
         return await run('void', caller, input, idem, amountCents);
@@ -68,19 +102,35 @@ export function createCardLifecycleFlow(deps: OperationDeps): CardLifecycleFlow 
         if (!(error instanceof ApiError && / is settled; refund it instead$/.test(error.message))) throw error;
       }
     }
-    return run('refund', caller, input, idem, amountCents);
+    return run('refund', caller, input, idem, amountCents, details);
   }
 
   function operation(name: Name) {
-    return async (caller: Caller, input: OperationInput): Promise<Reply> => {
+    return async (caller: Caller, input: OperationInput | AdjustInput): Promise<Reply> => {
       checkIdempotencyKey(input.idempotencyKey);
       const amountCents = optionalAmountCents(input);
-      if (input.idempotencyKey === null) return run(name, caller, input, null, amountCents);
-      const body = { reference_number: input.referenceNumber, amount: input.amountText ?? input.amount ?? null };
+      // Details are part of what a key remembers only when sent, so the keys of bodies without them hash as they always did.
+      const sent = 'details' in input ? input.details : undefined;
+      const details = sent !== undefined && Object.keys(sent).length > 0 ? sent : undefined;
+      if (input.idempotencyKey === null) return run(name, caller, input, null, amountCents, details);
+      const body = { reference_number: input.referenceNumber, amount: input.amountText ?? input.amount ?? null, ...(details === undefined ? {} : { details }) };
       const idem = keyedRequest(input.idempotencyKey, name, body);
-      return running.run(`${caller.sourceId}\n${idem.key}`, idem.requestHash, () => run(name, caller, input, idem, amountCents));
+      return running.run(`${caller.sourceId}\n${idem.key}`, idem.requestHash, () => run(name, caller, input, idem, amountCents, details));
     };
   }
 
-  return { capture: operation('capture'), voidCharge: operation('void'), refund: operation('refund'), reversal: operation('reversal') };
+  async function queue(caller: Caller, referenceNumber: number): Promise<void> {
+    const answer = await queueAuthorization(deps.db, { pk: referenceNumber, merchantId: caller.merchantId });
+    if (answer.kind === 'refused') failOperation(answer.refusal, referenceNumber, 'captured');
+  }
+
+  return {
+    capture: operation('capture'),
+    voidCharge: operation('void'),
+    refund: operation('refund'),
+    reversal: operation('reversal'),
+    adjust: operation('adjust'),
+    adjustCapture: operation('adjust-capture'),
+    queue,
+  };
 }

@@ -4,9 +4,11 @@
 // cannot be acted on, and what a request does when the processor gives no
 // answer (an unknown outcome: the worker asks again, nothing is guessed).
 import type { Logger } from 'pino';
+import type { CardCipher } from '../../crypto/card-cipher.ts';
+import { cardCipherFor } from '../../crypto/card-key.ts';
 import type { Clock } from '../../domain/clock.ts';
 import { formatCents, parseDollarNumber, parseDollarString } from '../../domain/money.ts';
-import { fail } from '../../errors.ts';
+import { ApiError, fail } from '../../errors.ts';
 import { CARD_PROCESSOR_TIMEOUT_MS, type CardProcessor, processorTimeoutMs } from '../../providers/card-processor.ts';
 import type { Service } from '../../service.ts';
 import type { ChargeRow } from '../../store/charges.ts';
@@ -25,6 +27,15 @@ export interface OperationDeps {
 /** What capture, void, refund and their recovery get from the service. */
 export function operationDepsOf(service: Pick<Service, 'db' | 'clock' | 'log' | 'providers'>): OperationDeps {
   return { db: service.db, clock: service.clock, log: service.log, processor: service.providers.cardProcessor };
+}
+
+/** A credit's, and the recovery's: the operations' deps and the card-data cipher, loaded when first needed (a credit seals and opens its card). */
+export interface CreditDeps extends OperationDeps {
+  readonly cipher: () => CardCipher;
+}
+
+export function creditDepsOf(service: Pick<Service, 'db' | 'clock' | 'log' | 'providers' | 'config'>): CreditDeps {
+  return { ...operationDepsOf(service), cipher: () => cardCipherFor(service.config) };
 }
 
 /** Who asks: the merchant, and the source whose credentials were used (Idempotency-Keys are scoped to it). */
@@ -80,7 +91,7 @@ function namedOrFail(named: Named, pk: number): ChargeRow {
  * Words a store's refusal of a capture, void or refund of reference_number
  * `pk` (`action` as in "can be captured") as the error catalogue has it.
  */
-export function failOperation(refusal: OperationRefusal, pk: number, action: 'captured' | 'voided' | 'refunded'): never {
+export function failOperation(refusal: OperationRefusal, pk: number, action: 'captured' | 'voided' | 'refunded' | 'adjusted'): never {
   const ref = `reference_number ${pk}`;
   switch (refusal.reason) {
     case 'not_found':
@@ -125,8 +136,40 @@ export function failOperation(refusal: OperationRefusal, pk: number, action: 'ca
     }
     case 'refund_below_floor':
       return fail('insufficient_funds', `balance + overdraft does not cover the refund of ${formatCents(refusal.amountCents)}`);
+    case 'adjusted_once':
+      return fail('invalid_request', `${ref} was adjusted before; a transaction is adjusted once`);
+    case 'not_adjustable':
+      return fail('invalid_request', `${ref} is ${refusal.stage}; only an unsettled transaction can be adjusted`);
+    case 'above_authorized_adjust':
+      throw new ApiError(
+        'invalid_amount',
+        `amount exceeds the authorized ${formatCents(refusal.authorizedCents)}; an adjust may lower an authorization, a higher amount needs a new charge`,
+        undefined,
+        'amount',
+      );
+    case 'captured_amount':
+      throw new ApiError(
+        'invalid_amount',
+        `${ref} is captured (${formatCents(refusal.capturedCents)}); its amount cannot be adjusted: void it, or refund once settled`,
+        undefined,
+        'amount',
+      );
+    case 'changed':
+      return fail('invalid_request', `${ref} changed while it was being adjusted; retry`);
+    case 'not_queueable':
+      return fail('invalid_state', `${ref} ${QUEUE_REFUSALS[refusal.why]}`);
   }
 }
+
+/** Why a transaction cannot be queued, after its reference number. */
+const QUEUE_REFUSALS = {
+  captured: 'is captured: a capture goes to the processor at once, so it cannot return to the queue; void it instead',
+  settled: 'is settled; it cannot be queued',
+  voided: 'is voided; it cannot be queued',
+  expired: 'has expired; it cannot be queued',
+  not_approved: 'was not approved; only an approved authorization can be queued',
+  not_a_charge: 'is not a card authorization; only an authorization can be queued',
+} as const;
 
 function refuseAmountAbove(what: string, limitCents: number): never {
   return fail('invalid_amount', `amount exceeds the ${what} ${formatCents(limitCents)}`);

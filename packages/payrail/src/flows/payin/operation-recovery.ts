@@ -1,4 +1,4 @@
-// The worker's side of captures, voids and refunds whose request never
+// The worker's side of captures, voids, refunds and unmatched credits whose request never
 // recorded the processor's answer (a crash, a timeout): they are claimed in
 // bounded batches and asked about again with the same reference, which
 // connectors treat idempotently, so money moves at most once and the answer
@@ -8,7 +8,8 @@ import { CARD_PROCESSOR_TIMEOUT_MS, captureWithDeadline, type OperationResult, r
 import type { ChargeRow } from '../../store/charges.ts';
 import { chargeOfMerchant } from '../../store/payin/operation-common.ts';
 import { claimDueCaptureVoids, claimDuePendingRefunds } from '../../store/payin/operation-recovery.ts';
-import type { OperationDeps } from './operation-common.ts';
+import type { CreditDeps, OperationDeps } from './operation-common.ts';
+import { resolvePendingCredit } from './credit.ts';
 import { recordCaptureAnswer, recordRefundAnswer, recordVoidAnswer } from './operation-outcome.ts';
 import { errorSummary } from './charge.ts';
 
@@ -17,8 +18,12 @@ export const OPERATION_BATCH_MAX = 50;
 /** A claimed operation is not claimed again before this, so a crashed worker's batch is picked up later. */
 const CLAIM_LEASE_MS = 2 * CARD_PROCESSOR_TIMEOUT_MS;
 
-/** Resolves one batch of due captures and voids, then one of due refunds; returns how many were claimed. */
-export async function resolveDueOperations(deps: OperationDeps, limit = OPERATION_BATCH_MAX): Promise<number> {
+/**
+ * Resolves one batch of due captures and voids, then one of due refunds and
+ * unmatched credits (a credit's card needs the cipher: the worker passes
+ * creditDepsOf); returns how many were claimed.
+ */
+export async function resolveDueOperations(deps: OperationDeps | CreditDeps, limit = OPERATION_BATCH_MAX): Promise<number> {
   const nowMs = deps.clock.nowMs();
   const claim = { nowMs, leaseUntilMs: nowMs + CLAIM_LEASE_MS, limit };
   const operations = await claimDueCaptureVoids(deps.db, claim);
@@ -49,7 +54,12 @@ async function resolveOperation(deps: OperationDeps, row: ChargeRow): Promise<vo
   if (recorded !== null) deps.log.info({ transaction: row.pk, operation: row.op, outcome: result.outcome }, 'pending operation resolved');
 }
 
-async function resolveRefund(deps: OperationDeps, refund: ChargeRow): Promise<void> {
+async function resolveRefund(deps: OperationDeps | CreditDeps, refund: ChargeRow): Promise<void> {
+  if (refund.parent_pk === null) {
+    if (!('cipher' in deps)) throw new Error(`credit ${refund.pk}: its recovery needs the card-data cipher (creditDepsOf)`);
+    if (await resolvePendingCredit(deps, refund)) deps.log.info({ transaction: refund.pk, operation: 'credit' }, 'pending operation resolved');
+    return;
+  }
   const parent = await chargeOfMerchant(deps.db, { pk: refund.parent_pk!, merchantId: refund.merchant_id });
   if (parent === undefined) throw new Error(`refund ${refund.pk}: refunded charge ${refund.parent_pk} not found`);
   const result = await ask(deps, refund, 'refund', () =>

@@ -21,6 +21,7 @@ import { answerUnknownOutcome, type Caller, failOperation, OPERATION_RECOVERY_AF
 import { recordRefundAnswer } from './operation-outcome.ts';
 import type { Idem } from './capture-void.ts';
 import type { Reply } from '../common/idempotency-replay.ts';
+import { type AdjustDetails, applyAdjustDetails } from './adjust.ts';
 
 const render = (row: ChargeRow): string => JSON.stringify(renderCharge(row));
 
@@ -31,8 +32,11 @@ async function reserveRefund(
   parentPk: number,
   amountCents: number | null,
   idem: Idem,
+  details: AdjustDetails = {},
 ): Promise<Exclude<RefundStep, { kind: 'refused' }>> {
   const step = await startRefund(deps.db, {
+    // The refund keeps the charge's request with the customer, details and custom fields sent with it.
+    ...(Object.keys(details).length === 0 ? {} : { requestOf: (parentJson: string) => applyAdjustDetails(parentJson, details) }),
     caller,
     parentPk,
     amountCents,
@@ -48,10 +52,10 @@ async function reserveRefund(
 /** One refund request of `amountCents` (null: all that is refundable) of charge `parentPk`. */
 export async function refundOnce(
   deps: OperationDeps,
-  request: { caller: Caller; parentPk: number; amountCents: number | null; idem: Idem; replay: () => Promise<Reply> },
+  request: { caller: Caller; parentPk: number; amountCents: number | null; idem: Idem; replay: () => Promise<Reply>; details?: AdjustDetails },
 ): Promise<Reply> {
   const { caller, idem } = request;
-  const step = await reserveRefund(deps, caller, request.parentPk, request.amountCents, idem);
+  const step = await reserveRefund(deps, caller, request.parentPk, request.amountCents, idem, request.details);
   if (step.kind === 'taken') return request.replay();
   const { refund, parent } = step;
   let result: OperationResult;

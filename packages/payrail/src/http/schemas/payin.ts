@@ -490,17 +490,7 @@ export const ChargeResponse = Type.Union([ShapeA, ShapeB, AcceptBlueChargeRespon
 
 // The card transaction lifecycle (docs/api-decisions.md sections 10 and 14) --------
 
-/** Reference numbers are positive integers of at most 15 digits (domain/references.ts). */
-const ReferenceNumber = Type.Integer({ minimum: 1, maximum: 999_999_999_999_999, description: 'Reference number of the transaction acted on' });
-
-export const OperationRequest = Type.Object(
-  {
-    reference_number: ReferenceNumber,
-    amount: Type.Optional(Type.Number({ description: 'Dollars, at most 2 decimals; absent: the whole amount (capture: authorized, refund: refundable)' })),
-  },
-  { title: 'TransactionOperationRequest', additionalProperties: false },
-);
-export type OperationRequest = Static<typeof OperationRequest>;
+// The operations after a charge (capture, void, refund, reversal, adjust, credit, queue) have their schemas in payin-operations.ts.
 
 /** Verify: the charge body without amount (and without capture). */
 export const VerifyRequest = Type.Object(

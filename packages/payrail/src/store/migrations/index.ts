@@ -32,6 +32,7 @@ const names = [
   '016_vault_acceptblue',
   '017_surcharge',
   '018_acceptblue_webhooks',
+  '019_charge_adjustments',
   '020_verification_reference_cards',
   '021_transaction_settled_index',
 ];

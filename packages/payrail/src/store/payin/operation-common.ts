@@ -36,7 +36,14 @@ export type OperationRefusal =
   | { readonly reason: 'void_below_floor'; readonly heldCents: number }
   | { readonly reason: 'not_settled'; readonly stage: ChargeRow['stage'] }
   | { readonly reason: 'above_refundable'; readonly refundableCents: number; readonly linkedCents: number }
-  | { readonly reason: 'refund_below_floor'; readonly amountCents: number };
+  | { readonly reason: 'refund_below_floor'; readonly amountCents: number }
+  // Adjust and queue (accept.blue's /transactions/adjust, /adjust-capture and /queue).
+  | { readonly reason: 'adjusted_once' }
+  | { readonly reason: 'not_adjustable'; readonly stage: ChargeRow['stage'] }
+  | { readonly reason: 'above_authorized_adjust'; readonly authorizedCents: number }
+  | { readonly reason: 'captured_amount'; readonly capturedCents: number }
+  | { readonly reason: 'changed' }
+  | { readonly reason: 'not_queueable'; readonly why: 'captured' | 'settled' | 'voided' | 'expired' | 'not_approved' | 'not_a_charge' };
 
 export type Refused = { readonly kind: 'refused'; readonly refusal: OperationRefusal };
 

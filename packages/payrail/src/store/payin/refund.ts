@@ -29,6 +29,8 @@ export interface RefundRequest {
   readonly keyTtlMs: number;
   /** When, after the reservation, the worker asks the processor should the request not record an answer. */
   readonly recoverAfterMs: number;
+  /** What the refund keeps of its request, from the refunded charge's (pure); absent: the charge's as it is. */
+  readonly requestOf?: (parentRequestJson: string) => string;
 }
 
 const refuse = (refusal: OperationRefusal): never => {
@@ -73,6 +75,7 @@ export async function startRefund(db: Db, r: RefundRequest): Promise<RefundStep>
       idemKey: r.idem?.key ?? null,
       recoverAtMs: nowMs + r.recoverAfterMs,
       nowMs,
+      ...(r.requestOf === undefined ? {} : { requestJson: r.requestOf(parent.request_json) }),
     });
     // Sent together, in this order (one round trip on PostgreSQL): the read of
     // the new row, and last (HOT_ROWS_LAST in card-money.ts) the hold,

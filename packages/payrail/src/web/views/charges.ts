@@ -58,7 +58,7 @@ export function chargeListBody(query: Record<string, string>, page: ListPage<Cha
         <thead><tr><th scope="col">Reference</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col">Card</th><th scope="col" class="num">Linked</th><th scope="col">Created</th></tr></thead>
         <tbody>${rows.map(
           (c) => html`<tr>
-            <th scope="row"><a href="${base}/charges/${c.pk}">${c.pk}</a>${c.parent_pk === null ? '' : html` <span class="hint">refund of ${c.parent_pk}</span>`}</th>
+            <th scope="row"><a href="${base}/charges/${c.pk}">${c.pk}</a>${c.parent_pk !== null ? html` <span class="hint">refund of ${c.parent_pk}</span>` : c.kind === 'refund' ? html` <span class="hint">credit</span>` : ''}</th>
             <td>${statusBadge(c)}</td>
             <td class="num">${amount(c.amount_cents, c.currency)}</td>
             <td>${c.card_type} ···· ${c.last4}</td>
@@ -147,7 +147,11 @@ export function chargeDetailBody(
 }
 
 function lifecycleFacts(charge: ChargeDetail, base: string): Array<readonly [string, string | Html]> {
-  if (charge.kind === 'refund') return [['Refund of', html`<a href="${base}/charges/${charge.parent_pk}">${charge.parent_pk}</a>`]];
+  if (charge.kind === 'refund') {
+    // An unmatched credit (accept.blue's /transactions/credit) is a refund of no charge.
+    if (charge.parent_pk === null) return [['Credit', 'Unmatched: money to a card no charge names']];
+    return [['Refund of', html`<a href="${base}/charges/${charge.parent_pk}">${charge.parent_pk}</a>`]];
+  }
   const rows: Array<readonly [string, string | Html]> = [];
   if (charge.captured_cents > 0) rows.push(['Captured', `${amount(charge.captured_cents, charge.currency)}`]);
   if (charge.refunded_cents > 0) rows.push(['Refunded', `${amount(charge.refunded_cents, charge.currency)}`]);
