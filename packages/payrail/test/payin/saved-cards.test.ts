@@ -123,14 +123,14 @@ for (const kind of STORE_KINDS) {
     it('futureecom: createCard through /saved-cards (reads cardRef), then authorize with tkn-', async () => {
       const merchant = await acceptBlueMerchant(t);
       const byCard = await call(t, merchant, 'POST', 'saved-cards', { card: '6011111111111117', expiry_month: 9, expiry_year: 2032 });
-      assert.equal(byCard.statusCode, 200, byCard.body);
+      assert.equal(byCard.statusCode, 201, byCard.body);
       assert.deepEqual(Object.keys(byCard.json()), ['cardRef']);
       const cardRef: string = byCard.json().cardRef;
       assert.match(cardRef, CARD_REF);
 
       const nonce = await nonceFor(t.app, merchant, '4111111111111111');
       const byNonce = await call(t, merchant, 'POST', 'saved-cards', { source: nonce, expiry_month: 12, expiry_year: 2035 });
-      assert.equal(byNonce.statusCode, 200, byNonce.body);
+      assert.equal(byNonce.statusCode, 201, byNonce.body);
       assert.match(byNonce.json().cardRef, CARD_REF);
       assert.notEqual(byNonce.json().cardRef, cardRef);
 

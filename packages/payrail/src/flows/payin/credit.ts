@@ -42,6 +42,7 @@ import {
 } from './operation-common.ts';
 import { processorTimeoutMs } from '../../providers/card-processor.ts';
 import { IDEMPOTENCY_WAIT_MARGIN_MS } from '../common/idempotency-replay.ts';
+import { checkCardOrSource, keyedBodyOf, withCardAsNonce } from './raw-card.ts';
 
 /** A credit's body as received (accept.blue's SourceCredit and CreditCardCredit). */
 export interface CreditBody {
@@ -82,11 +83,8 @@ function creditCents(input: CreditInput): number {
 
 /** The source of the credit's card, as a charge reads it. */
 function sourceOfCredit(body: CreditBody) {
-  if (body.source === undefined) {
-    // A raw card number arrives sealed through the charge's own card path; until a charge takes one, a credit takes none either.
-    if (body.card !== undefined) throw new ApiError('invalid_request', 'card: send the card as a source (nonce-, pm- or ref-)', undefined, 'card');
-    throw new ApiError('invalid_request', 'source is required', undefined, 'source');
-  }
+  // A card sent as such was turned into a nonce before (credit()).
+  if (body.source === undefined) throw new ApiError('invalid_request', 'source is required', undefined, 'source');
   const source = parsePaymentSource(body.source);
   if (source === null) {
     if (/^(pm|ref|tkn)-/.test(body.source)) fail('not_found', `source ${body.source.slice(0, 40)} names no payment method or reference`);
@@ -220,10 +218,15 @@ export async function credit(deps: CreditDeps, caller: Caller, input: CreditInpu
   checkIdempotencyKey(input.idempotencyKey);
   const amountCents = creditCents(input);
   // A key never remembers card data, not even hashed (a plain hash of a card number can be brute-forced).
-  const { card: _card, cvv2: _cvv2, ...keyedBody } = input.body as CreditBody & { cvv2?: string };
+  checkCardOrSource(input.body);
+  const cipher = deps.cipher();
+  // A card sent as such is credited as a nonce of it (raw-card.ts), as a charge takes one; the key
+  // remembers keyed fingerprints of card data, never the digits (a plain hash could be brute-forced).
+  const body = await withCardAsNonce({ db: deps.db, clock: deps.clock, cipher }, caller, input.body);
+  const keyedBody = keyedBodyOf(cipher, caller.merchantId, input.body as CreditBody & { cvv2?: string });
   const idem =
     input.idempotencyKey === null ? null : keyedRequest(input.idempotencyKey, 'credit', { ...keyedBody, amount: input.amountText ?? input.body.amount });
-  return creditOnce(deps, caller, input.body, amountCents, idem);
+  return creditOnce(deps, caller, body, amountCents, idem);
 }
 
 /** The worker's side: a credit whose request never recorded the processor's answer (`credit` as claimed). */

@@ -23,7 +23,7 @@ export function savedCardRoutes(service: Service): FastifyPluginAsyncTypebox {
           errors: ['invalid_card', 'invalid_nonce', 'not_found', 'idempotency_key_reused'],
           body: SavedCardCreate,
           headers: ChargeHeaders,
-          response: { 200: SavedCard, ...PAYIN_REFUSALS },
+          response: { 201: SavedCard, ...PAYIN_REFUSALS },
         },
         onRequest,
         preValidation: acceptBlueRequests(SavedCardCreate),
