@@ -29,6 +29,7 @@ export const ACCEPTBLUE_EVENT_TYPES: readonly EventType[] = [
   'charge.declined',
   'charge.failed',
   'charge.voided',
+  'charge.adjusted',
   'charge.expired',
   'refund.succeeded',
   'refund.declined',
@@ -74,6 +75,8 @@ export function acceptBlueKindOf(type: EventType, transaction: TransactionFacts 
       return { event: 'transaction', type: refused, subType: processing };
     case 'charge.voided':
       return { event: 'transaction', type: 'updated', subType: 'void' };
+    case 'charge.adjusted':
+      return { event: 'transaction', type: 'updated', subType: 'adjust' };
     case 'charge.expired':
       return { event: 'transaction', type: 'status', subType: 'voided' };
     default:

@@ -55,6 +55,7 @@ const MERCHANT_PAGES = [
   '/dashboard/credentials',
   '/dashboard/team',
   '/dashboard/webhooks',
+  '/dashboard/surcharge',
   '/dashboard/account/two-factor',
 ];
 const DESKTOP_VIEWPORT = { width: 1280, height: 860 };

@@ -74,6 +74,8 @@ export async function acceptBlueDeliveryBody(db: Db, event: DeliveredEvent): Pro
   if (pk === null) return null;
   const read = await readFundedTransaction(db, { pk, merchantId: event.merchantId, fundedMax: FUNDED_TRANSFERS_SHOWN_MAX });
   if (read === undefined) return null;
-  const kind = acceptBlueKindOf(event.type, { kind: read.row.kind, status: read.row.status });
+  // A refund of nothing is an unmatched credit (flows/payin/credit.ts), which accept.blue names as such.
+  const rowKind = read.row.kind === 'refund' && read.row.parent_pk === null ? 'credit' : read.row.kind;
+  const kind = acceptBlueKindOf(event.type, { kind: rowKind, status: read.row.status });
   return kind === null ? null : envelope(kind, event, renderCharge(read.row, read.funded, 'acceptblue'));
 }
