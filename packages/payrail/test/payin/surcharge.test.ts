@@ -69,6 +69,8 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(await callOk(t, merchant, 'POST', '/api/v2/surcharge', { source_type: 'pm', source: String(method.id) }), cardAnswer);
       const charged: Json = (await postCharge(t.app, basicOf(merchant), chargeBody(await nonceFor(t.app, merchant)))).json();
       assert.deepEqual(await callOk(t, merchant, 'POST', '/api/v2/surcharge', { source_type: 'ref', source: String(charged.reference_number) }), cardAnswer);
+      const saved: Json = await callOk(t, merchant, 'POST', '/api/v2/saved-cards', { card: '4111111111111111', expiry_month: 12, expiry_year: 2035 }, 201);
+      assert.deepEqual(await callOk(t, merchant, 'POST', '/api/v2/surcharge', { source_type: 'tkn', source: saved.cardRef }), cardAnswer);
 
       // Unknown, deleted or another merchant's: not found.
       const other = await t.newMerchant();
@@ -79,6 +81,7 @@ for (const kind of STORE_KINDS) {
         [merchant, { source_type: 'ref', source: '999999999' }],
         [merchant, { source_type: 'tkn', source: 'AB12CD34EF56GH78' }],
         [other, { source_type: 'ref', source: String(charged.reference_number) }],
+        [other, { source_type: 'tkn', source: saved.cardRef }],
       ] as const) {
         const refused = await call(t, who, 'POST', '/api/v2/surcharge', body);
         assert.equal(refused.statusCode, 404, `${JSON.stringify(body)}: ${refused.body}`);
@@ -175,13 +178,20 @@ for (const kind of STORE_KINDS) {
       await setSurcharge(merchant, { card: { kind: 'currency', amountCents: 50 } });
       const customer = await newCustomer(t, merchant);
       const method = await saveCardFor(t, merchant, customer.id);
-      const schedule: Json = await callOk(t, merchant, 'POST', `/api/v2/customers/${customer.id}/recurring-schedules`, {
-        title: 'Coffee club',
-        amount: 9.99,
-        frequency: 'monthly',
-        next_run_date: new Date(t.clock.nowMs()).toISOString().slice(0, 10),
-        payment_method_id: method.id,
-      });
+      const schedule: Json = await callOk(
+        t,
+        merchant,
+        'POST',
+        `/api/v2/customers/${customer.id}/recurring-schedules`,
+        {
+          title: 'Coffee club',
+          amount: 9.99,
+          frequency: 'monthly',
+          next_run_date: new Date(t.clock.nowMs()).toISOString().slice(0, 10),
+          payment_method_id: method.id,
+        },
+        201,
+      );
       const before = await balanceCents(merchant);
       const ran = await runScheduleNow(t, merchant, schedule.id);
       assert.equal(ran.statusCode, 200, ran.body);

@@ -76,7 +76,11 @@ describe('accept.blue event kinds', () => {
     assert.deepEqual(acceptBlueKindOf('charge.failed', { ...charge, status: 'failed' }), { event: 'transaction', type: 'error', subType: 'charge' });
     assert.deepEqual(acceptBlueKindOf('charge.voided', charge), { event: 'transaction', type: 'updated', subType: 'void' });
     assert.deepEqual(acceptBlueKindOf('charge.adjusted', charge), { event: 'transaction', type: 'updated', subType: 'adjust' });
-    assert.deepEqual(acceptBlueKindOf('refund.succeeded', { kind: 'credit', status: 'approved' }), { event: 'transaction', type: 'succeeded', subType: 'credit' });
+    assert.deepEqual(acceptBlueKindOf('refund.succeeded', { kind: 'credit', status: 'approved' }), {
+      event: 'transaction',
+      type: 'succeeded',
+      subType: 'credit',
+    });
     assert.deepEqual(acceptBlueKindOf('refund.succeeded', { kind: 'refund', status: 'approved' }), {
       event: 'transaction',
       type: 'succeeded',

@@ -4,6 +4,7 @@
 // source, and the charge flow asks cardSurchargeCents for the amount to add.
 import { parseStoredId } from '../../domain/payment-source.ts';
 import { surchargeCentsOf, type PaymentType, surchargeWire } from '../../domain/surcharge.ts';
+import { CARD_REF_PATTERN } from '../../domain/card-refs.ts';
 import { ApiError } from '../../errors.ts';
 import type { Service } from '../../service.ts';
 import { paymentTypeOfSource, surchargeSettingsOf } from '../../store/merchants/surcharges.ts';
@@ -43,8 +44,11 @@ async function paymentTypeOf(service: Pick<Service, 'db'>, merchantId: string, l
   const unknown = (): never => {
     throw new ApiError('not_found', `source ${lookup.source_type}-${lookup.source} not found`, undefined, 'source');
   };
-  // Payrail issues no `tkn-` card references (saved cards are `pm-` methods), so none is known.
-  if (lookup.source_type === 'tkn') return unknown();
+  // A saved-card token of the merchant (tkn-<card_ref>, flows/payin/raw-card.ts and saved cards).
+  if (lookup.source_type === 'tkn') {
+    if (!CARD_REF_PATTERN.test(lookup.source)) return unknown();
+    return (await paymentTypeOfSource(service.db, { merchantId, source: { kind: 'token', cardRef: lookup.source } })) ?? unknown();
+  }
   const id = parseStoredId(lookup.source);
   if (id === null) return unknown();
   const source = lookup.source_type === 'pm' ? ({ kind: 'method', methodPk: id } as const) : ({ kind: 'reference', chargePk: id } as const);

@@ -74,7 +74,10 @@ export async function setSurcharges(
 /** What the surcharge lookup learns of a saved source of the merchant: its payment type, or nothing (unknown, deleted, another merchant's). */
 export async function paymentTypeOfSource(
   db: Db,
-  input: { merchantId: string; source: { kind: 'method'; methodPk: number } | { kind: 'reference'; chargePk: number } },
+  input: {
+    merchantId: string;
+    source: { kind: 'method'; methodPk: number } | { kind: 'reference'; chargePk: number } | { kind: 'token'; cardRef: string };
+  },
 ): Promise<PaymentType | null> {
   const source = input.source;
   return db.read(async (tx) => {
@@ -82,7 +85,9 @@ export async function paymentTypeOfSource(
     const found =
       source.kind === 'method'
         ? await tx.get('SELECT pk FROM payment_methods WHERE pk = ? AND merchant_id = ? AND deleted_at_ms IS NULL', [source.methodPk, input.merchantId])
-        : await tx.get(`SELECT pk FROM charges WHERE pk = ? AND (merchant_id = ?) IS TRUE`, [source.chargePk, input.merchantId]);
+        : source.kind === 'token'
+          ? await tx.get('SELECT card_ref FROM card_tokens WHERE card_ref = ? AND merchant_id = ?', [source.cardRef, input.merchantId])
+          : await tx.get(`SELECT pk FROM charges WHERE pk = ? AND (merchant_id = ?) IS TRUE`, [source.chargePk, input.merchantId]);
     return found === undefined ? null : 'card';
   });
 }
