@@ -294,14 +294,21 @@ for (const kind of STORE_KINDS) {
       const merchant = await acceptBlueMerchant(t);
       const customer = await newCustomer(t, merchant);
       const method = await saveCardFor(t, merchant, customer.id);
-      const schedule = await callOk(t, merchant, 'POST', `/api/v2/customers/${customer.id}/recurring-schedules`, {
-        title: 'Coffee club',
-        amount: 9.99,
-        frequency: 'daily',
-        next_run_date: '2026-03-10',
-        num_left: 0,
-        payment_method_id: method.id,
-      });
+      const schedule = await callOk(
+        t,
+        merchant,
+        'POST',
+        `/api/v2/customers/${customer.id}/recurring-schedules`,
+        {
+          title: 'Coffee club',
+          amount: 9.99,
+          frequency: 'daily',
+          next_run_date: '2026-03-10',
+          num_left: 0,
+          payment_method_id: method.id,
+        },
+        201,
+      );
       const runs: number[] = [];
       for (let day = 0; day < 3; day++) {
         const run = await runScheduleNow(t, merchant, schedule.id);
