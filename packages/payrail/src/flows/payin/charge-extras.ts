@@ -4,17 +4,11 @@
 // data. Kept with the charge's request (request_json) in both dialects, never
 // card data; the transaction object shows them. Rows stored before these
 // fields existed have none of them, so every member is optional.
+import type { AmountFigures } from '../../domain/amount-details.ts';
 import type { WireDialect } from '../../domain/wire-dialect.ts';
 
-/** Reporting figures in dollars as sent; they never change the charged amount. */
-export interface AmountDetails {
-  readonly tax?: number | undefined;
-  readonly tax_percent?: number | undefined;
-  readonly surcharge?: number | undefined;
-  readonly shipping?: number | undefined;
-  readonly tip?: number | undefined;
-  readonly discount?: number | undefined;
-}
+/** Reporting figures in dollars as sent; they never change the charged amount (one home: domain/amount-details.ts). */
+export type AmountDetails = AmountFigures;
 
 /** One line item (accept.blue's Item), kept as sent. */
 export interface LineItem {
