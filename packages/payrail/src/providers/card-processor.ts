@@ -4,8 +4,9 @@
 // the same interface; the flows never know which one is plugged in.
 //
 // Contract every connector must keep:
-// - `authorize` is idempotent on `reference` (the charge's reference
-//   number). Payrail calls it again with the same reference when it cannot
+// - `authorize` is idempotent on `reference`, the charge's provider key
+//   (domain/provider-keys.ts: unique per installation, at most 20 characters
+//   of [0-9a-z], so it fits Authorize.net's invoiceNumber). Payrail calls it again with the same reference when it cannot
 //   know whether an earlier call reached the processor (a crash, a timeout);
 //   the processor must then report the first outcome, never charge twice.
 // - `capture`, `voidCharge`, `refund`, `verify` and `credit` are idempotent on their
@@ -24,13 +25,32 @@
 import type { CardType } from '../domain/cards.ts';
 import type { ChargeDeclineCode } from '../domain/card-results.ts';
 import type { Secret } from '../domain/secret.ts';
+import type { CallbackReceiver } from './callbacks.ts';
+import type { ProcessorSettlements } from './card-settlements.ts';
 import { withDeadline } from './deadline.ts';
 
+/**
+ * A charge made with a card kept for later use, or with a kept card: card
+ * networks require these flags (the credential-on-file framework), and a
+ * later charge names the first one's network transaction id.
+ */
+export interface StoredCredential {
+  /** `initial`: the card is used now and kept (a card saved while charging); `subsequent`: a kept card is used. */
+  readonly use: 'initial' | 'subsequent';
+  /** Who started this charge: the card holder (a checkout with a saved card) or the merchant (a schedule, a charge of a kept card). */
+  readonly initiator: 'customer' | 'merchant';
+  /** `recurring` for a schedule's runs, `unscheduled` for any other use of a kept card. */
+  readonly reason: 'recurring' | 'unscheduled';
+  /** The network transaction id of the initial authorization, when Payrail knows it. */
+  readonly networkTransactionId: string | null;
+}
+
 export interface AuthorizationRequest {
-  /** The charge's reference number; the idempotency key at the processor. */
+  /** The charge's provider key (domain/provider-keys.ts); the idempotency key at the processor. */
   readonly reference: string;
   readonly amountCents: number;
-  readonly currency: 'USD';
+  /** ISO 4217 code of amountCents (Payrail charges USD today). */
+  readonly currency: string;
   readonly card: {
     readonly number: Secret<string>;
     /** Null when re-asking after the code was erased; processors accept that for a known reference. */
@@ -46,6 +66,8 @@ export interface AuthorizationRequest {
   };
   /** The issuer may approve less than amountCents (accept.blue's transaction_flags.allow_partial_approval); absent: false. */
   readonly allowPartialApproval?: boolean;
+  /** Set when the card is being kept, or was kept (a `pm-` source, a schedule run, a `ref-` charge); absent: a one-off card. */
+  readonly storedCredential?: StoredCredential;
   /** Aborts when Payrail stops waiting; the outcome then counts as unknown. */
   readonly signal: AbortSignal;
 }
@@ -68,6 +90,8 @@ export interface AuthorizationResult {
    * request allowed it): the amount authorized, in cents. Absent: the whole amount.
    */
   readonly authorizedCents?: number;
+  /** The card network's transaction id of an approval, kept for later charges of a stored card; absent when the processor gives none. */
+  readonly networkTransactionId?: string;
 }
 
 export interface PollRequest {
@@ -92,24 +116,29 @@ export interface VoidRequest {
   readonly signal: AbortSignal;
 }
 
-/** A refund of part or all of a settled charge. Idempotent on `reference`, the refund's own reference number. */
+/** A refund of part or all of a settled charge. Idempotent on `reference`, the refund's own provider key. */
 export interface RefundRequest {
   readonly reference: string;
-  /** The refunded charge's reference number and processorRef. */
+  /** The refunded charge's provider key and processorRef. */
   readonly chargeReference: string;
   readonly chargeProcessorRef: string;
   readonly amountCents: number;
+  /** ISO 4217 code of amountCents. */
+  readonly currency: string;
+  /** The refunded card's last four digits (Authorize.net requires them on a refund). */
+  readonly cardLastFour: string;
   readonly signal: AbortSignal;
 }
 
 /**
  * An unmatched credit: money to a card that no charge of it names (accept.blue's
- * /transactions/credit). Idempotent on `reference`, the credit's own reference number.
+ * /transactions/credit). Idempotent on `reference`, the credit's own provider key.
  */
 export interface CreditRequest {
   readonly reference: string;
   readonly amountCents: number;
-  readonly currency: 'USD';
+  /** ISO 4217 code of amountCents. */
+  readonly currency: string;
   readonly card: {
     readonly number: Secret<string>;
     readonly expiryMonth: number;
@@ -139,6 +168,8 @@ export interface VerificationResult {
   readonly avsResultCode: string;
   readonly cvvResultCode: string;
   readonly decline: ChargeDeclineCode | null;
+  /** As AuthorizationResult's: kept when the verified card is saved. */
+  readonly networkTransactionId?: string;
 }
 
 export interface CardProcessor {
@@ -157,6 +188,14 @@ export interface CardProcessor {
   refund(request: RefundRequest): Promise<OperationResult>;
   verify(request: VerifyRequest): Promise<VerificationResult>;
   credit(request: CreditRequest): Promise<OperationResult>;
+  /**
+   * Verifies and reads a callback its processor sent to
+   * `POST /providers/<name>/callbacks` (providers/callbacks.ts). Absent: the
+   * processor reports by polling only.
+   */
+  readonly callbacks?: CallbackReceiver;
+  /** The processor's settled batches, for reconciliation (card-settlements.ts). Absent: nothing to reconcile with. */
+  readonly settlements?: ProcessorSettlements;
 }
 
 /**

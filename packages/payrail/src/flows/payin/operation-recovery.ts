@@ -68,6 +68,8 @@ async function resolveRefund(deps: OperationDeps | CreditDeps, refund: ChargeRow
       chargeReference: String(parent.pk),
       chargeProcessorRef: parent.processor_ref!,
       amountCents: refund.amount_cents,
+      currency: parent.currency,
+      cardLastFour: parent.last4,
     }),
   );
   if (result === null) return;

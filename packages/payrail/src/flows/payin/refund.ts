@@ -65,6 +65,8 @@ export async function refundOnce(
       chargeReference: String(parent.pk),
       chargeProcessorRef: parent.processor_ref!,
       amountCents: refund.amount_cents,
+      currency: parent.currency,
+      cardLastFour: parent.last4,
     });
   } catch (error) {
     return answerUnknownOutcome(

@@ -1,0 +1,84 @@
+// Idempotency keys handed to providers (behaviour.md section 18). A key is
+// unique per installation: it is derived from the installation id recorded in
+// the store when the store was created, the kind of record and the record's
+// primary key. A restored copy (which takes a new installation id), a reset
+// sandbox or a second deployment on the same provider account therefore never
+// replays another installation's keys, and a provider never answers one
+// payment with another's result.
+//
+// Two forms, because providers differ:
+// - providerKey: at most 20 characters of [0-9a-z] (Authorize.net's
+//   invoiceNumber and refId allow 20), read back by parseProviderKey;
+// - providerUuid: a UUID (MTN MoMo's X-Reference-Id, pawaPay's payoutId),
+//   derived by hashing, so it cannot be read back; the record keeps it.
+import crypto from 'node:crypto';
+
+/** What a key names. Charges, refunds and credits share the charges table and its primary keys. */
+export type ProviderKeyKind = 'charge' | 'verification' | 'transfer';
+
+const KIND_LETTER: Readonly<Record<ProviderKeyKind, string>> = { charge: 'c', verification: 'v', transfer: 't' };
+const LETTER_KIND: Readonly<Record<string, ProviderKeyKind>> = { c: 'charge', v: 'verification', t: 'transfer' };
+
+/** Characters of the installation prefix: 8 base-36 characters, 41 bits. */
+export const INSTALLATION_PREFIX_CHARS = 8;
+
+/** The longest key providerKey makes: the prefix, the kind letter and 2^53 in base 36 (11 characters). */
+export const PROVIDER_KEY_MAX_CHARS = 20;
+
+/** An installation id as the store keeps it: 32 lowercase hex digits (128 random bits). */
+export const INSTALLATION_ID_PATTERN = /^[0-9a-f]{32}$/;
+
+/** A new installation id: 128 random bits as 32 hex digits. */
+export function newInstallationId(): string {
+  return crypto.randomBytes(16).toString('hex');
+}
+
+/** The 8-character prefix every key of the installation starts with. */
+export function installationPrefix(installationId: string): string {
+  if (!INSTALLATION_ID_PATTERN.test(installationId)) throw new Error('installation id must be 32 lowercase hex digits');
+  return Number.parseInt(installationId.slice(0, 11), 16).toString(36).slice(-INSTALLATION_PREFIX_CHARS).padStart(INSTALLATION_PREFIX_CHARS, '0');
+}
+
+/** `${prefix}${kind letter}${pk in base 36}`: at most 20 characters. */
+export function providerKey(installationId: string, kind: ProviderKeyKind, pk: number): string {
+  if (!Number.isSafeInteger(pk) || pk < 1) throw new Error(`provider key of a record with primary key ${pk}`);
+  return `${installationPrefix(installationId)}${KIND_LETTER[kind]}${pk.toString(36)}`;
+}
+
+/** The record a key of this installation names, or null for any other text (another installation's key included). */
+export function parseProviderKey(installationId: string, key: string): { kind: ProviderKeyKind; pk: number } | null {
+  const prefix = installationPrefix(installationId);
+  if (key.length > PROVIDER_KEY_MAX_CHARS || !key.startsWith(prefix)) return null;
+  const kind = LETTER_KIND[key.charAt(prefix.length)];
+  const digits = key.slice(prefix.length + 1);
+  if (kind === undefined || !/^[0-9a-z]{1,11}$/.test(digits)) return null;
+  const pk = Number.parseInt(digits, 36);
+  return Number.isSafeInteger(pk) && pk >= 1 && pk.toString(36) === digits ? { kind, pk } : null;
+}
+
+/** A UUID (version 8, RFC 9562) derived from the installation, kind and primary key: the same inputs give the same UUID. */
+export function providerUuid(installationId: string, kind: ProviderKeyKind, pk: number): string {
+  const bytes = crypto.createHash('sha256').update(`payrail-provider-key\n${installationId}\n${kind}\n${pk}`).digest().subarray(0, 16);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x80;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The keys of one installation, as the flows use them. */
+export interface ProviderKeys {
+  readonly installationId: string;
+  key(kind: ProviderKeyKind, pk: number): string;
+  uuid(kind: ProviderKeyKind, pk: number): string;
+  parse(key: string): { kind: ProviderKeyKind; pk: number } | null;
+}
+
+export function providerKeysOf(installationId: string): ProviderKeys {
+  const prefix = installationPrefix(installationId);
+  return {
+    installationId,
+    key: (kind, pk) => providerKey(installationId, kind, pk),
+    uuid: (kind, pk) => providerUuid(installationId, kind, pk),
+    parse: (key) => (key.startsWith(prefix) ? parseProviderKey(installationId, key) : null),
+  };
+}
