@@ -13,6 +13,7 @@ import type { Environment } from '../domain/credentials.ts';
 import type { CardProcessor } from './card-processor.ts';
 import { SandboxCardProcessor } from './card-processor-sandbox.ts';
 import { checkCardProcessor } from './card-processor.ts';
+import { cardProcessorWithBreaker, fxWithBreaker, kycWithBreaker, payoutNetworkWithBreaker } from './connector-breakers.ts';
 import type { FxProvider } from './fx.ts';
 import type { KycProvider } from './kyc.ts';
 import type { PayoutNetwork } from './payout-network.ts';
@@ -63,17 +64,32 @@ export async function loadProvider<T>(spec: string, context: ProviderContext, si
   return module.create(context);
 }
 
+/**
+ * Every configured connector stands behind a circuit breaker of its own
+ * (connector-breakers.ts); the sandbox simulators answer in-process and
+ * never fail as a provider does, so they have none.
+ */
+function withBreaker<T>(spec: string, connector: T, wrap: (connector: T) => T): T {
+  return spec === 'sandbox' ? connector : wrap(connector);
+}
+
 /** `receiverStates` is where the sandbox simulators keep receivers whose state changed. */
 export async function createProviders(choice: ProviderChoice, context: ProviderContext, receiverStates: ReceiverStates): Promise<Providers> {
   const receivers = new SandboxReceivers(receiverStates);
+  const cardProcessor = checkCardProcessor(
+    await loadProvider(choice.cardProcessor, context, () => new SandboxCardProcessor(context.clock, context.sandboxDelayMs)),
+  );
+  const payoutNetwork = await loadProvider(
+    choice.payoutNetwork,
+    context,
+    () => new SandboxPayoutNetwork(receivers, context.clock, context.sandboxDelayMs, context.publicUrl),
+  );
+  const kyc = await loadProvider(choice.kyc, context, () => new SandboxKyc(receivers, context.clock, context.publicUrl));
+  const fx = await loadProvider(choice.fx, context, () => new SandboxFx());
   return {
-    cardProcessor: checkCardProcessor(await loadProvider(choice.cardProcessor, context, () => new SandboxCardProcessor(context.clock, context.sandboxDelayMs))),
-    payoutNetwork: await loadProvider(
-      choice.payoutNetwork,
-      context,
-      () => new SandboxPayoutNetwork(receivers, context.clock, context.sandboxDelayMs, context.publicUrl),
-    ),
-    kyc: await loadProvider(choice.kyc, context, () => new SandboxKyc(receivers, context.clock, context.publicUrl)),
-    fx: await loadProvider(choice.fx, context, () => new SandboxFx()),
+    cardProcessor: withBreaker(choice.cardProcessor, cardProcessor, cardProcessorWithBreaker),
+    payoutNetwork: withBreaker(choice.payoutNetwork, payoutNetwork, payoutNetworkWithBreaker),
+    kyc: withBreaker(choice.kyc, kyc, kycWithBreaker),
+    fx: withBreaker(choice.fx, fx, fxWithBreaker),
   };
 }
