@@ -21,6 +21,7 @@ import { createTestApp, type TestApp } from '../helpers/app.ts';
 const OPERATIONS_NOT_IN_SDK: Readonly<Record<string, string>> = {
   getHealth: 'a liveness probe for load balancers and orchestrators, not for API callers',
   getReadiness: 'a readiness probe for load balancers and orchestrators, not for API callers',
+  receiveProviderCallback: "where providers (Authorize.net, ...) send their webhooks, signed with the provider's key; not for API callers",
 };
 
 /** Named schemas of the document the SDK keeps no field list for. */
@@ -31,6 +32,7 @@ const SHAPES_NOT_IN_SDK: Readonly<Record<string, string>> = {
   VoidResult: 'a union of Transaction, DeclinedTransaction and AcceptBlueVoidResponse, each checked under its own name',
   ReversalResult: 'a union of Transaction, DeclinedTransaction and AcceptBlueReversalResponse, each checked under its own name',
   TransferStatusResponse: 'a union of the status envelope (around TransferStatus) and ExecuteTransferResponse, each checked by its parts',
+  CallbackReceived: "the answer to a provider's callback, which the SDK never sends",
   PayinRefusal: 'a refusal in either dialect (shape C or accept.blue): the SDK throws it as a PayrailError',
   DuplicatePaymentMethodError: "a refusal: the SDK throws it as a PayrailError, the existing method's id in error.details.id",
   AcceptBlueDuplicatePaymentMethodError: "the accept.blue dialect's duplicate refusal; the SDK's source speaks the spec dialect (DuplicatePaymentMethodError)",
