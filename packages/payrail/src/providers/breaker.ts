@@ -15,6 +15,7 @@
 // outcome into a failure. On the request path a refusal is a 503
 // service_unavailable with nothing written.
 import { BrokenCircuitError, CircuitState, ConsecutiveBreaker, circuitBreaker, handleAll, type CircuitBreakerPolicy } from 'cockatiel';
+import type { Logger } from 'pino';
 import { untilAborted } from './deadline.ts';
 
 export interface BreakerSettings {
@@ -93,6 +94,8 @@ export class ConnectorBreaker {
     /** The connector's slot and name, for errors and logs. */
     readonly connector: string,
     readonly settings: BreakerSettings,
+    /** Where opening and closing are reported: an operator wants to know a provider is down, and when it is back. */
+    log?: Logger,
   ) {
     this.policy = circuitBreaker(handleAll, {
       halfOpenAfter: settings.halfOpenAfterMs,
@@ -100,7 +103,12 @@ export class ConnectorBreaker {
     });
     this.policy.onBreak(() => {
       this.openedAtMs = Date.now();
+      log?.warn(
+        { connector, half_open_after_ms: settings.halfOpenAfterMs },
+        'circuit breaker opened: calls to this connector are refused until a trial call answers',
+      );
     });
+    this.policy.onReset(() => log?.info({ connector }, 'circuit breaker closed: the connector answers again'));
   }
 
   /** The breaker's state, for metrics and logs: read only. */

@@ -4,6 +4,7 @@
 // invitation link) passes straight through. The wrapped connector keeps the
 // interface it had, so the flows never know a breaker is there, except the
 // few request paths that ask breakerOf() before writing anything.
+import type { Logger } from 'pino';
 import { breakerSettingsOf, type BreakerTuning, ConnectorBreaker } from './breaker.ts';
 import type { CardProcessor } from './card-processor.ts';
 import type { ProcessorSettlements } from './card-settlements.ts';
@@ -18,9 +19,10 @@ export function breakerOf(connector: object): ConnectorBreaker | null {
   return breakers.get(connector) ?? null;
 }
 
-function breakerFor(slot: string, connector: object): ConnectorBreaker {
+function breakerFor(slot: string, connector: object, log: Logger | undefined): ConnectorBreaker {
   const name = (connector as { name?: unknown }).name;
-  return new ConnectorBreaker(typeof name === 'string' && name !== '' ? `${slot} ${name.slice(0, 40)}` : slot, breakerSettingsOf(connector as BreakerTuning));
+  const label = typeof name === 'string' && name !== '' ? `${slot} ${name.slice(0, 40)}` : slot;
+  return new ConnectorBreaker(label, breakerSettingsOf(connector as BreakerTuning), log);
 }
 
 function registered<T extends object>(wrapped: T, breaker: ConnectorBreaker): T {
@@ -28,8 +30,8 @@ function registered<T extends object>(wrapped: T, breaker: ConnectorBreaker): T 
   return wrapped;
 }
 
-export function cardProcessorWithBreaker(processor: CardProcessor): CardProcessor {
-  const breaker = breakerFor('card processor', processor);
+export function cardProcessorWithBreaker(processor: CardProcessor, log?: Logger): CardProcessor {
+  const breaker = breakerFor('card processor', processor, log);
   const settlements: ProcessorSettlements | undefined =
     processor.settlements === undefined
       ? undefined
@@ -53,8 +55,8 @@ export function cardProcessorWithBreaker(processor: CardProcessor): CardProcesso
   );
 }
 
-export function payoutNetworkWithBreaker(network: PayoutNetwork): PayoutNetwork {
-  const breaker = breakerFor('payout network', network);
+export function payoutNetworkWithBreaker(network: PayoutNetwork, log?: Logger): PayoutNetwork {
+  const breaker = breakerFor('payout network', network, log);
   return registered(
     {
       ...(network.name === undefined ? {} : { name: network.name }),
@@ -72,8 +74,8 @@ export function payoutNetworkWithBreaker(network: PayoutNetwork): PayoutNetwork 
   );
 }
 
-export function kycWithBreaker(kyc: KycProvider): KycProvider {
-  const breaker = breakerFor('KYC provider', kyc);
+export function kycWithBreaker(kyc: KycProvider, log?: Logger): KycProvider {
+  const breaker = breakerFor('KYC provider', kyc, log);
   return registered(
     {
       ...(kyc.name === undefined ? {} : { name: kyc.name }),
@@ -89,8 +91,8 @@ export function kycWithBreaker(kyc: KycProvider): KycProvider {
   );
 }
 
-export function fxWithBreaker(fx: FxProvider): FxProvider {
-  const breaker = breakerFor('FX provider', fx);
+export function fxWithBreaker(fx: FxProvider, log?: Logger): FxProvider {
+  const breaker = breakerFor('FX provider', fx, log);
   return registered(
     {
       ...(fx.lookupTimeoutMs === undefined ? {} : { lookupTimeoutMs: fx.lookupTimeoutMs }),

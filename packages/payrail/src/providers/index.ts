@@ -69,8 +69,8 @@ export async function loadProvider<T>(spec: string, context: ProviderContext, si
  * (connector-breakers.ts); the sandbox simulators answer in-process and
  * never fail as a provider does, so they have none.
  */
-function withBreaker<T>(spec: string, connector: T, wrap: (connector: T) => T): T {
-  return spec === 'sandbox' ? connector : wrap(connector);
+function withBreaker<T>(spec: string, connector: T, wrap: (connector: T, log: Logger) => T, log: Logger): T {
+  return spec === 'sandbox' ? connector : wrap(connector, log);
 }
 
 /** `receiverStates` is where the sandbox simulators keep receivers whose state changed. */
@@ -87,9 +87,9 @@ export async function createProviders(choice: ProviderChoice, context: ProviderC
   const kyc = await loadProvider(choice.kyc, context, () => new SandboxKyc(receivers, context.clock, context.publicUrl));
   const fx = await loadProvider(choice.fx, context, () => new SandboxFx());
   return {
-    cardProcessor: withBreaker(choice.cardProcessor, cardProcessor, cardProcessorWithBreaker),
-    payoutNetwork: withBreaker(choice.payoutNetwork, payoutNetwork, payoutNetworkWithBreaker),
-    kyc: withBreaker(choice.kyc, kyc, kycWithBreaker),
-    fx: withBreaker(choice.fx, fx, fxWithBreaker),
+    cardProcessor: withBreaker(choice.cardProcessor, cardProcessor, cardProcessorWithBreaker, context.log),
+    payoutNetwork: withBreaker(choice.payoutNetwork, payoutNetwork, payoutNetworkWithBreaker, context.log),
+    kyc: withBreaker(choice.kyc, kyc, kycWithBreaker, context.log),
+    fx: withBreaker(choice.fx, fx, fxWithBreaker, context.log),
   };
 }

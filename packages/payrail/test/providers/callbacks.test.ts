@@ -134,6 +134,7 @@ for (const kind of STORE_KINDS) {
       for (let i = 0; i < BREAKER_FAILURES_MAX; i++) unanswered.push(await chargeCard(t, merchant, '4111111111111111', 1));
       for (const pk of unanswered) assert.equal((await chargeOf(pk)).status, 'pending');
       assert.equal(breakerOf(t.service.providers.cardProcessor)?.state(), 'open');
+      assert.equal(t.logLines.filter((line) => line.includes('circuit breaker opened') && line.includes(CALLBACK_CONNECTOR_NAME)).length, 1);
 
       const charges = await countCharges(t, merchant.merchant_id);
       const nonce = await nonceFor(t.app, merchant);
