@@ -39,5 +39,6 @@ export function authorizeCharge(processor: CardProcessor, charge: ChargeRow, car
       cardType: charge.card_type as CardType,
     },
     ...authorizationTermsOf(charge.request_json, card.billing),
+    capture: charge.auto_capture === 1,
   });
 }
