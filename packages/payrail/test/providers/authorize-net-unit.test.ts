@@ -189,17 +189,17 @@ describe('authorize-net webhooks', () => {
     assert.equal(signatureHolds(key, body, undefined), false);
   });
 
-  it('answers payment events as card hints, other events with none, and refuses without a key', () => {
+  it('answers payment events as card hints, other events with none, and refuses without a key', async () => {
     const receiver = webhookReceiver(new Secret(key));
-    assert.deepEqual(receiver.verify({ rawBody: body, headers: { 'x-anet-signature': `sha512=${vector.toUpperCase()}` } }), {
+    assert.deepEqual(await receiver.verify({ rawBody: body, headers: { 'x-anet-signature': `sha512=${vector.toUpperCase()}` } }), {
       accepted: true,
       hints: [{ kind: 'card', processorRef: '60020981676', reference: '0k2l3m4nc1' }],
     });
     const ping = Buffer.from('{"eventType":"net.authorize.customer.created","payload":{"id":"1"}}');
     const signature = `sha512=${crypto.createHmac('sha512', key).update(ping).digest('hex')}`;
-    assert.deepEqual(receiver.verify({ rawBody: ping, headers: { 'x-anet-signature': signature } }), { accepted: true, hints: [] });
-    assert.equal(receiver.verify({ rawBody: body, headers: {} }).accepted, false);
-    assert.equal(webhookReceiver(null).verify({ rawBody: body, headers: { 'x-anet-signature': `sha512=${vector}` } }).accepted, false);
+    assert.deepEqual(await receiver.verify({ rawBody: ping, headers: { 'x-anet-signature': signature } }), { accepted: true, hints: [] });
+    assert.equal((await receiver.verify({ rawBody: body, headers: {} })).accepted, false);
+    assert.equal((await webhookReceiver(null).verify({ rawBody: body, headers: { 'x-anet-signature': `sha512=${vector}` } })).accepted, false);
   });
 });
 
