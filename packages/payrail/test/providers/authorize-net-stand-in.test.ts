@@ -89,6 +89,15 @@ describe('Authorize.net stand-in', () => {
     assert.notEqual(afterDefault.json.transactionResponse.transId, first.json.transactionResponse.transId, 'the default window is 120 s');
   });
 
+  test("'slow:<ms>' applies the request and answers late", async () => {
+    standIn.failNext('slow:80');
+    const startedMs = performance.now();
+    const late = await post(standIn.url, charge('slow1', '6.00'));
+    assert.ok(performance.now() - startedMs >= 75);
+    assert.equal(late.json.transactionResponse.responseCode, '1');
+    assert.ok(standIn.transactions().some((transaction) => transaction.transId === late.json.transactionResponse.transId));
+  });
+
   test('the guide card 4222222222222 answers the reason code equal to the amount', async () => {
     const avsMismatch = await post(standIn.url, charge('rc27', '27.00', undefined, TEST_CARDS.reasonCodeTrigger));
     assert.equal(avsMismatch.json.transactionResponse.responseCode, '2');
