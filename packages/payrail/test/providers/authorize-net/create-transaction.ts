@@ -392,7 +392,8 @@ function refund(ledger: Ledger, tx: JsonObject, common: Common): CreateOutcome {
   if (refTransId !== null) {
     charge = ledger.get(refTransId);
     if (charge === undefined) return refused(common, 16);
-    if (cardNumber.slice(-4) !== charge.cardLastFour || !/^(\d{4})?$/.test(cardNumber.slice(0, -4))) return refused(common, 54);
+    // A linked refund names the card by its last four digits (or the whole number); another card is reason 54.
+    if (cardNumber.slice(-4) !== charge.cardLastFour || !(/^\d{4}$/.test(cardNumber) || luhnValid(cardNumber))) return refused(common, 54);
   } else if (!luhnValid(cardNumber)) {
     return refused(common, 6);
   } else if (expirationDate === 'XXXX' || parseExpiry(expirationDate) === null) {
