@@ -287,10 +287,26 @@ function authorize(ledger: Ledger, tx: JsonObject, type: 'authOnlyTransaction' |
   return { answer, events: [{ eventType, transaction }] };
 }
 
+/** Releases (completes) or voids a split tender group's held partial approvals. */
+function releaseGroup(ledger: Ledger, splitTenderId: string, status: 'completed' | 'voided'): boolean {
+  const group = ledger.all().filter((transaction) => transaction.splitTenderId === splitTenderId);
+  for (const transaction of group) {
+    if (transaction.status !== 'authorizedPendingRelease') continue;
+    if (status === 'voided') transaction.status = 'voided';
+    else if (transaction.type === 'authOnlyTransaction') transaction.status = 'authorizedPendingCapture';
+    else {
+      transaction.status = 'capturedPendingSettlement';
+      transaction.settleAmountCents = transaction.authAmountCents;
+    }
+  }
+  return group.length > 0;
+}
+
 /**
- * updateSplitTenderGroupRequest (API reference "Update Split Tender Group"):
- * splitTenderStatus "completed" releases the group's partial approvals to
- * be captured (authOnly) or settled (authCapture); "voided" voids them.
+ * updateSplitTenderGroupRequest (API reference "Update Split Tender Group";
+ * SOAP service "UpdateSplitTenderGroup: void or release an order after a
+ * partial authorization"): splitTenderStatus "completed" releases the
+ * group's partial approvals, "voided" voids them.
  */
 export function updateSplitTenderGroup(ledger: Ledger, request: JsonObject): CreateOutcome {
   const splitTenderId = text(request, 'splitTenderId', 20);
@@ -302,17 +318,7 @@ export function updateSplitTenderGroup(ledger: Ledger, request: JsonObject): Cre
       `The 'splitTenderStatus' element is invalid - The value '${status}' is invalid according to its datatype 'splitTenderStatusEnum'.`,
     );
   }
-  const group = ledger.all().filter((transaction) => transaction.splitTenderId === splitTenderId);
-  if (group.length === 0) throw new ApiRefusal('E00040');
-  for (const transaction of group) {
-    if (transaction.status !== 'authorizedPendingRelease') continue;
-    if (status === 'voided') transaction.status = 'voided';
-    else if (transaction.type === 'authOnlyTransaction') transaction.status = 'authorizedPendingCapture';
-    else {
-      transaction.status = 'capturedPendingSettlement';
-      transaction.settleAmountCents = transaction.authAmountCents;
-    }
-  }
+  if (!releaseGroup(ledger, splitTenderId, status)) throw new ApiRefusal('E00040');
   return { answer: { messages: messages('I00001') }, events: [] };
 }
 
@@ -334,6 +340,8 @@ function referenced(ledger: Ledger, tx: JsonObject): StandInTransaction | 33 | 1
 }
 
 function capture(ledger: Ledger, tx: JsonObject, common: Common): CreateOutcome {
+  const splitTenderId = text(tx, 'splitTenderId', 20);
+  if (splitTenderId !== null) return releaseByCapture(ledger, tx, splitTenderId, common);
   const original = referenced(ledger, tx);
   if (typeof original === 'number') return refused(common, original);
   const fields = { ...fieldsOf(original), refTransId: original.transId, avsResultCode: 'P', cvvResultCode: '' };
@@ -349,6 +357,19 @@ function capture(ledger: Ledger, tx: JsonObject, common: Common): CreateOutcome 
   original.status = 'capturedPendingSettlement';
   original.settleAmountCents = amountCents ?? original.authAmountCents;
   return { answer: answerOf(common, fields, 1), events: [{ eventType: 'net.authorize.payment.capture.created', transaction: original }] };
+}
+
+/**
+ * A prior auth capture naming a split tender group instead of a transaction
+ * releases the group (SIM/AIM guide "Partial Authorization Transactions": "send
+ * a prior auth capture request and include the split tender ID instead of a
+ * transaction ID"; both at once is an error, whose code the guide does not
+ * give: the stand-in answers reason 33).
+ */
+function releaseByCapture(ledger: Ledger, tx: JsonObject, splitTenderId: string, common: Common): CreateOutcome {
+  if (text(tx, 'refTransId', 20) !== null) return refused(common, 33);
+  if (!releaseGroup(ledger, splitTenderId, 'completed')) return refused(common, 16);
+  return { answer: answerOf(common, { avsResultCode: 'P', cvvResultCode: '' }, 1), events: [] };
 }
 
 function voidTransaction(ledger: Ledger, tx: JsonObject, common: Common): CreateOutcome {
