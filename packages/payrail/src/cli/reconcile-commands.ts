@@ -58,7 +58,9 @@ export function registerReconcileCommands(program: Command, helpers: CliHelpers)
   reconcile
     .command('processor')
     .option('--date <YYYY-MM-DD>', 'the UTC day to reconcile (default: yesterday)')
-    .description("compare the processor's settled batches of a day with Payrail's settled transactions and record every difference (a re-run replaces the day's open ones)")
+    .description(
+      "compare the processor's settled batches of a day with Payrail's settled transactions and record every difference (a re-run replaces the day's open ones)",
+    )
     .action(async (options: { date?: string }, command: Command) => {
       const outcome = await withService(async (service) => {
         const nowMs = service.clock.nowMs();

@@ -156,7 +156,14 @@ function transactionDifference(batchId: string, txn: ProcessorTransactionFact, r
   const settled = `the processor settled ${txn.kind} ${txn.processorRef} (${dollars(txn.amountCents)}, ${txn.status}) in batch ${batchId}`;
   if (row === undefined) {
     const reference = txn.reference === null ? '' : ` or reference ${txn.reference}`;
-    return { ...base, kind: 'unknown_to_payrail', chargePk: null, merchantId: null, payrailCents: null, detail: `${settled}; Payrail has no transaction with that id${reference}` };
+    return {
+      ...base,
+      kind: 'unknown_to_payrail',
+      chargePk: null,
+      merchantId: null,
+      payrailCents: null,
+      detail: `${settled}; Payrail has no transaction with that id${reference}`,
+    };
   }
   const known = { ...base, chargePk: row.pk, merchantId: row.merchantId, payrailCents: row.settledCents };
   if (row.kind !== txn.kind) return { ...known, kind: 'kind_mismatch', detail: `${settled}; Payrail has it as ${row.kind} ${row.pk}` };

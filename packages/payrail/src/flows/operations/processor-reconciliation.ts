@@ -17,13 +17,7 @@
 // processor batch belongs to none.
 import { DAY_MS } from '../../domain/clock.ts';
 import type { AuditActor } from '../../domain/audit.ts';
-import {
-  dayOf,
-  dayStartMs,
-  findDifferences,
-  type PayrailTransactionFact,
-  type ProcessorBatchFact,
-} from '../../domain/processor-reconciliation.ts';
+import { dayOf, dayStartMs, findDifferences, type PayrailTransactionFact, type ProcessorBatchFact } from '../../domain/processor-reconciliation.ts';
 import type { ProviderKeys } from '../../domain/provider-keys.ts';
 import { fail } from '../../errors.ts';
 import type { CardProcessor } from '../../providers/card-processor.ts';
@@ -115,20 +109,20 @@ export async function reconcileProcessorDay(deps: ReconcileDeps, input: { day: s
   const fromMs = dayStartMs(input.day);
   if (fromMs === null) throw new Error(`not a day: ${input.day}`);
   const startedMs = deps.clock.nowMs();
-  const claimed = await claimReconciliationDay(deps.db, {
+  const run = await claimReconciliationDay(deps.db, {
     day: input.day,
     processor: deps.processor.name,
     nowMs: startedMs,
     leaseUntilMs: startedMs + RUN_LEASE_MS,
     force: input.force,
   });
-  if (!claimed) {
+  if (run === null) {
     const status = await reconciliationDayStatus(deps.db, input.day);
     return { status: 'skipped', day: input.day, reason: status === 'done' ? 'done' : status === 'failed' ? 'retry_later' : 'running' };
   }
   try {
     const batches = await settlements.settledBatches({ fromMs: fromMs - DAY_MS, toMs: fromMs + DAY_MS, signal: AbortSignal.timeout(SETTLEMENTS_TIMEOUT_MS) });
-    return await compareAndRecord(deps, input.day, fromMs, batches);
+    return await compareAndRecord(deps, { day: input.day, run, fromMs }, batches);
   } catch (error) {
     const text = (error instanceof Error ? error.message : String(error)).slice(0, ERROR_LENGTH_MAX);
     const nowMs = deps.clock.nowMs();
@@ -139,7 +133,11 @@ export async function reconcileProcessorDay(deps: ReconcileDeps, input: { day: s
   }
 }
 
-async function compareAndRecord(deps: ReconcileDeps, day: string, fromMs: number, all: readonly ProcessorBatchFact[]): Promise<ReconcileOutcome> {
+async function compareAndRecord(
+  deps: ReconcileDeps,
+  { day, run, fromMs }: { day: string; run: number; fromMs: number },
+  all: readonly ProcessorBatchFact[],
+): Promise<ReconcileOutcome> {
   const batches = all.filter((b) => b.settledAtMs >= fromMs && b.settledAtMs < fromMs + DAY_MS);
   const previousBatches = all.filter((b) => b.settledAtMs < fromMs);
   const transactions = all.flatMap((b) => b.transactions);
@@ -155,16 +153,20 @@ async function compareAndRecord(deps: ReconcileDeps, day: string, fromMs: number
     processorTransactions: batches.reduce((n, b) => n + b.transactions.length, 0),
     payrailTransactions: payrailSettled.length,
   };
-  const recorded = await recordReconciliationDay(deps.db, { day, nowMs, differences: found.slice(0, DIFFERENCES_PER_RUN_MAX), complete, counts });
+  const recorded = await recordReconciliationDay(deps.db, { day, run, nowMs, differences: found.slice(0, DIFFERENCES_PER_RUN_MAX), complete, counts });
   const summary = `${counts.processorBatches} processor batch(es), ${counts.processorTransactions} processor and ${counts.payrailTransactions} Payrail transaction(s): ${found.length} difference(s), ${recorded.added} new, ${recorded.cleared} cleared, ${recorded.open} open${complete ? '' : ` (only the first ${DIFFERENCES_PER_RUN_MAX} recorded)`}`;
   await recordAudit(deps, SYSTEM_ACTOR, { action: 'reconciliation.run', target: `day ${day}`, detail: summary }, 'success');
-  if (recorded.open > 0) deps.log.warn({ day, open: recorded.open, added: recorded.added }, 'processor reconciliation found differences: payrail reconcile differences --open');
+  if (recorded.open > 0)
+    deps.log.warn({ day, open: recorded.open, added: recorded.added }, 'processor reconciliation found differences: payrail reconcile differences --open');
   else deps.log.info({ day }, 'processor reconciliation found no difference');
   return { status: 'done', day, ...counts, differences: found.length, ...recorded, complete };
 }
 
 /** The Payrail transaction of each processor transaction: by processor id, else by the provider key it carried. */
-async function matchTransactions(deps: ReconcileDeps, transactions: ReadonlyArray<ProcessorBatchFact['transactions'][number]>): Promise<Map<string, PayrailTransactionFact>> {
+async function matchTransactions(
+  deps: ReconcileDeps,
+  transactions: ReadonlyArray<ProcessorBatchFact['transactions'][number]>,
+): Promise<Map<string, PayrailTransactionFact>> {
   const matched = await transactionsByProcessorRef(deps.db, [...new Set(transactions.map((t) => t.processorRef))]);
   const keys = deps.providerKeys;
   if (keys === null) return matched;

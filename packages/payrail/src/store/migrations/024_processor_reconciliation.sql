@@ -12,6 +12,8 @@ CREATE TABLE processor_reconciliation_runs (
   status TEXT NOT NULL CHECK (status IN ('running', 'done', 'failed')),
   -- A running run's lease; a failed run's earliest retry; a done run's finish.
   lease_until_ms BIGINT NOT NULL,
+  -- Counts the day's runs; each difference keeps the run that last found it.
+  run_number BIGINT NOT NULL,
   started_at_ms BIGINT NOT NULL,
   finished_at_ms BIGINT,
   processor_batches BIGINT NOT NULL DEFAULT 0,
@@ -37,8 +39,9 @@ CREATE TABLE processor_differences (
   processor_cents BIGINT,
   detail TEXT NOT NULL,
   found_at_ms BIGINT NOT NULL,
-  -- When a run last found it; a re-run resolves the open rows it no longer finds.
+  -- When and by which run of the day it was last found; a re-run resolves the open rows it no longer finds.
   seen_at_ms BIGINT NOT NULL,
+  seen_run BIGINT NOT NULL,
   resolved_at_ms BIGINT,
   resolved_by TEXT,
   resolution_note TEXT

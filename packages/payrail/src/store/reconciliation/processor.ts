@@ -56,29 +56,30 @@ function differenceRowOf(row: Record<string, unknown>): DifferenceRow {
 }
 
 /**
- * Takes day `day` for a run until `leaseUntilMs`: true when this caller may
- * run it. A running day is taken only once its lease lapsed (its runner
+ * Takes day `day` for a run until `leaseUntilMs`: the run's number (the
+ * day's first is 1) when this caller may run it, null when it may not. A running day is taken only once its lease lapsed (its runner
  * died); a failed day once its retry time came (or at once with `force`); a
  * done day only with `force` (an operator's re-run).
  */
 export async function claimReconciliationDay(
   db: Db,
   input: { day: string; processor: string; nowMs: number; leaseUntilMs: number; force: boolean },
-): Promise<boolean> {
+): Promise<number | null> {
   const force = input.force ? 1 : 0;
   const row = await db.write((tx) =>
-    tx.get(
-      `INSERT INTO processor_reconciliation_runs (day, processor, status, lease_until_ms, started_at_ms) VALUES (?, ?, 'running', ?, ?)
+    tx.get<{ run_number: number | string }>(
+      `INSERT INTO processor_reconciliation_runs (day, processor, status, lease_until_ms, run_number, started_at_ms) VALUES (?, ?, 'running', ?, 1, ?)
        ON CONFLICT (day) DO UPDATE SET processor = excluded.processor, status = 'running', lease_until_ms = excluded.lease_until_ms,
+         run_number = processor_reconciliation_runs.run_number + 1,
          started_at_ms = excluded.started_at_ms, finished_at_ms = NULL, error = NULL
        WHERE (processor_reconciliation_runs.status = 'running' AND processor_reconciliation_runs.lease_until_ms <= ?)
           OR (processor_reconciliation_runs.status = 'failed' AND (processor_reconciliation_runs.lease_until_ms <= ? OR ? = 1))
           OR (processor_reconciliation_runs.status = 'done' AND ? = 1)
-       RETURNING day`,
+       RETURNING run_number`,
       [input.day, input.processor, input.leaseUntilMs, input.nowMs, input.nowMs, input.nowMs, force, force],
     ),
   );
-  return row !== undefined;
+  return row === undefined ? null : Number(row.run_number);
 }
 
 /** Where day `day`'s run stands; undefined when the day was never run. */
@@ -90,12 +91,10 @@ export async function reconciliationDayStatus(db: Db, day: string): Promise<'run
 /** Gives a claimed day up after a failure; the daily job tries again from `retryAtMs`. */
 export async function failReconciliationDay(db: Db, input: { day: string; nowMs: number; retryAtMs: number; error: string }): Promise<void> {
   await db.write((tx) =>
-    tx.run("UPDATE processor_reconciliation_runs SET status = 'failed', lease_until_ms = ?, finished_at_ms = ?, error = ? WHERE day = ? AND status = 'running'", [
-      input.retryAtMs,
-      input.nowMs,
-      input.error,
-      input.day,
-    ]),
+    tx.run(
+      "UPDATE processor_reconciliation_runs SET status = 'failed', lease_until_ms = ?, finished_at_ms = ?, error = ? WHERE day = ? AND status = 'running'",
+      [input.retryAtMs, input.nowMs, input.error, input.day],
+    ),
   );
 }
 
@@ -175,6 +174,8 @@ export async function recordReconciliationDay(
   db: Db,
   input: {
     day: string;
+    /** The run's number, from claimReconciliationDay. */
+    run: number;
     nowMs: number;
     differences: readonly Difference[];
     complete: boolean;
@@ -186,29 +187,34 @@ export async function recordReconciliationDay(
     for (const d of input.differences) {
       const values = [d.processorBatchId, d.processorRef, d.chargePk, d.merchantId, d.payrailCents, d.processorCents, d.detail];
       const pk = await tx.insert(
-        `INSERT INTO processor_differences (day, kind, subject, processor_batch_id, processor_ref, charge_pk, merchant_id, payrail_cents, processor_cents, detail, found_at_ms, seen_at_ms)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [input.day, d.kind, d.subject, ...values, input.nowMs, input.nowMs],
+        `INSERT INTO processor_differences (day, kind, subject, processor_batch_id, processor_ref, charge_pk, merchant_id, payrail_cents, processor_cents, detail, found_at_ms, seen_at_ms, seen_run)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [input.day, d.kind, d.subject, ...values, input.nowMs, input.nowMs, input.run],
         'day, kind, subject',
       );
       if (pk === null) {
         await tx.run(
-          `UPDATE processor_differences SET processor_batch_id = ?, processor_ref = ?, charge_pk = ?, merchant_id = ?, payrail_cents = ?, processor_cents = ?, detail = ?, seen_at_ms = ?
+          `UPDATE processor_differences SET processor_batch_id = ?, processor_ref = ?, charge_pk = ?, merchant_id = ?, payrail_cents = ?, processor_cents = ?, detail = ?, seen_at_ms = ?, seen_run = ?
            WHERE day = ? AND kind = ? AND subject = ? AND resolved_at_ms IS NULL`,
-          [...values, input.nowMs, input.day, d.kind, d.subject],
+          [...values, input.nowMs, input.run, input.day, d.kind, d.subject],
         );
         continue;
       }
       added += 1;
-      const event = { action: 'reconciliation.difference_found' as const, target: `processor difference ${pk}`, merchantId: d.merchantId, detail: `${input.day} ${d.kind}: ${d.detail}` };
+      const event = {
+        action: 'reconciliation.difference_found' as const,
+        target: `processor difference ${pk}`,
+        merchantId: d.merchantId,
+        detail: `${input.day} ${d.kind}: ${d.detail}`,
+      };
       await appendAudit(tx, SYSTEM_ACTOR, event, 'success', input.nowMs);
     }
     const cleared = input.complete
       ? (
           await tx.run(
             `UPDATE processor_differences SET resolved_at_ms = ?, resolved_by = 'reconciliation', resolution_note = 'no longer found when the day was reconciled again'
-             WHERE day = ? AND resolved_at_ms IS NULL AND seen_at_ms < ?`,
-            [input.nowMs, input.day, input.nowMs],
+             WHERE day = ? AND resolved_at_ms IS NULL AND seen_run < ?`,
+            [input.nowMs, input.day, input.run],
           )
         ).changes
       : 0;
@@ -265,11 +271,10 @@ export async function differencePage(db: Db, input: { filters: DifferenceFilters
     params.push(input.filters.day);
   }
   const rows = await db.read((tx) =>
-    tx.all(`SELECT ${DIFFERENCE_COLUMNS} FROM processor_differences ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`} ORDER BY pk DESC LIMIT ? OFFSET ?`, [
-      ...params,
-      input.limit,
-      input.offset,
-    ]),
+    tx.all(
+      `SELECT ${DIFFERENCE_COLUMNS} FROM processor_differences ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`} ORDER BY pk DESC LIMIT ? OFFSET ?`,
+      [...params, input.limit, input.offset],
+    ),
   );
   return rows.map(differenceRowOf);
 }

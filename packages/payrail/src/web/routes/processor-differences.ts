@@ -26,7 +26,9 @@ export function processorDifferenceRoutes(service: Service): FastifyPluginAsync 
   }
 
   return async (app) => {
-    app.get('/operator/processor-differences', async (request, reply) => show(request, reply, shownOf(queryField(request, 'status')), noticeFromQuery(request), 200));
+    app.get('/operator/processor-differences', async (request, reply) =>
+      show(request, reply, shownOf(queryField(request, 'status')), noticeFromQuery(request), 200),
+    );
 
     app.post('/operator/processor-differences/:id/resolve', async (request, reply) => {
       const idText = pathParam(request, 'id');

@@ -30,7 +30,8 @@ function resolveForm(d: DifferenceRow, csrf: string): Html {
 
 export function processorDifferencesBody(input: { rows: readonly DifferenceRow[]; shown: DifferenceShown; csrf: string; message: Html | null }): Html {
   const tabs = (['open', 'resolved', 'all'] as const).map(
-    (s) => html`<a class="button${s === input.shown ? ' primary' : ''}" href="/dashboard/operator/processor-differences?status=${s}"${s === input.shown ? html` aria-current="page"` : ''}>${s}</a> `,
+    (s) =>
+      html`<a class="button${s === input.shown ? ' primary' : ''}" href="/dashboard/operator/processor-differences?status=${s}"${s === input.shown ? html` aria-current="page"` : ''}>${s}</a> `,
   );
   const table =
     input.rows.length === 0
