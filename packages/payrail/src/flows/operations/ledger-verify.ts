@@ -10,7 +10,7 @@
 // settled, not that the ledger disagrees with itself.
 import type { Db } from '../../store/db.ts';
 import { readLedgerFacts, type LedgerFacts } from '../../store/ledger-audit.ts';
-import { openDifferenceCount } from '../../store/reconciliation/processor.ts';
+import { openDifferenceCount } from '../../store/operations/processor-reconciliation.ts';
 
 export interface VerifyReport {
   readonly ok: boolean;

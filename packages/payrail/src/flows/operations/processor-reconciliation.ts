@@ -34,7 +34,7 @@ import {
   settledTransactions,
   transactionsByPk,
   transactionsByProcessorRef,
-} from '../../store/reconciliation/processor.ts';
+} from '../../store/operations/processor-reconciliation.ts';
 import { type AuditDeps, audited, recordAudit, SYSTEM_ACTOR } from './audit.ts';
 
 export type { DifferenceRow };
