@@ -133,11 +133,13 @@ describe('authorize-net answers', () => {
         authCode: 'A1',
         messages: { message: [{ code: '295' }] },
         prePaidCard: { requestedAmount: '10.00', approvedAmount: '4.05' },
+        splitTenderId: '115901',
       },
       1000,
     );
     assert.equal(answer.outcome, 'approved');
     assert.equal(answer.authorizedCents, 405);
+    assert.equal(answer.splitTenderId, '115901', 'the group to release');
   });
 
   it('maps transaction statuses of getTransactionDetails', () => {
