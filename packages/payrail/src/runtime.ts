@@ -39,7 +39,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const db = options.db ?? (await openOwnStore(config, log, options.storeThreadSignal));
   const clock = options.clock ?? systemClock;
   const context = { environment: config.environment, publicUrl: config.publicUrl, sandboxDelayMs: config.sandboxDelayMs, clock, log };
-  const providers = await createProviders(config.providers, context, sandboxReceiverStates(db));
+  const providers = await createProviders(config.providers, config.connectors, context, sandboxReceiverStates(db));
   return { config, db, clock, log, corridors, providers };
 }
 
