@@ -4,10 +4,12 @@
 // outcome, never a guessed one (charge.ts leaves the charge pending for the
 // worker, charge-recovery.ts).
 import type { CardType } from '../../domain/cards.ts';
+import type { ProviderKeys } from '../../domain/provider-keys.ts';
 import { type AuthorizationResult, authorizeWithDeadline, type CardProcessor } from '../../providers/card-processor.ts';
 import type { ChargeRow } from '../../store/charges.ts';
 import type { Billing, ChargeCard } from '../../store/payin/card-source.ts';
 import type { StoredChargeRequest } from './charge-answers.ts';
+import { chargeReference } from '../common/provider-references.ts';
 
 /**
  * What the processor is told besides the card, from what the charge kept of
@@ -26,9 +28,14 @@ export function authorizationTermsOf(
 }
 
 /** The processor's answer about the reserved charge; throws when it gave none by its deadline. */
-export function authorizeCharge(processor: CardProcessor, charge: ChargeRow, card: ChargeCard, amountCents: number): Promise<AuthorizationResult> {
-  return authorizeWithDeadline(processor, {
-    reference: String(charge.pk),
+export function authorizeCharge(
+  deps: { readonly processor: CardProcessor; readonly providerKeys: ProviderKeys },
+  charge: ChargeRow,
+  card: ChargeCard,
+  amountCents: number,
+): Promise<AuthorizationResult> {
+  return authorizeWithDeadline(deps.processor, {
+    reference: chargeReference(deps.providerKeys, charge.pk),
     amountCents,
     currency: 'USD',
     card: {

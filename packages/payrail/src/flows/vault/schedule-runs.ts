@@ -21,6 +21,7 @@ import type { CardCipher } from '../../crypto/card-cipher.ts';
 import { cardCipherFor } from '../../crypto/card-key.ts';
 import type { CardType } from '../../domain/cards.ts';
 import type { Clock } from '../../domain/clock.ts';
+import type { ProviderKeys } from '../../domain/provider-keys.ts';
 import { centsToDollarNumber } from '../../domain/money.ts';
 import { runDateOf } from '../../domain/recurring.ts';
 import { fail, isApiError } from '../../errors.ts';
@@ -61,14 +62,16 @@ export interface ScheduleRunDeps {
   readonly clock: Clock;
   readonly log: Logger;
   readonly processor: CardProcessor;
+  readonly providerKeys: ProviderKeys;
   readonly cipher: () => CardCipher;
 }
 
-type ScheduleRunService = Pick<Service, 'db' | 'clock' | 'log' | 'config' | 'providers'>;
+type ScheduleRunService = Pick<Service, 'db' | 'clock' | 'log' | 'config' | 'providers' | 'providerKeys'>;
 
 /** What the service gives schedule runs: the charge machinery's dependencies. */
 export function scheduleRunDepsOf(service: ScheduleRunService): ScheduleRunDeps {
-  return { db: service.db, clock: service.clock, log: service.log, processor: service.providers.cardProcessor, cipher: () => cardCipherFor(service.config) };
+  const { db, clock, log, providerKeys } = service;
+  return { db, clock, log, processor: service.providers.cardProcessor, providerKeys, cipher: () => cardCipherFor(service.config) };
 }
 
 type Reserved = Exclude<ReservedRun, { kind: 'card-refused' }>;

@@ -35,6 +35,7 @@ const names = [
   '019_charge_adjustments',
   '020_verification_reference_cards',
   '021_transaction_settled_index',
+  '022_installation',
 ];
 
 export const MIGRATIONS: readonly Migration[] = names.map((name) => ({
