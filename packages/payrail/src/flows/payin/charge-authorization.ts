@@ -46,5 +46,6 @@ export function authorizeCharge(
       cardType: charge.card_type as CardType,
     },
     ...authorizationTermsOf(charge.request_json, card.billing),
+    capture: charge.auto_capture === 1,
   });
 }

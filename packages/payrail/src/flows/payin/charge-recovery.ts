@@ -102,5 +102,6 @@ function authorizeAgain(deps: RecoveryDeps, charge: DueCharge): Promise<Authoriz
       cardType: charge.card_type as CardType,
     },
     ...authorizationTermsOf(charge.request_json, request.billing_info),
+    capture: charge.auto_capture === 1,
   });
 }
