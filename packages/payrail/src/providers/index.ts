@@ -15,6 +15,7 @@ import { createAuthorizeNet, type AuthorizeNetSettings } from './authorize-net/i
 import type { CardProcessor } from './card-processor.ts';
 import { SandboxCardProcessor } from './card-processor-sandbox.ts';
 import { checkCardProcessor } from './card-processor.ts';
+import { cardProcessorWithBreaker, fxWithBreaker, kycWithBreaker, payoutNetworkWithBreaker } from './connector-breakers.ts';
 import type { FxProvider } from './fx.ts';
 import type { KycProvider } from './kyc.ts';
 import type { PayoutNetwork } from './payout-network.ts';
@@ -78,6 +79,15 @@ export async function loadProvider<T>(
   return module.create(context);
 }
 
+/**
+ * Every configured connector stands behind a circuit breaker of its own
+ * (connector-breakers.ts); the sandbox simulators answer in-process and
+ * never fail as a provider does, so they have none.
+ */
+function withBreaker<T>(spec: string, connector: T, wrap: (connector: T) => T): T {
+  return spec === 'sandbox' ? connector : wrap(connector);
+}
+
 /** `receiverStates` is where the sandbox simulators keep receivers whose state changed. */
 export async function createProviders(
   choice: ProviderChoice,
@@ -89,24 +99,28 @@ export async function createProviders(
   const cardProcessors: BuiltIns<CardProcessor> = {
     'authorize-net': () => createAuthorizeNet(chosen(settings.authorizeNet, 'authorize-net'), { log: context.log.child({ connector: 'authorize-net' }) }),
   };
-  return {
-    cardProcessor: checkCardProcessor(
-      await loadProvider<CardProcessor>(
-        choice.cardProcessor,
-        context,
-        () => new SandboxCardProcessor(context.clock, context.sandboxDelayMs),
-        'cardProcessor',
-        cardProcessors,
-      ),
-    ),
-    payoutNetwork: await loadProvider(
-      choice.payoutNetwork,
+  const cardProcessor = checkCardProcessor(
+    await loadProvider<CardProcessor>(
+      choice.cardProcessor,
       context,
-      () => new SandboxPayoutNetwork(receivers, context.clock, context.sandboxDelayMs, context.publicUrl),
-      'payoutNetwork',
+      () => new SandboxCardProcessor(context.clock, context.sandboxDelayMs),
+      'cardProcessor',
+      cardProcessors,
     ),
-    kyc: await loadProvider(choice.kyc, context, () => new SandboxKyc(receivers, context.clock, context.publicUrl), 'kyc'),
-    fx: await loadProvider(choice.fx, context, () => new SandboxFx(), 'fx'),
+  );
+  const payoutNetwork = await loadProvider(
+    choice.payoutNetwork,
+    context,
+    () => new SandboxPayoutNetwork(receivers, context.clock, context.sandboxDelayMs, context.publicUrl),
+    'payoutNetwork',
+  );
+  const kyc = await loadProvider(choice.kyc, context, () => new SandboxKyc(receivers, context.clock, context.publicUrl), 'kyc');
+  const fx = await loadProvider(choice.fx, context, () => new SandboxFx(), 'fx');
+  return {
+    cardProcessor: withBreaker(choice.cardProcessor, cardProcessor, cardProcessorWithBreaker),
+    payoutNetwork: withBreaker(choice.payoutNetwork, payoutNetwork, payoutNetworkWithBreaker),
+    kyc: withBreaker(choice.kyc, kyc, kycWithBreaker),
+    fx: withBreaker(choice.fx, fx, fxWithBreaker),
   };
 }
 
