@@ -149,7 +149,13 @@ for (const kind of STORE_KINDS) {
     });
     after(() => t.close());
 
-    const deps = () => ({ db: t.service.db, clock: t.clock, log: t.service.log, processor: t.service.providers.cardProcessor, providerKeys: t.service.providerKeys });
+    const deps = () => ({
+      db: t.service.db,
+      clock: t.clock,
+      log: t.service.log,
+      processor: t.service.providers.cardProcessor,
+      providerKeys: t.service.providerKeys,
+    });
 
     it('a capture whose request died after writing it is pending, then captured once by the worker; its key replays the answer', async () => {
       const merchant = await t.newMerchant();

@@ -37,7 +37,7 @@ import { readFundedTransaction } from '../../store/payin/transactions.ts';
 import { IDEMPOTENCY_WAIT_MARGIN_MS, type KeyedRequest, replayKey, RunningRequests } from '../common/idempotency-replay.ts';
 import { FUNDED_TRANSFERS_SHOWN_MAX } from '../transfers/funding.ts';
 import { dialectOf, renderCharge } from './charge-answers.ts';
-import { authorizeCharge } from './charge-authorization.ts';
+import { authorizeCharge, chargeCredentialOf } from './charge-authorization.ts';
 import { recordChargeOutcome } from './charge-outcome.ts';
 import { type ChargeInput, type ChargeRequest, chargeKeyedRequest, type Payer, validateCharge } from './charge-request.ts';
 import { reserveCharge } from './charge-reservation.ts';
@@ -153,7 +153,7 @@ async function chargeOnce(
 
   let result: AuthorizationResult;
   try {
-    result = await authorizeCharge(deps, charge, card, amountCents);
+    result = await authorizeCharge(deps, charge, card, amountCents, chargeCredentialOf(request, card, false));
   } catch (error) {
     // The outcome is unknown (no answer by the deadline, or the connector
     // failed): the charge stays pending and the worker asks again.

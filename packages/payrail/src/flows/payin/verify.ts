@@ -51,6 +51,7 @@ import { failNonce } from './nonce-use.ts';
 import { checkCardOrSource, keyedBodyOf, withCardAsNonce } from './raw-card.ts';
 import { newCardRef } from '../../domain/card-refs.ts';
 import { verificationReference } from '../common/provider-references.ts';
+import { credentialOnFileOf, networkTransactionIdOf } from '../../domain/stored-credential.ts';
 
 export interface VerifyDeps {
   readonly db: Service['db'];
@@ -140,6 +141,7 @@ async function record(
     error_code: code,
     error_message: code === null ? null : CHARGE_DECLINES[code],
     processor_ref: result.processorRef,
+    network_transaction_id: result.outcome === 'approved' ? networkTransactionIdOf(result.networkTransactionId) : null,
   };
   return recordVerificationAnswer(deps.db, { row, outcome, clock: deps.clock, render });
 }
@@ -151,7 +153,14 @@ function cardOf(keys: ProviderKeys, row: TransactionRow, number: Secret<string>,
     currency: 'USD' as const,
     card: { number, cvv, expiryMonth: row.expiry_month, expiryYear: row.expiry_year, cardType: row.card_type as CardType },
     billing: { street: billing.street, zip: billing.zip, country: billing.country },
+    ...storedCredentialOf(row),
   };
+}
+
+/** A verification with save_card keeps the card (a token): flagged as the first use of a kept card (domain/stored-credential.ts). */
+function storedCredentialOf(row: Pick<TransactionRow, 'save_card_ref'>) {
+  const credential = credentialOnFileOf({ source: 'nonce', saveCard: row.save_card_ref !== null, scheduleRun: false, networkTransactionId: null });
+  return credential === null ? {} : { storedCredential: credential };
 }
 
 async function verifyOnce(deps: VerifyDeps, payer: Payer, request: NonceVerifyRequest, idem: Idem): Promise<Reply> {

@@ -36,6 +36,7 @@ const names = [
   '020_verification_reference_cards',
   '021_transaction_settled_index',
   '022_installation',
+  '023_network_transaction_ids',
   '025_pending_processor_ref',
 ];
 
