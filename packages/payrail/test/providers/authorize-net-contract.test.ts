@@ -24,7 +24,15 @@ import {
   voidWithDeadline,
 } from '../../src/providers/card-processor.ts';
 import { createAuthorizeNet } from '../../src/providers/authorize-net/index.ts';
-import { type AuthorizeNetStandIn, DECLINE_ZIP, HELD_ZIP, startAuthorizeNetStandIn, TEST_CARDS } from './authorize-net/stand-in.ts';
+import {
+  type AuthorizeNetStandIn,
+  DECLINE_ZIP,
+  HELD_ZIP,
+  PARTIAL_APPROVED_CENTS,
+  PARTIAL_ZIP,
+  startAuthorizeNetStandIn,
+  TEST_CARDS,
+} from './authorize-net/stand-in.ts';
 
 const log = pino({ level: 'silent' });
 const SANDBOX_URL = 'https://apitest.authorize.net/xml/v1/request.api';
@@ -277,6 +285,17 @@ function standInCases(target: () => Target & { readonly standIn: AuthorizeNetSta
     assert.equal(settledRefund?.kind, 'refund');
     assert.equal(settledRefund?.amountCents, 1000);
     assert.equal(settledRefund?.status, 'refundSettledSuccessfully');
+  });
+
+  test('a partial approval (guide ZIP 46225, allowPartialAuth) approves $1.23 and releases its split tender group', async () => {
+    const { processor, standIn } = target();
+    const result = await authorizeWithDeadline(processor, authorization({ zip: PARTIAL_ZIP, amountCents: 5000, allowPartialApproval: true }));
+    assert.equal(result.outcome, 'approved');
+    assert.equal(result.authorizedCents, PARTIAL_APPROVED_CENTS);
+    const kept = standIn.transactions().find((transaction) => transaction.transId === result.processorRef);
+    assert.equal(kept?.status, 'authorizedPendingCapture', 'updateSplitTenderGroupRequest completed the group');
+    const refused = await authorizeWithDeadline(processor, authorization({ zip: PARTIAL_ZIP, amountCents: 5000 }));
+    assert.equal(refused.outcome, 'declined', 'without allowPartialAuth the partial answer is a decline');
   });
 
   test('an unlinked credit moves money to a card no charge names', async () => {

@@ -84,7 +84,8 @@ describe('authorize-net request bodies', () => {
 });
 
 describe('authorize-net answers', () => {
-  const error = (errorCode: string) => ({ errors: { error: [{ errorCode, errorText: 'x' }] } });
+  // Answers render lists as arrays ("errors": [...]); the wrapped form ({"error": ...}) is read too.
+  const error = (errorCode: string) => (errorCode === '2' ? { errors: { error: { errorCode, errorText: 'x' } } } : { errors: [{ errorCode, errorText: 'x' }] });
 
   it('maps response codes 1/2/3/4 and the reason codes to outcomes and decline codes', () => {
     const approved = transactionAnswerOf(

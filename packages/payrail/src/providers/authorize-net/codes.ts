@@ -40,12 +40,17 @@ const INVALID_CARD_REASONS: ReadonlySet<string> = new Set(['6', '7', '8', '37', 
  */
 const DECLINE_REASONS: ReadonlySet<string> = new Set(['2', '3', '4', '27', '41', '44', '45', '65', '127', '165', '250', '251', '254']);
 
+/**
+ * Reason codes that say nothing about the request's fate: 13, "The merchant
+ * login ID or password is invalid or the account is inactive", is the
+ * transaction-level form of E00007 (client.ts says why that is unknown).
+ */
+export const UNKNOWN_OUTCOME_REASONS: ReadonlySet<string> = new Set(['13']);
+
 /** The reason code of a duplicate: a request re-sent within the duplicate window. */
 export const DUPLICATE_REASON = '11';
 /** "This transaction has already been voided." */
 export const ALREADY_VOIDED_REASON = '310';
-/** "This transaction has already been captured." */
-export const ALREADY_CAPTURED_REASON = '311';
 /** "This processor does not accept zero dollar authorization for this card type." */
 export const NO_ZERO_AUTH_REASON = '289';
 /** A prepaid card approved for part of the amount. */

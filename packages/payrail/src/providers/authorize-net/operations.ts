@@ -21,7 +21,7 @@ import type {
 } from '../card-processor.ts';
 import { type CreateAnswer, createTransaction, transactionDetails } from './api.ts';
 import { AuthorizeNetUnknownOutcome } from './client.ts';
-import { ALREADY_CAPTURED_REASON, ALREADY_VOIDED_REASON, DUPLICATE_REASON, NO_ZERO_AUTH_REASON } from './codes.ts';
+import { ALREADY_VOIDED_REASON, DUPLICATE_REASON, NO_ZERO_AUTH_REASON, UNKNOWN_OUTCOME_REASONS } from './codes.ts';
 import { authorizationRequest, captureRequest, creditRequest, type RequestFields, refundRequest, voidRequest } from './requests.ts';
 import { CAPTURED_STATUSES, detailsAnswerOf, type TransactionAnswer, transactionAnswerOf } from './responses.ts';
 import { type AuthorizeNetSettings, REVIEW_RETRY_AFTER_MS } from './settings.ts';
@@ -54,6 +54,7 @@ async function send(context: OperationContext, fields: RequestFields, requestedC
   const answer = await createTransaction(context.settings, fields, signal);
   if (answer.kind === 'refused') return refusedAnswer(answer);
   const mapped = transactionAnswerOf(answer.response, requestedCents);
+  if (UNKNOWN_OUTCOME_REASONS.has(mapped.reason)) throw new AuthorizeNetUnknownOutcome(`authorize-net: reason ${mapped.reason}, the credentials were refused`);
   if (mapped.reason !== DUPLICATE_REASON) return mapped;
   if (mapped.transId === '') throw new AuthorizeNetUnknownOutcome('authorize-net: a duplicate answer without the original transaction');
   return detailsAnswerOf(await transactionDetails(context.settings, mapped.transId, signal));
@@ -129,10 +130,12 @@ function operationResultOf(answer: TransactionAnswer, fallbackRef: string, decli
   return { outcome: 'declined', processorRef, authCode: '', decline: declineAs ?? answer.decline ?? 'card_declined' };
 }
 
-/** priorAuthCaptureTransaction; "already captured" is answered with the transaction's details (a capture asked again). */
+/** priorAuthCaptureTransaction; a refusal ("already captured", 311, among them) is checked against the transaction's details. */
 export async function capture(context: OperationContext, request: CaptureRequest): Promise<OperationResult> {
   const answer = await send(context, captureRequest(request.reference, request.processorRef, request.amountCents), request.amountCents, request.signal);
-  if (answer.reason !== ALREADY_CAPTURED_REASON) return operationResultOf(answer, request.processorRef, null);
+  if (answer.outcome === 'approved' || answer.outcome === 'pending') return operationResultOf(answer, request.processorRef, null);
+  // "Already captured" (311), or any other refusal: the transaction's status decides, so that a capture asked
+  // again, or of an authorization that was captured at once, reports the capture that happened.
   const details = await transactionDetails(context.settings, request.processorRef, request.signal);
   if (CAPTURED_STATUSES.has(details.transactionStatus ?? '')) return { outcome: 'approved', processorRef: request.processorRef, authCode: '', decline: null };
   return operationResultOf(answer, request.processorRef, null);
@@ -141,7 +144,13 @@ export async function capture(context: OperationContext, request: CaptureRequest
 /** voidTransaction; "already voided" is an approval (a void asked again). */
 export async function voidCharge(context: OperationContext, request: VoidRequest): Promise<OperationResult> {
   const answer = await send(context, voidRequest(request.reference, request.processorRef), 0, request.signal);
-  if (answer.reason === ALREADY_VOIDED_REASON) return { outcome: 'approved', processorRef: request.processorRef, authCode: '', decline: null };
+  const voided = { outcome: 'approved', processorRef: request.processorRef, authCode: '', decline: null } as const;
+  if (answer.outcome === 'approved') return operationResultOf(answer, request.processorRef, null);
+  if (answer.reason === ALREADY_VOIDED_REASON) return voided;
+  // A void re-sent within the duplicate window is answered with the original's details, whose status is
+  // "voided" (send() reads that as a decline); any other refusal is checked the same way before it is reported.
+  const details = await transactionDetails(context.settings, request.processorRef, request.signal);
+  if (details.transactionStatus === 'voided') return voided;
   return operationResultOf(answer, request.processorRef, null);
 }
 

@@ -5,7 +5,7 @@ import type { ChargeDeclineCode } from '../../domain/card-results.ts';
 import type { AuthorizationOutcome } from '../card-processor.ts';
 import { centsOfWire } from './amounts.ts';
 import { avsCodeOf, chargeDeclineOf, cvvCodeOf, PARTIAL_APPROVAL_REASON, reasonClassOf } from './codes.ts';
-import { listOf, type WireTransactionDetails, type WireTransactionResponse } from './wire.ts';
+import { itemsOf, type WireTransactionDetails, type WireTransactionResponse } from './wire.ts';
 
 /** One transaction's answer, as the operations read it. */
 export interface TransactionAnswer {
@@ -30,12 +30,12 @@ function transIdOf(value: string | undefined): string {
 
 /** The reason code of a transaction answer: the first error's code, else the first message's. */
 export function reasonOf(response: WireTransactionResponse): string {
-  return listOf(response.errors?.error)[0]?.errorCode ?? listOf(response.messages?.message)[0]?.code ?? '';
+  return itemsOf(response.errors, 'error')[0]?.errorCode ?? itemsOf(response.messages, 'message')[0]?.code ?? '';
 }
 
 /** The cents a partial approval approved: prePaidCard.approvedAmount, else the split tender's; undefined when none is given. */
 function approvedCentsOf(response: WireTransactionResponse): number | undefined {
-  const approved = response.prePaidCard?.approvedAmount ?? listOf(response.splitTenderPayments?.splitTenderPayment)[0]?.approvedAmount;
+  const approved = response.prePaidCard?.approvedAmount ?? itemsOf(response.splitTenderPayments, 'splitTenderPayment')[0]?.approvedAmount;
   return approved === undefined ? undefined : centsOfWire(approved, 'approvedAmount');
 }
 

@@ -11,10 +11,9 @@ import { settledBatchListRequest, transactionListRequest } from './requests.ts';
 import { type AuthorizeNetSettings, BATCH_LIST_SPAN_MS_MAX, BATCH_LIST_SPANS_MAX, TRANSACTION_PAGE_LIMIT, TRANSACTION_PAGES_MAX } from './settings.ts';
 import {
   firstMessageCode,
-  listOf,
+  itemsOf,
   type WireBatch,
   type WireEnvelope,
-  type WireOneOrMany,
   type WireSettledBatchListResponse,
   type WireTransactionListResponse,
   type WireTransactionSummary,
@@ -31,13 +30,6 @@ function requireOk(answer: WireEnvelope, root: string): void {
   if (answer.messages?.resultCode !== 'Ok') throw new AuthorizeNetUnknownOutcome(`authorize-net ${root}: ${firstMessageCode(answer)} ${messageText(answer)}`);
 }
 
-/** The items of a list the JSON API renders either as an array or as `{ element: item | items }`. */
-function itemsOf<T>(container: WireOneOrMany<T> | { readonly [key: string]: WireOneOrMany<T> | undefined } | undefined, element: string): readonly T[] {
-  if (container === undefined) return [];
-  if (Array.isArray(container)) return container as readonly T[];
-  return listOf((container as Record<string, WireOneOrMany<T> | undefined>)[element]);
-}
-
 /** The settled transactions of one batch, every page. */
 async function batchTransactions(settings: AuthorizeNetSettings, batchId: string, signal: AbortSignal): Promise<SettledTransaction[]> {
   const root = 'getTransactionListRequest';
@@ -46,7 +38,7 @@ async function batchTransactions(settings: AuthorizeNetSettings, batchId: string
     if (page > TRANSACTION_PAGES_MAX) throw new Error(`authorize-net: batch ${batchId} has more than ${TRANSACTION_PAGES_MAX} pages of transactions`);
     const answer = await postApi<WireTransactionListResponse>(settings, root, transactionListRequest(batchId, page), signal);
     requireOk(answer, root);
-    const rows = itemsOf<WireTransactionSummary>(answer.transactions, 'transaction');
+    const rows = itemsOf(answer.transactions, 'transaction');
     for (const row of rows) {
       const transaction = settledTransactionOf(row);
       if (transaction !== null) settled.push(transaction);
@@ -74,7 +66,7 @@ async function batchesOfSpan(settings: AuthorizeNetSettings, fromMs: number, toM
   const root = 'getSettledBatchListRequest';
   const answer = await postApi<WireSettledBatchListResponse>(settings, root, settledBatchListRequest(fromMs, toMs), signal);
   requireOk(answer, root);
-  return [...itemsOf<WireBatch>(answer.batchList, 'batch')];
+  return [...itemsOf(answer.batchList, 'batch')];
 }
 
 export function settlementsOf(settings: AuthorizeNetSettings): ProcessorSettlements {

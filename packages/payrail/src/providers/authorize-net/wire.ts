@@ -10,6 +10,19 @@ export interface WireMessages {
 
 export type WireOneOrMany<T> = T | readonly T[];
 
+/**
+ * A list in an answer: Authorize.net's JSON answers render the schema's
+ * ArrayOf... types as a plain array (`"errors": [{...}]`), while requests and
+ * some older answers keep the wrapping element (`{"error": [...]}`); both are read.
+ */
+export type WireList<K extends string, T> = readonly T[] | { readonly [key in K]?: WireOneOrMany<T> };
+
+export interface WireSplitTenderPayment {
+  readonly transId?: string;
+  readonly requestedAmount?: string | number;
+  readonly approvedAmount?: string | number;
+}
+
 /** Every API answer: messages, and the request's refId echoed. */
 export interface WireEnvelope {
   readonly refId?: string;
@@ -26,15 +39,9 @@ export interface WireTransactionResponse {
   readonly accountNumber?: string;
   readonly splitTenderId?: string;
   readonly prePaidCard?: { readonly requestedAmount?: string | number; readonly approvedAmount?: string | number };
-  readonly splitTenderPayments?: {
-    readonly splitTenderPayment?: WireOneOrMany<{
-      readonly transId?: string;
-      readonly requestedAmount?: string | number;
-      readonly approvedAmount?: string | number;
-    }>;
-  };
-  readonly messages?: { readonly message?: WireOneOrMany<{ readonly code?: string; readonly description?: string }> };
-  readonly errors?: { readonly error?: WireOneOrMany<{ readonly errorCode?: string; readonly errorText?: string }> };
+  readonly splitTenderPayments?: WireList<'splitTenderPayment', WireSplitTenderPayment>;
+  readonly messages?: WireList<'message', { readonly code?: string; readonly description?: string }>;
+  readonly errors?: WireList<'error', { readonly errorCode?: string; readonly errorText?: string }>;
   readonly networkTransId?: string;
 }
 
@@ -71,7 +78,7 @@ export interface WireBatch {
 }
 
 export interface WireSettledBatchListResponse extends WireEnvelope {
-  readonly batchList?: { readonly batch?: WireOneOrMany<WireBatch> } | readonly WireBatch[];
+  readonly batchList?: WireList<'batch', WireBatch>;
 }
 
 export interface WireTransactionSummary {
@@ -82,7 +89,7 @@ export interface WireTransactionSummary {
 }
 
 export interface WireTransactionListResponse extends WireEnvelope {
-  readonly transactions?: { readonly transaction?: WireOneOrMany<WireTransactionSummary> } | readonly WireTransactionSummary[];
+  readonly transactions?: WireList<'transaction', WireTransactionSummary>;
   readonly totalNumInResultSet?: number | string;
 }
 
@@ -90,6 +97,13 @@ export interface WireTransactionListResponse extends WireEnvelope {
 export function listOf<T>(value: WireOneOrMany<T> | undefined | null): readonly T[] {
   if (value === undefined || value === null) return [];
   return Array.isArray(value) ? (value as readonly T[]) : [value as T];
+}
+
+/** The items of a WireList, whichever way it was rendered ([] when absent). */
+export function itemsOf<K extends string, T>(list: WireList<K, T> | undefined | null, element: K): readonly T[] {
+  if (list === undefined || list === null) return [];
+  if (Array.isArray(list)) return list as readonly T[];
+  return listOf<T>((list as Readonly<Record<string, WireOneOrMany<T> | undefined>>)[element]);
 }
 
 /** The first message code of an answer ("I00001", "E00007"), or "" when it carries none. */

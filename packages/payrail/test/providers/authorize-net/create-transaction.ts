@@ -3,7 +3,7 @@
 // Authorize a Credit Card, Charge a Credit Card, Capture a Previously
 // Authorized Amount, Refund a Transaction, Void a Transaction; request shapes
 // as in AuthorizeNet/sample-code-node PaymentTransactions/*.js).
-import { type Json, type JsonObject, messages, text, bool, cents, child, ApiRefusal } from './wire.ts';
+import { decimal, type Json, type JsonObject, messages, text, bool, cents, child, ApiRefusal } from './wire.ts';
 import { duplicateKeyOf, type Ledger, newAuthCode, newNetworkTransId, type StandInTransaction, type StoredCredentialFields } from './ledger.ts';
 import {
   accountTypeOf,
@@ -12,6 +12,9 @@ import {
   DECLINE_ZIP,
   HELD_ZIP,
   luhnValid,
+  PARTIAL_APPROVED_CENTS,
+  PARTIAL_REASON,
+  PARTIAL_ZIP,
   parseExpiry,
   REASONS,
   type ReasonNumber,
@@ -119,20 +122,26 @@ function refused(common: Common, reason: ReasonNumber, fields: TransactionFields
   return { answer: answerOf(common, fields, reason), events: [] };
 }
 
-/** The duplicate window this request asks for (transactionSettings), and whether it asked at all. */
-function duplicateWindowOf(tx: JsonObject): { readonly seconds: number; readonly sent: boolean } {
+/** A transactionSettings setting's value (API reference, settingNameEnum); null when not sent. */
+function settingOf(tx: JsonObject, wanted: string): string | null {
   const settings = child(tx, 'transactionSettings');
   const list: Json = settings?.setting ?? [];
   for (const setting of Array.isArray(list) ? list : [list]) {
     if (typeof setting !== 'object' || setting === null || Array.isArray(setting)) continue;
-    if (text(setting, 'settingName') !== 'duplicateWindow') continue;
-    const seconds = Number(text(setting, 'settingValue'));
-    if (!Number.isInteger(seconds) || seconds < 0 || seconds > DUPLICATE_WINDOW_MAX_S) {
-      throw new ApiRefusal('E00013', 'The duplicateWindow setting value is invalid.');
-    }
-    return { seconds, sent: true };
+    if (text(setting, 'settingName', 50) === wanted) return text(setting, 'settingValue', 50) ?? '';
   }
-  return { seconds: DUPLICATE_WINDOW_DEFAULT_S, sent: false };
+  return null;
+}
+
+/** The duplicate window this request asks for (transactionSettings duplicateWindow), and whether it asked at all. */
+function duplicateWindowOf(tx: JsonObject): { readonly seconds: number; readonly sent: boolean } {
+  const value = settingOf(tx, 'duplicateWindow');
+  if (value === null) return { seconds: DUPLICATE_WINDOW_DEFAULT_S, sent: false };
+  const seconds = Number(value);
+  if (!Number.isInteger(seconds) || seconds < 0 || seconds > DUPLICATE_WINDOW_MAX_S) {
+    throw new ApiRefusal('E00013', 'The duplicateWindow setting value is invalid.');
+  }
+  return { seconds, sent: true };
 }
 
 /**
@@ -214,25 +223,33 @@ function authorize(ledger: Ledger, tx: JsonObject, type: 'authOnlyTransaction' |
   const original = ledger.duplicateOf(duplicateKey, common.nowMs, window.seconds);
   if (original !== undefined) return duplicateAnswer(common, original, window.sent);
 
-  const reason = reasonFor(cardNumber, amountCents, zip);
+  const partialAllowed = settingOf(tx, 'allowPartialAuth') === 'true';
+  const partialCents = zip === PARTIAL_ZIP && amountCents > PARTIAL_APPROVED_CENTS ? PARTIAL_APPROVED_CENTS : null;
+  // Without allowPartialAuth the issuer's partial answer cannot be taken: a decline.
+  const reason = partialCents !== null ? (partialAllowed ? PARTIAL_REASON : 2) : reasonFor(cardNumber, amountCents, zip);
   const { responseCode } = REASONS[reason];
   if (responseCode === '3') return refused(common, reason);
-  const approved = responseCode === '1';
+  const partial = reason === PARTIAL_REASON;
+  const approved = responseCode === '1' || partial;
   const transaction: StandInTransaction = {
     transId: ledger.newTransId(),
     refTransId: null,
     type,
-    status: approved
-      ? type === 'authOnlyTransaction'
-        ? 'authorizedPendingCapture'
-        : 'capturedPendingSettlement'
-      : responseCode === '4'
-        ? 'FDSPendingReview'
-        : 'declined',
+    status: partial
+      ? 'authorizedPendingRelease'
+      : approved
+        ? type === 'authOnlyTransaction'
+          ? 'authorizedPendingCapture'
+          : 'capturedPendingSettlement'
+        : responseCode === '4'
+          ? 'FDSPendingReview'
+          : 'declined',
     responseCode,
     reasonCode: reason,
-    authAmountCents: amountCents,
-    settleAmountCents: approved && type === 'authCaptureTransaction' ? amountCents : 0,
+    requestedAmountCents: amountCents,
+    authAmountCents: partialCents !== null && partial ? partialCents : amountCents,
+    settleAmountCents: approved && !partial && type === 'authCaptureTransaction' ? amountCents : 0,
+    splitTenderId: partial ? ledger.newSplitTenderId() : null,
     refundedCents: 0,
     invoiceNumber,
     cardLastFour: cardNumber.slice(-4),
@@ -251,12 +268,58 @@ function authorize(ledger: Ledger, tx: JsonObject, type: 'authOnlyTransaction' |
   };
   ledger.add(transaction);
   const eventType =
-    responseCode === '4'
+    responseCode === '4' && !partial
       ? 'net.authorize.payment.fraud.held'
       : type === 'authOnlyTransaction'
         ? 'net.authorize.payment.authorization.created'
         : 'net.authorize.payment.authcapture.created';
-  return { answer: answerOf(common, fieldsOf(transaction), reason), events: [{ eventType, transaction }] };
+  const answer = answerOf(common, fieldsOf(transaction), reason);
+  if (partial && transaction.splitTenderId !== null) {
+    // A partial approval (API reference "Partial authorization"): the group's splitTenderId and the prepaid card's figures.
+    const transactionResponse = answer.transactionResponse as JsonObject;
+    transactionResponse.splitTenderId = transaction.splitTenderId;
+    transactionResponse.prePaidCard = {
+      requestedAmount: decimal(amountCents).toFixed(2),
+      approvedAmount: decimal(transaction.authAmountCents).toFixed(2),
+      balanceOnCard: '0.00',
+    };
+  }
+  return { answer, events: [{ eventType, transaction }] };
+}
+
+/** Releases (completes) or voids a split tender group's held partial approvals. */
+function releaseGroup(ledger: Ledger, splitTenderId: string, status: 'completed' | 'voided'): boolean {
+  const group = ledger.all().filter((transaction) => transaction.splitTenderId === splitTenderId);
+  for (const transaction of group) {
+    if (transaction.status !== 'authorizedPendingRelease') continue;
+    if (status === 'voided') transaction.status = 'voided';
+    else if (transaction.type === 'authOnlyTransaction') transaction.status = 'authorizedPendingCapture';
+    else {
+      transaction.status = 'capturedPendingSettlement';
+      transaction.settleAmountCents = transaction.authAmountCents;
+    }
+  }
+  return group.length > 0;
+}
+
+/**
+ * updateSplitTenderGroupRequest (API reference "Update Split Tender Group";
+ * SOAP service "UpdateSplitTenderGroup: void or release an order after a
+ * partial authorization"): splitTenderStatus "completed" releases the
+ * group's partial approvals, "voided" voids them.
+ */
+export function updateSplitTenderGroup(ledger: Ledger, request: JsonObject): CreateOutcome {
+  const splitTenderId = text(request, 'splitTenderId', 20);
+  const status = text(request, 'splitTenderStatus', 20);
+  if (splitTenderId === null || status === null) throw new ApiRefusal('E00014', 'splitTenderId and splitTenderStatus are required.');
+  if (status !== 'completed' && status !== 'voided') {
+    throw new ApiRefusal(
+      'E00003',
+      `The 'splitTenderStatus' element is invalid - The value '${status}' is invalid according to its datatype 'splitTenderStatusEnum'.`,
+    );
+  }
+  if (!releaseGroup(ledger, splitTenderId, status)) throw new ApiRefusal('E00040');
+  return { answer: { messages: messages('I00001') }, events: [] };
 }
 
 /** Which reason code the testing guide's triggers give this card, amount and ZIP. */
@@ -277,6 +340,8 @@ function referenced(ledger: Ledger, tx: JsonObject): StandInTransaction | 33 | 1
 }
 
 function capture(ledger: Ledger, tx: JsonObject, common: Common): CreateOutcome {
+  const splitTenderId = text(tx, 'splitTenderId', 20);
+  if (splitTenderId !== null) return releaseByCapture(ledger, tx, splitTenderId, common);
   const original = referenced(ledger, tx);
   if (typeof original === 'number') return refused(common, original);
   const fields = { ...fieldsOf(original), refTransId: original.transId, avsResultCode: 'P', cvvResultCode: '' };
@@ -294,13 +359,30 @@ function capture(ledger: Ledger, tx: JsonObject, common: Common): CreateOutcome 
   return { answer: answerOf(common, fields, 1), events: [{ eventType: 'net.authorize.payment.capture.created', transaction: original }] };
 }
 
+/**
+ * A prior auth capture naming a split tender group instead of a transaction
+ * releases the group (SIM/AIM guide "Partial Authorization Transactions": "send
+ * a prior auth capture request and include the split tender ID instead of a
+ * transaction ID"; both at once is an error, whose code the guide does not
+ * give: the stand-in answers reason 33).
+ */
+function releaseByCapture(ledger: Ledger, tx: JsonObject, splitTenderId: string, common: Common): CreateOutcome {
+  if (text(tx, 'refTransId', 20) !== null) return refused(common, 33);
+  if (!releaseGroup(ledger, splitTenderId, 'completed')) return refused(common, 16);
+  return { answer: answerOf(common, { avsResultCode: 'P', cvvResultCode: '' }, 1), events: [] };
+}
+
 function voidTransaction(ledger: Ledger, tx: JsonObject, common: Common): CreateOutcome {
   const original = referenced(ledger, tx);
   if (typeof original === 'number') return refused(common, original);
   const fields = { ...fieldsOf(original), refTransId: original.transId, avsResultCode: 'P', cvvResultCode: '' };
   if (original.status === 'voided') return refused(common, 310, fields);
   // Only what has not settled can be voided; a settled charge is refunded instead.
-  if (!['authorizedPendingCapture', 'capturedPendingSettlement', 'FDSPendingReview', 'refundPendingSettlement'].includes(original.status)) {
+  if (
+    !['authorizedPendingCapture', 'authorizedPendingRelease', 'capturedPendingSettlement', 'FDSPendingReview', 'refundPendingSettlement'].includes(
+      original.status,
+    )
+  ) {
     return refused(common, 16);
   }
   original.status = 'voided';
@@ -331,7 +413,8 @@ function refund(ledger: Ledger, tx: JsonObject, common: Common): CreateOutcome {
   if (refTransId !== null) {
     charge = ledger.get(refTransId);
     if (charge === undefined) return refused(common, 16);
-    if (cardNumber.slice(-4) !== charge.cardLastFour || !/^(\d{4})?$/.test(cardNumber.slice(0, -4))) return refused(common, 54);
+    // A linked refund names the card by its last four digits (or the whole number); another card is reason 54.
+    if (cardNumber.slice(-4) !== charge.cardLastFour || !(/^\d{4}$/.test(cardNumber) || luhnValid(cardNumber))) return refused(common, 54);
   } else if (!luhnValid(cardNumber)) {
     return refused(common, 6);
   } else if (expirationDate === 'XXXX' || parseExpiry(expirationDate) === null) {
@@ -352,8 +435,10 @@ function refund(ledger: Ledger, tx: JsonObject, common: Common): CreateOutcome {
     status: 'refundPendingSettlement',
     responseCode: '1',
     reasonCode: 1,
+    requestedAmountCents: amountCents,
     authAmountCents: amountCents,
     settleAmountCents: amountCents,
+    splitTenderId: null,
     refundedCents: 0,
     invoiceNumber,
     cardLastFour: charge?.cardLastFour ?? cardNumber.slice(-4),

@@ -16,7 +16,9 @@ export type TransactionStatus =
   | 'declined'
   | 'FDSPendingReview'
   | 'refundPendingSettlement'
-  | 'refundSettledSuccessfully';
+  | 'refundSettledSuccessfully'
+  /** A partial approval whose split tender group is not yet released (updateSplitTenderGroupRequest). */
+  | 'authorizedPendingRelease';
 
 export interface StoredCredentialFields {
   readonly isFirstRecurringPayment: boolean | null;
@@ -36,7 +38,11 @@ export interface StandInTransaction {
   /** '1' approved, '2' declined, '4' held, as first answered; a resolved hold keeps '4'. */
   readonly responseCode: '1' | '2' | '4';
   readonly reasonCode: number;
+  /** What the request asked; more than authAmountCents for a partial approval. */
+  readonly requestedAmountCents: number;
   readonly authAmountCents: number;
+  /** The split tender group of a partial approval; null otherwise. */
+  readonly splitTenderId: string | null;
   settleAmountCents: number;
   /** Cents refunded against this charge so far (refunds pending or settled). */
   refundedCents: number;
@@ -70,7 +76,13 @@ export class Ledger {
   readonly #transactions = new Map<string, StandInTransaction>();
   readonly #batches: Batch[] = [];
   #nextTransId = 60_000_000_000 + randomInt(1_000_000) * 1000;
+  #nextSplitTenderId = 100_000 + randomInt(1000) * 100;
   #nextBatchId = 1_000_000 + randomInt(1000) * 100;
+
+  newSplitTenderId(): string {
+    this.#nextSplitTenderId += 1;
+    return String(this.#nextSplitTenderId);
+  }
 
   newTransId(): string {
     this.#nextTransId += 1;

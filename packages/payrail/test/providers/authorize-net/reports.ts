@@ -52,6 +52,7 @@ export function transactionDetails(ledger: Ledger, request: JsonObject): JsonObj
       cardCodeResponse: transaction.cvvResultCode,
       ...(batch === undefined ? {} : { batch: batchSummary(batch) }),
       ...(transaction.invoiceNumber === null ? {} : { order: { invoiceNumber: transaction.invoiceNumber } }),
+      ...(transaction.splitTenderId === null ? {} : { splitTenderId: transaction.splitTenderId, requestedAmount: decimal(transaction.requestedAmountCents) }),
       authAmount: decimal(transaction.authAmountCents),
       settleAmount: decimal(transaction.settleAmountCents),
       taxExempt: false,

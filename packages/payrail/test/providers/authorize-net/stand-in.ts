@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { createTransaction, type LedgerEvent, resolveHeld as resolveHeldTransaction } from './create-transaction.ts';
+import { createTransaction, type LedgerEvent, resolveHeld as resolveHeldTransaction, updateSplitTenderGroup } from './create-transaction.ts';
 import { Ledger, type StandInTransaction } from './ledger.ts';
 import { settledBatchList, transactionDetails, transactionList, unsettledList } from './reports.ts';
 import { WebhookSender } from './webhooks.ts';
@@ -111,6 +111,8 @@ export async function startAuthorizeNetStandIn(options: StandInOptions = {}): Pr
         emit(outcome.events);
         return outcome.answer;
       }
+      case 'updateSplitTenderGroupRequest':
+        return updateSplitTenderGroup(ledger, request).answer;
       case 'getTransactionDetailsRequest':
         return transactionDetails(ledger, request);
       case 'getUnsettledTransactionListRequest':

@@ -36,6 +36,16 @@ export const DECLINE_ZIP = '46282';
  */
 export const HELD_ZIP = '46999';
 
+/**
+ * testing guide, "Partial authorization responses": this billing ZIP
+ * approves $1.23 of a larger amount when the request sent allowPartialAuth
+ * (reason 295, a split tender group to release). The guide's 46226..46228
+ * (balances on card) are not modelled.
+ */
+export const PARTIAL_ZIP = '46225';
+export const PARTIAL_APPROVED_CENTS = 123;
+export const PARTIAL_REASON = 295;
+
 /** testing guide, "AVS responses": billing ZIP -> avsResultCode. Any other ZIP with an address: Y. */
 export const AVS_BY_ZIP: Readonly<Record<string, string>> = {
   '46201': 'A',
@@ -93,6 +103,10 @@ export const REASONS = {
   78: { responseCode: '3', text: 'The Card Code is invalid.' },
   252: { responseCode: '4', text: 'Your order has been received. Thank you for your business!' },
   253: { responseCode: '4', text: 'Your order has been received. Thank you for your business!' },
+  295: {
+    responseCode: '4',
+    text: 'The amount of this request was only partially approved on the given prepaid card. An additional payment is required to fulfill the balance of this transaction.',
+  },
   310: { responseCode: '1', text: 'This transaction has already been voided.' },
   311: { responseCode: '1', text: 'This transaction has already been captured.' },
 } as const satisfies Readonly<Record<number, ReasonCode>>;

@@ -116,6 +116,7 @@ export const SCHEMA_ORDER: Readonly<Record<string, readonly string[]>> = {
   getSettledBatchListRequest: ['merchantAuthentication', 'clientId', 'refId', 'includeStatistics', 'firstSettlementDate', 'lastSettlementDate'],
   getTransactionListRequest: ['merchantAuthentication', 'clientId', 'refId', 'batchId', 'sorting', 'paging'],
   authenticateTestRequest: ['merchantAuthentication', 'clientId', 'refId'],
+  updateSplitTenderGroupRequest: ['merchantAuthentication', 'clientId', 'refId', 'splitTenderId', 'splitTenderStatus'],
   sorting: ['orderBy', 'orderDescending'],
   paging: ['limit', 'offset'],
 };
