@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { Secret } from '../../src/domain/secret.ts';
 import { centsOfWire } from '../../src/providers/authorize-net/amounts.ts';
-import { AuthorizeNetUnknownOutcome, parseAnswer, postApi } from '../../src/providers/authorize-net/client.ts';
+import { AuthorizeNetUnknownOutcome, assertDefinite, parseAnswer, postApi } from '../../src/providers/authorize-net/client.ts';
 import { authorizationRequest, refundRequest, storedCredentialFields } from '../../src/providers/authorize-net/requests.ts';
 import { detailsAnswerOf, transactionAnswerOf } from '../../src/providers/authorize-net/responses.ts';
 import { settledTransactionOf } from '../../src/providers/authorize-net/settlements.ts';
@@ -133,11 +133,13 @@ describe('authorize-net answers', () => {
         authCode: 'A1',
         messages: { message: [{ code: '295' }] },
         prePaidCard: { requestedAmount: '10.00', approvedAmount: '4.05' },
+        splitTenderId: '115901',
       },
       1000,
     );
     assert.equal(answer.outcome, 'approved');
     assert.equal(answer.authorizedCents, 405);
+    assert.equal(answer.splitTenderId, '115901', 'the group to release');
   });
 
   it('maps transaction statuses of getTransactionDetails', () => {
@@ -205,6 +207,14 @@ describe('authorize-net webhooks', () => {
 });
 
 describe('authorize-net transport', () => {
+  it('treats refused credentials and gateway errors as unknown, a request refused as written as definite', () => {
+    const answer = (code: string) => ({ messages: { resultCode: 'Error', message: [{ code, text: 'x' }] } });
+    for (const code of ['E00001', 'E00007', 'E00008', 'E00011', 'E00104'])
+      assert.throws(() => assertDefinite(answer(code), 'r'), AuthorizeNetUnknownOutcome, code);
+    assert.doesNotThrow(() => assertDefinite(answer('E00013'), 'r'));
+    assert.throws(() => assertDefinite({}, 'r'), AuthorizeNetUnknownOutcome);
+  });
+
   it('strips the byte order mark, and treats a non-2xx answer as an unknown outcome without naming the key', async () => {
     assert.deepEqual(parseAnswer('\uFEFF{"messages":{"resultCode":"Ok"}}', 'r'), { messages: { resultCode: 'Ok' } });
     assert.throws(() => parseAnswer('<html>', 'r'), AuthorizeNetUnknownOutcome);

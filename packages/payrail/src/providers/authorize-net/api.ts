@@ -4,11 +4,12 @@
 // reporting calls of settlements.ts.
 import { AuthorizeNetUnknownOutcome, assertDefinite, messageText, postApi } from './client.ts';
 import type { RequestFields } from './requests.ts';
-import { transactionDetailsRequest } from './requests.ts';
+import { splitTenderReleaseRequest, transactionDetailsRequest } from './requests.ts';
 import type { AuthorizeNetSettings } from './settings.ts';
 import {
   firstMessageCode,
   type WireCreateTransactionResponse,
+  type WireEnvelope,
   type WireTransactionDetails,
   type WireTransactionDetailsResponse,
   type WireTransactionResponse,
@@ -38,4 +39,10 @@ export async function transactionDetails(settings: AuthorizeNetSettings, transId
   if (answer.messages?.resultCode === 'Ok' && answer.transaction !== undefined) return answer.transaction;
   assertDefinite(answer, root);
   throw new AuthorizeNetUnknownOutcome(`authorize-net ${root}: ${firstMessageCode(answer)} ${messageText(answer)}`);
+}
+
+/** updateSplitTenderGroupRequest completing a group; answers whether Authorize.net took it, throws when it did not answer. */
+export async function releaseSplitTenderGroup(settings: AuthorizeNetSettings, splitTenderId: string, signal: AbortSignal): Promise<boolean> {
+  const answer = await postApi<WireEnvelope>(settings, 'updateSplitTenderGroupRequest', splitTenderReleaseRequest(splitTenderId), signal);
+  return answer.messages?.resultCode === 'Ok';
 }

@@ -19,7 +19,7 @@ import type {
   VerifyRequest,
   VoidRequest,
 } from '../card-processor.ts';
-import { type CreateAnswer, createTransaction, transactionDetails } from './api.ts';
+import { type CreateAnswer, createTransaction, releaseSplitTenderGroup, transactionDetails } from './api.ts';
 import { AuthorizeNetUnknownOutcome } from './client.ts';
 import { ALREADY_VOIDED_REASON, DUPLICATE_REASON, NO_ZERO_AUTH_REASON, UNKNOWN_OUTCOME_REASONS } from './codes.ts';
 import { authorizationRequest, captureRequest, creditRequest, type RequestFields, refundRequest, voidRequest } from './requests.ts';
@@ -62,16 +62,15 @@ async function send(context: OperationContext, fields: RequestFields, requestedC
 
 /**
  * Releases a partial approval's split-tender group: Authorize.net holds a
- * partially approved transaction until the group is released, and Payrail
+ * partially approved transaction until its group is completed, and Payrail
  * takes the approved part as the whole charge. A failed release is logged,
- * not thrown: the approval stands, and the operator can release the group
+ * not thrown: the approval stands, and the operator can complete the group
  * in the Merchant Interface.
  */
 async function releaseSplitTender(context: OperationContext, reference: string, splitTenderId: string, signal: AbortSignal): Promise<void> {
   try {
-    const fields = { refId: reference, transactionRequest: { transactionType: 'priorAuthCaptureTransaction', splitTenderId } };
-    const answer = await createTransaction(context.settings, fields, signal);
-    if (answer.kind === 'refused' || answer.response.responseCode !== '1') context.log.warn({ reference }, 'authorize-net: split tender group not released');
+    if (!(await releaseSplitTenderGroup(context.settings, splitTenderId, signal)))
+      context.log.warn({ reference }, 'authorize-net: split tender group not released');
   } catch (error) {
     context.log.warn({ reference, err: error instanceof Error ? error.message : 'error' }, 'authorize-net: split tender group release unanswered');
   }
@@ -102,17 +101,8 @@ function authorizationResultOf(answer: TransactionAnswer, reference: string): Au
 export async function authorize(context: OperationContext, request: AuthorizationRequest): Promise<AuthorizationResult> {
   const type = request.capture === false ? 'authOnlyTransaction' : 'authCaptureTransaction';
   const answer = await send(context, authorizationRequest(request, request.amountCents, type), request.amountCents, request.signal);
-  if (answer.authorizedCents !== undefined) await releasePartial(context, request.reference, answer.transId, request.signal);
+  if (answer.splitTenderId !== undefined) await releaseSplitTender(context, request.reference, answer.splitTenderId, request.signal);
   return authorizationResultOf(answer, request.reference);
-}
-
-/** Finds a partial approval's split tender id and releases its group. */
-async function releasePartial(context: OperationContext, reference: string, transId: string, signal: AbortSignal): Promise<void> {
-  if (transId === '') return;
-  const details = await transactionDetails(context.settings, transId, signal).catch(() => undefined);
-  if (details?.splitTenderId !== undefined && details.transactionStatus === 'authorizedPendingRelease') {
-    await releaseSplitTender(context, reference, details.splitTenderId, signal);
-  }
 }
 
 /** getTransactionDetails of a pending (held for review) authorization. */

@@ -194,3 +194,12 @@ export function settledBatchListRequest(fromMs: number, toMs: number): RequestFi
 export function transactionListRequest(batchId: string, page: number): RequestFields {
   return { batchId, sorting: { orderBy: 'submitTimeUTC', orderDescending: false }, paging: { limit: TRANSACTION_PAGE_LIMIT, offset: page } };
 }
+
+/**
+ * updateSplitTenderGroupRequest's fields: "completed" releases a partial
+ * approval's group (Authorize.net holds it until then), returning each
+ * transaction to its own state (an authorization, or a capture).
+ */
+export function splitTenderReleaseRequest(splitTenderId: string): RequestFields {
+  return { splitTenderId, splitTenderStatus: 'completed' };
+}

@@ -21,6 +21,8 @@ export interface TransactionAnswer {
   /** Set for a partial approval: the cents approved. */
   readonly authorizedCents?: number;
   readonly networkTransactionId?: string;
+  /** A partial approval's split tender group, which Authorize.net holds until it is released. */
+  readonly splitTenderId?: string;
 }
 
 /** Authorize.net's "no transaction" id ("0") as "". */
@@ -60,7 +62,8 @@ export function transactionAnswerOf(response: WireTransactionResponse, requested
   if (code === '1' || (code === '4' && reason === PARTIAL_APPROVAL_REASON)) {
     const approvedCents = approvedCentsOf(response);
     const partial = approvedCents !== undefined && approvedCents > 0 && approvedCents < requestedCents;
-    return { ...base, outcome: 'approved', decline: null, ...(partial ? { authorizedCents: approvedCents } : {}) };
+    const group = partial && response.splitTenderId !== undefined && response.splitTenderId !== '' ? { splitTenderId: response.splitTenderId } : {};
+    return { ...base, outcome: 'approved', decline: null, ...(partial ? { authorizedCents: approvedCents } : {}), ...group };
   }
   if (code === '4') return { ...base, authCode: '', outcome: 'pending', decline: null };
   if (code === '2') {
@@ -120,6 +123,10 @@ export function detailsAnswerOf(details: WireTransactionDetails): TransactionAns
     cvvResultCode: cvvCodeOf(details.cardCodeResponse),
     decline: outcome === 'declined' ? chargeDeclineOf(reasonClass === 'error' ? 'declined' : reasonClass) : outcome === 'failed' ? 'processor_error' : null,
     ...(partial ? { authorizedCents: authCents } : {}),
+    // Only a group still held needs releasing.
+    ...(status === 'authorizedPendingRelease' && details.splitTenderId !== undefined && details.splitTenderId !== ''
+      ? { splitTenderId: details.splitTenderId }
+      : {}),
     ...(details.networkTransId === undefined || details.networkTransId === '' ? {} : { networkTransactionId: details.networkTransId }),
   };
 }
