@@ -64,7 +64,8 @@ describe('PAYRAIL_CARD_PROCESSOR=authorize-net', () => {
   it('takes a key from a file, dropping one trailing line break', () => {
     const file = path.join(dir, 'transaction-key');
     fs.writeFileSync(file, `${TRANSACTION_KEY}\n`);
-    const settings = loadConfig({ ...ANET, PAYRAIL_AUTHORIZE_NET_TRANSACTION_KEY: '', PAYRAIL_AUTHORIZE_NET_TRANSACTION_KEY_FILE: file }).connectors.authorizeNet!;
+    const settings = loadConfig({ ...ANET, PAYRAIL_AUTHORIZE_NET_TRANSACTION_KEY: '', PAYRAIL_AUTHORIZE_NET_TRANSACTION_KEY_FILE: file }).connectors
+      .authorizeNet!;
     assert.equal(settings.transactionKey.reveal(), TRANSACTION_KEY);
   });
 
@@ -84,7 +85,11 @@ describe('PAYRAIL_CARD_PROCESSOR=authorize-net', () => {
       `PAYRAIL_AUTHORIZE_NET_TRANSACTION_KEY_FILE names a file that cannot be read (${path.join(dir, 'missing')}): ENOENT`,
       'PAYRAIL_AUTHORIZE_NET_SIGNATURE_KEY and PAYRAIL_AUTHORIZE_NET_SIGNATURE_KEY_FILE are both set; set one of them',
     ]);
-    const printed = [problems.join('\n'), JSON.stringify(loadConfig({ ...ANET, PAYRAIL_AUTHORIZE_NET_SIGNATURE_KEY: SIGNATURE_KEY })), inspect(loadConfig(ANET), { depth: 9 })];
+    const printed = [
+      problems.join('\n'),
+      JSON.stringify(loadConfig({ ...ANET, PAYRAIL_AUTHORIZE_NET_SIGNATURE_KEY: SIGNATURE_KEY })),
+      inspect(loadConfig(ANET), { depth: 9 }),
+    ];
     for (const text of printed) {
       assert.ok(!text.includes(TRANSACTION_KEY) && !text.includes(SIGNATURE_KEY), text.slice(0, 200));
     }
@@ -97,8 +102,14 @@ describe('PAYRAIL_CARD_PROCESSOR=authorize-net', () => {
     assert.deepEqual(problemsOf({ ...PRODUCTION, ...ANET, PAYRAIL_AUTHORIZE_NET_URL: 'http://127.0.0.1:4010/xml/v1/request.api' }), [
       'PAYRAIL_AUTHORIZE_NET_URL must be an https:// URL in production, got "http://127.0.0.1:4010/xml/v1/request.api"',
     ]);
-    assert.match(problemsOf({ ...ANET, PAYRAIL_AUTHORIZE_NET_URL: 'https://api.authorize.net/xml/v1/request.api' }).join(), /production gateway; the sandbox environment/);
-    assert.match(problemsOf({ ...PRODUCTION, ...ANET, PAYRAIL_AUTHORIZE_NET_URL: 'https://apitest.authorize.net/xml/v1/request.api' }).join(), /sandbox; production uses/);
+    assert.match(
+      problemsOf({ ...ANET, PAYRAIL_AUTHORIZE_NET_URL: 'https://api.authorize.net/xml/v1/request.api' }).join(),
+      /production gateway; the sandbox environment/,
+    );
+    assert.match(
+      problemsOf({ ...PRODUCTION, ...ANET, PAYRAIL_AUTHORIZE_NET_URL: 'https://apitest.authorize.net/xml/v1/request.api' }).join(),
+      /sandbox; production uses/,
+    );
     assert.match(problemsOf({ ...ANET, PAYRAIL_AUTHORIZE_NET_URL: 'https://user:pw@anet.example/x' }).join(), /must not carry a user name or password/);
   });
 
@@ -125,8 +136,14 @@ describe('built-in connector names', () => {
 
   it('are never imported as a module by the loader', async () => {
     const context = { environment: 'sandbox' as const, publicUrl: 'http://x', sandboxDelayMs: 0, clock: new ManualClock(), log: createLogger('silent') };
-    await assert.rejects(loadProvider('authorize-net', context, () => ({}), 'fx'), /refused: it names Payrail's built-in card processor/);
-    await assert.rejects(loadProvider('openexchangerates', context, () => ({}), 'fx'), /refused: it names a built-in FX provider/);
+    await assert.rejects(
+      loadProvider('authorize-net', context, () => ({}), 'fx'),
+      /refused: it names Payrail's built-in card processor/,
+    );
+    await assert.rejects(
+      loadProvider('openexchangerates', context, () => ({}), 'fx'),
+      /refused: it names a built-in FX provider/,
+    );
   });
 });
 
