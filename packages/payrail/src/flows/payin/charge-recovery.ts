@@ -12,6 +12,8 @@ import type { CardCipher } from '../../crypto/card-cipher.ts';
 import { cardCipherFor } from '../../crypto/card-key.ts';
 import type { CardType } from '../../domain/cards.ts';
 import type { Clock } from '../../domain/clock.ts';
+import { parseCredentialOnFile } from '../../domain/stored-credential.ts';
+import type { ProviderKeys } from '../../domain/provider-keys.ts';
 import {
   authorizeWithDeadline,
   CARD_PROCESSOR_TIMEOUT_MS,
@@ -26,6 +28,7 @@ import { errorSummary } from './charge.ts';
 import { recordChargeOutcome } from './charge-outcome.ts';
 import type { StoredChargeRequest } from './charge-answers.ts';
 import { authorizationTermsOf } from './charge-authorization.ts';
+import { chargeReference } from '../common/provider-references.ts';
 
 /** Charges handled per batch; their processor calls run concurrently. */
 export const CHARGE_BATCH_MAX = 50;
@@ -37,6 +40,7 @@ export interface RecoveryDeps {
   readonly clock: Clock;
   readonly log: Logger;
   readonly processor: CardProcessor;
+  readonly providerKeys: ProviderKeys;
   /** Opened only when a charge must be authorized again. */
   readonly cipher: () => CardCipher;
 }
@@ -48,6 +52,7 @@ export function recoveryDepsOf(service: Service): RecoveryDeps {
     clock: service.clock,
     log: service.log,
     processor: service.providers.cardProcessor,
+    providerKeys: service.providerKeys,
     cipher: () => cardCipherFor(service.config),
   };
 }
@@ -56,37 +61,53 @@ export function recoveryDepsOf(service: Service): RecoveryDeps {
 export async function resolveDueCharges(deps: RecoveryDeps, limit = CHARGE_BATCH_MAX): Promise<number> {
   const nowMs = deps.clock.nowMs();
   const due = await claimDueChargesBatch(deps.db, { nowMs, leaseUntilMs: nowMs + CLAIM_LEASE_MS, limit });
-  await Promise.all(due.map((charge) => resolveOne(deps, charge)));
+  await Promise.all(due.map((charge) => resolvePendingCharge(deps, charge)));
   return due.length;
 }
 
-async function resolveOne(deps: RecoveryDeps, charge: DueCharge): Promise<void> {
+/**
+ * What became of one pending charge: the processor gave no answer (it stays
+ * pending; asked again later), or one was recorded (`final` or still
+ * `pending` under review), or another process recorded one first (`raced`:
+ * nothing changed).
+ */
+export type PendingChargeResolution = 'unanswered' | 'final' | 'pending' | 'raced';
+
+/**
+ * Asks the processor about one pending charge and records its answer through
+ * the guarded store command: a poll of a charge under review, or the same
+ * authorization again for one that never recorded an answer. The worker's
+ * batches and provider callbacks (flows/providers/callbacks.ts) both come
+ * here, so a charge moves the same way whoever noticed it.
+ */
+export async function resolvePendingCharge(deps: RecoveryDeps, charge: DueCharge): Promise<PendingChargeResolution> {
   const awaiting = charge.processor_ref === null ? 'answer' : 'review';
   let result: AuthorizationResult;
   try {
     result =
       awaiting === 'answer'
         ? await authorizeAgain(deps, charge)
-        : await pollWithDeadline(deps.processor, { reference: String(charge.pk), processorRef: charge.processor_ref! });
+        : await pollWithDeadline(deps.processor, { reference: chargeReference(deps.providerKeys, charge.pk), processorRef: charge.processor_ref! });
   } catch (error) {
-    // Still unknown: the claim's lease brings the charge back later.
+    // Still unknown: the claim's lease (or the charge's next run) brings it back later.
     deps.log.warn(
       { charge: charge.pk, processor: deps.processor.name, err: errorSummary(error) },
       'card processor did not answer about a pending charge; will ask again',
     );
-    return;
+    return 'unanswered';
   }
   const { card_number_enc: _sealed, ...row } = charge;
   const recorded = await recordChargeOutcome(deps, row, awaiting, result);
-  if (recorded !== null && recorded.charge.status !== 'pending') {
-    deps.log.info({ charge: charge.pk, status: recorded.charge.status, recovered: awaiting === 'answer' }, 'pending charge resolved');
-  }
+  if (recorded === null) return 'raced';
+  if (recorded.charge.status === 'pending') return 'pending';
+  deps.log.info({ charge: charge.pk, status: recorded.charge.status, recovered: awaiting === 'answer' }, 'pending charge resolved');
+  return 'final';
 }
 
 function authorizeAgain(deps: RecoveryDeps, charge: DueCharge): Promise<AuthorizationResult> {
   const request = JSON.parse(charge.request_json) as StoredChargeRequest;
   return authorizeWithDeadline(deps.processor, {
-    reference: String(charge.pk),
+    reference: chargeReference(deps.providerKeys, charge.pk),
     amountCents: charge.amount_cents,
     currency: 'USD',
     card: {
@@ -99,5 +120,12 @@ function authorizeAgain(deps: RecoveryDeps, charge: DueCharge): Promise<Authoriz
     },
     ...authorizationTermsOf(charge.request_json, request.billing_info),
     capture: charge.auto_capture === 1,
+    ...storedCredentialOf(charge),
   });
+}
+
+/** The flags the charge was first sent with, sent again unchanged (none for a one-off card, and for charges made before they were kept). */
+function storedCredentialOf(charge: DueCharge): { storedCredential?: NonNullable<ReturnType<typeof parseCredentialOnFile>> } {
+  const credential = parseCredentialOnFile(charge.stored_credential);
+  return credential === null ? {} : { storedCredential: credential };
 }
