@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/domain/clock.ts';
 import { reconcileProcessorDay } from '../../src/flows/operations/processor-reconciliation.ts';
+import { providerKeysOf } from '../../src/domain/provider-keys.ts';
 import { createLogger } from '../../src/log.ts';
 import { runCli, runCliJson } from '../helpers/cli.ts';
 import { createStore, type TestStore } from '../helpers/stores.ts';
@@ -28,7 +29,7 @@ describe('payrail reconcile (sqlite)', () => {
       clock: new ManualClock(Date.UTC(2026, 2, 11, 3)),
       log: createLogger('silent'),
       processor: { name: 'fake', settlements },
-      providerKeys: null,
+      providerKeys: providerKeysOf('0123456789abcdef0123456789abcdef'),
     };
     assert.equal((await reconcileProcessorDay(deps, { day: '2026-03-10', force: false })).status, 'done');
   });

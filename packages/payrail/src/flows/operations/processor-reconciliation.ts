@@ -57,14 +57,12 @@ const ERROR_LENGTH_MAX = 300;
 export interface ReconcileDeps extends AuditDeps {
   readonly log: Service['log'];
   readonly processor: Pick<CardProcessor, 'name' | 'settlements'>;
-  /** Reads Payrail's provider keys back (the processor's `reference`); null: matching by processor id only. */
-  readonly providerKeys: ProviderKeys | null;
+  /** Reads Payrail's provider keys back (the processor's `reference`), for transactions matched by neither processor id. */
+  readonly providerKeys: ProviderKeys;
 }
 
 export function reconcileDepsOf(service: Service): ReconcileDeps {
-  // Provider keys reach the service with the installation id (issue 36); until then a store has none to read back.
-  const keys = (service as Service & { providerKeys?: ProviderKeys }).providerKeys ?? null;
-  return { db: service.db, clock: service.clock, log: service.log, processor: service.providers.cardProcessor, providerKeys: keys };
+  return { db: service.db, clock: service.clock, log: service.log, processor: service.providers.cardProcessor, providerKeys: service.providerKeys };
 }
 
 export type ReconcileOutcome =
@@ -169,7 +167,6 @@ async function matchTransactions(
 ): Promise<Map<string, PayrailTransactionFact>> {
   const matched = await transactionsByProcessorRef(deps.db, [...new Set(transactions.map((t) => t.processorRef))]);
   const keys = deps.providerKeys;
-  if (keys === null) return matched;
   const byKey = new Map<string, number>();
   for (const t of transactions) {
     if (matched.has(t.processorRef) || t.reference === null) continue;
