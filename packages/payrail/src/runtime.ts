@@ -5,12 +5,14 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { loadCorridors } from './corridors-file.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
+import { providerKeysOf } from './domain/provider-keys.ts';
 import { claimStoreEnvironment } from './flows/operations/store-environment.ts';
 import { createLogger } from './log.ts';
 import { createProviders } from './providers/index.ts';
 import type { Service } from './service.ts';
 import type { Db } from './store/db.ts';
 import { newCommitSignalBuffer, openDb, openMigratedDb } from './store/open.ts';
+import { readInstallationId } from './store/installation.ts';
 import { sandboxReceiverStates } from './store/sandbox-receivers.ts';
 
 export interface ServiceOptions {
@@ -39,8 +41,10 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const db = options.db ?? (await openOwnStore(config, log, options.storeThreadSignal));
   const clock = options.clock ?? systemClock;
   const context = { environment: config.environment, publicUrl: config.publicUrl, sandboxDelayMs: config.sandboxDelayMs, clock, log };
-  const providers = await createProviders(config.providers, context, sandboxReceiverStates(db));
-  return { config, db, clock, log, corridors, providers };
+  const providers = await createProviders(config.providers, config.connectors, context, sandboxReceiverStates(db));
+  // Recorded when the store was created or migrated (store/installation.ts); a restored copy must take a new one.
+  const providerKeys = providerKeysOf(await readInstallationId(db));
+  return { config, db, clock, log, corridors, providers, providerKeys };
 }
 
 /** Opens the configured store, migrated, and refuses one of the other environment (docs/api-decisions.md section 1). */

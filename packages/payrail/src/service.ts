@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Clock } from './domain/clock.ts';
 import type { CorridorTable } from './domain/corridors.ts';
+import type { ProviderKeys } from './domain/provider-keys.ts';
 import type { Providers } from './providers/index.ts';
 import type { Db } from './store/db.ts';
 
@@ -15,4 +16,6 @@ export interface Service {
   readonly log: Logger;
   readonly corridors: CorridorTable;
   readonly providers: Providers;
+  /** The installation's idempotency keys for provider calls (domain/provider-keys.ts, store/installation.ts). */
+  readonly providerKeys: ProviderKeys;
 }

@@ -61,8 +61,35 @@ function partialScenario(scenario: Scenario, request: AuthorizationRequest): { s
   return { scenario, authorizedCents: Math.floor(request.amountCents / 2) };
 }
 
-/** sbx_<reference>_<outcome letter>_<review due ms>, and _NR for a card whose refunds are declined. */
-const REF_PATTERN = /^sbx_([0-9]+)_(A|P|D|F)_([0-9]+)(_NR)?$/;
+/**
+ * sbx_<reference>_<outcome letter>_<review due ms>, and _NR for a card whose
+ * refunds are declined. The reference is a provider key (domain/provider-keys.ts,
+ * [0-9a-z], at most 20 characters), or the charge's bare reference number
+ * that Payrail sent before installation-scoped keys: authorizations made
+ * then are still polled, captured, voided and refunded.
+ */
+const REF_PATTERN = /^sbx_([0-9a-z]{1,20})_(A|P|D|F)_([0-9]+)(_NR)?$/;
+
+/** A reference from before installation-scoped keys: the charge's reference number, digits only (a provider key has a letter). */
+const LEGACY_REFERENCE = /^[0-9]{1,16}$/;
+
+/**
+ * Whether the processor reference's `issued` reference names the charge
+ * `reference` names: the same text, or (an authorization made before the
+ * upgrade) the old reference number equal to the primary key the new key
+ * carries (the base-36 digits after the 8-character prefix and the kind letter).
+ */
+export function sameSandboxReference(issued: string, reference: string): boolean {
+  if (issued === reference) return true;
+  if (!LEGACY_REFERENCE.test(issued) || reference.length < 10 || reference.charAt(8) !== 'c') return false;
+  return Number.parseInt(reference.slice(9), 36) === Number(issued);
+}
+
+/** A network transaction id derived from the reference (15 digits, as Visa's are), the same for a repeated authorization. */
+export function sandboxNetworkTransactionId(reference: string): string {
+  const digits = BigInt(`0x${crypto.createHash('sha256').update(`sandbox-network:${reference}`).digest('hex').slice(0, 15)}`) % 10n ** 15n;
+  return digits.toString().padStart(15, '0');
+}
 
 export class SandboxCardProcessor implements CardProcessor {
   readonly name = 'sandbox';
@@ -85,12 +112,13 @@ export class SandboxCardProcessor implements CardProcessor {
       decline: scenario.decline,
       retryAfterMs: scenario.outcome === 'pending' ? PENDING_REVIEW_STEPS * this.stepMs : 0,
       ...(authorizedCents === undefined ? {} : { authorizedCents }),
+      ...(scenario.outcome === 'approved' ? { networkTransactionId: sandboxNetworkTransactionId(request.reference) } : {}),
     };
   }
 
   async poll(request: PollRequest): Promise<AuthorizationResult> {
     const match = REF_PATTERN.exec(request.processorRef);
-    if (match === null || match[1] !== request.reference) throw new Error(`unknown sandbox processor reference ${request.processorRef}`);
+    if (match === null || !sameSandboxReference(match[1]!, request.reference)) throw new Error(`unknown sandbox processor reference ${request.processorRef}`);
     if (match[2] !== 'P') throw new Error(`sandbox authorization ${request.processorRef} is not pending`);
     const dueMs = Number(match[3]);
     const nowMs = this.clock.nowMs();
@@ -109,11 +137,13 @@ export class SandboxCardProcessor implements CardProcessor {
     return {
       outcome: 'approved',
       processorRef: request.processorRef,
-      authCode: authCodeFor(request.reference),
+      // As the authorization answered them: derived from the reference it was made with.
+      authCode: authCodeFor(match[1]!),
       avsResultCode: review.avs,
       cvvResultCode: review.cvv,
       decline: null,
       retryAfterMs: 0,
+      networkTransactionId: sandboxNetworkTransactionId(match[1]!),
     };
   }
 
@@ -153,7 +183,9 @@ export class SandboxCardProcessor implements CardProcessor {
   async verify(request: VerifyRequest): Promise<VerificationResult> {
     const scenario = SANDBOX_TEST_CARDS[request.card.number.reveal()] ?? APPROVED;
     const outcome = scenario.outcome === 'pending' ? 'approved' : scenario.outcome;
-    return { outcome, processorRef: `sbx_vf_${request.reference}`, avsResultCode: scenario.avs, cvvResultCode: scenario.cvv, decline: scenario.decline };
+    const processorRef = `sbx_vf_${request.reference}`;
+    const checks = { processorRef, avsResultCode: scenario.avs, cvvResultCode: scenario.cvv, decline: scenario.decline };
+    return outcome === 'approved' ? { outcome, ...checks, networkTransactionId: sandboxNetworkTransactionId(request.reference) } : { outcome, ...checks };
   }
 }
 

@@ -17,6 +17,8 @@ export interface CardTokenRow {
 
 export interface SealedCardToken extends CardTokenRow {
   card_number_enc: Buffer;
+  /** The network transaction id of the card's first authorization (migration 023); absent or null when unknown. */
+  network_transaction_id?: string | null;
 }
 
 const COLUMNS = 'card_ref, merchant_id, source_id, card_type, last4, bin, expiry_month, expiry_year';
@@ -31,8 +33,8 @@ function rowOf<T extends CardTokenRow>(row: T): T {
  */
 export async function insertCardToken(tx: Tx, token: SealedCardToken, nowMs: number): Promise<boolean> {
   const result = await tx.run(
-    `INSERT INTO card_tokens (card_ref, merchant_id, source_id, card_number_enc, card_type, last4, bin, expiry_month, expiry_year, created_at_ms, updated_at_ms)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (card_ref) DO NOTHING`,
+    `INSERT INTO card_tokens (card_ref, merchant_id, source_id, card_number_enc, card_type, last4, bin, expiry_month, expiry_year, created_at_ms, updated_at_ms, network_transaction_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (card_ref) DO NOTHING`,
     [
       token.card_ref,
       token.merchant_id,
@@ -45,6 +47,7 @@ export async function insertCardToken(tx: Tx, token: SealedCardToken, nowMs: num
       token.expiry_year,
       nowMs,
       nowMs,
+      token.network_transaction_id ?? null,
     ],
   );
   return result.changes === 1;
@@ -52,10 +55,10 @@ export async function insertCardToken(tx: Tx, token: SealedCardToken, nowMs: num
 
 /** The merchant's token with its sealed card number, for a charge. */
 export async function getSealedCardToken(tx: Tx, merchantId: string, cardRef: string): Promise<SealedCardToken | undefined> {
-  const row = await tx.get<SealedCardToken>(`SELECT ${COLUMNS}, card_number_enc FROM card_tokens WHERE card_ref = ? AND merchant_id = ?`, [
-    cardRef,
-    merchantId,
-  ]);
+  const row = await tx.get<SealedCardToken>(
+    `SELECT ${COLUMNS}, card_number_enc, network_transaction_id FROM card_tokens WHERE card_ref = ? AND merchant_id = ?`,
+    [cardRef, merchantId],
+  );
   return row === undefined ? undefined : rowOf(row);
 }
 
@@ -79,14 +82,21 @@ export async function updateCardTokenExpiry(
  * Issues the token a pending `save_card` charge or verification asked for,
  * from its own sealed copy of the card (read here, before recording its
  * approval erases that copy). Nothing when the token exists already: a
- * `tkn-` charge re-issues the token it was made with.
+ * `tkn-` charge re-issues the token it was made with (which then takes the
+ * approval's network transaction id only if it had none).
  */
-export async function issueCardTokenOf(tx: Tx, table: 'charges' | 'verifications', pk: number, nowMs: number): Promise<void> {
+export async function issueCardTokenOf(
+  tx: Tx,
+  table: 'charges' | 'verifications',
+  pk: number,
+  nowMs: number,
+  networkTransactionId: string | null,
+): Promise<void> {
   await tx.run(
-    `INSERT INTO card_tokens (card_ref, merchant_id, source_id, card_number_enc, card_type, last4, bin, expiry_month, expiry_year, created_at_ms, updated_at_ms)
-     SELECT save_card_ref, merchant_id, source_id, card_number_enc, card_type, last4, bin, expiry_month, expiry_year, ?, ?
+    `INSERT INTO card_tokens (card_ref, merchant_id, source_id, card_number_enc, card_type, last4, bin, expiry_month, expiry_year, created_at_ms, updated_at_ms, network_transaction_id)
+     SELECT save_card_ref, merchant_id, source_id, card_number_enc, card_type, last4, bin, expiry_month, expiry_year, ?, ?, ?
        FROM ${table} WHERE pk = ? AND status = 'pending' AND save_card_ref IS NOT NULL
-     ON CONFLICT (card_ref) DO NOTHING`,
-    [nowMs, nowMs, pk],
+     ON CONFLICT (card_ref) DO UPDATE SET network_transaction_id = COALESCE(card_tokens.network_transaction_id, excluded.network_transaction_id)`,
+    [nowMs, nowMs, networkTransactionId, pk],
   );
 }

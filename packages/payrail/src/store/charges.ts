@@ -181,13 +181,15 @@ export interface NewCharge {
   ref_card_enc?: Buffer | null;
   /** `save_card: true`: the token an approval issues (card_ref); null when none was asked for. */
   save_card_ref?: string | null;
+  /** The credential-on-file flags sent (domain/stored-credential.ts, as JSON text); null for a one-off card. */
+  stored_credential?: string | null;
 }
 
 /** Inserts a charge awaiting the processor's answer; returns its reference number. */
 export async function insertPendingCharge(tx: Tx, charge: NewCharge): Promise<number> {
   const pk = await tx.insert(
-    `INSERT INTO charges (merchant_id, source_id, status, amount_cents, currency, card_type, last4, bin, expiry_month, expiry_year, card_number_enc, request_json, idem_key, next_run_at_ms, created_at_ms, updated_at_ms, auto_capture, customer_pk, payment_method_pk, schedule_pk, ref_card_enc, save_card_ref)
-     VALUES (?, ?, 'pending', ?, 'USD', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO charges (merchant_id, source_id, status, amount_cents, currency, card_type, last4, bin, expiry_month, expiry_year, card_number_enc, request_json, idem_key, next_run_at_ms, created_at_ms, updated_at_ms, auto_capture, customer_pk, payment_method_pk, schedule_pk, ref_card_enc, save_card_ref, stored_credential)
+     VALUES (?, ?, 'pending', ?, 'USD', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       charge.merchant_id,
       charge.source_id,
@@ -209,6 +211,7 @@ export async function insertPendingCharge(tx: Tx, charge: NewCharge): Promise<nu
       charge.schedule_pk ?? null,
       charge.ref_card_enc ?? null,
       charge.save_card_ref ?? null,
+      charge.stored_credential ?? null,
     ],
   );
   if (pk === null) throw new Error('INSERT INTO charges returned no pk');
@@ -230,6 +233,8 @@ export interface Outcome {
   next_run_at_ms: number | null;
   /** A partial approval's authorized amount, which becomes the charge's amount_cents (the amount asked for stays in its request_json). */
   authorized_cents?: number | null;
+  /** An approval's network transaction id (migration 023); null when the processor gave none. */
+  network_transaction_id?: string | null;
 }
 
 /**
@@ -259,7 +264,7 @@ export async function recordOutcome(
   const authorized = partialCents === null ? 'amount_cents' : '?';
   const approved =
     outcome.status === 'approved'
-      ? `, card_ref = save_card_ref, stage = CASE WHEN auto_capture = 1 THEN 'captured' ELSE 'authorized' END${partialCents === null ? '' : ', amount_cents = ?'}, captured_cents = CASE WHEN auto_capture = 1 THEN ${authorized} ELSE 0 END`
+      ? `, card_ref = save_card_ref, network_transaction_id = ?, stage = CASE WHEN auto_capture = 1 THEN 'captured' ELSE 'authorized' END${partialCents === null ? '' : ', amount_cents = ?'}, captured_cents = CASE WHEN auto_capture = 1 THEN ${authorized} ELSE 0 END`
       : '';
   return changeCharge(tx, {
     set: `status = ?, auth_code = ?, avs_result_code = ?, cvv_result_code = ?, error_code = ?, error_message = ?, processor_ref = ?, next_run_at_ms = ?, updated_at_ms = ?${erase}${eraseRef}${approved}`,
@@ -274,6 +279,7 @@ export async function recordOutcome(
       outcome.next_run_at_ms,
       nowMs,
       ...(erase === '' ? [] : [ERASED]),
+      ...(outcome.status === 'approved' ? [outcome.network_transaction_id ?? null] : []),
       ...(partialCents === null ? [] : [partialCents, partialCents]),
     ],
     pk,
@@ -345,6 +351,8 @@ export async function getChargeHoldingKey(tx: Tx, key: HeldKey, kind: ChargeRow[
 
 export interface DueCharge extends ChargeRow {
   card_number_enc: Buffer;
+  /** The credential-on-file flags the charge was first sent with (JSON text), sent again unchanged. */
+  stored_credential: string | null;
 }
 
 /**
@@ -371,7 +379,7 @@ export async function getPendingChargeByProcessorRef(tx: Tx, processorRef: strin
  * already moved, so PostgreSQL skips it).
  */
 export async function claimDueCharges(tx: Tx, nowMs: number, leaseUntilMs: number, limit: number): Promise<DueCharge[]> {
-  return claimDueOfKind<DueCharge>(tx, 'charge', `${COLUMNS}, card_number_enc`, nowMs, leaseUntilMs, limit);
+  return claimDueOfKind<DueCharge>(tx, 'charge', `${COLUMNS}, card_number_enc, stored_credential`, nowMs, leaseUntilMs, limit);
 }
 
 /** claimDueCharges for the rows of `kind`, returning the columns `returning`. */
@@ -411,18 +419,20 @@ export interface ReferenceCard {
   customer_pk: number | null;
   payment_method_pk: number | null;
   ref_card_enc: Buffer | null;
+  /** The transaction's approval's network transaction id (migration 023), null when unknown. */
+  network_transaction_id: string | null;
 }
 
 export async function getReferenceCard(tx: Tx, pk: number, merchantId: string): Promise<ReferenceCard | undefined> {
   const row =
     (await tx.get<ReferenceCard>(
-      `SELECT pk, source_id, card_type, last4, bin, expiry_month, expiry_year, request_json, customer_pk, payment_method_pk, ref_card_enc
+      `SELECT pk, source_id, card_type, last4, bin, expiry_month, expiry_year, request_json, customer_pk, payment_method_pk, ref_card_enc, network_transaction_id
      FROM charges WHERE ${byKey('pk', "merchant_id = ? AND kind = 'charge' AND status = 'approved'")}`,
       [pk, merchantId],
     )) ??
     // An approved verification's card (its reference numbers have a range of their own).
     (await tx.get<ReferenceCard>(
-      `SELECT pk, source_id, card_type, last4, bin, expiry_month, expiry_year, request_json, NULL AS customer_pk, NULL AS payment_method_pk, ref_card_enc
+      `SELECT pk, source_id, card_type, last4, bin, expiry_month, expiry_year, request_json, NULL AS customer_pk, NULL AS payment_method_pk, ref_card_enc, network_transaction_id
      FROM verifications WHERE ${byKey('pk', "merchant_id = ? AND status = 'approved'")}`,
       [pk, merchantId],
     ));

@@ -22,6 +22,8 @@ export interface PaymentMethodRow {
 
 export interface SealedPaymentMethod extends PaymentMethodRow {
   card_number_enc: Buffer;
+  /** The network transaction id of the card's first authorization (migration 023), null until known. */
+  network_transaction_id: string | null;
 }
 
 const COLUMNS = 'pk, merchant_id, customer_pk, source_id, card_type, last4, bin, expiry_month, expiry_year, name, avs_address, avs_zip, created_at_ms';
@@ -54,6 +56,8 @@ export interface NewPaymentMethod {
   name: string | null;
   avs_address: string | null;
   avs_zip: string | null;
+  /** Known when the card was saved from a transaction or token that recorded one (migration 023). */
+  network_transaction_id?: string | null;
 }
 
 /**
@@ -64,8 +68,8 @@ export interface NewPaymentMethod {
  */
 export async function insertPaymentMethod(tx: Tx, method: NewPaymentMethod, nowMs: number): Promise<{ created: PaymentMethodRow } | { duplicateOf: number }> {
   const row = await tx.get<PaymentMethodRow>(
-    `INSERT INTO payment_methods (merchant_id, customer_pk, source_id, card_number_enc, fingerprint, card_type, last4, bin, expiry_month, expiry_year, name, avs_address, avs_zip, created_at_ms, updated_at_ms)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (customer_pk, fingerprint, expiry_month, expiry_year) DO NOTHING RETURNING ${COLUMNS}`,
+    `INSERT INTO payment_methods (merchant_id, customer_pk, source_id, card_number_enc, fingerprint, card_type, last4, bin, expiry_month, expiry_year, name, avs_address, avs_zip, created_at_ms, updated_at_ms, network_transaction_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (customer_pk, fingerprint, expiry_month, expiry_year) DO NOTHING RETURNING ${COLUMNS}`,
     [
       method.merchant_id,
       method.customer_pk,
@@ -82,6 +86,7 @@ export async function insertPaymentMethod(tx: Tx, method: NewPaymentMethod, nowM
       method.avs_zip,
       nowMs,
       nowMs,
+      method.network_transaction_id ?? null,
     ],
   );
   if (row !== undefined) return { created: rowOf(row) };
@@ -121,10 +126,10 @@ export async function getPaymentMethod(tx: Tx, merchantId: string, pk: number): 
 
 /** A live method with its sealed card number, for a charge. */
 export async function getSealedPaymentMethod(tx: Tx, merchantId: string, pk: number): Promise<SealedPaymentMethod | undefined> {
-  const row = await tx.get<SealedPaymentMethod>(`SELECT ${COLUMNS}, card_number_enc FROM payment_methods WHERE pk = ? AND merchant_id = ? AND ${LIVE}`, [
-    pk,
-    merchantId,
-  ]);
+  const row = await tx.get<SealedPaymentMethod>(
+    `SELECT ${COLUMNS}, card_number_enc, network_transaction_id FROM payment_methods WHERE pk = ? AND merchant_id = ? AND ${LIVE}`,
+    [pk, merchantId],
+  );
   return row === undefined ? undefined : rowOf(row);
 }
 
@@ -191,4 +196,13 @@ export async function deleteCustomerPaymentMethods(tx: Tx, merchantId: string, c
 export async function countPaymentMethods(tx: Tx, customerPk: number): Promise<number> {
   const row = await tx.get<{ n: number }>(`SELECT COUNT(*) AS n FROM payment_methods WHERE customer_pk = ? AND ${LIVE}`, [customerPk]);
   return Number(row?.n ?? 0);
+}
+
+/**
+ * Records the network transaction id of a method's first approved charge,
+ * unless the method knows one already (the first one stands: later charges
+ * name it).
+ */
+export async function recordMethodNetworkTransactionId(tx: Tx, pk: number, networkTransactionId: string): Promise<void> {
+  await tx.run(`UPDATE payment_methods SET network_transaction_id = ? WHERE pk = ? AND network_transaction_id IS NULL AND ${LIVE}`, [networkTransactionId, pk]);
 }

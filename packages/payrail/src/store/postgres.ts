@@ -20,6 +20,7 @@
 import postgres from 'postgres';
 import { storeClosedError, type Db, type SqlValue, type Tx } from './db.ts';
 import { GroupCommitter, type BatchRunner } from './group-commit.ts';
+import { ensureInstallationIdIn } from './installation.ts';
 import { MIGRATIONS, translateMigration } from './migrations/index.ts';
 import { SECURITY_CHANNEL, writesSecurityTables } from './security-version.ts';
 import { StatementBatcher } from './statement-batcher.ts';
@@ -323,6 +324,8 @@ export class PostgresDb implements Db, BatchRunner {
         await sql.unsafe('INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES ($1, $2, $3)', [migration.version, migration.name, Date.now()]);
         applied += 1;
       }
+      // Under the migration lock, in the same transaction: the store is never seen migrated without its id.
+      await ensureInstallationIdIn(new PgTx(sql as unknown as TxSql), Date.now());
       return applied;
     }) as Promise<number>;
   }

@@ -30,6 +30,7 @@ import Database from 'better-sqlite3';
 import { storeClosedError, type Db, type SqlValue, type Tx } from './db.ts';
 import { CommitSignal } from './commit-signal.ts';
 import { GroupCommitter, type BatchRunner } from './group-commit.ts';
+import { ensureInstallationIdIn } from './installation.ts';
 import { MIGRATIONS, translateMigration } from './migrations/index.ts';
 import { CHECKPOINT_DEFAULTS, Checkpointer } from './sqlite-checkpointer.ts';
 import { writesSecurityTables } from './security-version.ts';
@@ -557,6 +558,8 @@ export class SqliteDb implements Db, BatchRunner {
         await tx.run('INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (?, ?, ?)', [migration.version, migration.name, Date.now()]);
         applied += 1;
       }
+      // In the migration's transaction: the store is never seen migrated without its id.
+      await ensureInstallationIdIn(tx, Date.now());
       const broken = applied === 0 ? [] : (this.writer.pragma('foreign_key_check') as Array<{ table: string; rowid: number; parent: string }>);
       if (broken.length > 0) {
         const first = broken[0]!;

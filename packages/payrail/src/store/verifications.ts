@@ -79,6 +79,8 @@ export interface VerificationOutcome {
   error_code: string | null;
   error_message: string | null;
   processor_ref: string;
+  /** An approval's network transaction id (migration 023); null when the processor gave none. */
+  network_transaction_id?: string | null;
 }
 
 /**
@@ -89,7 +91,7 @@ export async function recordVerificationOutcome(tx: Tx, pk: number, outcome: Ver
   const eraseRef = outcome.status === 'approved' ? '' : ', ref_card_enc = NULL';
   const result = await tx.run(
     `UPDATE verifications SET status = ?, avs_result_code = ?, cvv_result_code = ?, error_code = ?, error_message = ?, processor_ref = ?,
-       next_run_at_ms = NULL, card_number_enc = ?, updated_at_ms = ?${eraseRef}${outcome.status === 'approved' ? ', card_ref = save_card_ref' : ''}
+       next_run_at_ms = NULL, card_number_enc = ?, updated_at_ms = ?, network_transaction_id = ?${eraseRef}${outcome.status === 'approved' ? ', card_ref = save_card_ref' : ''}
      WHERE ${byKey('pk', "status = 'pending'")}`,
     [
       outcome.status,
@@ -100,6 +102,7 @@ export async function recordVerificationOutcome(tx: Tx, pk: number, outcome: Ver
       outcome.processor_ref,
       Buffer.alloc(0),
       nowMs,
+      outcome.status === 'approved' ? (outcome.network_transaction_id ?? null) : null,
       pk,
     ],
   );

@@ -53,7 +53,7 @@ for (const kind of STORE_KINDS) {
     it('a capture without an answer is pending (nothing credited), replays at once, and the worker captures it exactly once', HANG_GUARD, async () => {
       const merchant = await t.newMerchant();
       const pk = await chargeCard(t, merchant, { amount: 40, capture: false });
-      hangOperationsOf.set(String(pk), 2);
+      hangOperationsOf.set(t.service.providerKeys.key('charge', pk), 2);
       const first = await operate(t, merchant, 'capture', { reference_number: pk }, { 'idempotency-key': 'hung-capture' });
       assert.equal(first.statusCode, 200, first.body);
       assert.equal(first.json().transaction.status_details.status, 'pending');
@@ -62,7 +62,7 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(await keyOf(t, merchant.source.id, 'hung-capture'), { status_code: OUTCOME_UNKNOWN, response_json: first.body });
       const replay = await operate(t, merchant, 'capture', { reference_number: pk }, { 'idempotency-key': 'hung-capture' });
       assert.equal(replay.body, first.body);
-      assert.equal(operationCallsOf.get(String(pk)), 1, 'a replay asks the processor nothing');
+      assert.equal(operationCallsOf.get(t.service.providerKeys.key('charge', pk)), 1, 'a replay asks the processor nothing');
       await ledgerClean(t);
 
       // The worker's first try hangs too; after the lease it asks again and records the capture.
@@ -91,7 +91,7 @@ for (const kind of STORE_KINDS) {
       const sale = await chargeCard(t, merchant, { amount: 30 });
       await closeSandboxBatch(t, merchant);
       // The refund's reference is the next one: the charge's plus one (a verify takes none from this range).
-      hangOperationsOf.set(String(sale + 1), 1);
+      hangOperationsOf.set(t.service.providerKeys.key('charge', sale + 1), 1);
       const response = await operate(t, merchant, 'refund', { reference_number: sale, amount: 10 });
       assert.equal(response.statusCode, 200, response.body);
       const refund = response.json();
@@ -112,7 +112,7 @@ for (const kind of STORE_KINDS) {
     it('a void of a capture without an answer holds the credit back; the worker voids it once', HANG_GUARD, async () => {
       const merchant = await t.newMerchant();
       const sale = await chargeCard(t, merchant, { amount: 12 });
-      hangOperationsOf.set(String(sale), 1);
+      hangOperationsOf.set(t.service.providerKeys.key('charge', sale), 1);
       const response = await operate(t, merchant, 'void', { reference_number: sale });
       assert.equal(response.json().transaction.status_details.status, 'pending');
       assert.equal(await availableCents(t, merchant.merchant_id), 0);
@@ -130,7 +130,7 @@ for (const kind of STORE_KINDS) {
       const firstVerification = 900000000000001;
       const already = await t.service.db.read((tx) => tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM verifications'));
       const pk = firstVerification + Number(already?.n ?? 0);
-      hangOperationsOf.set(String(pk), 1);
+      hangOperationsOf.set(t.service.providerKeys.key('verification', pk), 1);
       const response = await verifyCard(t, merchant);
       assert.equal(response.statusCode, 200, response.body);
       assert.equal(response.json().reference_number, pk);
@@ -149,7 +149,13 @@ for (const kind of STORE_KINDS) {
     });
     after(() => t.close());
 
-    const deps = () => ({ db: t.service.db, clock: t.clock, log: t.service.log, processor: t.service.providers.cardProcessor });
+    const deps = () => ({
+      db: t.service.db,
+      clock: t.clock,
+      log: t.service.log,
+      processor: t.service.providers.cardProcessor,
+      providerKeys: t.service.providerKeys,
+    });
 
     it('a capture whose request died after writing it is pending, then captured once by the worker; its key replays the answer', async () => {
       const merchant = await t.newMerchant();

@@ -89,7 +89,7 @@ for (const kind of STORE_KINDS) {
       const pk = first.json().reference_number as number;
       const pending = shapeA({ pk, createdAtMs, amount: 40, cardNumber: card, status: 'Pending', authCode: '', avs: '', cvv: '' });
       assert.deepEqual(first.json(), pending);
-      assert.equal(callsOf.get(String(pk)), 1);
+      assert.equal(callsOf.get(t.service.providerKeys.key('charge', pk)), 1);
       assert.ok(t.logLines.some((line) => line.includes('card processor did not answer; charge left pending for recovery') && line.includes('TimeoutError')));
       // The key says the outcome is unknown, with the reply given: a replay has nothing to wait for.
       assert.deepEqual(await keyOf(t, merchant, 'hung-1'), { status_code: OUTCOME_UNKNOWN, response_json: first.body });
@@ -97,14 +97,14 @@ for (const kind of STORE_KINDS) {
       const replay = await postCharge(t.app, auth, body, { 'idempotency-key': 'hung-1' });
       assert.equal(replay.statusCode, 200, replay.body);
       assert.equal(replay.body, first.body);
-      assert.equal(callsOf.get(String(pk)), 1, 'a replay asks the processor nothing');
+      assert.equal(callsOf.get(t.service.providerKeys.key('charge', pk)), 1, 'a replay asks the processor nothing');
       assert.equal(await countCharges(t, merchant.merchant_id), 1);
       assert.deepEqual((await getTransaction(t.app, auth, pk)).json(), pending);
 
       // The worker's first attempt hangs too: it gives up at the deadline, and the charge stays pending.
       t.clock.advance(RECOVERY_AFTER_MS);
       assert.equal(await t.worker.drain(), 1);
-      assert.equal(callsOf.get(String(pk)), 2);
+      assert.equal(callsOf.get(t.service.providerKeys.key('charge', pk)), 2);
       assert.deepEqual((await getTransaction(t.app, auth, pk)).json(), pending);
       assert.equal((await postCharge(t.app, auth, body, { 'idempotency-key': 'hung-1' })).body, first.body);
       assert.equal(await available(t, merchant.merchant_id), 0);
@@ -164,7 +164,7 @@ for (const kind of STORE_KINDS) {
         assert.equal(a.json().status, 'Pending');
         assert.equal(b.body, a.body);
         const pk = a.json().reference_number as number;
-        assert.equal(callsOf.get(String(pk)), 1);
+        assert.equal(callsOf.get(t.service.providerKeys.key('charge', pk)), 1);
         assert.equal(await countCharges(t, merchant.merchant_id), 1);
 
         t.clock.advance(RECOVERY_AFTER_MS);
@@ -201,7 +201,7 @@ for (const kind of STORE_KINDS) {
       const retry = await postCharge(t.app, auth, body, { 'idempotency-key': 'died' });
       assert.equal(retry.statusCode, 200, retry.body);
       assert.deepEqual(retry.json(), shapeA({ pk, createdAtMs, amount: 30, cardNumber: card, status: 'Pending', authCode: '', avs: '', cvv: '' }));
-      assert.equal(callsOf.get(String(pk)), undefined, 'a retry asks the processor nothing');
+      assert.equal(callsOf.get(t.service.providerKeys.key('charge', pk)), undefined, 'a retry asks the processor nothing');
       assert.equal(await countCharges(t, merchant.merchant_id), 1);
 
       t.clock.advance(RECOVERY_AFTER_MS);
@@ -219,11 +219,11 @@ for (const kind of STORE_KINDS) {
       const response = await postCharge(t.app, auth, chargeBody(await nonceFor(t.app, merchant, card), { amount: 10 }));
       assert.equal(response.json().status, 'Pending');
       const pk = response.json().reference_number as number;
-      hangPollsOf.set(String(pk), 1);
+      hangPollsOf.set(t.service.providerKeys.key('charge', pk), 1);
 
       // The sandbox's review is already due (sandbox steps are 0 here), but the poll hangs.
       assert.equal(await t.worker.drain(), 1);
-      assert.equal(callsOf.get(String(pk)), 2);
+      assert.equal(callsOf.get(t.service.providerKeys.key('charge', pk)), 2);
       assert.equal((await getTransaction(t.app, auth, pk)).json().status, 'Pending');
       assert.equal(await available(t, merchant.merchant_id), 0);
 

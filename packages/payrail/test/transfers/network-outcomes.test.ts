@@ -96,7 +96,7 @@ for (const kind of STORE_KINDS) {
         [40, 1],
         [60, 0],
       ]);
-      const key = `transfer-${await transferPk(t.service, merchant.merchant_id, body.id)}`;
+      const key = t.service.providerKeys.key('transfer', await transferPk(t.service, merchant.merchant_id, body.id));
       const mine = submissions.filter((s) => s.receiverPhone === body.receiver_phone);
       assert.deepEqual(
         mine.map((s) => [s.idempotencyKey, s.attempt]),

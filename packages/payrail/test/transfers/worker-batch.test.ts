@@ -32,7 +32,7 @@ for (const kind of STORE_KINDS) {
       const network = t.service.providers.payoutNetwork;
       const racing: PayoutNetwork = Object.assign(Object.create(network) as PayoutNetwork, {
         async submit(submission: PayoutSubmission) {
-          if (submission.idempotencyKey === `transfer-${racedPk}`) {
+          if (submission.idempotencyKey === t.service.providerKeys.key('transfer', racedPk)) {
             await t.service.db.write((tx) => tx.run('UPDATE transfers SET version = version + 1 WHERE pk = ?', [racedPk]));
           }
           return network.submit(submission);

@@ -8,6 +8,7 @@ import { fail } from '../../errors.ts';
 import type { Service } from '../../service.ts';
 import { chargeOfMerchant } from '../../store/payin/operation-common.ts';
 import { createCardLifecycleFlow } from '../payin/card-lifecycle.ts';
+import { operationDepsOf } from '../payin/operation-common.ts';
 
 export type PanelChargeAction = 'capture' | 'void' | 'refund';
 export const PANEL_CHARGE_ACTIONS: readonly PanelChargeAction[] = ['capture', 'void', 'refund'];
@@ -22,7 +23,7 @@ export interface ActionOutcome {
 
 /** Runs `action` on charge `pk` of the merchant; `amountText` is dollars ("12.50") or "" for the whole amount. */
 export async function runChargeAction(
-  service: Pick<Service, 'db' | 'clock' | 'log' | 'providers'>,
+  service: Pick<Service, 'db' | 'clock' | 'log' | 'providers' | 'providerKeys'>,
   merchantId: string,
   pk: number,
   action: PanelChargeAction,
@@ -32,7 +33,7 @@ export async function runChargeAction(
   if (charge === undefined) fail('not_found', `No charge with reference number ${pk} was found.`);
   const amount = amountText.trim();
   if (amount !== '' && !parseDollarString(amount).ok) fail('invalid_amount', 'The amount must be dollars with at most 2 decimals, for example 12.50.');
-  const flow = createCardLifecycleFlow({ db: service.db, clock: service.clock, log: service.log, processor: service.providers.cardProcessor });
+  const flow = createCardLifecycleFlow(operationDepsOf(service));
   const caller = { merchantId, sourceId: charge.source_id };
   const input = { referenceNumber: pk, amount: amount === '' ? undefined : Number(amount), amountText: amount === '' ? null : amount, idempotencyKey: null };
   const run = action === 'capture' ? flow.capture : action === 'void' ? flow.voidCharge : flow.refund;

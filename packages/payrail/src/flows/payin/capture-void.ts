@@ -22,6 +22,7 @@ import { renderCharge } from './charge-answers.ts';
 import { afterOperation, answerUnknownOutcome, type Caller, failOperation, OPERATION_RECOVERY_AFTER_MS, type OperationDeps } from './operation-common.ts';
 import { recordCaptureAnswer, recordVoidAnswer } from './operation-outcome.ts';
 import type { KeyedRequest, Reply } from '../common/idempotency-replay.ts';
+import { chargeReference } from '../common/provider-references.ts';
 
 export type Operation = 'capture' | 'void';
 export type Idem = KeyedRequest | null;
@@ -56,7 +57,7 @@ async function reserveStep(
 async function askProcessor(deps: OperationDeps, op: Operation, row: ChargeRow, caller: Caller, idem: Idem): Promise<Reply> {
   let result: OperationResult;
   try {
-    const target = { reference: String(row.pk), processorRef: row.processor_ref! };
+    const target = { reference: chargeReference(deps.providerKeys, row.pk), processorRef: row.processor_ref! };
     result =
       op === 'capture' ? await captureWithDeadline(deps.processor, { ...target, amountCents: row.op_cents! }) : await voidWithDeadline(deps.processor, target);
   } catch (error) {

@@ -4,10 +4,14 @@
 // outcome, never a guessed one (charge.ts leaves the charge pending for the
 // worker, charge-recovery.ts).
 import type { CardType } from '../../domain/cards.ts';
+import type { ProviderKeys } from '../../domain/provider-keys.ts';
+import { type CredentialOnFile, credentialOnFileOf } from '../../domain/stored-credential.ts';
 import { type AuthorizationResult, authorizeWithDeadline, type CardProcessor } from '../../providers/card-processor.ts';
 import type { ChargeRow } from '../../store/charges.ts';
 import type { Billing, ChargeCard } from '../../store/payin/card-source.ts';
 import type { StoredChargeRequest } from './charge-answers.ts';
+import { type ChargeRequest, sourceOf } from './charge-request.ts';
+import { chargeReference } from '../common/provider-references.ts';
 
 /**
  * What the processor is told besides the card, from what the charge kept of
@@ -25,10 +29,31 @@ export function authorizationTermsOf(
   };
 }
 
+/**
+ * The credential-on-file flags of a charge of `request` with the card its
+ * source gave (domain/stored-credential.ts decides): computed when the
+ * charge is reserved (and kept with it, so recovery sends the same) and for
+ * its first authorization.
+ */
+export function chargeCredentialOf(request: Pick<ChargeRequest, 'source' | 'save_card'>, card: ChargeCard, scheduleRun: boolean): CredentialOnFile | null {
+  return credentialOnFileOf({
+    source: sourceOf(request as ChargeRequest).kind,
+    saveCard: request.save_card === true,
+    scheduleRun,
+    networkTransactionId: card.networkTransactionId,
+  });
+}
+
 /** The processor's answer about the reserved charge; throws when it gave none by its deadline. */
-export function authorizeCharge(processor: CardProcessor, charge: ChargeRow, card: ChargeCard, amountCents: number): Promise<AuthorizationResult> {
-  return authorizeWithDeadline(processor, {
-    reference: String(charge.pk),
+export function authorizeCharge(
+  deps: { readonly processor: CardProcessor; readonly providerKeys: ProviderKeys },
+  charge: ChargeRow,
+  card: ChargeCard,
+  amountCents: number,
+  credential: CredentialOnFile | null,
+): Promise<AuthorizationResult> {
+  return authorizeWithDeadline(deps.processor, {
+    reference: chargeReference(deps.providerKeys, charge.pk),
     amountCents,
     currency: 'USD',
     card: {
@@ -39,5 +64,7 @@ export function authorizeCharge(processor: CardProcessor, charge: ChargeRow, car
       cardType: charge.card_type as CardType,
     },
     ...authorizationTermsOf(charge.request_json, card.billing),
+    capture: charge.auto_capture === 1,
+    ...(credential === null ? {} : { storedCredential: credential }),
   });
 }

@@ -4,6 +4,7 @@
 // (store/payin/charge-outcome.ts) with the ledger credit of an approval and
 // the reply of the charge's Idempotency-Key.
 import { CHARGE_DECLINES, type ChargeDeclineCode } from '../../domain/card-results.ts';
+import { networkTransactionIdOf } from '../../domain/stored-credential.ts';
 import type { AuthorizationResult } from '../../providers/card-processor.ts';
 import type { Service } from '../../service.ts';
 import type { ChargeRow, Outcome } from '../../store/charges.ts';
@@ -24,7 +25,15 @@ export function outcomeOf(result: AuthorizationResult, nowMs: number): Outcome {
   };
   switch (result.outcome) {
     case 'approved':
-      return { ...base, status: 'approved', error_code: null, error_message: null, next_run_at_ms: null, authorized_cents: result.authorizedCents ?? null };
+      return {
+        ...base,
+        status: 'approved',
+        error_code: null,
+        error_message: null,
+        next_run_at_ms: null,
+        authorized_cents: result.authorizedCents ?? null,
+        network_transaction_id: networkTransactionIdOf(result.networkTransactionId),
+      };
     case 'pending': {
       const waitMs = Math.min(POLL_INTERVAL_MS_MAX, Math.max(0, result.retryAfterMs));
       return { ...base, auth_code: '', status: 'pending', error_code: null, error_message: null, next_run_at_ms: nowMs + waitMs };

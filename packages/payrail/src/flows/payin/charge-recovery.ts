@@ -12,6 +12,8 @@ import type { CardCipher } from '../../crypto/card-cipher.ts';
 import { cardCipherFor } from '../../crypto/card-key.ts';
 import type { CardType } from '../../domain/cards.ts';
 import type { Clock } from '../../domain/clock.ts';
+import { parseCredentialOnFile } from '../../domain/stored-credential.ts';
+import type { ProviderKeys } from '../../domain/provider-keys.ts';
 import {
   authorizeWithDeadline,
   CARD_PROCESSOR_TIMEOUT_MS,
@@ -26,6 +28,7 @@ import { errorSummary } from './charge.ts';
 import { recordChargeOutcome } from './charge-outcome.ts';
 import type { StoredChargeRequest } from './charge-answers.ts';
 import { authorizationTermsOf } from './charge-authorization.ts';
+import { chargeReference } from '../common/provider-references.ts';
 
 /** Charges handled per batch; their processor calls run concurrently. */
 export const CHARGE_BATCH_MAX = 50;
@@ -37,6 +40,7 @@ export interface RecoveryDeps {
   readonly clock: Clock;
   readonly log: Logger;
   readonly processor: CardProcessor;
+  readonly providerKeys: ProviderKeys;
   /** Opened only when a charge must be authorized again. */
   readonly cipher: () => CardCipher;
 }
@@ -48,6 +52,7 @@ export function recoveryDepsOf(service: Service): RecoveryDeps {
     clock: service.clock,
     log: service.log,
     processor: service.providers.cardProcessor,
+    providerKeys: service.providerKeys,
     cipher: () => cardCipherFor(service.config),
   };
 }
@@ -82,7 +87,7 @@ export async function resolvePendingCharge(deps: RecoveryDeps, charge: DueCharge
     result =
       awaiting === 'answer'
         ? await authorizeAgain(deps, charge)
-        : await pollWithDeadline(deps.processor, { reference: String(charge.pk), processorRef: charge.processor_ref! });
+        : await pollWithDeadline(deps.processor, { reference: chargeReference(deps.providerKeys, charge.pk), processorRef: charge.processor_ref! });
   } catch (error) {
     // Still unknown: the claim's lease (or the charge's next run) brings it back later.
     deps.log.warn(
@@ -102,7 +107,7 @@ export async function resolvePendingCharge(deps: RecoveryDeps, charge: DueCharge
 function authorizeAgain(deps: RecoveryDeps, charge: DueCharge): Promise<AuthorizationResult> {
   const request = JSON.parse(charge.request_json) as StoredChargeRequest;
   return authorizeWithDeadline(deps.processor, {
-    reference: String(charge.pk),
+    reference: chargeReference(deps.providerKeys, charge.pk),
     amountCents: charge.amount_cents,
     currency: 'USD',
     card: {
@@ -114,5 +119,13 @@ function authorizeAgain(deps: RecoveryDeps, charge: DueCharge): Promise<Authoriz
       cardType: charge.card_type as CardType,
     },
     ...authorizationTermsOf(charge.request_json, request.billing_info),
+    capture: charge.auto_capture === 1,
+    ...storedCredentialOf(charge),
   });
+}
+
+/** The flags the charge was first sent with, sent again unchanged (none for a one-off card, and for charges made before they were kept). */
+function storedCredentialOf(charge: DueCharge): { storedCredential?: NonNullable<ReturnType<typeof parseCredentialOnFile>> } {
+  const credential = parseCredentialOnFile(charge.stored_credential);
+  return credential === null ? {} : { storedCredential: credential };
 }

@@ -5,6 +5,7 @@
 import type { CardCipher } from '../../crypto/card-cipher.ts';
 import type { Clock } from '../../domain/clock.ts';
 import { newCardRef } from '../../domain/card-refs.ts';
+import { credentialOnFileText } from '../../domain/stored-credential.ts';
 import { hashNonce } from '../../domain/nonce.ts';
 import { CARD_PROCESSOR_TIMEOUT_MS } from '../../providers/card-processor.ts';
 import type { Service } from '../../service.ts';
@@ -13,6 +14,7 @@ import type { CardSourceRequest, ChargeCard } from '../../store/payin/card-sourc
 import { type PendingChargeOf, reserveCharge as reserveChargeCommand } from '../../store/payin/charge-reservation.ts';
 import { IDEMPOTENCY_KEY_TTL_MS, type KeyedRequest } from '../common/idempotency-replay.ts';
 import { failCardSource } from './card-source.ts';
+import { chargeCredentialOf } from './charge-authorization.ts';
 import { billingOf, type ChargeRequest, type Payer, sourceOf, storedRequest } from './charge-request.ts';
 
 /** When the worker asks about a charge whose request never recorded an answer: after the request surely gave up. */
@@ -112,6 +114,8 @@ export function pendingChargeOf(
       // erased on its own schedule (an identical value tells nothing more).
       ref_card_enc: card.keepForReference ? sealedNumber : null,
       save_card_ref: saveCardRefOf(request, card),
+      // Kept so that asking again after a crash sends the flags the first request sent.
+      stored_credential: credentialOnFileText(chargeCredentialOf(request, card, options.schedulePk !== null)),
     };
   };
 }

@@ -26,6 +26,7 @@ import type { Logger } from 'pino';
 import type { CardCipher } from '../../crypto/card-cipher.ts';
 import { cardCipherFor } from '../../crypto/card-key.ts';
 import type { Clock } from '../../domain/clock.ts';
+import type { ProviderKeys } from '../../domain/provider-keys.ts';
 import { parseReferenceNumber } from '../../domain/references.ts';
 import { fail } from '../../errors.ts';
 import { type AuthorizationResult, type CardProcessor, processorTimeoutMs } from '../../providers/card-processor.ts';
@@ -36,7 +37,7 @@ import { readFundedTransaction } from '../../store/payin/transactions.ts';
 import { IDEMPOTENCY_WAIT_MARGIN_MS, type KeyedRequest, replayKey, RunningRequests } from '../common/idempotency-replay.ts';
 import { FUNDED_TRANSFERS_SHOWN_MAX } from '../transfers/funding.ts';
 import { dialectOf, renderCharge } from './charge-answers.ts';
-import { authorizeCharge } from './charge-authorization.ts';
+import { authorizeCharge, chargeCredentialOf } from './charge-authorization.ts';
 import { recordChargeOutcome } from './charge-outcome.ts';
 import { type ChargeInput, type ChargeRequest, chargeKeyedRequest, type Payer, validateCharge } from './charge-request.ts';
 import { reserveCharge } from './charge-reservation.ts';
@@ -61,12 +62,21 @@ export interface ChargeDeps {
   readonly clock: Clock;
   readonly log: Logger;
   readonly processor: CardProcessor;
+  /** This installation's provider keys (the charge's reference). */
+  readonly providerKeys: ProviderKeys;
   readonly cipher: CardCipher;
 }
 
 /** What a charge gets from the service (the card-data key is loaded here, once per caller). */
-export function chargeDepsOf(service: Pick<Service, 'db' | 'clock' | 'log' | 'providers' | 'config'>): ChargeDeps {
-  return { db: service.db, clock: service.clock, log: service.log, processor: service.providers.cardProcessor, cipher: cardCipherFor(service.config) };
+export function chargeDepsOf(service: Pick<Service, 'db' | 'clock' | 'log' | 'providers' | 'config' | 'providerKeys'>): ChargeDeps {
+  return {
+    db: service.db,
+    clock: service.clock,
+    log: service.log,
+    processor: service.providers.cardProcessor,
+    providerKeys: service.providerKeys,
+    cipher: cardCipherFor(service.config),
+  };
 }
 
 /** A reply ready to send: HTTP status and the JSON text (stored as is for idempotent replays). */
@@ -143,7 +153,7 @@ async function chargeOnce(
 
   let result: AuthorizationResult;
   try {
-    result = await authorizeCharge(deps.processor, charge, card, amountCents);
+    result = await authorizeCharge(deps, charge, card, amountCents, chargeCredentialOf(request, card, false));
   } catch (error) {
     // The outcome is unknown (no answer by the deadline, or the connector
     // failed): the charge stays pending and the worker asks again.

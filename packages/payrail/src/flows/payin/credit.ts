@@ -27,6 +27,7 @@ import { type CreditAnswer, recordCreditAnswer, sealedCreditNumber, startCredit 
 import { chargeOfMerchant } from '../../store/payin/operation-common.ts';
 import { refundHoldingKey } from '../../store/payin/refund.ts';
 import { type KeyedRequest, keyedRequest, type Reply, replayKey } from '../common/idempotency-replay.ts';
+import { chargeReference } from '../common/provider-references.ts';
 import { EVENT_VIEWS } from '../events/emit.ts';
 import { failCardSource } from './card-source.ts';
 import { renderCharge } from './charge-answers.ts';
@@ -134,7 +135,7 @@ async function askAndRecord(deps: OperationDeps, credit: ChargeRow, number: Secr
   let result: OperationResult;
   try {
     result = await creditWithDeadline(deps.processor, {
-      reference: String(credit.pk),
+      reference: chargeReference(deps.providerKeys, credit.pk),
       amountCents: credit.amount_cents,
       currency: 'USD',
       card: { number, expiryMonth: credit.expiry_month, expiryYear: credit.expiry_year, cardType: credit.card_type as CardType },

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { CardCipher } from '../../crypto/card-cipher.ts';
 import { cardCipherFor } from '../../crypto/card-key.ts';
 import type { Clock } from '../../domain/clock.ts';
+import type { ProviderKeys } from '../../domain/provider-keys.ts';
 import { formatCents, parseDollarNumber, parseDollarString } from '../../domain/money.ts';
 import { ApiError, fail } from '../../errors.ts';
 import { CARD_PROCESSOR_TIMEOUT_MS, type CardProcessor, processorTimeoutMs } from '../../providers/card-processor.ts';
@@ -22,11 +23,13 @@ export interface OperationDeps {
   readonly clock: Clock;
   readonly log: Logger;
   readonly processor: CardProcessor;
+  /** This installation's provider keys (the references of captures, voids, refunds and credits). */
+  readonly providerKeys: ProviderKeys;
 }
 
 /** What capture, void, refund and their recovery get from the service. */
-export function operationDepsOf(service: Pick<Service, 'db' | 'clock' | 'log' | 'providers'>): OperationDeps {
-  return { db: service.db, clock: service.clock, log: service.log, processor: service.providers.cardProcessor };
+export function operationDepsOf(service: Pick<Service, 'db' | 'clock' | 'log' | 'providers' | 'providerKeys'>): OperationDeps {
+  return { db: service.db, clock: service.clock, log: service.log, processor: service.providers.cardProcessor, providerKeys: service.providerKeys };
 }
 
 /** A credit's, and the recovery's: the operations' deps and the card-data cipher, loaded when first needed (a credit seals and opens its card). */
@@ -34,7 +37,7 @@ export interface CreditDeps extends OperationDeps {
   readonly cipher: () => CardCipher;
 }
 
-export function creditDepsOf(service: Pick<Service, 'db' | 'clock' | 'log' | 'providers' | 'config'>): CreditDeps {
+export function creditDepsOf(service: Pick<Service, 'db' | 'clock' | 'log' | 'providers' | 'config' | 'providerKeys'>): CreditDeps {
   return { ...operationDepsOf(service), cipher: () => cardCipherFor(service.config) };
 }
 

@@ -12,6 +12,7 @@ import type { CreditDeps, OperationDeps } from './operation-common.ts';
 import { resolvePendingCredit } from './credit.ts';
 import { recordCaptureAnswer, recordRefundAnswer, recordVoidAnswer } from './operation-outcome.ts';
 import { errorSummary } from './charge.ts';
+import { chargeReference } from '../common/provider-references.ts';
 
 /** Operations handled per batch; their processor calls run concurrently. */
 export const OPERATION_BATCH_MAX = 50;
@@ -45,7 +46,7 @@ async function ask(deps: OperationDeps, row: ChargeRow, what: string, call: () =
 }
 
 async function resolveOperation(deps: OperationDeps, row: ChargeRow): Promise<void> {
-  const target = { reference: String(row.pk), processorRef: row.processor_ref! };
+  const target = { reference: chargeReference(deps.providerKeys, row.pk), processorRef: row.processor_ref! };
   const result = await ask(deps, row, row.op!, () =>
     row.op === 'capture' ? captureWithDeadline(deps.processor, { ...target, amountCents: row.op_cents! }) : voidWithDeadline(deps.processor, target),
   );
@@ -64,8 +65,8 @@ async function resolveRefund(deps: OperationDeps | CreditDeps, refund: ChargeRow
   if (parent === undefined) throw new Error(`refund ${refund.pk}: refunded charge ${refund.parent_pk} not found`);
   const result = await ask(deps, refund, 'refund', () =>
     refundWithDeadline(deps.processor, {
-      reference: String(refund.pk),
-      chargeReference: String(parent.pk),
+      reference: chargeReference(deps.providerKeys, refund.pk),
+      chargeReference: chargeReference(deps.providerKeys, parent.pk),
       chargeProcessorRef: parent.processor_ref!,
       amountCents: refund.amount_cents,
       currency: parent.currency,

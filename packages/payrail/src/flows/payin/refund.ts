@@ -21,6 +21,7 @@ import { answerUnknownOutcome, type Caller, failOperation, OPERATION_RECOVERY_AF
 import { recordRefundAnswer } from './operation-outcome.ts';
 import type { Idem } from './capture-void.ts';
 import type { Reply } from '../common/idempotency-replay.ts';
+import { chargeReference } from '../common/provider-references.ts';
 import { type AdjustDetails, applyAdjustDetails } from './adjust.ts';
 
 const render = (row: ChargeRow): string => JSON.stringify(renderCharge(row));
@@ -61,8 +62,8 @@ export async function refundOnce(
   let result: OperationResult;
   try {
     result = await refundWithDeadline(deps.processor, {
-      reference: String(refund.pk),
-      chargeReference: String(parent.pk),
+      reference: chargeReference(deps.providerKeys, refund.pk),
+      chargeReference: chargeReference(deps.providerKeys, parent.pk),
       chargeProcessorRef: parent.processor_ref!,
       amountCents: refund.amount_cents,
       currency: parent.currency,

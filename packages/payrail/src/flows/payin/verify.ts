@@ -11,6 +11,7 @@ import { cardCipherFor } from '../../crypto/card-key.ts';
 import type { CardType } from '../../domain/cards.ts';
 import { CHARGE_DECLINES, type ChargeDeclineCode } from '../../domain/card-results.ts';
 import type { Clock } from '../../domain/clock.ts';
+import type { ProviderKeys } from '../../domain/provider-keys.ts';
 import { checkExpiry } from '../../domain/cards.ts';
 import { NONCE_PATTERN } from '../../domain/nonce.ts';
 import type { Secret } from '../../domain/secret.ts';
@@ -49,18 +50,23 @@ import { checkOffered, checkSpecBilling } from './charge-rules.ts';
 import { failNonce } from './nonce-use.ts';
 import { checkCardOrSource, keyedBodyOf, withCardAsNonce } from './raw-card.ts';
 import { newCardRef } from '../../domain/card-refs.ts';
+import { verificationReference } from '../common/provider-references.ts';
+import { credentialOnFileOf, networkTransactionIdOf } from '../../domain/stored-credential.ts';
 
 export interface VerifyDeps {
   readonly db: Service['db'];
   readonly clock: Clock;
   readonly log: Logger;
   readonly processor: CardProcessor;
+  /** This installation's provider keys (the verification's reference). */
+  readonly providerKeys: ProviderKeys;
   readonly cipher: CardCipher;
 }
 
 /** What a verification gets from the service. */
-export function verifyDepsOf(service: Pick<Service, 'db' | 'clock' | 'log' | 'providers' | 'config'>): VerifyDeps {
-  return { db: service.db, clock: service.clock, log: service.log, processor: service.providers.cardProcessor, cipher: cardCipherFor(service.config) };
+export function verifyDepsOf(service: Pick<Service, 'db' | 'clock' | 'log' | 'providers' | 'config' | 'providerKeys'>): VerifyDeps {
+  const { db, clock, log, providerKeys } = service;
+  return { db, clock, log, processor: service.providers.cardProcessor, providerKeys, cipher: cardCipherFor(service.config) };
 }
 
 /** The charge body without amount (and without capture); billing_info is optional (accept.blue's verify asks for none). */
@@ -135,18 +141,26 @@ async function record(
     error_code: code,
     error_message: code === null ? null : CHARGE_DECLINES[code],
     processor_ref: result.processorRef,
+    network_transaction_id: result.outcome === 'approved' ? networkTransactionIdOf(result.networkTransactionId) : null,
   };
   return recordVerificationAnswer(deps.db, { row, outcome, clock: deps.clock, render });
 }
 
-function cardOf(row: TransactionRow, number: Secret<string>, cvv: Secret<string> | null) {
+function cardOf(keys: ProviderKeys, row: TransactionRow, number: Secret<string>, cvv: Secret<string> | null) {
   const billing = (JSON.parse(row.request_json) as { billing_info: { street: string; zip: string; country: string } }).billing_info;
   return {
-    reference: String(row.pk),
+    reference: verificationReference(keys, row.pk),
     currency: 'USD' as const,
     card: { number, cvv, expiryMonth: row.expiry_month, expiryYear: row.expiry_year, cardType: row.card_type as CardType },
     billing: { street: billing.street, zip: billing.zip, country: billing.country },
+    ...storedCredentialOf(row),
   };
+}
+
+/** A verification with save_card keeps the card (a token): flagged as the first use of a kept card (domain/stored-credential.ts). */
+function storedCredentialOf(row: Pick<TransactionRow, 'save_card_ref'>) {
+  const credential = credentialOnFileOf({ source: 'nonce', saveCard: row.save_card_ref !== null, scheduleRun: false, networkTransactionId: null });
+  return credential === null ? {} : { storedCredential: credential };
 }
 
 async function verifyOnce(deps: VerifyDeps, payer: Payer, request: NonceVerifyRequest, idem: Idem): Promise<Reply> {
@@ -162,7 +176,7 @@ async function verifyOnce(deps: VerifyDeps, payer: Payer, request: NonceVerifyRe
   }
   let result: VerificationResult;
   try {
-    result = await verifyWithDeadline(deps.processor, cardOf(step.row, step.number, step.cvv));
+    result = await verifyWithDeadline(deps.processor, cardOf(deps.providerKeys, step.row, step.number, step.cvv));
   } catch (error) {
     return answerUnknownOutcome(
       deps,
@@ -202,7 +216,8 @@ export function createVerifyFlow(deps: VerifyDeps): { verify(payer: Payer, input
 
 /** The worker's dependencies, from the assembled service (the card-data key is loaded only when needed). */
 export function verifyRecoveryDepsOf(service: Service): Omit<VerifyDeps, 'cipher'> & { cipher: () => CardCipher } {
-  return { db: service.db, clock: service.clock, log: service.log, processor: service.providers.cardProcessor, cipher: () => cardCipherFor(service.config) };
+  const { db, clock, log, providerKeys } = service;
+  return { db, clock, log, processor: service.providers.cardProcessor, providerKeys, cipher: () => cardCipherFor(service.config) };
 }
 
 /** The worker: asks again about verifications whose request never recorded an answer; returns how many were claimed. */
@@ -217,7 +232,7 @@ export async function resolveDueVerifications(deps: Omit<VerifyDeps, 'cipher'> &
       let result: VerificationResult;
       try {
         // The security code is not kept; the processor knows this reference.
-        result = await verifyWithDeadline(deps.processor, cardOf(row, number, null));
+        result = await verifyWithDeadline(deps.processor, cardOf(deps.providerKeys, row, number, null));
       } catch (error) {
         deps.log.warn(
           { transaction: v.pk, processor: deps.processor.name, err: errorSummary(error) },

@@ -24,6 +24,7 @@ import type { Service } from '../../service.ts';
 import { changeFrom, claimDueTransfers, type TransferChange, type TransferRow } from '../../store/transfers.ts';
 import { type Reschedule, recordTransferSteps } from '../../store/transfers/steps.ts';
 import { errorSummary } from '../common/error-summary.ts';
+import { transferReference } from '../common/provider-references.ts';
 import { minorUnitsOf } from './corridors.ts';
 import { prepareTransitions, type TransitionOf } from './transitions.ts';
 
@@ -172,7 +173,7 @@ async function submit(service: Service, row: TransferRow, nowMs: number, calls: 
   try {
     const signal = calls.deadline.signal();
     const call = service.providers.payoutNetwork.submit({
-      idempotencyKey: `transfer-${row.pk}`,
+      idempotencyKey: transferReference(service.providerKeys, row.pk),
       attempt,
       receiverPhone: row.receiver_phone,
       senderPhone: row.sender_phone,

@@ -21,6 +21,7 @@ import type { CardCipher } from '../../crypto/card-cipher.ts';
 import { cardCipherFor } from '../../crypto/card-key.ts';
 import type { CardType } from '../../domain/cards.ts';
 import type { Clock } from '../../domain/clock.ts';
+import type { ProviderKeys } from '../../domain/provider-keys.ts';
 import { centsToDollarNumber } from '../../domain/money.ts';
 import { runDateOf } from '../../domain/recurring.ts';
 import { fail, isApiError } from '../../errors.ts';
@@ -42,6 +43,9 @@ import { querySchedule } from '../../store/vault/schedules.ts';
 import { failCardSource } from '../payin/card-source.ts';
 import { errorSummary } from '../payin/charge.ts';
 import { cardSourceOf, pendingChargeOf } from '../payin/charge-reservation.ts';
+import { chargeCredentialOf } from '../payin/charge-authorization.ts';
+import { chargeReference } from '../common/provider-references.ts';
+import type { ChargeCard } from '../../store/payin/card-source.ts';
 import { cardSurchargeRule } from '../payin/surcharge.ts';
 import { recordChargeOutcome } from '../payin/charge-outcome.ts';
 import { EVENT_VIEWS } from '../events/emit.ts';
@@ -61,14 +65,16 @@ export interface ScheduleRunDeps {
   readonly clock: Clock;
   readonly log: Logger;
   readonly processor: CardProcessor;
+  readonly providerKeys: ProviderKeys;
   readonly cipher: () => CardCipher;
 }
 
-type ScheduleRunService = Pick<Service, 'db' | 'clock' | 'log' | 'config' | 'providers'>;
+type ScheduleRunService = Pick<Service, 'db' | 'clock' | 'log' | 'config' | 'providers' | 'providerKeys'>;
 
 /** What the service gives schedule runs: the charge machinery's dependencies. */
 export function scheduleRunDepsOf(service: ScheduleRunService): ScheduleRunDeps {
-  return { db: service.db, clock: service.clock, log: service.log, processor: service.providers.cardProcessor, cipher: () => cardCipherFor(service.config) };
+  const { db, clock, log, providerKeys } = service;
+  return { db, clock, log, processor: service.providers.cardProcessor, providerKeys, cipher: () => cardCipherFor(service.config) };
 }
 
 type Reserved = Exclude<ReservedRun, { kind: 'card-refused' }>;
@@ -116,6 +122,12 @@ export async function reserveRun(deps: ScheduleRunDeps, claimed: ScheduleRow, ru
   return reserved;
 }
 
+/** The flags of a run's charge: the same decision as for its pending charge (reserveRun), a scheduled run of the method. */
+function storedCredentialOfRun(schedule: ScheduleRow, card: ChargeCard) {
+  const credential = chargeCredentialOf({ source: `pm-${schedule.payment_method_pk}` }, card, true);
+  return credential === null ? {} : { storedCredential: credential };
+}
+
 /** Runs the schedule's run of `runDate`, unless that date has one; returns the run's charge (null when none was made here). */
 async function runOnce(deps: ScheduleRunDeps, schedule: ScheduleRow, runDate: string): Promise<ChargeRow | null> {
   let reserved: Reserved;
@@ -137,11 +149,13 @@ async function runOnce(deps: ScheduleRunDeps, schedule: ScheduleRow, runDate: st
   let result: AuthorizationResult;
   try {
     result = await authorizeWithDeadline(deps.processor, {
-      reference: String(charge.pk),
+      reference: chargeReference(deps.providerKeys, charge.pk),
       amountCents: charge.amount_cents,
       currency: 'USD',
       card: { number: card.number, cvv: null, expiryMonth: card.expiryMonth, expiryYear: card.expiryYear, cardType: charge.card_type as CardType },
       billing: { street: card.billing.street, zip: card.billing.zip, country: card.billing.country },
+      // A merchant-initiated recurring charge of the saved card (as reserveRun's pendingChargeOf kept it).
+      ...storedCredentialOfRun(schedule, card),
     });
   } catch (error) {
     // Unknown outcome: the charge stays pending and charge recovery asks again with the same reference.

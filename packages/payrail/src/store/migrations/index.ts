@@ -35,6 +35,9 @@ const names = [
   '019_charge_adjustments',
   '020_verification_reference_cards',
   '021_transaction_settled_index',
+  '022_installation',
+  '023_network_transaction_ids',
+  '024_processor_reconciliation',
   '025_pending_processor_ref',
 ];
 

@@ -52,6 +52,12 @@ export interface ChargeCard {
   readonly keepForReference: boolean;
   /** The saved-card token the card came from (`tkn-`), else null. */
   readonly cardRef: string | null;
+  /**
+   * The network transaction id a later charge of this kept card names
+   * (domain/stored-credential.ts): the method's or token's first, or the
+   * referenced transaction's; null for a nonce and when none was recorded.
+   */
+  readonly networkTransactionId: string | null;
 }
 
 export interface CardSourceRequest {
@@ -105,6 +111,7 @@ export async function takeCardSourceIn(
       methodPk: null,
       keepForReference: true,
       cardRef: null,
+      networkTransactionId: null,
     };
   }
   if (source.kind === 'token') return tokenCard(tx, keys, payer.merchantId, source.cardRef, request, nowMs);
@@ -115,7 +122,9 @@ export async function takeCardSourceIn(
     // Charged with a saved card: the card is the method's, as long as the method lives.
     const card = await methodCard(tx, keys, payer.merchantId, earlier.payment_method_pk, request, nowMs, source.chargePk);
     if ('kind' in card) return card;
-    return { ...card, billing: request.billing ?? billingOfRequest(earlier.request_json) };
+    // The referenced transaction's id, else (none recorded) the method's first.
+    const networkTransactionId = earlier.network_transaction_id ?? card.networkTransactionId;
+    return { ...card, billing: request.billing ?? billingOfRequest(earlier.request_json), networkTransactionId };
   }
   if (earlier.ref_card_enc === null || earlier.ref_card_enc.length === 0)
     return { kind: 'refused', reason: 'reference_without_card', chargePk: source.chargePk };
@@ -133,6 +142,7 @@ export async function takeCardSourceIn(
     methodPk: null,
     keepForReference: true,
     cardRef: null,
+    networkTransactionId: earlier.network_transaction_id,
   };
 }
 
@@ -164,6 +174,7 @@ async function tokenCard(
     methodPk: null,
     keepForReference: true,
     cardRef,
+    networkTransactionId: token.network_transaction_id ?? null,
   };
 }
 
@@ -197,6 +208,7 @@ async function methodCard(
     methodPk: method.pk,
     keepForReference: false,
     cardRef: null,
+    networkTransactionId: method.network_transaction_id,
   };
 }
 

@@ -9,6 +9,7 @@ import type { Db, Tx } from '../db.ts';
 import { type EventViews, draftTransactionEventOf } from '../event-outbox.ts';
 import { completeKey } from '../idempotency.ts';
 import { post } from '../ledger.ts';
+import { recordMethodNetworkTransactionId } from '../payment-methods.ts';
 
 export interface ChargeOutcomeInput {
   /** The pending charge as reserved (or claimed by the worker). */
@@ -31,10 +32,14 @@ export function recordChargeAnswer(db: Db, input: ChargeOutcomeInput): Promise<{
     // An authorization only (capture: false) is credited when it is captured (flows/payin/capture-void.ts).
     const credited = outcome.status === 'approved' && charge.auto_capture === 1;
     // Before the outcome erases the charge's sealed card, which the token copies (a no-op once recorded).
-    if (outcome.status === 'approved' && charge.save_card_ref !== null) await issueCardTokenOf(tx, 'charges', charge.pk, nowMs);
+    if (outcome.status === 'approved' && charge.save_card_ref !== null)
+      await issueCardTokenOf(tx, 'charges', charge.pk, nowMs, outcome.network_transaction_id ?? null);
     // The charge as recorded, its stage and batch included: the reply shows it, as the event does when there is one.
     const updated = await recordOutcome(tx, charge.pk, awaiting, outcome, nowMs, credited);
     if (updated === undefined) return null;
+    // The first approved charge of a saved card whose network transaction id is unknown makes it known (later charges name it).
+    const networkId = outcome.status === 'approved' ? (outcome.network_transaction_id ?? null) : null;
+    if (networkId !== null && updated.payment_method_pk !== null) await recordMethodNetworkTransactionId(tx, updated.payment_method_pk, networkId);
     // docs/api-decisions.md section 11; a pending charge polled again is no news.
     const withEvent = outcome.status !== 'pending' || awaiting === 'answer';
     const draft = withEvent ? await draftTransactionEventOf(tx, input.views, `charge.${outcome.status}`, updated, nowMs) : undefined;

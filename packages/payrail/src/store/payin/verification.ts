@@ -74,7 +74,8 @@ export function recordVerificationAnswer(
   return db.write(async (tx) => {
     const nowMs = input.clock.nowMs();
     // Before the outcome erases the verification's sealed card, which the token copies (a no-op once recorded).
-    if (input.outcome.status === 'approved' && row.save_card_ref !== null) await issueCardTokenOf(tx, 'verifications', row.pk, nowMs);
+    if (input.outcome.status === 'approved' && row.save_card_ref !== null)
+      await issueCardTokenOf(tx, 'verifications', row.pk, nowMs, input.outcome.network_transaction_id ?? null);
     if (!(await recordVerificationOutcome(tx, row.pk, input.outcome, nowMs))) return null;
     const json = input.render((await getTransaction(tx, row.pk, row.merchant_id))!);
     if (row.idem_key !== null) await completeKey(tx, row.source_id, row.idem_key, 200, json);

@@ -44,6 +44,8 @@ export function createCardToken<V>(db: Db, input: CreateCardTokenInput<V>): Prom
           bin: taken.bin,
           expiry_month: taken.expiryMonth,
           expiry_year: taken.expiryYear,
+          // The kept card's first authorization, when its source knew it.
+          network_transaction_id: taken.networkTransactionId,
         };
       }
       if (card === undefined) throw new Error('a token without a card');
@@ -120,6 +122,7 @@ export function saveTokenMethodOnce<V>(db: Db, input: SaveTokenMethodInput<V>): 
           name: input.name,
           avs_address: input.avsAddress,
           avs_zip: input.avsZip,
+          network_transaction_id: token.network_transaction_id ?? null,
         },
         nowMs,
       );

@@ -78,6 +78,8 @@ interface TakenCard {
   readonly bin: string;
   readonly expiry_month: number;
   readonly expiry_year: number;
+  /** A referenced transaction's network transaction id: the saved card's first authorization (a nonce's card has none yet). */
+  readonly network_transaction_id: string | null;
 }
 
 /** Consumes the nonce (checks in the order a charge makes them) or reads the referenced card; refuses by throwing. */
@@ -94,7 +96,7 @@ async function takeCard<V>(tx: Tx, input: SaveCardInput<V>, refuse: (refusal: Sa
     const taken = await takeCardSourceIn(tx, card.keys, payer, { ...request, billing: undefined }, nowMs);
     if ('kind' in taken) return refuse({ kind: 'card', refusal: taken });
     const { number, cardType, last4, bin, expiryMonth, expiryYear } = taken;
-    return { number, card_type: cardType, last4, bin, expiry_month: expiryMonth, expiry_year: expiryYear };
+    return { number, card_type: cardType, last4, bin, expiry_month: expiryMonth, expiry_year: expiryYear, network_transaction_id: taken.networkTransactionId };
   }
   const nonce = await getNonce(tx, card.nonceHash);
   if (nonce === undefined || nonce.source_id !== sourceId) return refuse({ kind: 'nonce', problem: 'unknown' });
@@ -103,7 +105,7 @@ async function takeCard<V>(tx: Tx, input: SaveCardInput<V>, refuse: (refusal: Sa
   if (nonce.expiry_month !== input.expiryMonth || nonce.expiry_year !== input.expiryYear) refuse({ kind: 'nonce', problem: 'expiry-mismatch' });
   if (!(await consumeNonce(tx, card.nonceHash, sourceId, nowMs))) refuse({ kind: 'nonce', problem: 'used' });
   const { card_type, last4, bin, expiry_month, expiry_year } = nonce;
-  return { number: card.open(nonce), card_type, last4, bin, expiry_month, expiry_year };
+  return { number: card.open(nonce), card_type, last4, bin, expiry_month, expiry_year, network_transaction_id: null };
 }
 
 /**
@@ -135,6 +137,7 @@ export function saveCardOnce<V>(db: Db, input: SaveCardInput<V>): Promise<KeyedA
         name: input.name,
         avs_address: input.avsAddress,
         avs_zip: input.avsZip,
+        network_transaction_id: card.network_transaction_id,
       };
       const saved = await insertPaymentMethod(tx, method, nowMs);
       if ('duplicateOf' in saved) {
