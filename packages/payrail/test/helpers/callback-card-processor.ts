@@ -3,13 +3,14 @@
 // production connector. It answers as the sandbox simulator does, except:
 // - a charge held for review (the sandbox's pending card, 4000000000000259)
 //   stays pending at every poll until the test releases its processor
-//   reference (releaseReview), as a processor's reviewer would; the sandbox
+//   reference (releasedReviews), as a processor's reviewer would; the sandbox
 //   then answers the approval;
 // - it takes callbacks (`callbacks`): a JSON body {"processorRef", "reference"}
 //   signed with HMAC-SHA256 of the raw body under CALLBACK_TEST_KEY, hex, in
 //   the X-Test-Signature header;
 // - its next authorizations can be made to fail as an unreachable processor
-//   does (failAuthorizations), to open its breaker, whose settings it tunes
+//   does, or to lose their answer after the processor made them (`failing`),
+//   to open its breaker, whose settings it tunes
 //   (BREAKER_FAILURES_MAX failures in a row; a half-open interval long enough
 //   that no test sees it pass by itself).
 import crypto from 'node:crypto';
@@ -37,14 +38,22 @@ export const BREAKER_FAILURES_MAX = 3;
 export const releasedReviews = new Set<string>();
 /** Calls received, by kind. */
 export const calls = { authorize: 0, poll: 0 };
-/** Authorizations that fail (throw) before the sandbox answers the next ones. */
-export const failing = { authorizations: 0 };
+/**
+ * Authorizations that fail (throw) before the sandbox answers the next ones,
+ * and authorizations the processor makes whose answer is then lost (it
+ * throws after the sandbox answered, as a dropped connection does).
+ */
+export const failing = { authorizations: 0, answersLost: 0 };
+/** The answers lost so far: the processor's ids of payments Payrail never heard about. */
+export const lostAnswers: string[] = [];
 
 export function resetCallbackProcessor(): void {
   releasedReviews.clear();
   calls.authorize = 0;
   calls.poll = 0;
   failing.authorizations = 0;
+  failing.answersLost = 0;
+  lostAnswers.length = 0;
 }
 
 export function signatureOf(body: string | Buffer, key = CALLBACK_TEST_KEY): string {
@@ -79,7 +88,13 @@ export function create(context: ProviderContext): CardProcessor & BreakerTuning 
         failing.authorizations -= 1;
         throw new Error('connect ECONNREFUSED processor.example:443');
       }
-      return sandbox.authorize(request);
+      const answer = await sandbox.authorize(request);
+      if (failing.answersLost > 0) {
+        failing.answersLost -= 1;
+        lostAnswers.push(answer.processorRef);
+        throw new Error('socket hang up');
+      }
+      return answer;
     },
     async poll(request: PollRequest) {
       calls.poll += 1;

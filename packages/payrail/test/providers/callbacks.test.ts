@@ -1,8 +1,9 @@
 // POST /providers/:connector/callbacks (behaviour.md section 18), through a
 // connector module that takes signed callbacks and holds a charge in review
 // until the test releases it (test/helpers/callback-card-processor.ts). A
-// verified callback moves the charge it names by a poll and the guarded
-// store command, as the worker would; a bad signature, a replay, an unknown
+// verified callback moves the charge it names (by processor id, or by its
+// provider key when the charge never recorded the processor's answer) by a
+// poll and the guarded store command, as the worker would; a bad signature, a replay, an unknown
 // connector and an oversize body change nothing; the body is never logged.
 // Last, the card processor's circuit breaker: once open, a charge answers 503
 // and writes nothing, and the worker leaves the charges it could not ask
@@ -12,6 +13,7 @@ import path from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { merchantAccount } from '../../src/domain/ledger.ts';
 import type { CreatedMerchant } from '../../src/flows/merchants/merchants.ts';
+import { chargeReference } from '../../src/flows/common/provider-references.ts';
 import { recoveryDepsOf, resolveDueCharges } from '../../src/flows/payin/charge-recovery.ts';
 import { CALLBACK_BODY_MAX_BYTES } from '../../src/providers/callbacks.ts';
 import { breakerOf } from '../../src/providers/connector-breakers.ts';
@@ -22,6 +24,7 @@ import {
   CALLBACK_CONNECTOR_NAME,
   calls,
   failing,
+  lostAnswers,
   releasedReviews,
   resetCallbackProcessor,
   SIGNATURE_HEADER,
@@ -91,6 +94,21 @@ for (const kind of STORE_KINDS) {
       assert.equal(await available(), start + 1234);
       await assertLedgerOk(t.service);
       assert.equal(t.logLines.filter((line) => line.includes(BODY_MARKER)).length, 0, 'a callback body reached the log');
+    });
+
+    it("a callback naming a charge by its provider key resolves one whose answer was lost, by a poll under the callback's processor id", async () => {
+      failing.answersLost = 1;
+      const pk = await chargeCard(t, merchant, REVIEW_CARD, 5);
+      assert.deepEqual(await chargeOf(pk), { status: 'pending', processor_ref: null });
+      const [processorRef] = lostAnswers;
+      releasedReviews.add(processorRef!);
+      const start = await available();
+      const body = JSON.stringify({ processorRef, reference: chargeReference(t.service.providerKeys, pk) });
+      assert.deepEqual((await send(body)).json(), { received: true });
+      assert.deepEqual(await chargeOf(pk), { status: 'approved', processor_ref: processorRef });
+      assert.deepEqual(calls, { authorize: 1, poll: 1 }, 'asked about, not authorized again');
+      assert.equal(await available(), start + 500);
+      await assertLedgerOk(t.service);
     });
 
     it('a callback whose signature fails is refused 401 and changes nothing', async () => {

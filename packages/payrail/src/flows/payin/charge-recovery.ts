@@ -78,16 +78,25 @@ export type PendingChargeResolution = 'unanswered' | 'final' | 'pending' | 'race
  * the guarded store command: a poll of a charge under review, or the same
  * authorization again for one that never recorded an answer. The worker's
  * batches and provider callbacks (flows/providers/callbacks.ts) both come
- * here, so a charge moves the same way whoever noticed it.
+ * here, so a charge moves the same way whoever noticed it. A verified
+ * callback may name the processor's id of a charge that never recorded an
+ * answer (`reportedProcessorRef`): that charge is then polled under it, a
+ * read, instead of authorized again while its own request may still be
+ * waiting for the answer.
  */
-export async function resolvePendingCharge(deps: RecoveryDeps, charge: DueCharge): Promise<PendingChargeResolution> {
+export async function resolvePendingCharge(
+  deps: RecoveryDeps,
+  charge: DueCharge,
+  reportedProcessorRef: string | null = null,
+): Promise<PendingChargeResolution> {
   const awaiting = charge.processor_ref === null ? 'answer' : 'review';
+  const processorRef = charge.processor_ref ?? reportedProcessorRef;
   let result: AuthorizationResult;
   try {
     result =
-      awaiting === 'answer'
+      processorRef === null
         ? await authorizeAgain(deps, charge)
-        : await pollWithDeadline(deps.processor, { reference: chargeReference(deps.providerKeys, charge.pk), processorRef: charge.processor_ref! });
+        : await pollWithDeadline(deps.processor, { reference: chargeReference(deps.providerKeys, charge.pk), processorRef });
   } catch (error) {
     // Still unknown: the claim's lease (or the charge's next run) brings it back later.
     deps.log.warn(

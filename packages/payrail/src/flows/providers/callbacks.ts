@@ -16,7 +16,7 @@ import { fail } from '../../errors.ts';
 import type { CallbackHint, CallbackReceiver, CallbackVerdict, ProviderCallback } from '../../providers/callbacks.ts';
 import type { Providers } from '../../providers/index.ts';
 import type { Service } from '../../service.ts';
-import { readPendingChargeByProcessorRef } from '../../store/payin/charge-reads.ts';
+import { readPendingCharge, readPendingChargeByProcessorRef } from '../../store/payin/charge-reads.ts';
 import { errorSummary } from '../common/error-summary.ts';
 import { type PendingChargeResolution, type RecoveryDeps, recoveryDepsOf, resolvePendingCharge } from '../payin/charge-recovery.ts';
 
@@ -103,19 +103,18 @@ async function applyHint(deps: CallbackDeps, hint: CallbackHint): Promise<HintRe
 }
 
 /**
- * The pending charge the processor knows by this id, asked about and
- * recorded as the worker does. A charge that is final already (a replay) or
- * that the processor id does not name is left alone. A charge whose
- * authorization never recorded an answer has no processor id yet: the
- * worker authorizes it again under its reference, and the connector answers
- * with the first outcome.
+ * The pending charge the callback names, asked about and recorded as the
+ * worker does: by Payrail's provider key when the callback carries it (it
+ * also finds a charge whose authorization never recorded the processor's
+ * id), else by the processor's id. A charge that is final already (a
+ * replay) or that neither names is left alone, as is one whose recorded
+ * processor id is not the callback's.
  */
 async function applyCardHint(deps: CallbackDeps, hint: Extract<CallbackHint, { kind: 'card' }>): Promise<HintResult> {
-  // TODO(issue 36, keys): once ProviderKeys reach the flows (deps.providerKeys),
-  // look the charge up by hint.reference (parse -> pk) first, which also finds a
-  // charge whose authorization never recorded its processor id; the processor id stays the fallback.
   if (hint.processorRef === '' || hint.processorRef.length > PROCESSOR_REF_CHARS_MAX) return 'no-pending-payment';
-  const charge = await readPendingChargeByProcessorRef(deps.db, hint.processorRef);
+  const named = hint.reference === null ? null : deps.providerKeys.parse(hint.reference);
+  const charge = named?.kind === 'charge' ? await readPendingCharge(deps.db, named.pk) : await readPendingChargeByProcessorRef(deps.db, hint.processorRef);
   if (charge === undefined) return 'no-pending-payment';
-  return resolvePendingCharge(deps, charge);
+  if (charge.processor_ref !== null && charge.processor_ref !== hint.processorRef) return 'no-pending-payment';
+  return resolvePendingCharge(deps, charge, hint.processorRef);
 }
