@@ -3,10 +3,13 @@
 import path from 'node:path';
 
 import { ADDRESS_FAILURES_MAX_DEFAULT, RATE_LIMIT_PER_ADDRESS_DEFAULT, RATE_LIMIT_PER_CREDENTIAL_DEFAULT } from './domain/auth-limits.ts';
-import { connectorSpecProblem } from './domain/connector-spec.ts';
+import { authorizeNetSettings } from './config/authorize-net.ts';
+import type { SettingsSource } from './config/settings-source.ts';
+import { BUILT_IN_CONNECTORS, CONNECTOR_SLOT_LABELS, connectorChoiceProblem, type ConnectorSlot } from './domain/connector-spec.ts';
 import { parseCloseTime } from './domain/card-lifecycle.ts';
 import type { Environment } from './domain/credentials.ts';
 import { weakKeyReason } from './domain/key-strength.ts';
+import type { BuiltInConnectorSettings } from './providers/index.ts';
 
 export type { Environment };
 
@@ -30,13 +33,14 @@ export interface Config {
   readonly tlsKeyFile: string | null;
   /** The operator states that a TLS-terminating proxy in front is trusted. */
   readonly trustProxyTls: boolean;
-  /** Provider modules: `sandbox` selects the simulator, anything else is a module path. */
-  readonly providers: {
-    readonly cardProcessor: string;
-    readonly payoutNetwork: string;
-    readonly kyc: string;
-    readonly fx: string;
-  };
+  /**
+   * The connector of each slot: `sandbox` selects the simulator, a built-in
+   * name (domain/connector-spec.ts) a connector Payrail ships, anything else
+   * is a module path or package name.
+   */
+  readonly providers: Readonly<Record<ConnectorSlot, string>>;
+  /** Settings of the built-in connectors chosen in `providers`; null for one not chosen. Secrets are boxed. */
+  readonly connectors: BuiltInConnectorSettings;
   /** Public base URL of this deployment, used to build kyc_url and invitation links. */
   readonly publicUrl: string;
   readonly bodyLimitBytes: number;
@@ -118,16 +122,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push('PAYRAIL_CARD_KEY must be the base64 of exactly 32 random bytes');
   }
   const providerDefault = environment === 'sandbox' ? 'sandbox' : '';
-  const providers = {
+  const providers: Record<ConnectorSlot, string> = {
     cardProcessor: text('PAYRAIL_CARD_PROCESSOR') ?? providerDefault,
     payoutNetwork: text('PAYRAIL_PAYOUT_NETWORK') ?? providerDefault,
     kyc: text('PAYRAIL_KYC_PROVIDER') ?? providerDefault,
     fx: text('PAYRAIL_FX_PROVIDER') ?? providerDefault,
   };
-  for (const [name, value] of Object.entries(providers)) {
-    const problem = value === '' ? null : connectorSpecProblem(value);
-    if (problem !== null) problems.push(`PAYRAIL_${snake(name)} ${problem}, got "${value.slice(0, 80)}"`);
+  for (const [slot, value] of Object.entries(providers) as Array<[ConnectorSlot, string]>) {
+    const problem = value === '' ? null : connectorChoiceProblem(slot, value);
+    if (problem !== null) problems.push(`PAYRAIL_${snake(slot)} ${problem}, got "${value.slice(0, 80)}"`);
   }
+  // npm runs workspace scripts inside the package; INIT_CWD is where the user typed the command.
+  const baseDir = text('INIT_CWD') ?? process.cwd();
+  const settings: SettingsSource = { env, problems, baseDir, environment };
+  const connectors: BuiltInConnectorSettings = {
+    authorizeNet: providers.cardProcessor === 'authorize-net' ? authorizeNetSettings(settings) : null,
+  };
   const tlsCertFile = text('PAYRAIL_TLS_CERT');
   const tlsKeyFile = text('PAYRAIL_TLS_KEY');
   if ((tlsCertFile === null) !== (tlsKeyFile === null)) {
@@ -136,10 +146,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const trustProxyTls = oneOf('PAYRAIL_TRUST_PROXY_TLS', '0', ['0', '1']) === '1';
 
   if (environment === 'production') {
-    for (const [name, value] of Object.entries(providers)) {
-      if (value === '' || value === 'sandbox') {
-        problems.push(`production needs a real ${name} connector module (PAYRAIL_${snake(name)}), not the sandbox simulator`);
-      }
+    // Payrail ships a real card processor (authorize-net); the other three
+    // still come from connector modules until it ships those too.
+    for (const [slot, value] of Object.entries(providers) as Array<[ConnectorSlot, string]>) {
+      if (value !== '' && value !== 'sandbox') continue;
+      problems.push(`production needs a real ${CONNECTOR_SLOT_LABELS[slot]}, not the sandbox simulator: set PAYRAIL_${snake(slot)} to ${realChoices(slot)}`);
     }
     if (tlsCertFile === null && !trustProxyTls) {
       problems.push('production needs TLS: set PAYRAIL_TLS_CERT and PAYRAIL_TLS_KEY, or PAYRAIL_TRUST_PROXY_TLS=1 behind a trusted TLS-terminating proxy');
@@ -177,22 +188,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     host,
     environment,
-    // npm runs workspace scripts inside the package; INIT_CWD is where the user typed the command.
-    dataDir: path.resolve(text('INIT_CWD') ?? process.cwd(), text('PAYRAIL_DATA_DIR') ?? 'data'),
+    dataDir: path.resolve(baseDir, text('PAYRAIL_DATA_DIR') ?? 'data'),
     databaseUrl,
     pgPoolSize: integer('PAYRAIL_PG_POOL', 8, 2, 100),
     logLevel: oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     sandboxDelayMs: integer('PAYRAIL_SANDBOX_DELAY_MS', 1000, 0, 600_000),
     worker: oneOf('PAYRAIL_WORKER', 'inline', ['inline', 'off']),
-    corridorsFile: path.resolve(
-      text('INIT_CWD') ?? process.cwd(),
-      text('PAYRAIL_CORRIDORS_FILE') ?? path.join(PACKAGE_ROOT, 'config', 'corridors.sandbox.json'),
-    ),
+    corridorsFile: path.resolve(baseDir, text('PAYRAIL_CORRIDORS_FILE') ?? path.join(PACKAGE_ROOT, 'config', 'corridors.sandbox.json')),
     cardKeyBase64,
     tlsCertFile,
     tlsKeyFile,
     trustProxyTls,
     providers,
+    connectors,
     publicUrl: (text('PAYRAIL_PUBLIC_URL') ?? `http://${host}:${port}`).replace(/\/+$/, ''),
     bodyLimitBytes: integer('PAYRAIL_BODY_LIMIT_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
     batchCloseMinuteOfDay: closeTime('PAYRAIL_BATCH_CLOSE_UTC'),
@@ -209,7 +217,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return config;
 }
 
-function snake(name: string): string {
-  const map: Record<string, string> = { cardProcessor: 'CARD_PROCESSOR', payoutNetwork: 'PAYOUT_NETWORK', kyc: 'KYC_PROVIDER', fx: 'FX_PROVIDER' };
-  return map[name] ?? name.toUpperCase();
+function snake(slot: ConnectorSlot): string {
+  const map: Record<ConnectorSlot, string> = { cardProcessor: 'CARD_PROCESSOR', payoutNetwork: 'PAYOUT_NETWORK', kyc: 'KYC_PROVIDER', fx: 'FX_PROVIDER' };
+  return map[slot];
+}
+
+/** What an operator may set a slot to in production, in words. */
+function realChoices(slot: ConnectorSlot): string {
+  const shipped = BUILT_IN_CONNECTORS[slot].shipped;
+  return shipped.length > 0
+    ? `${shipped.join(' or ')} (built in) or a connector module`
+    : `a connector module (Payrail ships no built-in ${CONNECTOR_SLOT_LABELS[slot]} yet)`;
 }

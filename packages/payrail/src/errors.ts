@@ -34,6 +34,10 @@ export const ERRORS = {
   account_not_found: { code: 'account_not_found', status: 404, message: 'KYC account does not exist' },
   // behaviour.md section 16: a provider the request needs (receiver look-up, KYC, FX) did not answer; nothing was written.
   service_unavailable: { code: 'service_unavailable', status: 503, message: 'A provider this request needs is unreachable; nothing was written; retry' },
+  // Provider callbacks (behaviour.md section 18): the connector's signature check refused the callback; nothing changed.
+  invalid_signature: { code: 'invalid_signature', status: 401, message: 'The callback signature does not verify' },
+  // Not an API of the specification, so the plain HTTP status: a provider reads 413 as "do not send this again".
+  callback_too_large: { code: 'payload_too_large', status: 413, message: 'Callback body too large' },
   // Card payin API (shape C)
   invalid_nonce: { code: 'invalid_nonce', status: 400, message: 'Token invalid or expired' },
   invalid_card: { code: 'invalid_card', status: 400, message: 'Card number or details invalid' },

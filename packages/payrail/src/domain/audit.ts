@@ -49,6 +49,10 @@ export const AUDIT_ACTIONS = [
   'merchant.surcharge',
   'transfer.link',
   'transfer.cancel',
+  // Reconciliation with the card processor (flows/operations/processor-reconciliation.ts)
+  'reconciliation.run',
+  'reconciliation.difference_found',
+  'reconciliation.resolve',
   // Self-service sign-up and onboarding by e-mail
   'signup.request',
   'signup.confirm',

@@ -20,3 +20,51 @@ export function connectorSpecProblem(spec: string): string | null {
   if (BARE_PACKAGE.test(spec)) return null;
   return 'must be an absolute path, a ./relative path or an installed package name (no URL or scheme)';
 }
+
+/** The four connectors configuration chooses. */
+export type ConnectorSlot = 'cardProcessor' | 'payoutNetwork' | 'kyc' | 'fx';
+
+/** How an operator reads each slot in a message. */
+export const CONNECTOR_SLOT_LABELS: Readonly<Record<ConnectorSlot, string>> = {
+  cardProcessor: 'card processor',
+  payoutNetwork: 'payout network',
+  kyc: 'KYC provider',
+  fx: 'FX provider',
+};
+
+/**
+ * Connectors Payrail ships, chosen by name instead of a module
+ * (behaviour.md section 18). `planned` names are the ones a coming version
+ * ships: reserved now, so a package of that name is never imported under
+ * them and upgrading never changes what a configured name loads.
+ */
+export const BUILT_IN_CONNECTORS: Readonly<Record<ConnectorSlot, { readonly shipped: readonly string[]; readonly planned: readonly string[] }>> = {
+  cardProcessor: { shipped: ['authorize-net'], planned: [] },
+  payoutNetwork: { shipped: [], planned: ['mtn-momo', 'pawapay'] },
+  kyc: { shipped: [], planned: ['veriff'] },
+  fx: { shipped: [], planned: ['openexchangerates'] },
+};
+
+/** Whether `spec` chooses a connector Payrail ships for this slot (not a module to import). */
+export function isBuiltInConnector(slot: ConnectorSlot, spec: string): boolean {
+  return BUILT_IN_CONNECTORS[slot].shipped.includes(spec);
+}
+
+/**
+ * The problem with choosing `spec` for a slot, or null: `sandbox`, a
+ * built-in name of this slot, or a loadable module. A built-in name is never
+ * imported as a module, in any slot (a package named `authorize-net` is
+ * loaded by its path, ./node_modules/authorize-net/...).
+ */
+export function connectorChoiceProblem(slot: ConnectorSlot, spec: string): string | null {
+  if (spec === 'sandbox' || isBuiltInConnector(slot, spec)) return null;
+  if (BUILT_IN_CONNECTORS[slot].planned.includes(spec)) {
+    return `names a built-in ${CONNECTOR_SLOT_LABELS[slot]} this version of Payrail does not ship yet; name a connector module meanwhile`;
+  }
+  for (const [other, names] of Object.entries(BUILT_IN_CONNECTORS) as Array<[ConnectorSlot, (typeof BUILT_IN_CONNECTORS)[ConnectorSlot]]>) {
+    if (names.shipped.includes(spec) || names.planned.includes(spec)) {
+      return `names Payrail's built-in ${CONNECTOR_SLOT_LABELS[other]}, which is no ${CONNECTOR_SLOT_LABELS[slot]} (a module of that name is loaded by its path)`;
+    }
+  }
+  return connectorSpecProblem(spec);
+}

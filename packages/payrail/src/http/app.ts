@@ -25,6 +25,7 @@ import { payinLifecycleRoutes } from './routes/payin/lifecycle.ts';
 import { payinTransactionRoutes } from './routes/payin/transactions.ts';
 import { payinTokenRoutes } from './routes/payin/tokens.ts';
 import { payinSurchargeRoutes } from './routes/payin/surcharge.ts';
+import { providerCallbackRoutes } from './routes/providers.ts';
 import { kycRoutes } from './routes/transfers/kyc.ts';
 import { sandboxPageRoutes } from './routes/sandbox-pages.ts';
 import { sandboxRoutes } from './routes/sandbox.ts';
@@ -127,6 +128,7 @@ export async function buildApp(service: Service, options: AppOptions = {}): Prom
   await app.register(scheduleRoutes(service));
   await app.register(webhookRoutes(service));
   await app.register(hostedFormRoutes(service));
+  await app.register(providerCallbackRoutes(service));
   await app.register(panelRoutes(service), { prefix: '/dashboard' });
   // Self-service sign-up exists in the sandbox only; production merchants are onboarded by the operator.
   if (service.config.environment === 'sandbox') await app.register(signupPages(service), { prefix: '/signup' });

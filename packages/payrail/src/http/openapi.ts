@@ -23,7 +23,7 @@ const PACKAGE_VERSION = (JSON.parse(fs.readFileSync(path.resolve(import.meta.dir
 
 /** Paths of the public APIs; everything else (panel, hosted form) stays out of the document. */
 function isDocumented(url: string): boolean {
-  return url.startsWith('/api/') || url.startsWith('/sandbox/') || url === '/healthz' || url === '/readyz';
+  return url.startsWith('/api/') || url.startsWith('/sandbox/') || url.startsWith('/providers/') || url === '/healthz' || url === '/readyz';
 }
 
 /**
@@ -31,9 +31,11 @@ function isDocumented(url: string): boolean {
  * (401, 403 for a credential of another kind), a malformed request or body,
  * the request rate limits, a server error, a server shutting down.
  */
-const SHARED_ERRORS: Readonly<Record<'transfer' | 'payin', readonly ErrorName[]>> = {
+const SHARED_ERRORS: Readonly<Record<ApiFamily, readonly ErrorName[]>> = {
   transfer: ['invalid_request', 'authentication_error', 'wrong_credential_kind', 'rate_limited', 'internal_server_error', 'shutting_down'],
   payin: ['invalid_request', 'authentication_error', 'permission_denied', 'rate_limited', 'internal_server_error', 'shutting_down'],
+  // Routes outside both APIs that declare their errors (provider callbacks): no credential, shape C.
+  other: ['rate_limited', 'internal_server_error', 'shutting_down'],
 };
 
 /** The catalogue codes of `errors`, grouped by HTTP status. */
@@ -56,6 +58,7 @@ const STATUS_MEANINGS: Readonly<Record<number, string>> = {
   401: 'Missing or invalid credentials',
   403: 'This credential may not call this operation',
   404: 'Not found',
+  413: 'The request body is too large',
   429: 'Too many requests: retry after the Retry-After header',
   500: 'Server error: retry (with the same Idempotency-Key where the operation takes one)',
   503: 'The server is shutting down: retry',
@@ -76,6 +79,9 @@ function errorSchema(family: ApiFamily, status: number, codes: readonly string[]
     status === 503 && codes.includes(ERRORS.service_unavailable.code)
       ? 'The server is shutting down, or a provider the request needs is unreachable (service_unavailable); nothing was written: retry'
       : (STATUS_MEANINGS[status] ?? 'Refused');
+  if (family === 'other') {
+    return { description: `${meaning}. Shape C`, type: 'object', required: ['error'], additionalProperties: false, properties: { error } };
+  }
   if (family === 'transfer') {
     return {
       description: `${meaning}. Failure envelope: success is the string "false"`,
@@ -130,6 +136,7 @@ function tagOf(url: string): string {
   if (url.startsWith('/api/v2/')) return 'Card payin';
   if (url.startsWith('/api/')) return 'Transfers';
   if (url.startsWith('/sandbox/')) return 'Sandbox';
+  if (url.startsWith('/providers/')) return 'Providers';
   return 'Operations';
 }
 
@@ -167,6 +174,7 @@ export type RouteSchema = FastifySchema & {
   tags?: string[];
   operationId?: string;
   summary?: string;
+  description?: string;
   security?: unknown;
   errors?: readonly ErrorName[];
   response?: Record<string, unknown>;
@@ -178,7 +186,8 @@ export function documentRoute(url: string, method: string | string[], schema: Ro
   if (!isDocumented(url) || method === 'OPTIONS' || method === 'HEAD') return { ...base, hide: true };
   const family = apiFamily(url);
   const response: Record<string, unknown> = { ...(OPERATIONS_RESPONSES[url] ?? {}), ...(base.response ?? {}) };
-  if (family !== 'other') {
+  // Operations outside both APIs document errors only when they declare them (the health routes answer none of the catalogue).
+  if (family !== 'other' || errors !== undefined) {
     const own = errors ?? (Object.keys(ERRORS) as ErrorName[]);
     for (const [status, codes] of codesByStatus([...SHARED_ERRORS[family], ...own])) {
       // A refusal with a body of its own (a duplicate card's 409 names the saved one) keeps its schema;
@@ -232,6 +241,7 @@ export async function registerOpenApi(app: FastifyInstance, service: Service): P
         { name: 'Card payin', description: 'Card tokenization, charges, stored customers, saved cards and recurring schedules' },
         { name: 'Sandbox', description: 'Calls that exist in the sandbox only' },
         { name: 'Operations', description: 'Liveness and readiness' },
+        { name: 'Providers', description: 'Callbacks (webhooks) from the card processor, payout network and KYC connectors, verified by their signatures' },
       ],
       components: {
         securitySchemes: {

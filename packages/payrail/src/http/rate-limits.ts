@@ -1,8 +1,9 @@
 // Request rate limits of both APIs (docs/api-decisions.md section 13), with
 // @fastify/rate-limit counting into a store shared by every process
 // (rate-limit-store.ts):
-// - per client address, on every request to /api/ and /sandbox/, before
-//   anything else is looked at (PAYRAIL_RATE_LIMIT_PER_ADDRESS_PER_MIN);
+// - per client address, on every request to /api/ and /sandbox/ and every
+//   provider callback (/providers/), before anything else is looked at
+//   (PAYRAIL_RATE_LIMIT_PER_ADDRESS_PER_MIN);
 // - per credential, right after it authenticated (PAYRAIL_RATE_LIMIT_PER_MIN),
 //   so nobody can use up a merchant's allowance with keys they do not hold.
 // Over a limit: 429 with Retry-After, code `rate_limited`, in the envelope
@@ -38,6 +39,9 @@ function enforce(result: LimitResult, reply: FastifyReply, what: string): void {
   throw new ApiError('rate_limited', `too many requests ${what} (at most ${result.max} a minute); retry after ${retryAfterS} s`);
 }
 
+/** Provider callbacks carry no credential (their signature is checked later), so their address is what is counted. */
+const isProviderCallback = (url: string): boolean => url.startsWith('/providers/');
+
 export async function registerRateLimits(app: FastifyInstance, service: Service): Promise<void> {
   const counter = new SharedCounter(service);
   // global: false: no route gets the plugin's own hook; the two limiters below are called by ours.
@@ -54,7 +58,7 @@ export async function registerRateLimits(app: FastifyInstance, service: Service)
   });
 
   app.addHook('onRequest', async (request, reply) => {
-    if (apiFamily(request.url) === 'other') return;
+    if (apiFamily(request.url) === 'other' && !isProviderCallback(request.url)) return;
     enforce(await perAddress(request), reply, 'from this address');
   });
 

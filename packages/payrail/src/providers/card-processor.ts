@@ -68,6 +68,14 @@ export interface AuthorizationRequest {
   readonly allowPartialApproval?: boolean;
   /** Set when the card is being kept, or was kept (a `pm-` source, a schedule run, a `ref-` charge); absent: a one-off card. */
   readonly storedCredential?: StoredCredential;
+  /**
+   * Whether the charge is captured at once (the charge's `capture`, default
+   * true): Payrail credits an auto-captured approval without a later
+   * `capture` call, so a processor that separates authorization from capture
+   * (Authorize.net's authOnly and authCapture) must capture it in this call.
+   * false: authorization only, captured later by `capture`. Absent: true.
+   */
+  readonly capture?: boolean;
   /** Aborts when Payrail stops waiting; the outcome then counts as unknown. */
   readonly signal: AbortSignal;
 }

@@ -66,7 +66,7 @@ export class SharedDeadline {
 
   constructor(
     private readonly timeoutMs: number,
-    /** Calls in flight at once: each may listen on the signal (untilAborted, and the connector itself). */
+    /** Calls in flight at once: each may listen on the signal (untilAborted, the connector's breaker, and the connector itself). */
     private readonly callsAtOnce: number,
   ) {}
 
@@ -75,7 +75,7 @@ export class SharedDeadline {
     if (this.current === null || nowMs - this.madeAtMs >= SHARED_DEADLINE_REUSE_MS) {
       this.current = AbortSignal.timeout(this.timeoutMs + SHARED_DEADLINE_REUSE_MS);
       // Many listeners on one signal are expected here, not a leak.
-      setMaxListeners(this.callsAtOnce * 2, this.current);
+      setMaxListeners(this.callsAtOnce * 3, this.current);
       this.madeAtMs = nowMs;
     }
     return this.current;

@@ -1,18 +1,21 @@
 // Providers: the card processor, payout network, KYC and FX connectors. Each
 // is an interface with a sandbox simulator behind it; a production
-// deployment names a module in configuration that exports a factory
+// deployment chooses a connector Payrail ships by its name (`authorize-net`)
+// or names a module in configuration that exports a factory
 // `create(context)` returning the same interface. The flows never know which
 // one is plugged in, and no connector is handed the database or secrets it
-// does not need: only the few settings below.
+// does not need: only the few settings below, and a built-in one its own.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.ts';
-import { connectorSpecProblem } from '../domain/connector-spec.ts';
+import { connectorChoiceProblem, type ConnectorSlot } from '../domain/connector-spec.ts';
 import type { Environment } from '../domain/credentials.ts';
+import { createAuthorizeNet, type AuthorizeNetSettings } from './authorize-net/index.ts';
 import type { CardProcessor } from './card-processor.ts';
 import { SandboxCardProcessor } from './card-processor-sandbox.ts';
 import { checkCardProcessor } from './card-processor.ts';
+import { cardProcessorWithBreaker, fxWithBreaker, kycWithBreaker, payoutNetworkWithBreaker } from './connector-breakers.ts';
 import type { FxProvider } from './fx.ts';
 import type { KycProvider } from './kyc.ts';
 import type { PayoutNetwork } from './payout-network.ts';
@@ -32,13 +35,16 @@ export interface ProviderContext {
   readonly log: Logger;
 }
 
-/** The module (or `sandbox`) configured for each connector. */
-export interface ProviderChoice {
-  readonly cardProcessor: string;
-  readonly payoutNetwork: string;
-  readonly kyc: string;
-  readonly fx: string;
+/** The connector configured for each slot: `sandbox`, a built-in name or a module. */
+export type ProviderChoice = Readonly<Record<ConnectorSlot, string>>;
+
+/** Settings of the built-in connectors (config/ reads them); null for one not chosen. */
+export interface BuiltInConnectorSettings {
+  readonly authorizeNet: AuthorizeNetSettings | null;
 }
+
+/** A built-in connector's factory, by its name. */
+type BuiltIns<T> = Readonly<Record<string, () => T | Promise<T>>>;
 
 export interface Providers {
   readonly cardProcessor: CardProcessor;
@@ -48,14 +54,24 @@ export interface Providers {
 }
 
 /**
- * Loads a configured connector: `sandbox` returns the simulator, anything
- * else is imported as a module whose `create(context)` builds the connector.
- * Only a file path or an installed package name is imported, never a URL
- * (a `data:` URL would be code carried in the configuration itself).
+ * Loads a configured connector: `sandbox` returns the simulator, a built-in
+ * name of this slot the connector Payrail ships, anything else is imported
+ * as a module whose `create(context)` builds the connector. Only a file path
+ * or an installed package name is imported, never a URL (a `data:` URL
+ * would be code carried in the configuration itself), and never a name of
+ * a built-in connector (of any slot, shipped or coming).
  */
-export async function loadProvider<T>(spec: string, context: ProviderContext, simulator: () => T): Promise<T> {
+export async function loadProvider<T>(
+  spec: string,
+  context: ProviderContext,
+  simulator: () => T,
+  slot: ConnectorSlot = 'cardProcessor',
+  builtIns: BuiltIns<T> = {},
+): Promise<T> {
   if (spec === 'sandbox') return simulator();
-  const problem = connectorSpecProblem(spec);
+  const builtIn = Object.hasOwn(builtIns, spec) ? builtIns[spec] : undefined;
+  if (builtIn !== undefined) return builtIn();
+  const problem = connectorChoiceProblem(slot, spec);
   if (problem !== null) throw new Error(`connector module "${spec.slice(0, 80)}" refused: it ${problem}`);
   const url = spec.startsWith('.') || path.isAbsolute(spec) ? pathToFileURL(path.resolve(spec)).href : spec;
   const module = (await import(url)) as { create?: (context: ProviderContext) => T | Promise<T> };
@@ -63,17 +79,53 @@ export async function loadProvider<T>(spec: string, context: ProviderContext, si
   return module.create(context);
 }
 
+/**
+ * Every configured connector stands behind a circuit breaker of its own
+ * (connector-breakers.ts); the sandbox simulators answer in-process and
+ * never fail as a provider does, so they have none.
+ */
+function withBreaker<T>(spec: string, connector: T, wrap: (connector: T) => T): T {
+  return spec === 'sandbox' ? connector : wrap(connector);
+}
+
 /** `receiverStates` is where the sandbox simulators keep receivers whose state changed. */
-export async function createProviders(choice: ProviderChoice, context: ProviderContext, receiverStates: ReceiverStates): Promise<Providers> {
+export async function createProviders(
+  choice: ProviderChoice,
+  settings: BuiltInConnectorSettings,
+  context: ProviderContext,
+  receiverStates: ReceiverStates,
+): Promise<Providers> {
   const receivers = new SandboxReceivers(receiverStates);
-  return {
-    cardProcessor: checkCardProcessor(await loadProvider(choice.cardProcessor, context, () => new SandboxCardProcessor(context.clock, context.sandboxDelayMs))),
-    payoutNetwork: await loadProvider(
-      choice.payoutNetwork,
-      context,
-      () => new SandboxPayoutNetwork(receivers, context.clock, context.sandboxDelayMs, context.publicUrl),
-    ),
-    kyc: await loadProvider(choice.kyc, context, () => new SandboxKyc(receivers, context.clock, context.publicUrl)),
-    fx: await loadProvider(choice.fx, context, () => new SandboxFx()),
+  const cardProcessors: BuiltIns<CardProcessor> = {
+    'authorize-net': () => createAuthorizeNet(chosen(settings.authorizeNet, 'authorize-net'), { log: context.log.child({ connector: 'authorize-net' }) }),
   };
+  const cardProcessor = checkCardProcessor(
+    await loadProvider<CardProcessor>(
+      choice.cardProcessor,
+      context,
+      () => new SandboxCardProcessor(context.clock, context.sandboxDelayMs),
+      'cardProcessor',
+      cardProcessors,
+    ),
+  );
+  const payoutNetwork = await loadProvider(
+    choice.payoutNetwork,
+    context,
+    () => new SandboxPayoutNetwork(receivers, context.clock, context.sandboxDelayMs, context.publicUrl),
+    'payoutNetwork',
+  );
+  const kyc = await loadProvider(choice.kyc, context, () => new SandboxKyc(receivers, context.clock, context.publicUrl), 'kyc');
+  const fx = await loadProvider(choice.fx, context, () => new SandboxFx(), 'fx');
+  return {
+    cardProcessor: withBreaker(choice.cardProcessor, cardProcessor, cardProcessorWithBreaker),
+    payoutNetwork: withBreaker(choice.payoutNetwork, payoutNetwork, payoutNetworkWithBreaker),
+    kyc: withBreaker(choice.kyc, kyc, kycWithBreaker),
+    fx: withBreaker(choice.fx, fx, fxWithBreaker),
+  };
+}
+
+/** A built-in connector's settings; configuration reads them whenever it is chosen, so missing ones are a programmer error. */
+function chosen<T>(settings: T | null, name: string): T {
+  if (settings === null) throw new Error(`connector ${name} is chosen but its settings were not read (config.ts)`);
+  return settings;
 }

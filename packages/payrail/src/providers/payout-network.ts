@@ -13,6 +13,7 @@
 // - `signal` fires when Payrail stops waiting (PAYOUT_CALL_TIMEOUT_MS); a
 //   connector should pass it to its HTTP client. Payrail stops waiting then
 //   even if the connector does not.
+import type { CallbackReceiver } from './callbacks.ts';
 import type { LookupDeadline } from './deadline.ts';
 
 export interface PayoutSubmission {
@@ -61,6 +62,8 @@ export type PollOutcome =
   | { readonly kind: 'failed'; readonly errorText: string; readonly errorCode: string };
 
 export interface PayoutNetwork extends LookupDeadline {
+  /** The connector's name (`mtn-momo`, `veriff`): its callbacks arrive at `/providers/<name>/callbacks`. Absent: it takes none. */
+  readonly name?: string;
   /**
    * Whether the number holds a wallet on the network; `signal` fires when
    * Payrail stops waiting. A thrown error (or no answer within the look-up
@@ -79,6 +82,12 @@ export interface PayoutNetwork extends LookupDeadline {
    * a real receiver does on the network's own page. Idempotent.
    */
   acceptInvitation?(phoneE164: string): Promise<'registered' | 'already_registered'>;
+  /**
+   * Verifies and reads a callback its network sent to
+   * `POST /providers/<name>/callbacks` (providers/callbacks.ts), under the
+   * connector name the corridors file gives it. Absent: polling only.
+   */
+  readonly callbacks?: CallbackReceiver;
 }
 
 /**

@@ -356,6 +356,23 @@ export interface DueCharge extends ChargeRow {
 }
 
 /**
+ * The pending charge the processor knows as `processorRef` (a provider
+ * callback names it so), with its sealed card, as the worker claims one; or
+ * undefined when none is pending under it (unknown, or final already).
+ * Served by charges_pending_processor_ref (migration 025), which holds only
+ * pending charges. Processor ids are unique at one processor; should two
+ * pending charges carry one, the oldest is answered.
+ */
+export async function getPendingChargeByProcessorRef(tx: Tx, processorRef: string): Promise<DueCharge | undefined> {
+  const row = await tx.get<DueCharge>(
+    `SELECT ${COLUMNS}, card_number_enc FROM charges
+     WHERE status = 'pending' AND processor_ref IS NOT NULL AND processor_ref = ? AND kind = 'charge' ORDER BY pk LIMIT 1`,
+    [processorRef],
+  );
+  return row === undefined ? undefined : chargeRowOf(row);
+}
+
+/**
  * Claims at most `limit` pending charges that are due, by pushing their next
  * run to `leaseUntilMs` in the same statement: two workers never process one
  * charge at once (the outer WHERE is re-checked on a row a concurrent claim

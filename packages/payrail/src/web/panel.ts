@@ -23,6 +23,7 @@ import { kycRoutes } from './routes/kyc.ts';
 import { teamRoutes } from './routes/team.ts';
 import { merchantRoutes } from './routes/merchant.ts';
 import { operatorRoutes } from './routes/operator.ts';
+import { processorDifferenceRoutes } from './routes/processor-differences.ts';
 import { onboardingRoutes } from './routes/operator-onboarding.ts';
 import { reconciliationRoutes } from './routes/reconciliation.ts';
 import { surchargeRoutes } from './routes/surcharge.ts';
@@ -62,6 +63,7 @@ export function panelRoutes(service: Service): FastifyPluginAsync {
         await operator.register(operatorRoutes(service));
         await operator.register(reconciliationRoutes(service));
         await operator.register(batchRoutes(service));
+        await operator.register(processorDifferenceRoutes(service));
         await operator.register(auditRoutes(service));
         await operator.register(onboardingRoutes(service));
       });

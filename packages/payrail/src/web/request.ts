@@ -139,6 +139,7 @@ const NOTICES: Record<string, string> = {
   webhook_deleted: 'Webhook endpoint deleted.',
   webhook_resent: 'Delivery queued again; it is sent within seconds.',
   surcharge_saved: 'Surcharge saved. It applies to the next charges.',
+  difference_resolved: 'Difference resolved; your note is kept with it and in the audit log.',
 };
 
 export function noticeFromQuery(request: FastifyRequest): Html | null {

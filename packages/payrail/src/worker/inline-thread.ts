@@ -12,8 +12,9 @@
 import { Worker as Thread } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import { secretsUnboxedForThread } from '../config/thread-clone.ts';
 
-/** What the launcher gives the thread (structured-cloned; the signal's memory is shared). */
+/** What the launcher gives the thread (structured-cloned, so the config's secrets travel unboxed; the signal's memory is shared). */
 export interface ThreadData {
   readonly config: Config;
   readonly storeThreadSignal: SharedArrayBuffer;
@@ -62,7 +63,7 @@ export async function startInlineWorkerThread(
   options: InlineWorkerThreadOptions = {},
 ): Promise<InlineWorkerThread> {
   const entry = options.entry ?? DEFAULT_ENTRY;
-  const data: ThreadData = { config, storeThreadSignal };
+  const data: ThreadData = { config: secretsUnboxedForThread(config), storeThreadSignal };
   let stopping = false;
   let current = await spawn(entry, data);
   let restartTimer: NodeJS.Timeout | null = null;

@@ -2,7 +2,7 @@
 import type { Service } from '../service.ts';
 import { cardLifecycleJobs, payinCleanupJob, pendingChargesJob, recurringSchedulesJob } from './charge-jobs.ts';
 import { mailSendJob } from './mail-jobs.ts';
-import { tableStatisticsJob } from './maintenance-jobs.ts';
+import { processorReconciliationJob, tableStatisticsJob } from './maintenance-jobs.ts';
 import { abuseCountersPruneJob, cardDataScrubJob } from './security-jobs.ts';
 import { createTransferJobs } from './transfer-jobs.ts';
 import { pruneOldEvents } from '../flows/webhooks/retention.ts';
@@ -20,5 +20,6 @@ export function createJobs(service: Service): Job[] {
     mailSendJob(service),
     { name: 'events.prune', runOnce: () => pruneOldEvents(service) },
     tableStatisticsJob(service),
+    processorReconciliationJob(service),
   ];
 }

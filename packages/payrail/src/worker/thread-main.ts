@@ -5,6 +5,7 @@
 // launcher's `stop` by stopping both loops after their current batch,
 // closing its store and flushing its log, then says `stopped`.
 import { parentPort, workerData } from 'node:worker_threads';
+import { secretsBoxedFromThread } from '../config/thread-clone.ts';
 import { createService } from '../runtime.ts';
 import { createJobs } from './jobs.ts';
 import { createWebhookWorker } from './webhook-worker.ts';
@@ -14,7 +15,7 @@ import type { ThreadData, ThreadMessage } from './inline-thread.ts';
 const port = parentPort;
 if (port === null) throw new Error('thread-main.ts runs as a worker thread (inline-thread.ts)');
 const data = workerData as ThreadData;
-const service = await createService(data.config, { storeThreadSignal: data.storeThreadSignal });
+const service = await createService(secretsBoxedFromThread(data.config), { storeThreadSignal: data.storeThreadSignal });
 const log = service.log.child({ component: 'worker' });
 const worker = new Worker(createJobs(service), log);
 const webhooks = createWebhookWorker(service);

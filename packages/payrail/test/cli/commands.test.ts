@@ -155,7 +155,7 @@ describe('payrail in production', () => {
   it('refuses to start with simulators, without TLS and without a card key', async () => {
     const result = await runCli(['serve'], { PAYRAIL_ENV: 'production', PAYRAIL_DATA_DIR: '/nonexistent' });
     assert.equal(result.code, 1);
-    assert.match(result.stderr, /real cardProcessor connector/);
+    assert.match(result.stderr, /production needs a real card processor, not the sandbox simulator: set PAYRAIL_CARD_PROCESSOR to authorize-net/);
     assert.match(result.stderr, /production needs TLS/);
     assert.match(result.stderr, /PAYRAIL_CARD_KEY/);
   });

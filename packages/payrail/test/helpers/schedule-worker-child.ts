@@ -3,7 +3,9 @@
 // to PAYRAIL_TEST_CLOCK_MS, running the schedule and pending-charge jobs until
 // no work is left, then exiting. Its card processor announces each
 // authorization on stdout ("AUTH <reference>") and takes PROCESSOR_DELAY_MS
-// to answer, so the test can SIGKILL it in the middle of a run.
+// to answer, so the test can SIGKILL it in the middle of a run. The card
+// processor is the sandbox's unless PAYRAIL_CARD_PROCESSOR and its settings
+// are given (the Authorize.net crash test restarts its worker here).
 import { loadConfig } from '../../src/config.ts';
 import { ManualClock } from '../../src/domain/clock.ts';
 import { recoveryDepsOf, resolveDueCharges } from '../../src/flows/payin/charge-recovery.ts';
@@ -16,7 +18,9 @@ const env = process.env;
 const clock = new ManualClock(Number(env.PAYRAIL_TEST_CLOCK_MS));
 const delayMs = Number(env.PROCESSOR_DELAY_MS ?? '0');
 const batch = Number(env.SCHEDULE_BATCH ?? '5');
+const processorSettings = Object.entries(env).filter(([name]) => name === 'PAYRAIL_CARD_PROCESSOR' || name.startsWith('PAYRAIL_AUTHORIZE_NET_'));
 const config = loadConfig({
+  ...Object.fromEntries(processorSettings),
   DATABASE_URL: env.DATABASE_URL ?? '',
   PAYRAIL_DATA_DIR: env.PAYRAIL_DATA_DIR ?? '',
   PAYRAIL_SANDBOX_DELAY_MS: '0',
@@ -25,7 +29,7 @@ const config = loadConfig({
 });
 const service = await createService(config, { clock, log: createLogger('warn') });
 const inner = service.providers.cardProcessor;
-// Everything else (name, deadline, poll, capture...) is the sandbox processor's own.
+// Everything else (name, deadline, poll, capture...) is the configured processor's own.
 const announcing: CardProcessor = Object.assign(Object.create(inner) as CardProcessor, {
   async authorize(request: Parameters<CardProcessor['authorize']>[0]) {
     process.stdout.write(`AUTH ${request.reference}\n`);

@@ -4,7 +4,10 @@
 // idempotent on the submission's reference: a payout it took (even when its
 // reply was lost on the way back) is reported accepted again with the same
 // reference, and is paid only once. Loaded through PAYRAIL_PAYOUT_NETWORK
-// like any production connector.
+// like any production connector. Its scripts fail many calls in a row, and
+// every one must reach it: it tunes its circuit breaker not to open within
+// them (the breaker has tests of its own, test/providers/breaker.test.ts).
+import type { BreakerTuning } from '../../src/providers/breaker.ts';
 import type { ProviderContext } from '../../src/providers/index.ts';
 import type { PayoutNetwork, PayoutPollRequest, PayoutSubmission, SubmitOutcome } from '../../src/providers/payout-network.ts';
 import { SandboxPayoutNetwork } from '../../src/providers/sandbox/payout-network.ts';
@@ -54,7 +57,7 @@ function connectionError(request: unknown): Error {
   return Object.assign(new Error('socket hang up'), { code: 'ECONNRESET', request });
 }
 
-export function create(context: ProviderContext): PayoutNetwork {
+export function create(context: ProviderContext): PayoutNetwork & BreakerTuning {
   const sandbox = new SandboxPayoutNetwork(new SandboxReceivers(memoryReceiverStates()), context.clock, context.sandboxDelayMs, context.publicUrl);
   const answer = async (submission: PayoutSubmission): Promise<SubmitOutcome> => {
     const earlier = taken.get(submission.idempotencyKey);
@@ -67,6 +70,7 @@ export function create(context: ProviderContext): PayoutNetwork {
     return outcome;
   };
   return {
+    breaker: { consecutiveFailuresMax: 1_000 },
     lookupReceiver: (phone) => sandbox.lookupReceiver(phone),
     async submit(submission) {
       submissions.push({

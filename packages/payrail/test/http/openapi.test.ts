@@ -196,7 +196,24 @@ for (const kind of STORE_KINDS) {
 
     it('leaves the panel, the hosted form and the docs page itself out', () => {
       for (const path of Object.keys(document.paths)) {
-        assert.match(path, /^(\/api\/|\/sandbox\/|\/healthz$|\/readyz$)/, path);
+        assert.match(path, /^(\/api\/|\/sandbox\/|\/providers\/\{connector\}\/callbacks$|\/healthz$|\/readyz$)/, path);
+      }
+    });
+
+    it('documents provider callbacks: no credential, tagged Providers, their refusals in shape C', () => {
+      const operation = document.paths['/providers/{connector}/callbacks']?.post as (Operation & { tags?: string[] }) | undefined;
+      assert.ok(operation !== undefined, 'POST /providers/{connector}/callbacks is missing');
+      assert.deepEqual([operation.security, operation.tags], [[], ['Providers']]);
+      for (const [status, code] of [
+        ['401', 'invalid_signature'],
+        ['404', 'not_found'],
+        ['413', 'payload_too_large'],
+        ['429', 'rate_limited'],
+      ] as const) {
+        const schema = operation.responses[status]?.content?.['application/json']?.schema as
+          | { properties: { error: { properties: { code: { enum: string[] } } } } }
+          | undefined;
+        assert.deepEqual(schema?.properties.error.properties.code.enum, [code], status);
       }
     });
 

@@ -3,17 +3,34 @@
 // the FX provider) that throws or does not answer in time makes check,
 // execute and the KYC look-up answer 503 service_unavailable, never a 500,
 // and nothing is written: no transfer, no posting, no quote. The same
-// request succeeds once the provider answers again. Driven through a
-// stand-in connector (test/helpers/unreachable-lookups.ts), on both stores.
+// request succeeds once the provider answers again. A hung provider is
+// answered within its look-up deadline; one that keeps failing opens its
+// circuit breaker, which refuses without calling it, the same 503. Driven
+// through a stand-in connector (test/helpers/unreachable-lookups.ts), on both stores.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { BREAKER_DEFAULTS } from '../../src/providers/breaker.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 import { assertLedgerOk, balances, caller, created, failure, transferBody } from '../helpers/transfers.ts';
-import { lookups, resetUnreachableLookups, troubles } from '../helpers/unreachable-lookups.ts';
+import { LOOKUP_DEADLINE_MS, lookups, resetUnreachableLookups, troubles } from '../helpers/unreachable-lookups.ts';
 
 const STAND_IN = path.join(import.meta.dirname, '..', 'helpers', 'unreachable-lookups.ts');
+/**
+ * How long a request waiting on a hung look-up may take in all: the
+ * connector's LOOKUP_DEADLINE_MS plus ample room for a loaded CI machine.
+ * Without a deadline the request would never answer.
+ */
+const ANSWERED_WITHIN_MS = LOOKUP_DEADLINE_MS + 2_000;
+
+async function withinDeadline<T>(request: () => Promise<T>): Promise<T> {
+  const startMs = performance.now();
+  const answer = await request();
+  const tookMs = performance.now() - startMs;
+  assert.ok(tookMs < ANSWERED_WITHIN_MS, `answered after ${Math.round(tookMs)} ms`);
+  return answer;
+}
 const UNAVAILABLE = {
   receiver: failure('service_unavailable', 'the payout network (receiver look-up) did not answer; nothing was written; retry'),
   kyc: failure('service_unavailable', 'the KYC provider did not answer; nothing was written; retry'),
@@ -78,6 +95,20 @@ for (const kind of STORE_KINDS) {
       assert.equal((await api.kyc(body.receiver_phone.slice(1))).status, 200);
     });
 
+    it('a KYC provider that hangs: check and execute answer 503 within the look-up deadline, nothing is written', async () => {
+      const body = transferBody();
+      troubles.kyc.set(body.receiver_phone, 'hang');
+      const start = await balances(t.service, merchantId);
+      const transfers = await transferCount();
+      assert.deepEqual(await withinDeadline(() => api.check(body)), { status: 503, body: UNAVAILABLE.kyc });
+      assert.deepEqual(await withinDeadline(() => api.execute(body)), { status: 503, body: UNAVAILABLE.kyc });
+      assert.equal(await quoteCount(body.id), 0);
+      assert.equal(await transferCount(), transfers);
+      assert.deepEqual(await balances(t.service, merchantId), start);
+      troubles.kyc.clear();
+      assert.deepEqual(await api.execute(body), { status: 200, body: created(body.id) });
+    });
+
     it('an FX provider that fails: check stores no quote, execute writes nothing; an execute with a valid quote needs no rate', async () => {
       const body = transferBody();
       troubles.fx.set('KES', 'throw');
@@ -86,7 +117,9 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(await api.check(body), { status: 503, body: UNAVAILABLE.fx });
       assert.equal(await quoteCount(body.id), 0);
       troubles.fx.set('KES', 'hang');
-      assert.deepEqual(await api.execute(body), { status: 503, body: UNAVAILABLE.fx });
+      assert.deepEqual(await withinDeadline(() => api.check(body)), { status: 503, body: UNAVAILABLE.fx });
+      assert.equal(await quoteCount(body.id), 0);
+      assert.deepEqual(await withinDeadline(() => api.execute(body)), { status: 503, body: UNAVAILABLE.fx });
       assert.equal(await transferCount(), transfers);
       assert.deepEqual(await balances(t.service, merchantId), start);
 
@@ -96,6 +129,25 @@ for (const kind of STORE_KINDS) {
       troubles.fx.set('KES', 'throw');
       assert.deepEqual(await api.execute(quoted), { status: 200, body: created(quoted.id) });
       await assertLedgerOk(t.service);
+    });
+
+    // Last: the FX connector's breaker stays open for the rest of this app's life.
+    it('an FX provider that keeps failing opens its breaker: look-ups are refused without calling it, still 503 with nothing written', async () => {
+      // A rate answered first, so the failures below are the only ones in a row.
+      assert.equal((await api.check(transferBody())).status, 200);
+      troubles.fx.set('KES', 'throw');
+      for (let i = 0; i < BREAKER_DEFAULTS.consecutiveFailuresMax; i++) {
+        assert.deepEqual(await api.check(transferBody()), { status: 503, body: UNAVAILABLE.fx });
+      }
+      assert.equal(lookups.fx, 1 + BREAKER_DEFAULTS.consecutiveFailuresMax);
+      troubles.fx.clear();
+      const body = transferBody();
+      const transfers = await transferCount();
+      assert.deepEqual(await api.check(body), { status: 503, body: UNAVAILABLE.fx });
+      assert.deepEqual(await api.execute(body), { status: 503, body: UNAVAILABLE.fx });
+      assert.equal(lookups.fx, 1 + BREAKER_DEFAULTS.consecutiveFailuresMax, 'an open breaker sends nothing');
+      assert.equal(await quoteCount(body.id), 0);
+      assert.equal(await transferCount(), transfers);
     });
 
     it('a refusal the request earns before any look-up is still that refusal', async () => {

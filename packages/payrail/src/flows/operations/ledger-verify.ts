@@ -3,14 +3,22 @@
 // from the immutable postings and the business records and reports each
 // difference. `payrail ledger verify` exits non-zero when any is found.
 // The facts come from one snapshot, so it can run while traffic moves money.
+//
+// It also counts the open differences of reconciliation with the card
+// processor (processor-reconciliation.ts), reported beside the result but
+// never as a problem: they say Payrail and the processor disagree on what
+// settled, not that the ledger disagrees with itself.
 import type { Db } from '../../store/db.ts';
 import { readLedgerFacts, type LedgerFacts } from '../../store/ledger-audit.ts';
+import { openDifferenceCount } from '../../store/operations/processor-reconciliation.ts';
 
 export interface VerifyReport {
   readonly ok: boolean;
   readonly accounts: number;
   readonly postings: number;
   readonly problems: string[];
+  /** Open differences with the card processor's settlements; not ledger problems (they do not change `ok`). */
+  readonly openProcessorDifferences: number;
 }
 
 /** A report never lists more than this many problems. */
@@ -26,7 +34,8 @@ export async function verifyLedger(db: Db): Promise<VerifyReport> {
   for (const id of facts.malformedPostingIds) report(`posting ${id} is not a positive movement between two accounts`);
   for (const row of facts.duplicatedPostings) report(`${row.ref_type} ${row.ref_id} has ${row.n} postings of kind ${row.kind}`);
   checkBusinessRecords(facts, balances, report);
-  return { ok: problems.length === 0, accounts: facts.accounts.length, postings: facts.postingCount, problems };
+  const openProcessorDifferences = await openDifferenceCount(db);
+  return { ok: problems.length === 0, accounts: facts.accounts.length, postings: facts.postingCount, problems, openProcessorDifferences };
 }
 
 /** Cached balances equal their postings, respect their floors, and sum to zero. */

@@ -64,6 +64,7 @@ export function authorizeCharge(
       cardType: charge.card_type as CardType,
     },
     ...authorizationTermsOf(charge.request_json, card.billing),
+    capture: charge.auto_capture === 1,
     ...(credential === null ? {} : { storedCredential: credential }),
   });
 }

@@ -61,11 +61,26 @@ export function recoveryDepsOf(service: Service): RecoveryDeps {
 export async function resolveDueCharges(deps: RecoveryDeps, limit = CHARGE_BATCH_MAX): Promise<number> {
   const nowMs = deps.clock.nowMs();
   const due = await claimDueChargesBatch(deps.db, { nowMs, leaseUntilMs: nowMs + CLAIM_LEASE_MS, limit });
-  await Promise.all(due.map((charge) => resolveOne(deps, charge)));
+  await Promise.all(due.map((charge) => resolvePendingCharge(deps, charge)));
   return due.length;
 }
 
-async function resolveOne(deps: RecoveryDeps, charge: DueCharge): Promise<void> {
+/**
+ * What became of one pending charge: the processor gave no answer (it stays
+ * pending; asked again later), or one was recorded (`final` or still
+ * `pending` under review), or another process recorded one first (`raced`:
+ * nothing changed).
+ */
+export type PendingChargeResolution = 'unanswered' | 'final' | 'pending' | 'raced';
+
+/**
+ * Asks the processor about one pending charge and records its answer through
+ * the guarded store command: a poll of a charge under review, or the same
+ * authorization again for one that never recorded an answer. The worker's
+ * batches and provider callbacks (flows/providers/callbacks.ts) both come
+ * here, so a charge moves the same way whoever noticed it.
+ */
+export async function resolvePendingCharge(deps: RecoveryDeps, charge: DueCharge): Promise<PendingChargeResolution> {
   const awaiting = charge.processor_ref === null ? 'answer' : 'review';
   let result: AuthorizationResult;
   try {
@@ -74,18 +89,19 @@ async function resolveOne(deps: RecoveryDeps, charge: DueCharge): Promise<void> 
         ? await authorizeAgain(deps, charge)
         : await pollWithDeadline(deps.processor, { reference: chargeReference(deps.providerKeys, charge.pk), processorRef: charge.processor_ref! });
   } catch (error) {
-    // Still unknown: the claim's lease brings the charge back later.
+    // Still unknown: the claim's lease (or the charge's next run) brings it back later.
     deps.log.warn(
       { charge: charge.pk, processor: deps.processor.name, err: errorSummary(error) },
       'card processor did not answer about a pending charge; will ask again',
     );
-    return;
+    return 'unanswered';
   }
   const { card_number_enc: _sealed, ...row } = charge;
   const recorded = await recordChargeOutcome(deps, row, awaiting, result);
-  if (recorded !== null && recorded.charge.status !== 'pending') {
-    deps.log.info({ charge: charge.pk, status: recorded.charge.status, recovered: awaiting === 'answer' }, 'pending charge resolved');
-  }
+  if (recorded === null) return 'raced';
+  if (recorded.charge.status === 'pending') return 'pending';
+  deps.log.info({ charge: charge.pk, status: recorded.charge.status, recovered: awaiting === 'answer' }, 'pending charge resolved');
+  return 'final';
 }
 
 function authorizeAgain(deps: RecoveryDeps, charge: DueCharge): Promise<AuthorizationResult> {
@@ -103,6 +119,7 @@ function authorizeAgain(deps: RecoveryDeps, charge: DueCharge): Promise<Authoriz
       cardType: charge.card_type as CardType,
     },
     ...authorizationTermsOf(charge.request_json, request.billing_info),
+    capture: charge.auto_capture === 1,
     ...storedCredentialOf(charge),
   });
 }

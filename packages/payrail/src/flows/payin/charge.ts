@@ -30,6 +30,7 @@ import type { ProviderKeys } from '../../domain/provider-keys.ts';
 import { parseReferenceNumber } from '../../domain/references.ts';
 import { fail } from '../../errors.ts';
 import { type AuthorizationResult, type CardProcessor, processorTimeoutMs } from '../../providers/card-processor.ts';
+import { breakerOf } from '../../providers/connector-breakers.ts';
 import type { Service } from '../../service.ts';
 import { markKeyUnanswered, readCharge, readChargeHoldingKey } from '../../store/payin/charge-reads.ts';
 import { readFundedTransaction } from '../../store/payin/transactions.ts';
@@ -100,6 +101,7 @@ export function createChargeFlow(deps: ChargeDeps): ChargeFlow {
 
   async function charge(payer: Payer, input: ChargeInput): Promise<ChargeReply> {
     const requestedCents = validateCharge(input, deps.clock.nowMs(), payer.wireDialect);
+    refuseWhileProcessorDown(deps.processor);
     // The merchant's mandatory card surcharge adds to the amount (surcharge.ts); the charge keeps what it added.
     const surchargeCents = await cardSurchargeCents(deps.db, payer.merchantId, requestedCents);
     const amountCents = requestedCents + surchargeCents;
@@ -120,6 +122,20 @@ export function createChargeFlow(deps: ChargeDeps): ChargeFlow {
   }
 
   return { charge, read };
+}
+
+/**
+ * While the processor's circuit breaker refuses (providers/breaker.ts), a
+ * charge is refused before anything is written (no nonce used, no charge
+ * reserved): 503, and the same request may simply be sent again. Past this
+ * point a refusal is an unknown outcome like any failed call, and the charge
+ * waits pending for the worker. A same-key retry is refused too while the
+ * breaker is open, and answered its stored reply once it closes.
+ */
+function refuseWhileProcessorDown(processor: CardProcessor): void {
+  if (breakerOf(processor)?.refusesNow() === true) {
+    fail('service_unavailable', 'the card processor is not answering (its circuit breaker is open); nothing was written; retry');
+  }
 }
 
 /** `amountCents` is the whole amount charged, `surchargeCents` of it the merchant's surcharge. */

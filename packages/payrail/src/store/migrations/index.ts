@@ -37,6 +37,8 @@ const names = [
   '021_transaction_settled_index',
   '022_installation',
   '023_network_transaction_ids',
+  '024_processor_reconciliation',
+  '025_pending_processor_ref',
 ];
 
 export const MIGRATIONS: readonly Migration[] = names.map((name) => ({

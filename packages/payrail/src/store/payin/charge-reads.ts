@@ -1,7 +1,8 @@
 // The charge path's reads and its small writes outside steps 1 and 3: the
 // charge as it stands, the one holding a key, a key's stored reply, the mark
-// of an unanswered charge's key, and the worker's claim of due charges.
-import { type ChargeRow, claimDueCharges, type DueCharge, getCharge, getChargeHoldingKey } from '../charges.ts';
+// of an unanswered charge's key, the worker's claim of due charges, and the
+// pending charge a provider callback names.
+import { type ChargeRow, claimDueCharges, type DueCharge, getCharge, getChargeHoldingKey, getPendingChargeByProcessorRef } from '../charges.ts';
 import type { Db } from '../db.ts';
 import { getKey, type HeldKey, type IdempotencyRow, markKeyOutcomeUnknown } from '../idempotency.ts';
 
@@ -26,4 +27,9 @@ export function markKeyUnanswered(db: Db, input: { sourceId: string; idemKey: st
 /** Claims due pending charges, leased until `leaseUntilMs` so a crashed worker's batch comes back. */
 export function claimDueChargesBatch(db: Db, input: { nowMs: number; leaseUntilMs: number; limit: number }): Promise<DueCharge[]> {
   return db.write((tx) => claimDueCharges(tx, input.nowMs, input.leaseUntilMs, input.limit));
+}
+
+/** The pending charge the processor knows as `processorRef` (a provider callback's hint), or undefined. */
+export function readPendingChargeByProcessorRef(db: Db, processorRef: string): Promise<DueCharge | undefined> {
+  return db.read((tx) => getPendingChargeByProcessorRef(tx, processorRef));
 }

@@ -169,6 +169,14 @@ export function ledgerBody(report: VerifyReport, checkedAtMs: number): Html {
     ['Accounts', String(report.accounts)],
     ['Postings', String(report.postings)],
   ])}
+  ${
+    report.openProcessorDifferences === 0
+      ? ''
+      : notice(
+          'info',
+          html`${report.openProcessorDifferences} open difference(s) with the card processor’s settlements. They are not a ledger imbalance: <a href="/dashboard/operator/processor-differences">review them</a>.`,
+        )
+  }
   ${report.problems.length === 0 ? '' : html`<h2>Problems</h2><ul class="problems">${report.problems.map((p) => html`<li>${p}</li>`)}</ul>`}
   <p><a class="button" href="/dashboard/operator/ledger">Verify again</a></p>`;
 }

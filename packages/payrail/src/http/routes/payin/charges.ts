@@ -33,7 +33,7 @@ export function payinChargeRoutes(service: Service): FastifyPluginAsyncTypebox {
         schema: {
           operationId: 'chargeCard',
           summary: 'Charge a card by nonce',
-          errors: ['invalid_nonce', 'invalid_card', 'invalid_amount', 'idempotency_key_reused', 'not_found', 'not_offered'],
+          errors: ['invalid_nonce', 'invalid_card', 'invalid_amount', 'idempotency_key_reused', 'not_found', 'not_offered', 'service_unavailable'],
           body: ChargeRequest,
           headers: ChargeHeaders,
           response: { 200: ChargeResponse, ...REFUSALS },

@@ -1,0 +1,50 @@
+// Settings of the built-in card processor `authorize-net`
+// (PAYRAIL_CARD_PROCESSOR=authorize-net; behaviour.md section 18), read only
+// when it is chosen. The transaction key and the signature key are secrets:
+// from their variable or a file (secret-setting.ts), boxed.
+import { Secret } from '../domain/secret.ts';
+import type { AuthorizeNetSettings } from '../providers/authorize-net/index.ts';
+import { providerUrlSetting } from './provider-url.ts';
+import { secretSetting } from './secret-setting.ts';
+import { settingText, type SettingsSource } from './settings-source.ts';
+
+/** Authorize.net's JSON API endpoints (the sandbox's is its developer test account system). */
+export const AUTHORIZE_NET_URLS = {
+  sandbox: 'https://apitest.authorize.net/xml/v1/request.api',
+  production: 'https://api.authorize.net/xml/v1/request.api',
+} as const;
+
+/** Authorize.net issues API login ids of at most 25 characters. */
+const LOGIN_ID = /^[\x21-\x7e]{1,25}$/;
+const WHY = 'with PAYRAIL_CARD_PROCESSOR=authorize-net';
+/** Stands in for a missing key while problems are collected; configuration with a problem is never used. */
+const UNSET = new Secret('');
+
+export function authorizeNetSettings(source: SettingsSource): AuthorizeNetSettings {
+  const url = providerUrlSetting(source, 'PAYRAIL_AUTHORIZE_NET_URL', AUTHORIZE_NET_URLS);
+  const host = new URL(url).hostname;
+  // A sandbox deployment hands keys to anyone who signs up; pointed at the
+  // live gateway it would move real money. And production against the
+  // processor's test system would approve charges no card pays.
+  if (source.environment === 'sandbox' && host === new URL(AUTHORIZE_NET_URLS.production).hostname) {
+    source.problems.push(
+      `PAYRAIL_AUTHORIZE_NET_URL names Authorize.net's production gateway; the sandbox environment uses its sandbox (${AUTHORIZE_NET_URLS.sandbox})`,
+    );
+  }
+  if (source.environment === 'production' && host === new URL(AUTHORIZE_NET_URLS.sandbox).hostname) {
+    source.problems.push(`PAYRAIL_AUTHORIZE_NET_URL names Authorize.net's sandbox; production uses ${AUTHORIZE_NET_URLS.production}`);
+  }
+  const loginId = settingText(source, 'PAYRAIL_AUTHORIZE_NET_LOGIN_ID');
+  if (loginId === null) source.problems.push(`PAYRAIL_AUTHORIZE_NET_LOGIN_ID (the API login id) is required ${WHY}`);
+  else if (!LOGIN_ID.test(loginId)) source.problems.push('PAYRAIL_AUTHORIZE_NET_LOGIN_ID must be 1 to 25 printable characters without spaces');
+  const transactionKey = secretSetting(source, 'PAYRAIL_AUTHORIZE_NET_TRANSACTION_KEY', WHY);
+  // Optional: without it the connector refuses webhooks (401) and polling alone moves held charges.
+  const signatureKey = secretSetting(source, 'PAYRAIL_AUTHORIZE_NET_SIGNATURE_KEY', null);
+  return {
+    url,
+    loginId: loginId ?? '',
+    // Only read when the problems list is empty, so never this placeholder.
+    transactionKey: transactionKey ?? UNSET,
+    signatureKey,
+  };
+}

@@ -1,0 +1,121 @@
+// Provider callbacks (behaviour.md section 18, providers/callbacks.ts): a
+// provider reports at `POST /providers/<connector>/callbacks`; the connector
+// named in the path checks the signature and says what the callback is
+// about. A refused callback (401) and an unknown connector (404) change
+// nothing. A verified one is only a hint: for a card payment the pending
+// charge it names is asked about at the processor and the answer recorded
+// by the same single-charge path the worker runs (payin/charge-recovery.ts),
+// through the same guarded store command. So a replayed callback finds the
+// charge final and changes nothing, a forged one cannot invent an outcome,
+// and polling stays the backstop for a callback that never arrives or whose
+// poll found the processor unreachable.
+//
+// The body is never logged: it is the provider's, and may carry card or
+// personal data.
+import { fail } from '../../errors.ts';
+import type { CallbackHint, CallbackReceiver, CallbackVerdict, ProviderCallback } from '../../providers/callbacks.ts';
+import type { Providers } from '../../providers/index.ts';
+import type { Service } from '../../service.ts';
+import { readPendingChargeByProcessorRef } from '../../store/payin/charge-reads.ts';
+import { errorSummary } from '../common/error-summary.ts';
+import { type PendingChargeResolution, type RecoveryDeps, recoveryDepsOf, resolvePendingCharge } from '../payin/charge-recovery.ts';
+
+/** Hints applied from one callback; providers report one payment per callback, so more is a connector's mistake. */
+export const CALLBACK_HINTS_MAX = 20;
+
+/** Longest processor id looked up (Authorize.net's transId has 12 digits); a longer one is no payment of ours. */
+const PROCESSOR_REF_CHARS_MAX = 128;
+
+export interface CallbackDeps extends RecoveryDeps {
+  readonly providers: Providers;
+}
+
+export function callbackDepsOf(service: Service): CallbackDeps {
+  return { ...recoveryDepsOf(service), providers: service.providers };
+}
+
+/** Which connector a callback is for: the one whose name is in the URL and that takes callbacks. */
+export function callbackReceiverOf(providers: Providers, connectorName: string): CallbackReceiver | null {
+  // The card processor's callbacks today; the payout network's and the KYC
+  // provider's once their connectors offer them (behaviour.md section 18:
+  // mtn-momo, pawapay, veriff). Their hints are applied below by kind.
+  const candidates: ReadonlyArray<{ readonly name?: string; readonly callbacks?: CallbackReceiver }> = [
+    providers.cardProcessor,
+    providers.payoutNetwork,
+    providers.kyc,
+  ];
+  return candidates.find((connector) => connector.name === connectorName && connector.callbacks !== undefined)?.callbacks ?? null;
+}
+
+/** What became of one hint, for the log line. */
+type HintResult = PendingChargeResolution | 'no-pending-payment' | 'not-applied';
+
+/** What the route answers a verified callback. */
+export interface CallbackReceipt {
+  readonly received: true;
+}
+
+export async function receiveCallback(deps: CallbackDeps, connectorName: string, callback: ProviderCallback): Promise<CallbackReceipt> {
+  const receiver = callbackReceiverOf(deps.providers, connectorName);
+  if (receiver === null) fail('not_found', `no connector named ${connectorName.slice(0, 40)} takes callbacks`);
+  const verdict = await verified(deps, connectorName, receiver, callback);
+  if (!verdict.accepted) {
+    deps.log.warn({ connector: connectorName, reason: verdict.reason.slice(0, 200), bytes: callback.rawBody.length }, 'provider callback refused');
+    fail('invalid_signature');
+  }
+  const hints = verdict.hints.slice(0, CALLBACK_HINTS_MAX);
+  const results: HintResult[] = [];
+  for (const hint of hints) results.push(await applyHint(deps, hint));
+  deps.log.info(
+    {
+      connector: connectorName,
+      hints: verdict.hints.length,
+      results,
+      ...(verdict.hints.length > hints.length ? { ignored: verdict.hints.length - hints.length } : {}),
+    },
+    'provider callback received',
+  );
+  return { received: true };
+}
+
+/** The connector's verdict; a receiver that throws (it must not) refuses, so nothing changes. */
+async function verified(deps: CallbackDeps, connectorName: string, receiver: CallbackReceiver, callback: ProviderCallback): Promise<CallbackVerdict> {
+  try {
+    return await receiver.verify(callback);
+  } catch (error) {
+    deps.log.error({ connector: connectorName, err: errorSummary(error) }, 'callback receiver threw instead of refusing; callback refused');
+    return { accepted: false, reason: 'the connector could not read the callback' };
+  }
+}
+
+async function applyHint(deps: CallbackDeps, hint: CallbackHint): Promise<HintResult> {
+  switch (hint.kind) {
+    case 'card':
+      return applyCardHint(deps, hint);
+    // Payouts are polled by the worker until final (transfers/advance.ts), and
+    // a receiver's KYC is looked up from the provider at each request
+    // (transfers/lookups.ts): nothing is lost by not applying these yet. The
+    // payout and KYC connectors of behaviour.md section 18 bring their hints in.
+    case 'payout':
+    case 'kyc':
+      return 'not-applied';
+  }
+}
+
+/**
+ * The pending charge the processor knows by this id, asked about and
+ * recorded as the worker does. A charge that is final already (a replay) or
+ * that the processor id does not name is left alone. A charge whose
+ * authorization never recorded an answer has no processor id yet: the
+ * worker authorizes it again under its reference, and the connector answers
+ * with the first outcome.
+ */
+async function applyCardHint(deps: CallbackDeps, hint: Extract<CallbackHint, { kind: 'card' }>): Promise<HintResult> {
+  // TODO(issue 36, keys): once ProviderKeys reach the flows (deps.providerKeys),
+  // look the charge up by hint.reference (parse -> pk) first, which also finds a
+  // charge whose authorization never recorded its processor id; the processor id stays the fallback.
+  if (hint.processorRef === '' || hint.processorRef.length > PROCESSOR_REF_CHARS_MAX) return 'no-pending-payment';
+  const charge = await readPendingChargeByProcessorRef(deps.db, hint.processorRef);
+  if (charge === undefined) return 'no-pending-payment';
+  return resolvePendingCharge(deps, charge);
+}

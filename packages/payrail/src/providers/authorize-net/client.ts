@@ -1,0 +1,126 @@
+// The transport: one POST of one API request to Authorize.net's JSON
+// endpoint, and its answer parsed. Anything short of a parsed answer throws
+// (a non-2xx status, a network error, an abort, a body that is not JSON):
+// Payrail cannot know then whether the request was applied, so the outcome
+// is unknown and Payrail asks again later with the same invoice number.
+//
+// Errors carry the request name and what went wrong, never the body sent:
+// it holds the transaction key and, for card requests, the card.
+import type { AuthorizeNetSettings } from './settings.ts';
+import { RESPONSE_BODY_MAX_BYTES } from './settings.ts';
+import { firstMessageCode, listOf, type WireEnvelope } from './wire.ts';
+
+/** A call whose outcome Payrail cannot know: the request may or may not have been applied. */
+export class AuthorizeNetUnknownOutcome extends Error {
+  override readonly name = 'AuthorizeNetUnknownOutcome';
+}
+
+/** The answers Authorize.net gives with resultCode "Error" (and no transaction) that say nothing about the request's fate. */
+const UNKNOWN_RESULT_CODES: ReadonlySet<string> = new Set([
+  // "An error occurred during processing. Please try again.": the gateway's own failure.
+  'E00001',
+  // Authentication failed / the account or API user is inactive / access denied: the
+  // credentials are wrong now, but an earlier send of the same request (Payrail
+  // re-asks after a crash) may have been made with good ones and applied. A
+  // bad key is an operator's fault to fix, not a card's outcome to record.
+  'E00007',
+  'E00008',
+  'E00011',
+  // The server is in maintenance.
+  'E00104',
+]);
+
+/**
+ * Posts `{ [root]: { merchantAuthentication, ...fields } }` and answers the
+ * parsed body. `fields` keeps its key order on the wire: the JSON API is a
+ * translation of the XML schema and refuses elements out of order.
+ */
+export async function postApi<T extends WireEnvelope>(
+  settings: AuthorizeNetSettings,
+  root: string,
+  fields: Readonly<Record<string, unknown>>,
+  signal: AbortSignal,
+): Promise<T> {
+  const body = JSON.stringify({
+    [root]: { merchantAuthentication: { name: settings.loginId, transactionKey: settings.transactionKey.reveal() }, ...fields },
+  });
+  let response: Response;
+  try {
+    response = await fetch(settings.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body, signal });
+  } catch (error) {
+    throw new AuthorizeNetUnknownOutcome(`authorize-net ${root}: no answer (${describe(error, signal)})`);
+  }
+  if (response.status < 200 || response.status > 299) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new AuthorizeNetUnknownOutcome(`authorize-net ${root}: HTTP ${response.status}`);
+  }
+  const text = await readText(response, root, signal);
+  return parseAnswer<T>(text, root);
+}
+
+/** The answer's JSON, after the UTF-8 byte order mark Authorize.net puts before it; throws when it is not a JSON object. */
+export function parseAnswer<T>(text: string, root: string): T {
+  const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    throw new AuthorizeNetUnknownOutcome(`authorize-net ${root}: the answer is not JSON`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new AuthorizeNetUnknownOutcome(`authorize-net ${root}: the answer is not an object`);
+  return parsed as T;
+}
+
+/**
+ * Throws when an answer without a transaction says nothing definite: its
+ * result code is one of UNKNOWN_RESULT_CODES, or it carries no messages at
+ * all. Other "Error" answers (a field missing or invalid: E00003, E00013,
+ * E00015, ...) are refusals of the request as written, which an earlier send
+ * of the same request got too: the caller may report them as failed.
+ */
+export function assertDefinite(envelope: WireEnvelope, root: string): void {
+  const code = firstMessageCode(envelope);
+  if (code === '' || envelope.messages?.resultCode === undefined) throw new AuthorizeNetUnknownOutcome(`authorize-net ${root}: an answer without messages`);
+  if (envelope.messages.resultCode !== 'Ok' && UNKNOWN_RESULT_CODES.has(code)) {
+    throw new AuthorizeNetUnknownOutcome(`authorize-net ${root}: ${code} ${messageText(envelope)}`);
+  }
+}
+
+/** The answer's first message text, for errors and logs (Authorize.net's texts name fields, never their values). */
+export function messageText(envelope: WireEnvelope): string {
+  return listOf(envelope.messages?.message)[0]?.text ?? '';
+}
+
+async function readText(response: Response, root: string, signal: AbortSignal): Promise<string> {
+  const reader = response.body?.getReader();
+  if (reader === undefined) return '';
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      bytes += value.byteLength;
+      if (bytes > RESPONSE_BODY_MAX_BYTES) {
+        await reader.cancel().catch(() => undefined);
+        throw new AuthorizeNetUnknownOutcome(`authorize-net ${root}: the answer exceeds ${RESPONSE_BODY_MAX_BYTES} bytes`);
+      }
+      chunks.push(value);
+    }
+  } catch (error) {
+    if (error instanceof AuthorizeNetUnknownOutcome) throw error;
+    throw new AuthorizeNetUnknownOutcome(`authorize-net ${root}: the answer broke off (${describe(error, signal)})`);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** What went wrong with a call, in words that hold no request data. */
+function describe(error: unknown, signal: AbortSignal): string {
+  if (signal.aborted) return 'Payrail stopped waiting';
+  if (error instanceof Error) {
+    const cause = (error as { cause?: { code?: unknown } }).cause;
+    return typeof cause?.code === 'string' ? `${error.name}: ${cause.code}` : error.name;
+  }
+  return 'network error';
+}

@@ -1,0 +1,101 @@
+// Each configured connector behind its own circuit breaker (breaker.ts): the
+// calls that go to the provider pass through the breaker; what a connector
+// answers locally (its name, deadlines, a callback's signature check, an
+// invitation link) passes straight through. The wrapped connector keeps the
+// interface it had, so the flows never know a breaker is there, except the
+// few request paths that ask breakerOf() before writing anything.
+import { breakerSettingsOf, type BreakerTuning, ConnectorBreaker } from './breaker.ts';
+import type { CardProcessor } from './card-processor.ts';
+import type { ProcessorSettlements } from './card-settlements.ts';
+import type { FxProvider } from './fx.ts';
+import type { KycProvider } from './kyc.ts';
+import type { PayoutNetwork } from './payout-network.ts';
+
+const breakers = new WeakMap<object, ConnectorBreaker>();
+
+/** The breaker in front of `connector`, or null when it has none (the sandbox simulators). */
+export function breakerOf(connector: object): ConnectorBreaker | null {
+  return breakers.get(connector) ?? null;
+}
+
+function breakerFor(slot: string, connector: object): ConnectorBreaker {
+  const name = (connector as { name?: unknown }).name;
+  return new ConnectorBreaker(typeof name === 'string' && name !== '' ? `${slot} ${name.slice(0, 40)}` : slot, breakerSettingsOf(connector as BreakerTuning));
+}
+
+function registered<T extends object>(wrapped: T, breaker: ConnectorBreaker): T {
+  breakers.set(wrapped, breaker);
+  return wrapped;
+}
+
+export function cardProcessorWithBreaker(processor: CardProcessor): CardProcessor {
+  const breaker = breakerFor('card processor', processor);
+  const settlements: ProcessorSettlements | undefined =
+    processor.settlements === undefined
+      ? undefined
+      : { settledBatches: (request) => breaker.call(request.signal, () => processor.settlements!.settledBatches(request)) };
+  return registered(
+    {
+      name: processor.name,
+      ...(processor.callTimeoutMs === undefined ? {} : { callTimeoutMs: processor.callTimeoutMs }),
+      // A signature check is local work, not a call to the processor: callbacks are read while its API is down.
+      ...(processor.callbacks === undefined ? {} : { callbacks: processor.callbacks }),
+      ...(settlements === undefined ? {} : { settlements }),
+      authorize: (request) => breaker.call(request.signal, () => processor.authorize(request)),
+      poll: (request) => breaker.call(request.signal, () => processor.poll(request)),
+      capture: (request) => breaker.call(request.signal, () => processor.capture(request)),
+      voidCharge: (request) => breaker.call(request.signal, () => processor.voidCharge(request)),
+      refund: (request) => breaker.call(request.signal, () => processor.refund(request)),
+      verify: (request) => breaker.call(request.signal, () => processor.verify(request)),
+      credit: (request) => breaker.call(request.signal, () => processor.credit(request)),
+    },
+    breaker,
+  );
+}
+
+export function payoutNetworkWithBreaker(network: PayoutNetwork): PayoutNetwork {
+  const breaker = breakerFor('payout network', network);
+  return registered(
+    {
+      ...(network.name === undefined ? {} : { name: network.name }),
+      ...(network.lookupTimeoutMs === undefined ? {} : { lookupTimeoutMs: network.lookupTimeoutMs }),
+      ...(network.callbacks === undefined ? {} : { callbacks: network.callbacks }),
+      lookupReceiver: (phoneE164, signal) => breaker.call(signal, () => network.lookupReceiver(phoneE164, signal)),
+      submit: (submission) => breaker.call(submission.signal, () => network.submit(submission)),
+      poll: (request) => breaker.call(request.signal, () => network.poll(request)),
+      ...(network.invitationUrl === undefined ? {} : { invitationUrl: (phoneE164: string) => network.invitationUrl!(phoneE164) }),
+      ...(network.acceptInvitation === undefined
+        ? {}
+        : { acceptInvitation: (phoneE164: string) => breaker.call(undefined, () => network.acceptInvitation!(phoneE164)) }),
+    },
+    breaker,
+  );
+}
+
+export function kycWithBreaker(kyc: KycProvider): KycProvider {
+  const breaker = breakerFor('KYC provider', kyc);
+  return registered(
+    {
+      ...(kyc.name === undefined ? {} : { name: kyc.name }),
+      ...(kyc.lookupTimeoutMs === undefined ? {} : { lookupTimeoutMs: kyc.lookupTimeoutMs }),
+      ...(kyc.callbacks === undefined ? {} : { callbacks: kyc.callbacks }),
+      invitedLimitCents: kyc.invitedLimitCents,
+      lookup: (phoneE164, signal) => breaker.call(signal, () => kyc.lookup(phoneE164, signal)),
+      ...(kyc.completeVerification === undefined
+        ? {}
+        : { completeVerification: (phoneE164: string) => breaker.call(undefined, () => kyc.completeVerification!(phoneE164)) }),
+    },
+    breaker,
+  );
+}
+
+export function fxWithBreaker(fx: FxProvider): FxProvider {
+  const breaker = breakerFor('FX provider', fx);
+  return registered(
+    {
+      ...(fx.lookupTimeoutMs === undefined ? {} : { lookupTimeoutMs: fx.lookupTimeoutMs }),
+      rate: (corridor, signal) => breaker.call(signal, () => fx.rate(corridor, signal)),
+    },
+    breaker,
+  );
+}
