@@ -93,6 +93,20 @@ for (const kind of STORE_KINDS) {
       assert.equal(t.logLines.filter((line) => line.includes(BODY_MARKER)).length, 0, 'a callback body reached the log');
     });
 
+    it("a callback naming a charge by this installation's key resolves it even without a processor id; another installation's key names nothing", async () => {
+      failing.authorizations = 1;
+      const pk = await chargeCard(t, merchant, '4111111111111111', 5);
+      assert.deepEqual(await chargeOf(pk), { status: 'pending', processor_ref: null });
+      const foreign = t.service.providerKeys.key('charge', pk).replace(/^./, (c) => (c === '0' ? '1' : '0'));
+      const about = (reference: string) => JSON.stringify({ processorRef: '', reference, note: BODY_MARKER });
+      assert.equal((await send(about(foreign))).statusCode, 200);
+      assert.equal((await chargeOf(pk)).status, 'pending');
+      const named = await send(about(t.service.providerKeys.key('charge', pk)));
+      assert.equal(named.statusCode, 200, named.body);
+      assert.equal((await chargeOf(pk)).status, 'approved');
+      await assertLedgerOk(t.service);
+    });
+
     it('a callback whose signature fails is refused 401 and changes nothing', async () => {
       const { pk, processorRef } = await heldCharge();
       releasedReviews.add(processorRef);

@@ -16,7 +16,7 @@ import { fail } from '../../errors.ts';
 import type { CallbackHint, CallbackReceiver, CallbackVerdict, ProviderCallback } from '../../providers/callbacks.ts';
 import type { Providers } from '../../providers/index.ts';
 import type { Service } from '../../service.ts';
-import { readPendingChargeByProcessorRef } from '../../store/payin/charge-reads.ts';
+import { readPendingCharge, readPendingChargeByProcessorRef } from '../../store/payin/charge-reads.ts';
 import { errorSummary } from '../common/error-summary.ts';
 import { type PendingChargeResolution, type RecoveryDeps, recoveryDepsOf, resolvePendingCharge } from '../payin/charge-recovery.ts';
 
@@ -111,9 +111,11 @@ async function applyHint(deps: CallbackDeps, hint: CallbackHint): Promise<HintRe
  * with the first outcome.
  */
 async function applyCardHint(deps: CallbackDeps, hint: Extract<CallbackHint, { kind: 'card' }>): Promise<HintResult> {
-  // TODO(issue 36, keys): once ProviderKeys reach the flows (deps.providerKeys),
-  // look the charge up by hint.reference (parse -> pk) first, which also finds a
-  // charge whose authorization never recorded its processor id; the processor id stays the fallback.
+  // By this installation's key first: it also finds a charge whose authorization never
+  // recorded its processor id. Another installation's key names nothing here (parse: null).
+  const named = hint.reference === null ? null : deps.providerKeys.parse(hint.reference);
+  const byKey = named?.kind === 'charge' ? await readPendingCharge(deps.db, named.pk) : undefined;
+  if (byKey !== undefined) return resolvePendingCharge(deps, byKey);
   if (hint.processorRef === '' || hint.processorRef.length > PROCESSOR_REF_CHARS_MAX) return 'no-pending-payment';
   const charge = await readPendingChargeByProcessorRef(deps.db, hint.processorRef);
   if (charge === undefined) return 'no-pending-payment';

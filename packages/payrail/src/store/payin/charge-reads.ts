@@ -2,7 +2,15 @@
 // charge as it stands, the one holding a key, a key's stored reply, the mark
 // of an unanswered charge's key, the worker's claim of due charges, and the
 // pending charge a provider callback names.
-import { type ChargeRow, claimDueCharges, type DueCharge, getCharge, getChargeHoldingKey, getPendingChargeByProcessorRef } from '../charges.ts';
+import {
+  type ChargeRow,
+  claimDueCharges,
+  type DueCharge,
+  getCharge,
+  getChargeHoldingKey,
+  getPendingCharge,
+  getPendingChargeByProcessorRef,
+} from '../charges.ts';
 import type { Db } from '../db.ts';
 import { getKey, type HeldKey, type IdempotencyRow, markKeyOutcomeUnknown } from '../idempotency.ts';
 
@@ -32,4 +40,9 @@ export function claimDueChargesBatch(db: Db, input: { nowMs: number; leaseUntilM
 /** The pending charge the processor knows as `processorRef` (a provider callback's hint), or undefined. */
 export function readPendingChargeByProcessorRef(db: Db, processorRef: string): Promise<DueCharge | undefined> {
   return db.read((tx) => getPendingChargeByProcessorRef(tx, processorRef));
+}
+
+/** The pending charge `pk` (a provider callback's key names it), with or without a processor id; undefined when not pending. */
+export function readPendingCharge(db: Db, pk: number): Promise<DueCharge | undefined> {
+  return db.read((tx) => getPendingCharge(tx, pk));
 }
