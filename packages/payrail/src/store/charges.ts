@@ -371,9 +371,18 @@ export async function getPendingCharge(tx: Tx, pk: number): Promise<DueCharge | 
  */
 export async function getPendingChargeByProcessorRef(tx: Tx, processorRef: string): Promise<DueCharge | undefined> {
   const row = await tx.get<DueCharge>(
-    `SELECT ${COLUMNS}, card_number_enc FROM charges
+    `SELECT ${COLUMNS}, card_number_enc, stored_credential FROM charges
      WHERE status = 'pending' AND processor_ref IS NOT NULL AND processor_ref = ? AND kind = 'charge' ORDER BY pk LIMIT 1`,
     [processorRef],
+  );
+  return row === undefined ? undefined : chargeRowOf(row);
+}
+
+/** The pending charge `pk` (named by its provider key in a callback), processor id or not; undefined when it is not pending. */
+export async function getPendingCharge(tx: Tx, pk: number): Promise<DueCharge | undefined> {
+  const row = await tx.get<DueCharge>(
+    `SELECT ${COLUMNS}, card_number_enc, stored_credential FROM charges WHERE ${byKey('pk', "status = 'pending' AND kind = 'charge'")}`,
+    [pk],
   );
   return row === undefined ? undefined : chargeRowOf(row);
 }

@@ -102,7 +102,7 @@ for (const kind of STORE_KINDS) {
       await t.worker.drain();
       const reply = await api.status(body.id);
       const result = (reply.body as { status: { result: { trans: string } } }).status.result;
-      assert.match(result.trans, /^SBX-\d+-transfer-\d+$/);
+      assert.match(result.trans, /^SBX-\d+-[0-9a-z]{1,20}$/);
       assert.deepEqual(reply, {
         status: 200,
         body: statusBody(body.id, { state: 60, substate: 0, final: 1, serverTimeMs: t.clock.nowMs(), trans: result.trans, sum_prov: '3295.88' }),

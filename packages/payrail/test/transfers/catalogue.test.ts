@@ -26,7 +26,7 @@ async function transOf(api: Api, id: string): Promise<string> {
 
 async function expectSucceeded(t: TestApp, api: Api, id: string, sumProv: string): Promise<void> {
   const trans = await transOf(api, id);
-  assert.match(trans, /^SBX-\d+-transfer-\d+$/);
+  assert.match(trans, /^SBX-\d+-[0-9a-z]{1,20}$/);
   assert.deepEqual(await api.status(id), {
     status: 200,
     body: statusBody(id, { state: 60, substate: 0, final: 1, serverTimeMs: t.clock.nowMs(), trans, sum_prov: sumProv }),

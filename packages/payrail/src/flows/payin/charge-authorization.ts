@@ -37,7 +37,7 @@ export function authorizationTermsOf(
  */
 export function chargeCredentialOf(request: Pick<ChargeRequest, 'source' | 'save_card'>, card: ChargeCard, scheduleRun: boolean): CredentialOnFile | null {
   return credentialOnFileOf({
-    source: sourceOf(request as ChargeRequest).kind,
+    source: sourceOf(request).kind,
     saveCard: request.save_card === true,
     scheduleRun,
     networkTransactionId: card.networkTransactionId,

@@ -12,7 +12,7 @@ import type { CardCipher } from '../../crypto/card-cipher.ts';
 import { cardCipherFor } from '../../crypto/card-key.ts';
 import type { CardType } from '../../domain/cards.ts';
 import type { Clock } from '../../domain/clock.ts';
-import { parseCredentialOnFile } from '../../domain/stored-credential.ts';
+import { type CredentialOnFile, parseCredentialOnFile } from '../../domain/stored-credential.ts';
 import type { ProviderKeys } from '../../domain/provider-keys.ts';
 import {
   authorizeWithDeadline,
@@ -134,7 +134,7 @@ function authorizeAgain(deps: RecoveryDeps, charge: DueCharge): Promise<Authoriz
 }
 
 /** The flags the charge was first sent with, sent again unchanged (none for a one-off card, and for charges made before they were kept). */
-function storedCredentialOf(charge: DueCharge): { storedCredential?: NonNullable<ReturnType<typeof parseCredentialOnFile>> } {
+function storedCredentialOf(charge: DueCharge): { storedCredential?: CredentialOnFile } {
   const credential = parseCredentialOnFile(charge.stored_credential);
   return credential === null ? {} : { storedCredential: credential };
 }

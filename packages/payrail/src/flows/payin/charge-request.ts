@@ -108,7 +108,7 @@ export function validateCharge(input: ChargeInput, nowMs: number, dialect: WireD
 }
 
 /** The source of a request validate() accepted. */
-export function sourceOf(request: ChargeRequest): PaymentSource {
+export function sourceOf(request: Pick<ChargeRequest, 'source'>): PaymentSource {
   const source = request.source === undefined ? null : parsePaymentSource(request.source);
   if (source === null) throw new Error('charge source was not validated');
   return source;
