@@ -355,12 +355,6 @@ export interface DueCharge extends ChargeRow {
   stored_credential: string | null;
 }
 
-/** Charge `pk` while it is pending, with its sealed card, as the worker claims one; undefined once final (or not a charge). */
-export async function getPendingCharge(tx: Tx, pk: number): Promise<DueCharge | undefined> {
-  const row = await tx.get<DueCharge>(`SELECT ${COLUMNS}, card_number_enc FROM charges WHERE ${byKey('pk', "status = 'pending' AND kind = 'charge'")}`, [pk]);
-  return row === undefined ? undefined : chargeRowOf(row);
-}
-
 /**
  * The pending charge the processor knows as `processorRef` (a provider
  * callback names it so), with its sealed card, as the worker claims one; or
