@@ -12,7 +12,7 @@ import { createProviders } from './providers/index.ts';
 import type { Service } from './service.ts';
 import type { Db } from './store/db.ts';
 import { newCommitSignalBuffer, openDb, openMigratedDb } from './store/open.ts';
-import { readInstallationId } from './store/installation.ts';
+import { readInstallation } from './store/installation.ts';
 import { sandboxReceiverStates } from './store/sandbox-receivers.ts';
 
 export interface ServiceOptions {
@@ -43,7 +43,8 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const context = { environment: config.environment, publicUrl: config.publicUrl, sandboxDelayMs: config.sandboxDelayMs, clock, log };
   const providers = await createProviders(config.providers, config.connectors, context, sandboxReceiverStates(db));
   // Recorded when the store was created or migrated (store/installation.ts); a restored copy must take a new one.
-  const providerKeys = providerKeysOf(await readInstallationId(db));
+  const installation = await readInstallation(db);
+  const providerKeys = providerKeysOf(installation.id, installation.legacyPkMax);
   return { config, db, clock, log, corridors, providers, providerKeys };
 }
 

@@ -1,10 +1,14 @@
 // Idempotency keys handed to providers (behaviour.md section 18). A key is
 // unique per installation: it is derived from the installation id recorded in
 // the store when the store was created, the kind of record and the record's
-// primary key. A restored copy (which takes a new installation id), a reset
-// sandbox or a second deployment on the same provider account therefore never
-// replays another installation's keys, and a provider never answers one
-// payment with another's result.
+// primary key. A reset sandbox or a second deployment on the same provider
+// account therefore never replays another installation's keys, and a provider
+// never answers one payment with another's result. A restored copy keeps the
+// original's id until it is given a new one (store/installation.ts).
+//
+// Records made before installation ids existed keep the key they were first
+// sent under (the bare number; `transfer-<pk>` for a payout): one of them may
+// be in flight at the upgrade, and a new key for it could be paid twice.
 //
 // Two forms, because providers differ:
 // - providerKey: at most 20 characters of [0-9a-z] (Authorize.net's
@@ -65,6 +69,18 @@ export function providerUuid(installationId: string, kind: ProviderKeyKind, pk: 
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+/** What the store records of its installation (store/installation.ts). */
+export interface Installation {
+  readonly id: string;
+  /** Per kind, the highest primary key made before provider keys existed (0: none); those records keep their first key. */
+  readonly legacyPkMax: Readonly<Record<ProviderKeyKind, number>>;
+}
+
+/** The key a record made before installation ids existed was first sent under. */
+function legacyKey(kind: ProviderKeyKind, pk: number): string {
+  return kind === 'transfer' ? `transfer-${pk}` : String(pk);
+}
+
 /** The keys of one installation, as the flows use them. */
 export interface ProviderKeys {
   readonly installationId: string;
@@ -73,11 +89,12 @@ export interface ProviderKeys {
   parse(key: string): { kind: ProviderKeyKind; pk: number } | null;
 }
 
-export function providerKeysOf(installationId: string): ProviderKeys {
+/** `legacyPkMax` absent: a store with no records older than its installation id. */
+export function providerKeysOf(installationId: string, legacyPkMax?: Installation['legacyPkMax']): ProviderKeys {
   const prefix = installationPrefix(installationId);
   return {
     installationId,
-    key: (kind, pk) => providerKey(installationId, kind, pk),
+    key: (kind, pk) => (legacyPkMax !== undefined && pk <= legacyPkMax[kind] ? legacyKey(kind, pk) : providerKey(installationId, kind, pk)),
     uuid: (kind, pk) => providerUuid(installationId, kind, pk),
     parse: (key) => (key.startsWith(prefix) ? parseProviderKey(installationId, key) : null),
   };

@@ -6,29 +6,60 @@
 // all end up with the first committed one.
 //
 // A restored copy of the store keeps the original's id: before it talks to
-// providers it must take a new one (a restore command, added with the
-// operations issue, replaces the row), or it would replay the original's keys
-// and a provider could answer it with the original's payments.
-import { INSTALLATION_ID_PATTERN, newInstallationId } from '../domain/provider-keys.ts';
+// providers it must take a new one, or it would replay the original's keys
+// and a provider could answer it with the original's payments. Payrail has no
+// command for that yet (docs/production.md says what to do meanwhile).
+//
+// The row also records the highest primary keys of charges, verifications
+// and transfers when it was written (migration 022 says why): those records
+// keep the keys they were first sent under.
+import { INSTALLATION_ID_PATTERN, type Installation, newInstallationId } from '../domain/provider-keys.ts';
 import type { Db, Tx } from './db.ts';
 
-/** Records a new installation id unless the store has one; answers the recorded one. Runs inside the migration's transaction. */
-export async function ensureInstallationIdIn(tx: Tx, nowMs: number): Promise<string> {
-  await tx.run('INSERT INTO installation (singleton, installation_id, created_at_ms) VALUES (1, ?, ?) ON CONFLICT (singleton) DO NOTHING', [
-    newInstallationId(),
-    nowMs,
-  ]);
-  return installationIdIn(tx);
+/** Records a new installation unless the store has one; answers the recorded one. Runs inside the migration's transaction. */
+export async function ensureInstallationIdIn(tx: Tx, nowMs: number): Promise<Installation> {
+  const present = await tx.get<{ singleton: number }>('SELECT singleton FROM installation WHERE singleton = 1');
+  if (present === undefined) {
+    // Under the migration lock: no record is being made while these are read.
+    const highest = async (table: string) => Number((await tx.get<{ pk: number | null }>(`SELECT MAX(pk) AS pk FROM ${table}`))?.pk ?? 0);
+    await tx.run(
+      `INSERT INTO installation (singleton, installation_id, legacy_charge_pk_max, legacy_verification_pk_max, legacy_transfer_pk_max, created_at_ms)
+       VALUES (1, ?, ?, ?, ?, ?) ON CONFLICT (singleton) DO NOTHING`,
+      [newInstallationId(), await highest('charges'), await highest('verifications'), await highest('transfers'), nowMs],
+    );
+  }
+  return installationIn(tx);
 }
 
-async function installationIdIn(tx: Tx): Promise<string> {
-  const row = await tx.get<{ installation_id: string }>('SELECT installation_id FROM installation WHERE singleton = 1');
+interface InstallationRow {
+  installation_id: string;
+  legacy_charge_pk_max: number | string;
+  legacy_verification_pk_max: number | string;
+  legacy_transfer_pk_max: number | string;
+}
+
+async function installationIn(tx: Tx): Promise<Installation> {
+  const row = await tx.get<InstallationRow>(
+    'SELECT installation_id, legacy_charge_pk_max, legacy_verification_pk_max, legacy_transfer_pk_max FROM installation WHERE singleton = 1',
+  );
   if (row === undefined) throw new Error('the store has no installation id: migrate it first (payrail migrate)');
   if (!INSTALLATION_ID_PATTERN.test(row.installation_id)) throw new Error('the store installation id is not 32 lowercase hex digits');
-  return row.installation_id;
+  return {
+    id: row.installation_id,
+    legacyPkMax: {
+      charge: Number(row.legacy_charge_pk_max),
+      verification: Number(row.legacy_verification_pk_max),
+      transfer: Number(row.legacy_transfer_pk_max),
+    },
+  };
+}
+
+/** The store's installation; throws when the store was not migrated (it has none). */
+export function readInstallation(db: Db): Promise<Installation> {
+  return db.read(installationIn);
 }
 
 /** The store's installation id; throws when the store was not migrated (it has none). */
-export function readInstallationId(db: Db): Promise<string> {
-  return db.read(installationIdIn);
+export async function readInstallationId(db: Db): Promise<string> {
+  return (await readInstallation(db)).id;
 }

@@ -6,11 +6,12 @@
 // what they are asked.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { ProviderKeyKind } from '../../src/domain/provider-keys.ts';
+import { type ProviderKeyKind, providerKeysOf } from '../../src/domain/provider-keys.ts';
 import { executeTransfer } from '../../src/flows/transfers/execute.ts';
 import type { StoredCredential } from '../../src/providers/card-processor.ts';
 import { sandboxNetworkTransactionId } from '../../src/providers/card-processor-sandbox.ts';
 import type { PayoutSubmission } from '../../src/providers/payout-network.ts';
+import { readInstallation } from '../../src/store/installation.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { closeSandboxBatch, operateOk, verifyCard } from '../helpers/lifecycle.ts';
 import { basicOf, chargeBody, chargeCard, nonceFor, postCharge } from '../helpers/payin.ts';
@@ -135,6 +136,35 @@ for (const kind of STORE_KINDS) {
       await t.worker.drain();
       const after = await t.service.db.read((tx) => tx.get<{ status: string }>('SELECT status FROM charges WHERE pk = ?', [pk]));
       assert.equal(after!.status, 'approved');
+    });
+
+    it('records made before the store had an installation id keep the keys they were first sent under; later ones get keys', async () => {
+      const merchant = await t.newMerchant({ fundCents: 10_000 });
+      const oldCharge = await chargeCard(t, merchant, '4111111111111111', 2);
+      await executeTransfer(t.service, merchant.merchant_id, transferBody({ amount: '1.00', lastFour: '5678' }));
+      const recorded = await readInstallation(t.service.db);
+      // As a store migrated past 022 from an older version: the row is written then, over existing records.
+      await t.service.db.write((tx) => tx.run('DELETE FROM installation WHERE singleton = 1'));
+      try {
+        await t.service.db.migrate();
+        const upgraded = await readInstallation(t.service.db);
+        assert.notEqual(upgraded.id, recorded.id);
+        assert.ok(upgraded.legacyPkMax.charge >= oldCharge && upgraded.legacyPkMax.transfer >= 1, JSON.stringify(upgraded.legacyPkMax));
+        const keys = providerKeysOf(upgraded.id, upgraded.legacyPkMax);
+        assert.equal(keys.key('charge', oldCharge), String(oldCharge));
+        assert.equal(keys.key('transfer', upgraded.legacyPkMax.transfer), `transfer-${upgraded.legacyPkMax.transfer}`);
+        assert.deepEqual(keys.parse(keys.key('charge', upgraded.legacyPkMax.charge + 1)), { kind: 'charge', pk: upgraded.legacyPkMax.charge + 1 });
+        // A new store has nothing older than its id.
+        assert.deepEqual(recorded.legacyPkMax, { charge: 0, verification: 0, transfer: 0 });
+      } finally {
+        await t.service.db.write((tx) => tx.run('DELETE FROM installation WHERE singleton = 1'));
+        await t.service.db.write((tx) =>
+          tx.run(
+            'INSERT INTO installation (singleton, installation_id, legacy_charge_pk_max, legacy_verification_pk_max, legacy_transfer_pk_max, created_at_ms) VALUES (1, ?, 0, 0, 0, 0)',
+            [recorded.id],
+          ),
+        );
+      }
     });
 
     it('flags kept cards per source and carries the first network transaction id to pm-, schedule and ref- charges', async () => {
