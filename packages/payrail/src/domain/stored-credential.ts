@@ -12,6 +12,11 @@
 //   pm- of a schedule run            subsequent  merchant   recurring    the method's first
 //   ref- (an earlier transaction's)  subsequent  merchant   unscheduled  the referenced transaction's
 //
+// A kept card (pm-, tkn-) whose first network transaction id is unknown (saved
+// without an authorization, or before Payrail kept ids) is sent as `initial`:
+// networks expect a later use to name an initial one on record, and the
+// first approved use's id is then recorded on the card (flows record it).
+//
 // A verification with save_card keeps the card as a nonce charge with
 // save_card does, and is flagged the same.
 
@@ -44,13 +49,18 @@ export function credentialOnFileOf(facts: CredentialFacts): CredentialOnFile | n
       return facts.saveCard ? { use: 'initial', initiator: 'customer', reason: 'unscheduled', networkTransactionId: null } : null;
     case 'method':
       return facts.scheduleRun
-        ? { use: 'subsequent', initiator: 'merchant', reason: 'recurring', networkTransactionId }
-        : { use: 'subsequent', initiator: 'customer', reason: 'unscheduled', networkTransactionId };
+        ? { use: keptCardUse(networkTransactionId), initiator: 'merchant', reason: 'recurring', networkTransactionId }
+        : { use: keptCardUse(networkTransactionId), initiator: 'customer', reason: 'unscheduled', networkTransactionId };
     case 'token':
-      return { use: 'subsequent', initiator: 'customer', reason: 'unscheduled', networkTransactionId };
+      return { use: keptCardUse(networkTransactionId), initiator: 'customer', reason: 'unscheduled', networkTransactionId };
     case 'reference':
       return { use: 'subsequent', initiator: 'merchant', reason: 'unscheduled', networkTransactionId };
   }
+}
+
+/** A kept card's use: its first on record while no network transaction id of it is known. */
+function keptCardUse(networkTransactionId: string | null): CredentialOnFile['use'] {
+  return networkTransactionId === null ? 'initial' : 'subsequent';
 }
 
 /** Longest network transaction id kept (Visa's are 15 digits, Mastercard's about 13 characters; Authorize.net allows 255). */

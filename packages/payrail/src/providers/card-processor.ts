@@ -188,6 +188,13 @@ export interface CardProcessor {
    * whatever it says (recovery and claim leases are timed from that).
    */
   readonly callTimeoutMs?: number;
+  /**
+   * How long after a request was first sent the processor still recognises a
+   * re-send of its reference as the same request (Authorize.net's duplicate
+   * window: at most 8 hours). Absent: for ever. Past it Payrail never sends
+   * that request again, since it could be processed twice: see mayResend.
+   */
+  readonly resendWindowMs?: number;
   authorize(request: AuthorizationRequest): Promise<AuthorizationResult>;
   /** Asks for the current outcome of a pending authorization. */
   poll(request: PollRequest): Promise<AuthorizationResult>;
@@ -212,6 +219,20 @@ export interface CardProcessor {
  * lease, so a call has ended before anyone asks about its charge again.
  */
 export const CARD_PROCESSOR_TIMEOUT_MS = 30_000;
+
+/**
+ * Whether a request first sent (at the latest) at `firstSentAtMs` whose
+ * outcome is unknown may be sent again now under its reference: only while
+ * the re-send, and its own deadline, stay inside the processor's resend
+ * window. Past it the record stays pending and is not sent again; the
+ * processor's records decide what became of it (its settled batches reach
+ * reconciliation, which matches them by the reference they carry).
+ */
+export function mayResend(processor: Pick<CardProcessor, 'resendWindowMs'>, firstSentAtMs: number, nowMs: number): boolean {
+  const windowMs = processor.resendWindowMs;
+  if (windowMs === undefined) return true;
+  return nowMs + 2 * CARD_PROCESSOR_TIMEOUT_MS < firstSentAtMs + windowMs;
+}
 
 /** The deadline of one call to `processor`: CARD_PROCESSOR_TIMEOUT_MS, or the connector's shorter one. */
 export function processorTimeoutMs(processor: CardProcessor): number {

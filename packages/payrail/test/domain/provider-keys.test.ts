@@ -74,6 +74,13 @@ describe('credential-on-file flags', () => {
     assert.deepEqual(facts('reference', { saveCard: true }), { use: 'subsequent', initiator: 'merchant', reason: 'unscheduled', networkTransactionId: 'NTI1' });
   });
 
+  it('send a kept card whose first network transaction id is unknown as its initial use', () => {
+    const unknown = (source: CardSourceKind, scheduleRun = false) => credentialOnFileOf({ source, saveCard: false, scheduleRun, networkTransactionId: null });
+    assert.deepEqual(unknown('method'), { use: 'initial', initiator: 'customer', reason: 'unscheduled', networkTransactionId: null });
+    assert.deepEqual(unknown('method', true), { use: 'initial', initiator: 'merchant', reason: 'recurring', networkTransactionId: null });
+    assert.deepEqual(unknown('token'), { use: 'initial', initiator: 'customer', reason: 'unscheduled', networkTransactionId: null });
+  });
+
   it('are kept as text and read back; network ids from connectors are checked', () => {
     const flags = facts('method', { scheduleRun: true });
     assert.deepEqual(parseCredentialOnFile(credentialOnFileText(flags)), flags);

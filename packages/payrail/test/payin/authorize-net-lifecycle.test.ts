@@ -146,7 +146,8 @@ for (const kind of STORE_KINDS) {
         const ran = await runScheduleNow(t, merchant, schedule.id);
         assert.equal(ran.json().charged, true, ran.body);
       });
-      assert.deepEqual([saved?.authAmountCents, saved?.storedCredential?.isStoredCredentials], [1500, true]);
+      // The card was saved without an authorization: its first charge is its initial use on record.
+      assert.deepEqual([saved?.authAmountCents, saved?.storedCredential?.isFirstSubsequentAuth], [1500, true]);
       assert.ok(saved?.networkTransId, 'the first charge of the saved card got a network transaction id');
       assert.deepEqual(
         [run?.authAmountCents, run?.storedCredential?.isSubsequentAuth, run?.storedCredential?.originalNetworkTransId],

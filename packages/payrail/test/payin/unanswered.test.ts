@@ -212,6 +212,39 @@ for (const kind of STORE_KINDS) {
       assert.equal(await available(t, merchant.merchant_id), 3000);
     });
 
+    it("a charge whose outcome is still unknown past the processor's resend window is not sent again: it stays pending, reported", async () => {
+      const merchant = await t.newMerchant();
+      const request = chargeBody(await nonceFor(t.app, merchant, '4111111111111111'), { amount: 20 }) as unknown as ChargeRequest;
+      // Step 1 only, as if the process died before calling the processor.
+      const reservation = await reserveCharge(
+        { db: t.service.db, clock: t.clock, cipher: cardCipherFor(t.service.config) },
+        { merchantId: merchant.merchant_id, sourceId: merchant.source.id },
+        request,
+        2000,
+        chargeKeyedRequest('past-window', request),
+      );
+      assert.equal(reservation.kind, 'reserved');
+      const pk = reservation.kind === 'reserved' ? reservation.charge.pk : 0;
+      const processor = t.service.providers.cardProcessor as { resendWindowMs?: number };
+      const windowMs = 15 * 60_000;
+      processor.resendWindowMs = windowMs;
+      try {
+        t.clock.advance(windowMs);
+        await t.worker.drain();
+        assert.equal(callsOf.get(t.service.providerKeys.key('charge', pk)), undefined, 'not sent again');
+        const row = await t.service.db.read((tx) =>
+          tx.get<{ status: string; next_run_at_ms: number }>('SELECT status, next_run_at_ms FROM charges WHERE pk = ?', [pk]),
+        );
+        assert.equal(row!.status, 'pending');
+        assert.ok(row!.next_run_at_ms >= t.clock.nowMs() + 23 * 60 * 60_000, 'looked at again a day later');
+        assert.ok(t.logLines.some((line) => line.includes("past the processor's resend window") && line.includes(`"transaction":${pk},`)));
+        await t.worker.drain();
+        assert.equal(callsOf.get(t.service.providerKeys.key('charge', pk)), undefined, 'not claimed again before a day passed');
+      } finally {
+        delete processor.resendWindowMs;
+      }
+    });
+
     it('a poll that never answers does not hold up the worker; the review is polled again after the lease', HANG_GUARD, async () => {
       const merchant = await t.newMerchant();
       const auth = basicOf(merchant);

@@ -17,6 +17,7 @@ import type { ProviderKeys } from '../../domain/provider-keys.ts';
 import {
   authorizeWithDeadline,
   CARD_PROCESSOR_TIMEOUT_MS,
+  mayResend,
   pollWithDeadline,
   type AuthorizationResult,
   type CardProcessor,
@@ -26,6 +27,7 @@ import type { DueCharge } from '../../store/charges.ts';
 import { claimDueChargesBatch } from '../../store/payin/charge-reads.ts';
 import { errorSummary } from './charge.ts';
 import { recordChargeOutcome } from './charge-outcome.ts';
+import { deferPendingCharge } from '../../store/payin/charge-outcome.ts';
 import type { StoredChargeRequest } from './charge-answers.ts';
 import { authorizationTermsOf } from './charge-authorization.ts';
 import { chargeReference } from '../common/provider-references.ts';
@@ -91,6 +93,7 @@ export async function resolvePendingCharge(
 ): Promise<PendingChargeResolution> {
   const awaiting = charge.processor_ref === null ? 'answer' : 'review';
   const processorRef = charge.processor_ref ?? reportedProcessorRef;
+  if (processorRef === null && !(await mayAskAgain(deps, charge.pk, 'charge', charge.created_at_ms))) return 'unanswered';
   let result: AuthorizationResult;
   try {
     result =
@@ -111,6 +114,32 @@ export async function resolvePendingCharge(
   if (recorded.charge.status === 'pending') return 'pending';
   deps.log.info({ charge: charge.pk, status: recorded.charge.status, recovered: awaiting === 'answer' }, 'pending charge resolved');
   return 'final';
+}
+
+/** How long a record that may not be sent again waits before it is looked at (and reported) again. */
+export const PAST_RESEND_WINDOW_RECHECK_MS = 24 * 60 * 60_000;
+
+/**
+ * Whether the request of a record whose outcome is unknown may be sent again
+ * (mayResend). When it may not, the record stays pending and is looked at
+ * again a day later, each time with an error in the log for the operator:
+ * the processor's own records decide what became of it, and reconciliation
+ * reports a settled one.
+ */
+export async function mayAskAgain(
+  deps: Pick<RecoveryDeps, 'db' | 'clock' | 'log' | 'processor'>,
+  pk: number,
+  what: string,
+  firstSentAtMs: number,
+): Promise<boolean> {
+  const nowMs = deps.clock.nowMs();
+  if (mayResend(deps.processor, firstSentAtMs, nowMs)) return true;
+  deps.log.error(
+    { transaction: pk, operation: what, processor: deps.processor.name, firstSentAtMs, resendWindowMs: deps.processor.resendWindowMs },
+    "outcome unknown past the processor's resend window: not sent again (it could be processed twice); check it at the processor",
+  );
+  await deferPendingCharge(deps.db, { pk, nextRunAtMs: nowMs + PAST_RESEND_WINDOW_RECHECK_MS });
+  return false;
 }
 
 function authorizeAgain(deps: RecoveryDeps, charge: DueCharge): Promise<AuthorizationResult> {

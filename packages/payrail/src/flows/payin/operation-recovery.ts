@@ -13,6 +13,7 @@ import { resolvePendingCredit } from './credit.ts';
 import { recordCaptureAnswer, recordRefundAnswer, recordVoidAnswer } from './operation-outcome.ts';
 import { errorSummary } from './charge.ts';
 import { chargeReference } from '../common/provider-references.ts';
+import { mayAskAgain } from './charge-recovery.ts';
 
 /** Operations handled per batch; their processor calls run concurrently. */
 export const OPERATION_BATCH_MAX = 50;
@@ -56,6 +57,8 @@ async function resolveOperation(deps: OperationDeps, row: ChargeRow): Promise<vo
 }
 
 async function resolveRefund(deps: OperationDeps | CreditDeps, refund: ChargeRow): Promise<void> {
+  // A refund or credit moves money on every send the processor takes for new: never past its resend window.
+  if (!(await mayAskAgain(deps, refund.pk, refund.parent_pk === null ? 'credit' : 'refund', refund.created_at_ms))) return;
   if (refund.parent_pk === null) {
     if (!('cipher' in deps)) throw new Error(`credit ${refund.pk}: its recovery needs the card-data cipher (creditDepsOf)`);
     if (await resolvePendingCredit(deps, refund)) deps.log.info({ transaction: refund.pk, operation: 'credit' }, 'pending operation resolved');

@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import type { CardProcessor } from '../card-processor.ts';
 import * as operations from './operations.ts';
-import { type AuthorizeNetSettings, CONNECTOR_NAME } from './settings.ts';
+import { type AuthorizeNetSettings, CONNECTOR_NAME, DUPLICATE_WINDOW_SECONDS } from './settings.ts';
 import { settlementsOf } from './settlements.ts';
 import { webhookReceiver } from './webhooks.ts';
 
@@ -21,6 +21,8 @@ export function createAuthorizeNet(settings: AuthorizeNetSettings, context: { re
   return {
     name: CONNECTOR_NAME,
     ...(timeoutMs === undefined ? {} : { callTimeoutMs: timeoutMs }),
+    // A re-send is recognised as the first request only within the duplicate window it carries.
+    resendWindowMs: DUPLICATE_WINDOW_SECONDS * 1000,
     authorize: (request) => operations.authorize(ops, request),
     poll: (request) => operations.poll(ops, request),
     capture: (request) => operations.capture(ops, request),

@@ -4,7 +4,7 @@
 // approval.
 import { merchantAccount } from '../../domain/ledger.ts';
 import { issueCardTokenOf } from '../card-tokens.ts';
-import { type ChargeRow, type Outcome, recordOutcome } from '../charges.ts';
+import { type ChargeRow, type Outcome, recordOutcome, rescheduleCharge } from '../charges.ts';
 import type { Db, Tx } from '../db.ts';
 import { type EventViews, draftTransactionEventOf } from '../event-outbox.ts';
 import { completeKey } from '../idempotency.ts';
@@ -72,4 +72,13 @@ async function creditApproval(tx: Tx, charge: ChargeRow, nowMs: number): Promise
     nowMs,
   });
   if (posted !== 'posted') throw new Error(`charge ${charge.pk}: approval posting refused (${posted})`);
+}
+
+/**
+ * Leaves a pending charge, refund or credit alone until `nextRunAtMs`: one
+ * whose request Payrail may no longer send again (providers/card-processor.ts
+ * mayResend). A no-op once it is final.
+ */
+export function deferPendingCharge(db: Db, input: { readonly pk: number; readonly nextRunAtMs: number }): Promise<void> {
+  return db.write((tx) => rescheduleCharge(tx, input.pk, input.nextRunAtMs));
 }
