@@ -30,12 +30,17 @@ function registered<T extends object>(wrapped: T, breaker: ConnectorBreaker): T 
   return wrapped;
 }
 
+/**
+ * The processor's settlement reads (reconciliation, one long call a day) go
+ * through a breaker of their own, found by breakerOf(wrapped.settlements):
+ * on the charges' breaker such a read could be the trial of a half-open
+ * breaker, holding every charge back (503) for as long as it runs, and its
+ * failures would count against the charges.
+ */
 export function cardProcessorWithBreaker(processor: CardProcessor, log?: Logger): CardProcessor {
   const breaker = breakerFor('card processor', processor, log);
   const settlements: ProcessorSettlements | undefined =
-    processor.settlements === undefined
-      ? undefined
-      : { settledBatches: (request) => breaker.call(request.signal, () => processor.settlements!.settledBatches(request)) };
+    processor.settlements === undefined ? undefined : settlementsWithBreaker(processor.settlements, processor, log);
   return registered(
     {
       name: processor.name,
@@ -53,6 +58,11 @@ export function cardProcessorWithBreaker(processor: CardProcessor, log?: Logger)
     },
     breaker,
   );
+}
+
+function settlementsWithBreaker(settlements: ProcessorSettlements, processor: CardProcessor, log: Logger | undefined): ProcessorSettlements {
+  const breaker = breakerFor('card processor settlements', processor, log);
+  return registered({ settledBatches: (request) => breaker.call(request.signal, () => settlements.settledBatches(request)) }, breaker);
 }
 
 export function payoutNetworkWithBreaker(network: PayoutNetwork, log?: Logger): PayoutNetwork {

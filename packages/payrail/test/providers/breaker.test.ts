@@ -2,11 +2,15 @@
 // it opens after N failures in a row (errors, or no answer by the caller's
 // deadline), refuses without calling the connector while open, lets one
 // trial through once its half-open interval has passed, and closes on that
-// trial's answer. Answers of any kind are successes. Time is Date's, mocked.
+// trial's answer. Answers of any kind are successes; a call whose caller has
+// given up is never sent and never counted, nor is an error marked
+// countsAgainstBreaker === false. Time is Date's, mocked.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
-import { BreakerOpen, breakerSettingsOf, BREAKER_DEFAULTS, ConnectorBreaker } from '../../src/providers/breaker.ts';
-import { breakerOf, fxWithBreaker } from '../../src/providers/connector-breakers.ts';
+import { BreakerOpen, breakerSettingsOf, BREAKER_DEFAULTS, ConnectorBreaker, NotSent } from '../../src/providers/breaker.ts';
+import type { CardProcessor } from '../../src/providers/card-processor.ts';
+import type { SettledBatch } from '../../src/providers/card-settlements.ts';
+import { breakerOf, cardProcessorWithBreaker, fxWithBreaker } from '../../src/providers/connector-breakers.ts';
 import type { FxProvider } from '../../src/providers/fx.ts';
 
 const SETTINGS = { consecutiveFailuresMax: 3, halfOpenAfterMs: 1_000 };
@@ -55,9 +59,117 @@ describe('connector circuit breaker', () => {
   it("counts a call that outlives the caller's deadline as a failure, even when the connector never settles", async () => {
     const breaker = new ConnectorBreaker('test', SETTINGS);
     for (let i = 0; i < SETTINGS.consecutiveFailuresMax; i++) {
+      const deadline = new AbortController();
+      const call = breaker.call(deadline.signal, () => {
+        sent += 1;
+        return new Promise<never>(() => undefined);
+      });
+      deadline.abort(new DOMException('no answer', 'TimeoutError'));
+      await assert.rejects(call, /no answer/);
+    }
+    assert.equal(sent, SETTINGS.consecutiveFailuresMax);
+    assert.equal(breaker.state(), 'open');
+  });
+
+  it('never sends a call whose caller has already given up, and does not count it', async () => {
+    const breaker = new ConnectorBreaker('test', SETTINGS);
+    await failTimes(breaker, SETTINGS.consecutiveFailuresMax - 1);
+    for (let i = 0; i < SETTINGS.consecutiveFailuresMax + 2; i++) {
       await assert.rejects(
-        breaker.call(AbortSignal.abort(new DOMException('no answer', 'TimeoutError')), () => new Promise<never>(() => undefined)),
-        /no answer/,
+        breaker.call(AbortSignal.abort(new DOMException('no answer', 'TimeoutError')), () => answers('sent anyway')),
+        (error) => error instanceof NotSent && error.connector === 'test' && /no answer/.test(error.message),
+      );
+    }
+    assert.equal(sent, SETTINGS.consecutiveFailuresMax - 1, 'the connector was never called');
+    assert.equal(breaker.state(), 'closed');
+
+    // Nor is it a half-open breaker's trial: the next live call is.
+    await failTimes(breaker, 1);
+    mock.timers.tick(SETTINGS.halfOpenAfterMs);
+    await assert.rejects(
+      breaker.call(AbortSignal.abort(), () => answers(1)),
+      NotSent,
+    );
+    assert.equal(breaker.refusesNow(), false, 'still waiting for a trial');
+    assert.equal(await breaker.call(undefined, () => answers('up')), 'up');
+    assert.equal(breaker.state(), 'closed');
+  });
+
+  const openThenTrial = async (breaker: ConnectorBreaker) => {
+    await failTimes(breaker, SETTINGS.consecutiveFailuresMax);
+    mock.timers.tick(SETTINGS.halfOpenAfterMs);
+    let answerTrial!: (value: string) => void;
+    const trial = breaker.call(undefined, () => {
+      sent += 1;
+      return new Promise<string>((resolve) => {
+        answerTrial = resolve;
+      });
+    });
+    assert.equal(breaker.state(), 'half-open');
+    return { trial, answerTrial: (value: string) => answerTrial(value) };
+  };
+  const queueBehindTrial = (breaker: ConnectorBreaker, count: number) =>
+    Array.from({ length: count }, () => {
+      const deadline = new AbortController();
+      return { deadline, call: breaker.call(deadline.signal, () => answers('too late')) };
+    });
+
+  it('callers queued behind a trial whose deadlines pass are never sent once it succeeds: the breaker stays closed', async () => {
+    const breaker = new ConnectorBreaker('test', SETTINGS);
+    const { trial, answerTrial } = await openThenTrial(breaker);
+    const queued = queueBehindTrial(breaker, SETTINGS.consecutiveFailuresMax + 2);
+    const outcomes = queued.map(({ call }) =>
+      call.then(
+        () => 'sent',
+        (error: unknown) => (error instanceof NotSent ? 'not sent' : error),
+      ),
+    );
+    for (const { deadline } of queued) deadline.abort(new DOMException('no answer', 'TimeoutError'));
+    answerTrial('up');
+    assert.equal(await trial, 'up');
+    await new Promise((resolve) => setImmediate(resolve)); // the queued calls come out from behind the trial
+    assert.equal(breaker.state(), 'closed');
+    assert.deepEqual(
+      await Promise.all(outcomes),
+      queued.map(() => 'not sent'),
+    );
+    assert.equal(sent, SETTINGS.consecutiveFailuresMax + 1, 'only the trial was sent after the breaker opened');
+    // The run of failures starts from zero: the expired callers counted for nothing.
+    await failTimes(breaker, SETTINGS.consecutiveFailuresMax - 1);
+    assert.equal(breaker.state(), 'closed');
+  });
+
+  it('a caller queued behind a trial goes at its own deadline, without waiting for the trial', async () => {
+    const breaker = new ConnectorBreaker('test', SETTINGS);
+    const { trial, answerTrial } = await openThenTrial(breaker);
+    const [waiting, live] = queueBehindTrial(breaker, 2);
+    waiting!.deadline.abort(new DOMException('no answer', 'TimeoutError'));
+    await assert.rejects(waiting!.call, NotSent);
+    assert.equal(breaker.state(), 'half-open', 'the trial is still out');
+    answerTrial('up');
+    assert.equal(await trial, 'up');
+    assert.equal(await live!.call, 'too late', 'a caller still waiting is sent once the trial answers');
+    assert.equal(sent, SETTINGS.consecutiveFailuresMax + 2);
+  });
+
+  it('does not count an error marked countsAgainstBreaker === false, and passes it on unchanged', async () => {
+    class AnswerUnusable extends Error {
+      readonly countsAgainstBreaker = false;
+    }
+    const breaker = new ConnectorBreaker('test', SETTINGS);
+    for (let i = 0; i < SETTINGS.consecutiveFailuresMax * 2; i++) {
+      const unusable = i % 2 === 0 ? new AnswerUnusable('garbled answer') : Object.assign(new Error('garbled answer'), { countsAgainstBreaker: false });
+      await assert.rejects(
+        breaker.call(undefined, () => Promise.reject(unusable)),
+        (error) => error === unusable,
+      );
+    }
+    assert.equal(breaker.state(), 'closed');
+    // Any other value of the property counts as usual.
+    for (let i = 0; i < SETTINGS.consecutiveFailuresMax; i++) {
+      await assert.rejects(
+        breaker.call(undefined, () => Promise.reject(Object.assign(new Error('down'), { countsAgainstBreaker: 'no' }))),
+        /down/,
       );
     }
     assert.equal(breaker.state(), 'open');
@@ -93,6 +205,33 @@ describe('connector circuit breaker', () => {
     assert.equal(sent, SETTINGS.consecutiveFailuresMax);
     assert.equal(breakerOf(wrapped)?.state(), 'open');
     assert.equal(breakerOf(fx), null);
+  });
+
+  it("gives the card processor's settlement reads a breaker of their own", async () => {
+    let settlementReads = 0;
+    const processor = {
+      name: 'test-processor',
+      breaker: SETTINGS,
+      authorize: () => fails(),
+      settlements: {
+        settledBatches: () => {
+          settlementReads += 1;
+          return Promise.resolve([] as SettledBatch[]);
+        },
+      },
+    } as unknown as CardProcessor;
+    const wrapped = cardProcessorWithBreaker(processor);
+    const charges = breakerOf(wrapped);
+    const settlements = breakerOf(wrapped.settlements!);
+    assert.ok(charges !== null && settlements !== null && charges !== settlements);
+    const request = {} as Parameters<CardProcessor['authorize']>[0];
+    for (let i = 0; i < SETTINGS.consecutiveFailuresMax; i++) await assert.rejects(wrapped.authorize(request), /ECONNREFUSED/);
+    assert.equal(charges.state(), 'open');
+    // A settlement read neither waits on the charges' breaker nor becomes its trial.
+    mock.timers.tick(SETTINGS.halfOpenAfterMs);
+    assert.deepEqual(await wrapped.settlements!.settledBatches({ fromMs: 0, toMs: 1, signal: AbortSignal.timeout(1_000) }), []);
+    assert.equal(settlementReads, 1);
+    assert.deepEqual([charges.state(), charges.refusesNow(), settlements.state()], ['open', false, 'closed']);
   });
 
   it("takes a connector's tuning only within bounds", () => {
