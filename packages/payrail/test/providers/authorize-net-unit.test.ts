@@ -239,6 +239,16 @@ describe('authorize-net transport', () => {
     for (const code of ['E00001', 'E00007', 'E00008', 'E00011', 'E00104', 'E00053', 'E00027', 'E99999'])
       assert.throws(() => assertDefinite(answer(code), 'r'), AuthorizeNetUnknownOutcome, code);
     for (const code of ['E00003', 'E00013', 'E00014', 'E00015', 'E00016']) assert.doesNotThrow(() => assertDefinite(answer(code), 'r'), code);
+    // Only an unavailable gateway or refused credentials count against the breaker; a code Payrail does not know does not.
+    const counts = (code: string) => {
+      try {
+        assertDefinite(answer(code), 'r');
+      } catch (error) {
+        return !(error instanceof AuthorizeNetAnswerUnusable);
+      }
+      return null;
+    };
+    assert.deepEqual(['E00001', 'E00053', 'E00104', 'E00007', 'E99999', 'E00027'].map(counts), [true, true, true, true, false, false]);
     assert.throws(() => assertDefinite({}, 'r'), AuthorizeNetUnknownOutcome);
   });
 

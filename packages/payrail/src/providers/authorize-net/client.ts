@@ -40,6 +40,14 @@ export class AuthorizeNetAnswerUnusable extends AuthorizeNetUnknownOutcome {
  * E00015 a field's length is invalid, E00016 a field's type is invalid,
  * E00045 the root node's namespace is invalid.
  */
+/**
+ * The unknown-outcome codes that say the gateway cannot serve now (its own
+ * failure E00001, too busy E00053, maintenance E00104) or will not take these
+ * credentials (E00007, E00008, E00011): a circuit breaker counts them. Any
+ * other unknown code is an answer Payrail cannot use (AuthorizeNetAnswerUnusable).
+ */
+const UNAVAILABLE_CODES: ReadonlySet<string> = new Set(['E00001', 'E00007', 'E00008', 'E00011', 'E00053', 'E00104']);
+
 const REFUSED_AS_WRITTEN_CODES: ReadonlySet<string> = new Set(['E00002', 'E00003', 'E00004', 'E00013', 'E00014', 'E00015', 'E00016', 'E00045']);
 
 /**
@@ -94,7 +102,8 @@ export function assertDefinite(envelope: WireEnvelope, root: string): void {
   const code = firstMessageCode(envelope);
   if (code === '' || envelope.messages?.resultCode === undefined) throw new AuthorizeNetUnknownOutcome(`authorize-net ${root}: an answer without messages`);
   if (envelope.messages.resultCode !== 'Ok' && !REFUSED_AS_WRITTEN_CODES.has(code)) {
-    throw new AuthorizeNetUnknownOutcome(`authorize-net ${root}: ${code} ${messageText(envelope)}`);
+    const Unknown = UNAVAILABLE_CODES.has(code) ? AuthorizeNetUnknownOutcome : AuthorizeNetAnswerUnusable;
+    throw new Unknown(`authorize-net ${root}: ${code} ${messageText(envelope)}`);
   }
 }
 

@@ -56,7 +56,7 @@ async function send(context: OperationContext, fields: RequestFields, requestedC
   const mapped = transactionAnswerOf(answer.response, requestedCents);
   if (UNKNOWN_OUTCOME_REASONS.has(mapped.reason)) throw new AuthorizeNetUnknownOutcome(`authorize-net: reason ${mapped.reason}, the credentials were refused`);
   if (mapped.reason !== DUPLICATE_REASON) return mapped;
-  if (mapped.transId === '') throw new AuthorizeNetUnknownOutcome('authorize-net: a duplicate answer without the original transaction');
+  if (mapped.transId === '') throw new AuthorizeNetAnswerUnusable('authorize-net: a duplicate answer without the original transaction');
   return detailsAnswerOf(await transactionDetails(context.settings, mapped.transId, signal));
 }
 
@@ -76,7 +76,7 @@ async function releaseSplitTender(context: OperationContext, reference: string, 
 
 function authorizationResultOf(answer: TransactionAnswer, reference: string): AuthorizationResult {
   if ((answer.outcome === 'approved' || answer.outcome === 'pending') && answer.transId === '') {
-    throw new AuthorizeNetUnknownOutcome(`authorize-net: an ${answer.outcome} answer without a transaction id`);
+    throw new AuthorizeNetAnswerUnusable(`authorize-net: an ${answer.outcome} answer without a transaction id`);
   }
   return {
     outcome: answer.outcome,
@@ -182,7 +182,7 @@ export async function verify(context: OperationContext, request: VerifyRequest):
     if (answer.outcome === 'declined' && answer.authCode === '' && answer.reason === '1') answer = { ...answer, outcome: 'approved', decline: null };
   }
   const outcome = answer.outcome === 'pending' ? 'approved' : answer.outcome;
-  if (outcome === 'approved' && answer.transId === '') throw new AuthorizeNetUnknownOutcome('authorize-net: an approved verification without a transaction id');
+  if (outcome === 'approved' && answer.transId === '') throw new AuthorizeNetAnswerUnusable('authorize-net: an approved verification without a transaction id');
   if (fallback && answer.outcome === 'approved') await voidFallback(context, request.reference, answer.transId, request.signal);
   return {
     outcome,
