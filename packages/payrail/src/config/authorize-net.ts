@@ -14,6 +14,15 @@ export const AUTHORIZE_NET_URLS = {
   production: 'https://api.authorize.net/xml/v1/request.api',
 } as const;
 
+/** Authorize.net's documented API hosts of its live gateway and of its sandbox. */
+const PRODUCTION_HOSTS: ReadonlySet<string> = new Set(['api.authorize.net', 'api2.authorize.net']);
+const SANDBOX_HOSTS: ReadonlySet<string> = new Set(['apitest.authorize.net']);
+
+/** A hostname as DNS compares it: case-insensitive, the root's trailing dot removed. */
+function normalHost(hostname: string): string {
+  return hostname.toLowerCase().replace(/\.$/, '');
+}
+
 /** Authorize.net issues API login ids of at most 25 characters. */
 const LOGIN_ID = /^[\x21-\x7e]{1,25}$/;
 const WHY = 'with PAYRAIL_CARD_PROCESSOR=authorize-net';
@@ -22,16 +31,16 @@ const UNSET = new Secret('');
 
 export function authorizeNetSettings(source: SettingsSource): AuthorizeNetSettings {
   const url = providerUrlSetting(source, 'PAYRAIL_AUTHORIZE_NET_URL', AUTHORIZE_NET_URLS);
-  const host = new URL(url).hostname;
+  const host = normalHost(new URL(url).hostname);
   // A sandbox deployment hands keys to anyone who signs up; pointed at the
   // live gateway it would move real money. And production against the
   // processor's test system would approve charges no card pays.
-  if (source.environment === 'sandbox' && host === new URL(AUTHORIZE_NET_URLS.production).hostname) {
+  if (source.environment === 'sandbox' && PRODUCTION_HOSTS.has(host)) {
     source.problems.push(
       `PAYRAIL_AUTHORIZE_NET_URL names Authorize.net's production gateway; the sandbox environment uses its sandbox (${AUTHORIZE_NET_URLS.sandbox})`,
     );
   }
-  if (source.environment === 'production' && host === new URL(AUTHORIZE_NET_URLS.sandbox).hostname) {
+  if (source.environment === 'production' && SANDBOX_HOSTS.has(host)) {
     source.problems.push(`PAYRAIL_AUTHORIZE_NET_URL names Authorize.net's sandbox; production uses ${AUTHORIZE_NET_URLS.production}`);
   }
   const loginId = settingText(source, 'PAYRAIL_AUTHORIZE_NET_LOGIN_ID');

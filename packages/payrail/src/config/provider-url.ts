@@ -20,10 +20,24 @@ export function providerUrlSetting(source: SettingsSource, name: string, default
   if (raw === null) return fallback;
   const problem = providerUrlProblem(raw, source.environment);
   if (problem !== null) {
-    source.problems.push(`${name} ${problem}, got "${raw.slice(0, 200)}"`);
+    source.problems.push(`${name} ${problem}, got "${shownUrl(raw).slice(0, 200)}"`);
     return fallback;
   }
   return raw;
+}
+
+/**
+ * A configured URL as a problem message may show it: scheme, host and path
+ * only. A user:password@ or a query may hold a key, and problems are logged.
+ * Text that is not a URL shows as a placeholder.
+ */
+export function shownUrl(raw: string): string {
+  try {
+    const url = new URL(raw);
+    return `${url.protocol}//${url.host}${url.pathname}`;
+  } catch {
+    return '(not a URL)';
+  }
 }
 
 /** What is wrong with a provider URL in this environment, or null. */

@@ -113,6 +113,26 @@ describe('PAYRAIL_CARD_PROCESSOR=authorize-net', () => {
     assert.match(problemsOf({ ...ANET, PAYRAIL_AUTHORIZE_NET_URL: 'https://user:pw@anet.example/x' }).join(), /must not carry a user name or password/);
   });
 
+  it('knows every documented Authorize.net host, whatever its case or trailing dot', () => {
+    for (const host of ['api.authorize.net', 'API2.Authorize.Net', 'api.authorize.net.', 'api2.authorize.net.']) {
+      assert.match(problemsOf({ ...ANET, PAYRAIL_AUTHORIZE_NET_URL: `https://${host}/xml/v1/request.api` }).join(), /production gateway/, host);
+    }
+    for (const host of ['APITEST.authorize.net', 'apitest.authorize.net.']) {
+      assert.match(
+        problemsOf({ ...PRODUCTION, ...ANET, PAYRAIL_AUTHORIZE_NET_URL: `https://${host}/xml/v1/request.api` }).join(),
+        /sandbox; production uses/,
+        host,
+      );
+    }
+  });
+
+  it('shows only scheme, host and path of a refused URL: never its user name, password or query', () => {
+    const problems = problemsOf({ ...ANET, PAYRAIL_AUTHORIZE_NET_URL: 'https://user:s3cret@anet.example/x?key=t0ken#frag' }).join();
+    assert.match(problems, /got "https:\/\/anet\.example\/x"/);
+    assert.doesNotMatch(problems, /s3cret|t0ken|user:|frag/);
+    assert.doesNotMatch(problemsOf({ ...ANET, PAYRAIL_AUTHORIZE_NET_URL: 'https://anet.example/x?key=t0ken' }).join(), /t0ken/);
+  });
+
   it('satisfies production for the card processor; the other three still need modules', () => {
     assert.deepEqual(problemsOf({ ...PRODUCTION, ...ANET }), []);
     assert.deepEqual(problemsOf({ ...PRODUCTION, ...ANET, PAYRAIL_PAYOUT_NETWORK: '', PAYRAIL_FX_PROVIDER: 'sandbox' }), [

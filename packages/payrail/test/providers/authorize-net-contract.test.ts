@@ -298,6 +298,41 @@ function standInCases(target: () => Target & { readonly standIn: AuthorizeNetSta
     assert.equal(refused.outcome, 'declined', 'without allowPartialAuth the partial answer is a decline');
   });
 
+  test('a partial approval whose release goes unanswered is an unknown outcome; polling or asking again releases it', async () => {
+    const { processor, standIn } = target();
+    const request = authorization({ zip: PARTIAL_ZIP, amountCents: 5000, allowPartialApproval: true });
+    // The createTransaction is answered (slow:0), the updateSplitTenderGroup is not.
+    standIn.failNext('slow:0');
+    standIn.failNext('http-500');
+    await assert.rejects(authorizeWithDeadline(processor, request), 'not recorded approved while the group is held');
+    const held = standIn.transactions().find((transaction) => transaction.invoiceNumber === request.reference);
+    assert.equal(held?.status, 'authorizedPendingRelease');
+    const polled = await pollWithDeadline(processor, { reference: request.reference, processorRef: held?.transId ?? '' });
+    assert.equal(polled.outcome, 'approved');
+    assert.equal(polled.authorizedCents, PARTIAL_APPROVED_CENTS);
+    assert.equal(standIn.transactions().find((transaction) => transaction.transId === held?.transId)?.status, 'authorizedPendingCapture');
+    const again = await authorizeWithDeadline(processor, request);
+    assert.deepEqual([again.outcome, again.processorRef, again.authorizedCents], ['approved', held?.transId, PARTIAL_APPROVED_CENTS]);
+  });
+
+  test('a re-asked partial approval releases the group a failed release left held', async () => {
+    const { processor, standIn } = target();
+    const request = authorization({ zip: PARTIAL_ZIP, amountCents: 5000, allowPartialApproval: true });
+    standIn.failNext('slow:0');
+    standIn.failNext('http-500');
+    await assert.rejects(authorizeWithDeadline(processor, request));
+    const again = await authorizeWithDeadline(processor, request);
+    assert.deepEqual([again.outcome, again.authorizedCents], ['approved', PARTIAL_APPROVED_CENTS]);
+    assert.equal(standIn.transactions().find((transaction) => transaction.transId === again.processorRef)?.status, 'authorizedPendingCapture');
+  });
+
+  test("a poll under another charge's transaction id records nothing", async () => {
+    const { processor } = target();
+    const other = await authorizeWithDeadline(processor, authorization());
+    assert.equal(other.outcome, 'approved');
+    await assert.rejects(pollWithDeadline(processor, { reference: reference(), processorRef: other.processorRef }), /another invoice number/);
+  });
+
   test('an unlinked credit moves money to a card no charge names', async () => {
     const { processor, standIn } = target();
     const ref = reference();

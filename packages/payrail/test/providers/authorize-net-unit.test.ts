@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { Secret } from '../../src/domain/secret.ts';
 import { centsOfWire } from '../../src/providers/authorize-net/amounts.ts';
-import { AuthorizeNetUnknownOutcome, assertDefinite, parseAnswer, postApi } from '../../src/providers/authorize-net/client.ts';
+import { AuthorizeNetAnswerUnusable, AuthorizeNetUnknownOutcome, assertDefinite, parseAnswer, postApi } from '../../src/providers/authorize-net/client.ts';
 import { authorizationRequest, refundRequest, storedCredentialFields } from '../../src/providers/authorize-net/requests.ts';
 import { detailsAnswerOf, transactionAnswerOf } from '../../src/providers/authorize-net/responses.ts';
 import { settledTransactionOf } from '../../src/providers/authorize-net/settlements.ts';
@@ -38,6 +38,14 @@ describe('authorize-net request bodies', () => {
       setting: [
         { settingName: 'duplicateWindow', settingValue: '28800' },
         { settingName: 'allowPartialAuth', settingValue: 'true' },
+      ],
+    });
+    // Never left to the account's setting: a charge that allows no partial approval says so.
+    const whole = authorizationRequest(request, 1234, 'authCaptureTransaction').transactionRequest as Record<string, unknown>;
+    assert.deepEqual(whole.transactionSettings, {
+      setting: [
+        { settingName: 'duplicateWindow', settingValue: '28800' },
+        { settingName: 'allowPartialAuth', settingValue: 'false' },
       ],
     });
   });
@@ -142,6 +150,25 @@ describe('authorize-net answers', () => {
     assert.equal(answer.splitTenderId, '115901', 'the group to release');
   });
 
+  it('reads a partial approval without its approvedAmount or splitTenderId as an unknown outcome, never a full approval', () => {
+    const partial = { responseCode: '4', transId: '8', authCode: 'A1', messages: { message: [{ code: '295' }] } };
+    assert.throws(() => transactionAnswerOf({ ...partial, splitTenderId: '115901' }, 1000), AuthorizeNetAnswerUnusable);
+    assert.throws(() => transactionAnswerOf({ ...partial, prePaidCard: { approvedAmount: '4.05' } }, 1000), AuthorizeNetAnswerUnusable);
+  });
+
+  it('marks answers that are unusable but answered as not counting against the breaker', () => {
+    assert.throws(
+      () => detailsAnswerOf({ transId: '9', transactionStatus: 'couldNotVoid' }),
+      (error: Error) => {
+        assert.ok(error instanceof AuthorizeNetAnswerUnusable);
+        assert.ok(error instanceof AuthorizeNetUnknownOutcome, 'still an unknown outcome for Payrail');
+        assert.equal((error as AuthorizeNetAnswerUnusable).countsAgainstBreaker, false);
+        return true;
+      },
+    );
+    assert.throws(() => transactionAnswerOf({ responseCode: '5', transId: '7' }, 1000), AuthorizeNetAnswerUnusable);
+  });
+
   it('maps transaction statuses of getTransactionDetails', () => {
     const outcome = (transactionStatus: string) => detailsAnswerOf({ transId: '9', transactionStatus, responseReasonCode: 2 }).outcome;
     assert.equal(outcome('FDSPendingReview'), 'pending');
@@ -207,11 +234,21 @@ describe('authorize-net webhooks', () => {
 });
 
 describe('authorize-net transport', () => {
-  it('treats refused credentials and gateway errors as unknown, a request refused as written as definite', () => {
+  it('treats refused credentials, gateway errors and unknown codes as unknown, only a request refused as written as definite', () => {
     const answer = (code: string) => ({ messages: { resultCode: 'Error', message: [{ code, text: 'x' }] } });
-    for (const code of ['E00001', 'E00007', 'E00008', 'E00011', 'E00104'])
+    for (const code of ['E00001', 'E00007', 'E00008', 'E00011', 'E00104', 'E00053', 'E00027', 'E99999'])
       assert.throws(() => assertDefinite(answer(code), 'r'), AuthorizeNetUnknownOutcome, code);
-    assert.doesNotThrow(() => assertDefinite(answer('E00013'), 'r'));
+    for (const code of ['E00003', 'E00013', 'E00014', 'E00015', 'E00016']) assert.doesNotThrow(() => assertDefinite(answer(code), 'r'), code);
+    // Only an unavailable gateway or refused credentials count against the breaker; a code Payrail does not know does not.
+    const counts = (code: string) => {
+      try {
+        assertDefinite(answer(code), 'r');
+      } catch (error) {
+        return !(error instanceof AuthorizeNetAnswerUnusable);
+      }
+      return null;
+    };
+    assert.deepEqual(['E00001', 'E00053', 'E00104', 'E00007', 'E99999', 'E00027'].map(counts), [true, true, true, true, false, false]);
     assert.throws(() => assertDefinite({}, 'r'), AuthorizeNetUnknownOutcome);
   });
 

@@ -2,7 +2,7 @@
 // operations can act on: a createTransaction answer (a transaction, or a
 // refusal of the request as written), a transaction's details, and the
 // reporting calls of settlements.ts.
-import { AuthorizeNetUnknownOutcome, assertDefinite, messageText, postApi } from './client.ts';
+import { AuthorizeNetAnswerUnusable, assertDefinite, messageText, postApi } from './client.ts';
 import type { RequestFields } from './requests.ts';
 import { splitTenderReleaseRequest, transactionDetailsRequest } from './requests.ts';
 import type { AuthorizeNetSettings } from './settings.ts';
@@ -28,7 +28,7 @@ export async function createTransaction(settings: AuthorizeNetSettings, fields: 
   const response = answer.transactionResponse;
   if (response?.responseCode !== undefined && response.responseCode !== '') return { kind: 'transaction', response };
   assertDefinite(answer, root);
-  if (answer.messages?.resultCode === 'Ok') throw new AuthorizeNetUnknownOutcome(`authorize-net ${root}: an answer Ok without a transaction`);
+  if (answer.messages?.resultCode === 'Ok') throw new AuthorizeNetAnswerUnusable(`authorize-net ${root}: an answer Ok without a transaction`);
   return { kind: 'refused', code: firstMessageCode(answer), text: messageText(answer) };
 }
 
@@ -38,7 +38,7 @@ export async function transactionDetails(settings: AuthorizeNetSettings, transId
   const answer = await postApi<WireTransactionDetailsResponse>(settings, root, transactionDetailsRequest(transId), signal);
   if (answer.messages?.resultCode === 'Ok' && answer.transaction !== undefined) return answer.transaction;
   assertDefinite(answer, root);
-  throw new AuthorizeNetUnknownOutcome(`authorize-net ${root}: ${firstMessageCode(answer)} ${messageText(answer)}`);
+  throw new AuthorizeNetAnswerUnusable(`authorize-net ${root}: ${firstMessageCode(answer)} ${messageText(answer)}`);
 }
 
 /** updateSplitTenderGroupRequest completing a group; answers whether Authorize.net took it, throws when it did not answer. */

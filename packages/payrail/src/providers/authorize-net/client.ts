@@ -12,23 +12,43 @@ import { firstMessageCode, listOf, type WireEnvelope } from './wire.ts';
 
 /** A call whose outcome Payrail cannot know: the request may or may not have been applied. */
 export class AuthorizeNetUnknownOutcome extends Error {
-  override readonly name = 'AuthorizeNetUnknownOutcome';
+  override readonly name: string = 'AuthorizeNetUnknownOutcome';
 }
 
-/** The answers Authorize.net gives with resultCode "Error" (and no transaction) that say nothing about the request's fate. */
-const UNKNOWN_RESULT_CODES: ReadonlySet<string> = new Set([
-  // "An error occurred during processing. Please try again.": the gateway's own failure.
-  'E00001',
-  // Authentication failed / the account or API user is inactive / access denied: the
-  // credentials are wrong now, but an earlier send of the same request (Payrail
-  // re-asks after a crash) may have been made with good ones and applied. A
-  // bad key is an operator's fault to fix, not a card's outcome to record.
-  'E00007',
-  'E00008',
-  'E00011',
-  // The server is in maintenance.
-  'E00104',
-]);
+/**
+ * An unknown outcome that Authorize.net did answer: a transaction held for
+ * review, a status or response code Payrail does not know, an answer that
+ * contradicts itself. The gateway is up, so a circuit breaker must not count
+ * it as unavailability (`countsAgainstBreaker` is false); Payrail still
+ * treats it as an unknown outcome and asks again later.
+ */
+export class AuthorizeNetAnswerUnusable extends AuthorizeNetUnknownOutcome {
+  override readonly name: string = 'AuthorizeNetAnswerUnusable';
+  readonly countsAgainstBreaker = false;
+}
+
+/**
+ * The answers Authorize.net gives with resultCode "Error" (and no
+ * transaction) that refuse the request as written before anything is
+ * processed: a request an earlier send of the same request got too. Any other
+ * code (the gateway's own failure E00001, "server too busy" E00053,
+ * maintenance E00104, refused credentials E00007/E00008/E00011, or a code
+ * Payrail does not know) says nothing about the request's fate.
+ * Authorize.net's response code list: E00002 content-type not supported,
+ * E00003 the request could not be parsed, E00004 the API method name is
+ * invalid, E00013 a field is invalid, E00014 a required field is missing,
+ * E00015 a field's length is invalid, E00016 a field's type is invalid,
+ * E00045 the root node's namespace is invalid.
+ */
+/**
+ * The unknown-outcome codes that say the gateway cannot serve now (its own
+ * failure E00001, too busy E00053, maintenance E00104) or will not take these
+ * credentials (E00007, E00008, E00011): a circuit breaker counts them. Any
+ * other unknown code is an answer Payrail cannot use (AuthorizeNetAnswerUnusable).
+ */
+const UNAVAILABLE_CODES: ReadonlySet<string> = new Set(['E00001', 'E00007', 'E00008', 'E00011', 'E00053', 'E00104']);
+
+const REFUSED_AS_WRITTEN_CODES: ReadonlySet<string> = new Set(['E00002', 'E00003', 'E00004', 'E00013', 'E00014', 'E00015', 'E00016', 'E00045']);
 
 /**
  * Posts `{ [root]: { merchantAuthentication, ...fields } }` and answers the
@@ -73,17 +93,17 @@ export function parseAnswer<T>(text: string, root: string): T {
 }
 
 /**
- * Throws when an answer without a transaction says nothing definite: its
- * result code is one of UNKNOWN_RESULT_CODES, or it carries no messages at
- * all. Other "Error" answers (a field missing or invalid: E00003, E00013,
- * E00015, ...) are refusals of the request as written, which an earlier send
- * of the same request got too: the caller may report them as failed.
+ * Throws when an answer without a transaction says nothing definite: an
+ * "Error" whose code is not one of REFUSED_AS_WRITTEN_CODES, or an answer
+ * without messages. Only those refusals of the request as written may be
+ * reported as failed by the caller.
  */
 export function assertDefinite(envelope: WireEnvelope, root: string): void {
   const code = firstMessageCode(envelope);
   if (code === '' || envelope.messages?.resultCode === undefined) throw new AuthorizeNetUnknownOutcome(`authorize-net ${root}: an answer without messages`);
-  if (envelope.messages.resultCode !== 'Ok' && UNKNOWN_RESULT_CODES.has(code)) {
-    throw new AuthorizeNetUnknownOutcome(`authorize-net ${root}: ${code} ${messageText(envelope)}`);
+  if (envelope.messages.resultCode !== 'Ok' && !REFUSED_AS_WRITTEN_CODES.has(code)) {
+    const Unknown = UNAVAILABLE_CODES.has(code) ? AuthorizeNetUnknownOutcome : AuthorizeNetAnswerUnusable;
+    throw new Unknown(`authorize-net ${root}: ${code} ${messageText(envelope)}`);
   }
 }
 

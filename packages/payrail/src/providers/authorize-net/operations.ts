@@ -20,7 +20,7 @@ import type {
   VoidRequest,
 } from '../card-processor.ts';
 import { type CreateAnswer, createTransaction, releaseSplitTenderGroup, transactionDetails } from './api.ts';
-import { AuthorizeNetUnknownOutcome } from './client.ts';
+import { AuthorizeNetAnswerUnusable, AuthorizeNetUnknownOutcome } from './client.ts';
 import { ALREADY_VOIDED_REASON, DUPLICATE_REASON, NO_ZERO_AUTH_REASON, UNKNOWN_OUTCOME_REASONS } from './codes.ts';
 import { authorizationRequest, captureRequest, creditRequest, type RequestFields, refundRequest, voidRequest } from './requests.ts';
 import { CAPTURED_STATUSES, detailsAnswerOf, type TransactionAnswer, transactionAnswerOf } from './responses.ts';
@@ -56,29 +56,27 @@ async function send(context: OperationContext, fields: RequestFields, requestedC
   const mapped = transactionAnswerOf(answer.response, requestedCents);
   if (UNKNOWN_OUTCOME_REASONS.has(mapped.reason)) throw new AuthorizeNetUnknownOutcome(`authorize-net: reason ${mapped.reason}, the credentials were refused`);
   if (mapped.reason !== DUPLICATE_REASON) return mapped;
-  if (mapped.transId === '') throw new AuthorizeNetUnknownOutcome('authorize-net: a duplicate answer without the original transaction');
+  if (mapped.transId === '') throw new AuthorizeNetAnswerUnusable('authorize-net: a duplicate answer without the original transaction');
   return detailsAnswerOf(await transactionDetails(context.settings, mapped.transId, signal));
 }
 
 /**
  * Releases a partial approval's split-tender group: Authorize.net holds a
  * partially approved transaction until its group is completed, and Payrail
- * takes the approved part as the whole charge. A failed release is logged,
- * not thrown: the approval stands, and the operator can complete the group
- * in the Merchant Interface.
+ * takes the approved part as the whole charge. A release refused or
+ * unanswered throws (an unknown outcome): recorded approved, the charge would
+ * never settle. Payrail asks again, and the re-ask (a duplicate, or a poll
+ * that finds authorizedPendingRelease) releases the group.
  */
 async function releaseSplitTender(context: OperationContext, reference: string, splitTenderId: string, signal: AbortSignal): Promise<void> {
-  try {
-    if (!(await releaseSplitTenderGroup(context.settings, splitTenderId, signal)))
-      context.log.warn({ reference }, 'authorize-net: split tender group not released');
-  } catch (error) {
-    context.log.warn({ reference, err: error instanceof Error ? error.message : 'error' }, 'authorize-net: split tender group release unanswered');
-  }
+  if (await releaseSplitTenderGroup(context.settings, splitTenderId, signal)) return;
+  context.log.warn({ reference }, 'authorize-net: split tender group not released');
+  throw new AuthorizeNetAnswerUnusable('authorize-net: the split tender group of a partial approval was not released');
 }
 
 function authorizationResultOf(answer: TransactionAnswer, reference: string): AuthorizationResult {
   if ((answer.outcome === 'approved' || answer.outcome === 'pending') && answer.transId === '') {
-    throw new AuthorizeNetUnknownOutcome(`authorize-net: an ${answer.outcome} answer without a transaction id`);
+    throw new AuthorizeNetAnswerUnusable(`authorize-net: an ${answer.outcome} answer without a transaction id`);
   }
   return {
     outcome: answer.outcome,
@@ -105,15 +103,25 @@ export async function authorize(context: OperationContext, request: Authorizatio
   return authorizationResultOf(answer, request.reference);
 }
 
-/** getTransactionDetails of a pending (held for review) authorization. */
+/**
+ * getTransactionDetails of a pending (held for review) authorization, or of a
+ * transaction id a callback reported. A transaction of another invoice number
+ * is not this charge's: nothing is recorded. A partial approval still held
+ * (authorizedPendingRelease) is released, as authorize does.
+ */
 export async function poll(context: OperationContext, request: PollRequest): Promise<AuthorizationResult> {
-  const answer = detailsAnswerOf(await transactionDetails(context.settings, request.processorRef, request.signal));
+  const details = await transactionDetails(context.settings, request.processorRef, request.signal);
+  const invoiceNumber = details.order?.invoiceNumber;
+  if (invoiceNumber !== undefined && invoiceNumber !== request.reference)
+    throw new AuthorizeNetAnswerUnusable('authorize-net: the polled transaction belongs to another invoice number, not this charge');
+  const answer = detailsAnswerOf(details);
+  if (answer.splitTenderId !== undefined) await releaseSplitTender(context, request.reference, answer.splitTenderId, request.signal);
   return authorizationResultOf({ ...answer, transId: answer.transId === '' ? request.processorRef : answer.transId }, request.reference);
 }
 
 function operationResultOf(answer: TransactionAnswer, fallbackRef: string, declineAs: 'refund_declined' | null): OperationResult {
   // A capture, void or refund held for review has no answer yet: Payrail asks again later, and the re-send finds it.
-  if (answer.outcome === 'pending') throw new AuthorizeNetUnknownOutcome('authorize-net: the operation is held for review');
+  if (answer.outcome === 'pending') throw new AuthorizeNetAnswerUnusable('authorize-net: the operation is held for review');
   const processorRef = answer.transId === '' ? fallbackRef : answer.transId;
   if (answer.outcome === 'approved') return { outcome: 'approved', processorRef, authCode: declineAs === null ? '' : answer.authCode, decline: null };
   if (answer.outcome === 'failed') return { outcome: 'failed', processorRef, authCode: '', decline: 'processor_error' };
@@ -174,7 +182,7 @@ export async function verify(context: OperationContext, request: VerifyRequest):
     if (answer.outcome === 'declined' && answer.authCode === '' && answer.reason === '1') answer = { ...answer, outcome: 'approved', decline: null };
   }
   const outcome = answer.outcome === 'pending' ? 'approved' : answer.outcome;
-  if (outcome === 'approved' && answer.transId === '') throw new AuthorizeNetUnknownOutcome('authorize-net: an approved verification without a transaction id');
+  if (outcome === 'approved' && answer.transId === '') throw new AuthorizeNetAnswerUnusable('authorize-net: an approved verification without a transaction id');
   if (fallback && answer.outcome === 'approved') await voidFallback(context, request.reference, answer.transId, request.signal);
   return {
     outcome,

@@ -32,13 +32,18 @@ export function expirationDateOf(month: number, year: number): string {
 
 /**
  * The settings every money-moving request carries: the duplicate window
- * (settings.ts says why), and allowPartialAuth when the charge allows a
- * partial approval.
+ * (settings.ts says why), and allowPartialAuth, always "true" or "false":
+ * left out, the account's own setting would decide whether a charge that
+ * allows no partial approval may be approved in part. Null (refunds, which
+ * approve no amount in part) sends none.
  */
-function transactionSettingsOf(allowPartialAuth: boolean): { setting: { settingName: string; settingValue: string }[] } {
-  const setting = [{ settingName: 'duplicateWindow', settingValue: String(DUPLICATE_WINDOW_SECONDS) }];
-  if (allowPartialAuth) setting.push({ settingName: 'allowPartialAuth', settingValue: 'true' });
-  return { setting };
+function transactionSettingsOf(allowPartialAuth: boolean | null): { setting: { settingName: string; settingValue: string }[] } {
+  return {
+    setting: [
+      { settingName: 'duplicateWindow', settingValue: String(DUPLICATE_WINDOW_SECONDS) },
+      ...(allowPartialAuth === null ? [] : [{ settingName: 'allowPartialAuth', settingValue: allowPartialAuth ? 'true' : 'false' }]),
+    ],
+  };
 }
 
 /**
@@ -149,7 +154,7 @@ export function refundRequest(request: {
       payment: { creditCard: { cardNumber: request.cardLastFour, expirationDate: 'XXXX' } },
       refTransId: request.chargeProcessorRef,
       order: { invoiceNumber: request.reference },
-      transactionSettings: transactionSettingsOf(false),
+      transactionSettings: transactionSettingsOf(null),
     },
   };
 }
@@ -170,7 +175,7 @@ export function creditRequest(request: Omit<CreditRequest, 'signal'>): RequestFi
         creditCard: { cardNumber: request.card.number.reveal(), expirationDate: expirationDateOf(request.card.expiryMonth, request.card.expiryYear) },
       },
       order: { invoiceNumber: request.reference },
-      transactionSettings: transactionSettingsOf(false),
+      transactionSettings: transactionSettingsOf(null),
     },
   };
 }

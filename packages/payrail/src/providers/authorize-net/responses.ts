@@ -4,6 +4,7 @@
 import type { ChargeDeclineCode } from '../../domain/card-results.ts';
 import type { AuthorizationOutcome } from '../card-processor.ts';
 import { centsOfWire } from './amounts.ts';
+import { AuthorizeNetAnswerUnusable } from './client.ts';
 import { avsCodeOf, chargeDeclineOf, cvvCodeOf, PARTIAL_APPROVAL_REASON, reasonClassOf } from './codes.ts';
 import { itemsOf, type WireTransactionDetails, type WireTransactionResponse } from './wire.ts';
 
@@ -46,7 +47,9 @@ function approvedCentsOf(response: WireTransactionResponse): number | undefined 
  * declined, 3 error, 4 held for review; an error about the card (a wrong
  * number, an expired card) is a decline, any other error a failure (no
  * money moved, the request may be tried anew). 4 with reason 295 is a
- * partial approval, which is an approval of what it approved.
+ * partial approval, which is an approval of what it approved: without its
+ * approvedAmount and splitTenderId Payrail cannot know what was approved nor
+ * release it, so that answer is an unknown outcome.
  */
 export function transactionAnswerOf(response: WireTransactionResponse, requestedCents: number): TransactionAnswer {
   const reason = reasonOf(response);
@@ -61,6 +64,8 @@ export function transactionAnswerOf(response: WireTransactionResponse, requested
   const code = response.responseCode;
   if (code === '1' || (code === '4' && reason === PARTIAL_APPROVAL_REASON)) {
     const approvedCents = approvedCentsOf(response);
+    if (code === '4' && (approvedCents === undefined || response.splitTenderId === undefined || response.splitTenderId === ''))
+      throw new AuthorizeNetAnswerUnusable('authorize-net: a partial approval without its approvedAmount or splitTenderId');
     const partial = approvedCents !== undefined && approvedCents > 0 && approvedCents < requestedCents;
     const group = partial && response.splitTenderId !== undefined && response.splitTenderId !== '' ? { splitTenderId: response.splitTenderId } : {};
     return { ...base, outcome: 'approved', decline: null, ...(partial ? { authorizedCents: approvedCents } : {}), ...group };
@@ -75,7 +80,7 @@ export function transactionAnswerOf(response: WireTransactionResponse, requested
     const outcome = reasonClass === 'error' ? 'failed' : 'declined';
     return { ...base, authCode: '', outcome, decline: chargeDeclineOf(reasonClass) };
   }
-  throw new Error(`authorize-net: an answer with responseCode ${JSON.stringify(code ?? null)}`);
+  throw new AuthorizeNetAnswerUnusable(`authorize-net: an answer with responseCode ${JSON.stringify(code ?? null)}`);
 }
 
 /** transactionStatus words (getTransactionDetails, getTransactionList) by what they mean for Payrail. */
@@ -108,7 +113,8 @@ export const CAPTURED_STATUSES: ReadonlySet<string> = new Set(['capturedPendingS
 export function detailsAnswerOf(details: WireTransactionDetails): TransactionAnswer {
   const status = details.transactionStatus ?? '';
   const outcome = Object.hasOwn(STATUS_OUTCOMES, status) ? STATUS_OUTCOMES[status] : undefined;
-  if (outcome === undefined) throw new Error(`authorize-net: transaction status ${JSON.stringify(status).slice(0, 60)} is not one Payrail knows`);
+  if (outcome === undefined)
+    throw new AuthorizeNetAnswerUnusable(`authorize-net: transaction status ${JSON.stringify(status).slice(0, 60)} is not one Payrail knows`);
   const reason = details.responseReasonCode === undefined ? '' : String(details.responseReasonCode);
   const requestedCents = details.requestedAmount === undefined ? undefined : centsOfWire(details.requestedAmount, 'requestedAmount');
   const authCents = details.authAmount === undefined ? undefined : centsOfWire(details.authAmount, 'authAmount');
