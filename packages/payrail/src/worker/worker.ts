@@ -29,6 +29,12 @@ export interface Job {
   readonly batchMax?: number;
   /** Processes at most one bounded batch; returns the number of items handled. */
   runOnce(): Promise<number>;
+  /**
+   * Ends what the job started in the background and still runs (the daily
+   * reconciliation): called by Worker.stop after the loop ended, before the
+   * store closes.
+   */
+  stop?(): Promise<void>;
 }
 
 /** How long a job that found a partial batch waits before its next call (see the top of this file). */
@@ -132,5 +138,6 @@ export class Worker {
     this.pause.wakeUp();
     await this.loop;
     this.loop = null;
+    await Promise.all(this.jobs.map((job) => job.stop?.()));
   }
 }

@@ -12,10 +12,20 @@ import { providerKeysOf } from '../../src/domain/provider-keys.ts';
 import type { CreatedMerchant } from '../../src/flows/merchants/merchants.ts';
 import { auditEvents } from '../../src/flows/operations/audit.ts';
 import { verifyLedger } from '../../src/flows/operations/ledger-verify.ts';
-import { listDifferences, type ReconcileDeps, reconcileProcessorDay, resolveProcessorDifference } from '../../src/flows/operations/processor-reconciliation.ts';
+import {
+  listDifferences,
+  RUN_LEASE_MS,
+  type ReconcileDeps,
+  reconcileProcessorDay,
+  resolveProcessorDifference,
+} from '../../src/flows/operations/processor-reconciliation.ts';
 import { createUser } from '../../src/flows/panel/users.ts';
 import type { ProcessorSettlements, SettledBatch, SettledTransaction } from '../../src/providers/card-settlements.ts';
 import { isApiError } from '../../src/errors.ts';
+import type { Service } from '../../src/service.ts';
+import { reconciliationDayStatus } from '../../src/store/operations/processor-reconciliation.ts';
+import { processorReconciliationJob, RECONCILIATION_CHECK_INTERVAL_MS } from '../../src/worker/maintenance-jobs.ts';
+import { Worker } from '../../src/worker/worker.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { chargeCard, closeSandboxBatch, operateOk } from '../helpers/lifecycle.ts';
 import { PanelClient, textOf } from '../helpers/panel.ts';
@@ -33,9 +43,12 @@ class FakeSettlements implements ProcessorSettlements {
   calls = 0;
   failWith: Error | null = null;
   gate: Promise<void> | null = null;
-  async settledBatches(request: { fromMs: number; toMs: number }): Promise<readonly SettledBatch[]> {
+  async settledBatches(request: { fromMs: number; toMs: number; signal: AbortSignal }): Promise<readonly SettledBatch[]> {
     this.calls += 1;
-    if (this.gate !== null) await this.gate;
+    const { signal } = request;
+    const aborted = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+    aborted.catch(() => {});
+    if (this.gate !== null) await Promise.race([this.gate, aborted]);
     if (this.failWith !== null) throw this.failWith;
     return this.batches.filter((b) => b.settledAtMs >= request.fromMs && b.settledAtMs < request.toMs);
   }
@@ -57,6 +70,21 @@ for (const kind of STORE_KINDS) {
     let deps: ReconcileDeps;
     const pk: Record<string, number> = {};
     const ref: Record<string, string> = {};
+
+    /** Sets what the processor settled for `processorRef` in batch P1. */
+    function setAmount(processorRef: string, cents: number): void {
+      const p1 = fake.batches[1]!;
+      fake.batches[1] = { ...p1, transactions: p1.transactions.map((x) => (x.processorRef === processorRef ? txn(processorRef, 'charge', cents) : x)) };
+    }
+
+    const tick = () => new Promise((resolve) => setImmediate(resolve));
+    /** Waits (boundedly) until `done` holds. */
+    async function until(done: () => boolean | Promise<boolean>): Promise<void> {
+      for (let i = 0; i < 100_000; i++)
+        if (await done()) return;
+        else await tick();
+      assert.fail('waited too long');
+    }
 
     async function refOf(chargePk: number): Promise<string> {
       const row = await t.service.db.read((tx) => tx.get<{ processor_ref: string }>('SELECT processor_ref FROM charges WHERE pk = ?', [chargePk]));
@@ -135,8 +163,7 @@ for (const kind of STORE_KINDS) {
       );
       const again = await reconcileProcessorDay(deps, { day: DAY, force: true });
       assert.equal(again.status === 'done' && `${again.added} ${again.cleared} ${again.open}`, '0 0 6');
-      const p1 = fake.batches[1]!;
-      fake.batches[1] = { ...p1, transactions: p1.transactions.map((x) => (x.processorRef === ref.b ? txn(ref.b!, 'charge', 2000) : x)) };
+      setAmount(ref.b!, 2000);
       const fixed = await reconcileProcessorDay(deps, { day: DAY, force: true });
       assert.equal(fixed.status === 'done' && `${fixed.added} ${fixed.cleared} ${fixed.open}`, '0 1 5');
       const all = await listDifferences(t.service, { filters: { open: null, day: DAY }, limit: 100, offset: 0 });
@@ -210,6 +237,104 @@ for (const kind of STORE_KINDS) {
       assert.match(resolvedPage.body, /by user:ops@example\.com/);
       const ledger = await panel.get('/dashboard/operator/ledger');
       assert.match(textOf(ledger.body, 'notice-info') ?? '', /3 open difference\(s\).*not a ledger imbalance/);
+    });
+
+    it('a difference the reconciliation cleared is reopened when a re-run finds it again; one an operator resolved is not', async () => {
+      setAmount(ref.b!, 2500);
+      const again = await reconcileProcessorDay(deps, { day: DAY, force: true });
+      assert.equal(again.status === 'done' && `${again.added} ${again.open}`, '0 4');
+      const all = await listDifferences(t.service, { filters: { open: null, day: DAY }, limit: 100, offset: 0 });
+      const amount = all.find((d) => d.kind === 'amount_mismatch')!;
+      assert.deepEqual([amount.resolved_at_ms, amount.resolved_by, amount.resolution_note, amount.processor_cents], [null, null, null, 2500]);
+      assert.equal(all.find((d) => d.kind === 'unknown_to_payrail')?.resolved_by, 'cli:ops');
+      assert.equal(all.find((d) => d.kind === 'missing_at_processor')?.resolved_by, 'user:ops@example.com');
+    });
+
+    it('the daily job runs in the background, one run at a time; the worker stop aborts it and waits for it', async () => {
+      // 2026-03-11 03:00: of the 7 ended days back, 03-08 and 03-10 are done and 03-07 waits for its retry.
+      const service = {
+        ...t.service,
+        providers: { ...t.service.providers, cardProcessor: { name: 'fake', settlements: fake } },
+        providerKeys: KEYS,
+      } as unknown as Service;
+      const job = processorReconciliationJob(service);
+      const worker = new Worker([job], t.service.log);
+      let release = () => {};
+      fake.gate = new Promise((resolve) => (release = resolve));
+      const calls = fake.calls;
+      assert.equal(await job.runOnce(), 0, 'runOnce returns while the processor has not answered');
+      await until(() => fake.calls > calls);
+      assert.equal(await reconciliationDayStatus(t.service.db, '2026-03-04'), 'running', 'the oldest day without a run first');
+      t.clock.advance(RECONCILIATION_CHECK_INTERVAL_MS);
+      await job.runOnce();
+      await tick();
+      assert.equal(fake.calls, calls + 1, 'no second run while one is in flight');
+      await worker.stop();
+      assert.equal(await reconciliationDayStatus(t.service.db, '2026-03-04'), 'failed', 'the stop aborted the run, recorded as failed');
+      fake.gate = null;
+      release();
+
+      const next = processorReconciliationJob(service);
+      for (const day of ['2026-03-05', '2026-03-06', '2026-03-09']) {
+        t.clock.advance(RECONCILIATION_CHECK_INTERVAL_MS);
+        const started = fake.calls;
+        // runOnce starts nothing until the previous run has ended (the in-flight guard).
+        await until(async () => {
+          await next.runOnce();
+          await tick();
+          return fake.calls > started;
+        });
+        await until(async () => (await reconciliationDayStatus(t.service.db, day)) === 'done');
+      }
+      const runs = await t.service.db.read((tx) =>
+        tx.all<{ day: string }>("SELECT day FROM processor_reconciliation_runs WHERE day >= '2026-03-01' AND status = 'done' ORDER BY started_at_ms, day"),
+      );
+      const order = runs.map((r) => r.day).filter((day) => !['2026-03-08', '2026-03-10'].includes(day));
+      assert.deepEqual(order, ['2026-03-05', '2026-03-06', '2026-03-09'], 'one missed day per check, oldest first');
+      t.clock.advance(RECONCILIATION_CHECK_INTERVAL_MS);
+      const before = fake.calls;
+      await next.runOnce();
+      await next.stop?.();
+      assert.equal(fake.calls, before, 'nothing left to reconcile: 03-04 and 03-07 wait for their retry');
+    });
+
+    it('a run whose lease lapsed and whose day was taken over changes nothing of the newer run', async () => {
+      const batch = (processorRef: string) => [{ batchId: 'S1', settledAtMs: Date.UTC(2026, 1, 20, 23), transactions: [txn(processorRef, 'charge', 700)] }];
+      const saved = fake.batches;
+      // The stale run would record its day; it rolls back instead.
+      let release = () => {};
+      fake.gate = new Promise((resolve) => (release = resolve));
+      let calls = fake.calls;
+      const stale = reconcileProcessorDay(deps, { day: '2026-02-20', force: false });
+      await until(() => fake.calls > calls);
+      fake.gate = null;
+      t.clock.advance(RUN_LEASE_MS + 1);
+      fake.batches = batch('anet-newer');
+      assert.equal((await reconcileProcessorDay(deps, { day: '2026-02-20', force: false })).status, 'done');
+      fake.batches = batch('anet-stale');
+      release();
+      assert.deepEqual(await stale, { status: 'skipped', day: '2026-02-20', reason: 'running' });
+      const rows = await listDifferences(t.service, { filters: { open: null, day: '2026-02-20' }, limit: 100, offset: 0 });
+      assert.deepEqual(
+        rows.filter((d) => d.kind === 'unknown_to_payrail').map((d) => `${d.subject} ${d.resolved_by}`),
+        ['ref:anet-newer null'],
+      );
+      assert.equal(await reconciliationDayStatus(t.service.db, '2026-02-20'), 'done');
+
+      // The stale run would fail its day; the newer run's done stays.
+      fake.gate = new Promise((resolve) => (release = resolve));
+      calls = fake.calls;
+      const failing = reconcileProcessorDay(deps, { day: '2026-02-21', force: false });
+      await until(() => fake.calls > calls);
+      fake.gate = null;
+      t.clock.advance(RUN_LEASE_MS + 1);
+      assert.equal((await reconcileProcessorDay(deps, { day: '2026-02-21', force: false })).status, 'done');
+      fake.failWith = new Error('late timeout');
+      release();
+      assert.equal((await failing).status, 'failed');
+      fake.failWith = null;
+      assert.equal(await reconciliationDayStatus(t.service.db, '2026-02-21'), 'done');
+      fake.batches = saved;
     });
   });
 }

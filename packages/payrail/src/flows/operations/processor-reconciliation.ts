@@ -31,9 +31,11 @@ import {
   reconciliationDayStatus,
   recordReconciliationDay,
   resolveDifference,
+  StaleReconciliationRun,
   settledTransactions,
   transactionsByPk,
   transactionsByProcessorRef,
+  unclaimableReconciliationDays,
 } from '../../store/operations/processor-reconciliation.ts';
 import { type AuditDeps, audited, recordAudit, SYSTEM_ACTOR } from './audit.ts';
 
@@ -88,6 +90,24 @@ export function defaultDay(nowMs: number): string {
   return dayOf(nowMs - DAY_MS);
 }
 
+/**
+ * The day the daily job reconciles next: the oldest of the last
+ * `lookbackDays` ended days (yesterday only from `yesterdayFromMs` into
+ * today) that is neither done nor held by a run's lease or a failed run's
+ * retry time; null when there is none.
+ */
+export async function dayToReconcile(
+  deps: Pick<ReconcileDeps, 'db'>,
+  input: { nowMs: number; lookbackDays: number; yesterdayFromMs: number },
+): Promise<string | null> {
+  const newest = input.nowMs % DAY_MS < input.yesterdayFromMs ? 2 : 1;
+  const days: string[] = [];
+  for (let back = input.lookbackDays; back >= newest; back--) days.push(dayOf(input.nowMs - back * DAY_MS));
+  if (days.length === 0) return null;
+  const unclaimable = await unclaimableReconciliationDays(deps.db, { fromDay: days[0]!, toDay: days[days.length - 1]!, nowMs: input.nowMs });
+  return days.find((day) => !unclaimable.has(day)) ?? null;
+}
+
 /** Parses --date: a real UTC date before today. */
 export function parseDay(text: string, nowMs: number): string {
   const startMs = dayStartMs(text);
@@ -100,8 +120,11 @@ export function parseDay(text: string, nowMs: number): string {
  * Reconciles day `day` (YYYY-MM-DD, UTC). `force` re-runs a day already
  * done (the CLI); the daily job never does. A re-run updates the day's rows
  * and resolves the open ones it no longer finds, so it never duplicates.
+ * `signal` (the worker stopping) aborts the processor's listing: the run
+ * fails and is retried later. A run whose lease lapsed and whose day a later
+ * run took over records nothing and is skipped as running.
  */
-export async function reconcileProcessorDay(deps: ReconcileDeps, input: { day: string; force: boolean }): Promise<ReconcileOutcome> {
+export async function reconcileProcessorDay(deps: ReconcileDeps, input: { day: string; force: boolean; signal?: AbortSignal }): Promise<ReconcileOutcome> {
   const settlements = deps.processor.settlements;
   if (settlements === undefined) return { status: 'no_settlements', processor: deps.processor.name };
   const fromMs = dayStartMs(input.day);
@@ -119,12 +142,19 @@ export async function reconcileProcessorDay(deps: ReconcileDeps, input: { day: s
     return { status: 'skipped', day: input.day, reason: status === 'done' ? 'done' : status === 'failed' ? 'retry_later' : 'running' };
   }
   try {
-    const batches = await settlements.settledBatches({ fromMs: fromMs - DAY_MS, toMs: fromMs + DAY_MS, signal: AbortSignal.timeout(SETTLEMENTS_TIMEOUT_MS) });
+    const timeout = AbortSignal.timeout(SETTLEMENTS_TIMEOUT_MS);
+    const signal = input.signal === undefined ? timeout : AbortSignal.any([timeout, input.signal]);
+    const batches = await settlements.settledBatches({ fromMs: fromMs - DAY_MS, toMs: fromMs + DAY_MS, signal });
+    input.signal?.throwIfAborted();
     return await compareAndRecord(deps, { day: input.day, run, fromMs }, batches);
   } catch (error) {
+    if (error instanceof StaleReconciliationRun) {
+      deps.log.warn({ day: input.day, run }, error.message);
+      return { status: 'skipped', day: input.day, reason: 'running' };
+    }
     const text = (error instanceof Error ? error.message : String(error)).slice(0, ERROR_LENGTH_MAX);
     const nowMs = deps.clock.nowMs();
-    await failReconciliationDay(deps.db, { day: input.day, nowMs, retryAtMs: nowMs + RETRY_AFTER_MS, error: text });
+    await failReconciliationDay(deps.db, { day: input.day, run, nowMs, retryAtMs: nowMs + RETRY_AFTER_MS, error: text });
     await recordAudit(deps, SYSTEM_ACTOR, { action: 'reconciliation.run', target: `day ${input.day}`, detail: `failed: ${text}` }, 'failure');
     deps.log.error({ day: input.day, err: text }, 'processor reconciliation failed; the daily job tries again later');
     return { status: 'failed', day: input.day, error: text };

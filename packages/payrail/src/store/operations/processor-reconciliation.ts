@@ -88,14 +88,42 @@ export async function reconciliationDayStatus(db: Db, day: string): Promise<'run
   return row?.status;
 }
 
-/** Gives a claimed day up after a failure; the daily job tries again from `retryAtMs`. */
-export async function failReconciliationDay(db: Db, input: { day: string; nowMs: number; retryAtMs: number; error: string }): Promise<void> {
+/**
+ * The days from `fromDay` to `toDay` (inclusive) the daily job may not claim
+ * now (claimReconciliationDay without force): done, or running or failed
+ * with their lease or retry time still to come.
+ */
+export async function unclaimableReconciliationDays(db: Db, input: { fromDay: string; toDay: string; nowMs: number }): Promise<Set<string>> {
+  const rows = await db.read((tx) =>
+    tx.all<{ day: string }>("SELECT day FROM processor_reconciliation_runs WHERE day >= ? AND day <= ? AND (status = 'done' OR lease_until_ms > ?)", [
+      input.fromDay,
+      input.toDay,
+      input.nowMs,
+    ]),
+  );
+  return new Set(rows.map((row) => String(row.day)));
+}
+
+/**
+ * Gives a claimed day up after a failure; the daily job tries again from
+ * `retryAtMs`. Only run `run` does: a run whose lease lapsed and was taken
+ * over leaves the newer run's row alone.
+ */
+export async function failReconciliationDay(db: Db, input: { day: string; run: number; nowMs: number; retryAtMs: number; error: string }): Promise<void> {
   await db.write((tx) =>
     tx.run(
-      "UPDATE processor_reconciliation_runs SET status = 'failed', lease_until_ms = ?, finished_at_ms = ?, error = ? WHERE day = ? AND status = 'running'",
-      [input.retryAtMs, input.nowMs, input.error, input.day],
+      "UPDATE processor_reconciliation_runs SET status = 'failed', lease_until_ms = ?, finished_at_ms = ?, error = ? WHERE day = ? AND status = 'running' AND run_number = ?",
+      [input.retryAtMs, input.nowMs, input.error, input.day, input.run],
     ),
   );
+}
+
+/** Thrown (rolling the run's writes back) when a run's day was taken over by a later run after its lease lapsed. */
+export class StaleReconciliationRun extends Error {
+  constructor(day: string, run: number) {
+    super(`run ${run} of ${day} lost its lease to a later run; nothing recorded`);
+    this.name = 'StaleReconciliationRun';
+  }
 }
 
 const TRANSACTION_COLUMNS = 'pk, merchant_id, kind, status, stage, captured_cents, amount_cents, processor_ref, batch_id';
@@ -183,6 +211,24 @@ export async function recordReconciliationDay(
   },
 ): Promise<RecordedRun> {
   return db.write(async (tx) => {
+    // First, so that a stale run (its lease lapsed and a later run took the
+    // day) changes nothing: no row updated, and the throw rolls back.
+    const marked = await tx.run(
+      `UPDATE processor_reconciliation_runs SET status = 'done', lease_until_ms = ?, finished_at_ms = ?, processor_batches = ?, processor_transactions = ?,
+         payrail_transactions = ?, differences_found = ?, error = NULL
+       WHERE day = ? AND status = 'running' AND run_number = ?`,
+      [
+        input.nowMs,
+        input.nowMs,
+        input.counts.processorBatches,
+        input.counts.processorTransactions,
+        input.counts.payrailTransactions,
+        input.differences.length,
+        input.day,
+        input.run,
+      ],
+    );
+    if (marked.changes === 0) throw new StaleReconciliationRun(input.day, input.run);
     let added = 0;
     for (const d of input.differences) {
       const values = [d.processorBatchId, d.processorRef, d.chargePk, d.merchantId, d.payrailCents, d.processorCents, d.detail];
@@ -194,8 +240,9 @@ export async function recordReconciliationDay(
       );
       if (pk === null) {
         await tx.run(
-          `UPDATE processor_differences SET processor_batch_id = ?, processor_ref = ?, charge_pk = ?, merchant_id = ?, payrail_cents = ?, processor_cents = ?, detail = ?, seen_at_ms = ?, seen_run = ?
-           WHERE day = ? AND kind = ? AND subject = ? AND resolved_at_ms IS NULL`,
+          `UPDATE processor_differences SET processor_batch_id = ?, processor_ref = ?, charge_pk = ?, merchant_id = ?, payrail_cents = ?, processor_cents = ?, detail = ?, seen_at_ms = ?, seen_run = ?,
+             resolved_at_ms = NULL, resolved_by = NULL, resolution_note = NULL
+           WHERE day = ? AND kind = ? AND subject = ? AND (resolved_at_ms IS NULL OR resolved_by = 'reconciliation')`,
           [...values, input.nowMs, input.run, input.day, d.kind, d.subject],
         );
         continue;
@@ -219,19 +266,6 @@ export async function recordReconciliationDay(
         ).changes
       : 0;
     const open = await tx.get<{ n: number | string }>('SELECT COUNT(*) AS n FROM processor_differences WHERE day = ? AND resolved_at_ms IS NULL', [input.day]);
-    await tx.run(
-      `UPDATE processor_reconciliation_runs SET status = 'done', lease_until_ms = ?, finished_at_ms = ?, processor_batches = ?, processor_transactions = ?,
-         payrail_transactions = ?, differences_found = ?, error = NULL WHERE day = ?`,
-      [
-        input.nowMs,
-        input.nowMs,
-        input.counts.processorBatches,
-        input.counts.processorTransactions,
-        input.counts.payrailTransactions,
-        input.differences.length,
-        input.day,
-      ],
-    );
     return { added, cleared, open: Number(open?.n ?? 0) };
   });
 }
