@@ -51,6 +51,56 @@ export function withDeadline<T>(timeoutMs: number, call: (signal: AbortSignal) =
   return untilAborted(work, controller.signal).finally(() => clearTimeout(timer));
 }
 
+/**
+ * Deadlines for calls made often and each awaited by someone, such as a
+ * request's provider look-ups: every call started within
+ * SHARED_DEADLINE_REUSE_MS of a window's first shares its signal and its
+ * timer, instead of a controller, signal and timer per call (they cost a
+ * tenth of a transfer execute's CPU). Each call still gets at least
+ * `timeoutMs`. The window's timer keeps the process alive while one of its
+ * calls is in flight, as withDeadline's does (a hung call must end at its
+ * deadline even when nothing else is pending), and is cleared when its last
+ * call ends, so an idle process holds no timer.
+ */
+export class SharedCallDeadline {
+  private window: { readonly controller: AbortController; readonly timer: NodeJS.Timeout; readonly madeAtMs: number; inFlight: number } | null = null;
+
+  constructor(private readonly timeoutMs: number) {}
+
+  /** Runs `call` with the window's signal; settles as it does, or rejects when the signal fires (untilAborted). */
+  run<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const window = this.currentWindow();
+    window.inFlight += 1;
+    const done = () => {
+      window.inFlight -= 1;
+      if (window.inFlight > 0) return;
+      clearTimeout(window.timer);
+      if (this.window === window) this.window = null;
+    };
+    let work: Promise<T>;
+    try {
+      work = call(window.controller.signal);
+    } catch (error) {
+      done();
+      return Promise.reject(error);
+    }
+    return untilAborted(work, window.controller.signal).finally(done);
+  }
+
+  private currentWindow() {
+    const nowMs = performance.now();
+    const current = this.window;
+    if (current !== null && nowMs - current.madeAtMs < SHARED_DEADLINE_REUSE_MS && !current.controller.signal.aborted) return current;
+    const controller = new AbortController();
+    // Every call of the window listens on its signal (untilAborted, the connector, its breaker): many listeners are expected.
+    setMaxListeners(0, controller.signal);
+    const waitMs = this.timeoutMs + SHARED_DEADLINE_REUSE_MS;
+    const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${waitMs} ms`, 'TimeoutError')), waitMs);
+    this.window = { controller, timer, madeAtMs: nowMs, inFlight: 0 };
+    return this.window;
+  }
+}
+
 /** How long one shared deadline signal is handed out before a new one is made. */
 const SHARED_DEADLINE_REUSE_MS = 100;
 

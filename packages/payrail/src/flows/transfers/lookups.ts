@@ -7,13 +7,26 @@
 // whole write rolls back), so the caller may simply retry.
 import type { Corridor } from '../../domain/corridors.ts';
 import { fail } from '../../errors.ts';
-import { type LookupDeadline, lookupTimeoutMs, withDeadline } from '../../providers/deadline.ts';
+import { type LookupDeadline, lookupTimeoutMs, SharedCallDeadline } from '../../providers/deadline.ts';
 import type { Providers } from '../../providers/index.ts';
 import type { KycStatus } from '../../providers/kyc.ts';
 
+/** One shared deadline per look-up timeout (providers/deadline.ts SharedCallDeadline says why). */
+const sharedDeadlines = new Map<number, SharedCallDeadline>();
+
+function deadlineOf(connector: LookupDeadline): SharedCallDeadline {
+  const timeoutMs = lookupTimeoutMs(connector);
+  let deadline = sharedDeadlines.get(timeoutMs);
+  if (deadline === undefined) {
+    deadline = new SharedCallDeadline(timeoutMs);
+    sharedDeadlines.set(timeoutMs, deadline);
+  }
+  return deadline;
+}
+
 async function lookup<T>(connector: LookupDeadline, what: string, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
   try {
-    return await withDeadline(lookupTimeoutMs(connector), call);
+    return await deadlineOf(connector).run(call);
   } catch {
     // The provider's own error text stays out of the answer: it may name hosts or carry the request.
     return fail('service_unavailable', `the ${what} did not answer; nothing was written; retry`);
