@@ -41,7 +41,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const db = options.db ?? (await openOwnStore(config, log, options.storeThreadSignal));
   const clock = options.clock ?? systemClock;
   const context = { environment: config.environment, publicUrl: config.publicUrl, sandboxDelayMs: config.sandboxDelayMs, clock, log };
-  const providers = await createProviders(config.providers, config.connectors, context, sandboxReceiverStates(db));
+  const providers = await createProviders(config.providers, config.connectors, context, sandboxReceiverStates(db), corridors);
   // Recorded when the store was created or migrated (store/installation.ts); a restored copy must take a new one.
   const installation = await readInstallation(db);
   const providerKeys = providerKeysOf(installation.id, installation.legacyPkMax);

@@ -23,6 +23,20 @@ export interface Corridor {
   readonly minAmountCents: number;
   readonly maxAmountCents: number;
   readonly requiredAttributes: readonly RequiredAttribute[];
+  /**
+   * The payout connector that pays this corridor's receivers (behaviour.md
+   * section 18): a built-in name or a module, or null for the deployment's
+   * PAYRAIL_PAYOUT_NETWORK.
+   */
+  readonly payoutConnector: string | null;
+  /**
+   * That connector's settings for this corridor (`target_environment` and
+   * `currency` for mtn-momo, `provider` for pawapay), as text; the connector
+   * checks them at start (PayoutNetwork.corridorProblems).
+   */
+  readonly payoutSettings: Readonly<Record<string, string>>;
+  /** Taken off the FX provider's rate, in percent as exact decimal text ("1.5"); "0" for none. */
+  readonly fxMarginPercent: string;
 }
 
 export interface CorridorTable {
@@ -47,6 +61,13 @@ const SERVICE_PATTERN = /^[0-9]{1,10}$/;
 const COUNTRY_PATTERN = /^[A-Z]{2}$/;
 const CURRENCY_PATTERN = /^[A-Z]{3}$/;
 const ATTRIBUTE_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+/** A connector is a built-in name or a module path (domain/connector-spec.ts checks which at start). */
+const CONNECTOR_PATTERN = /^[\x21-\x7e]{1,1024}$/;
+const PAYOUT_SETTINGS_MAX = 16;
+const PAYOUT_SETTING_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
+const PAYOUT_SETTING_VALUE_CHARS_MAX = 200;
+/** A margin below 100 %, at most 4 decimals: "0", "1.5", "2.25". */
+const MARGIN_PATTERN = /^(0|[1-9][0-9]?)(\.[0-9]{1,4})?$/;
 
 /** Checks a parsed corridors document; throws with every problem found. */
 export function parseCorridors(document: unknown, file = '(inline)'): CorridorTable {
@@ -96,6 +117,9 @@ export function parseCorridors(document: unknown, file = '(inline)'): CorridorTa
     const maxAmountCents = amount('max_amount');
     if (minAmountCents > maxAmountCents) problems.push(`${where}: min_amount is above max_amount`);
     const requiredAttributes = parseRequiredAttributes(entry.required_attributes, where, problems);
+    const payoutConnector = parsePayoutConnector(entry.payout_connector, where, problems);
+    const payoutSettings = parsePayoutSettings(entry.payout_settings, where, problems);
+    const fxMarginPercent = parseMargin(entry.fx_margin_percent, where, problems);
     corridors.push({
       service,
       country,
@@ -105,6 +129,9 @@ export function parseCorridors(document: unknown, file = '(inline)'): CorridorTa
       minAmountCents,
       maxAmountCents,
       requiredAttributes,
+      payoutConnector,
+      payoutSettings,
+      fxMarginPercent,
     });
   });
   if (problems.length > 0) throw new CorridorFileError(file, problems);
@@ -142,6 +169,45 @@ function parseRequiredAttributes(value: unknown, where: string, problems: string
     out.push({ name: item.name, allowedValues });
   });
   return out;
+}
+
+function parsePayoutConnector(value: unknown, where: string, problems: string[]): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || !CONNECTOR_PATTERN.test(value)) {
+    problems.push(`${where}.payout_connector must be a connector name such as "mtn-momo" or "pawapay", or a module path`);
+    return null;
+  }
+  return value;
+}
+
+function parsePayoutSettings(value: unknown, where: string, problems: string[]): Readonly<Record<string, string>> {
+  if (value === undefined || value === null) return {};
+  if (!isRecord(value)) {
+    problems.push(`${where}.payout_settings must be an object of text settings such as {"provider": "MTN_MOMO_ZMB"}`);
+    return {};
+  }
+  const entries = Object.entries(value);
+  if (entries.length > PAYOUT_SETTINGS_MAX) problems.push(`${where}.payout_settings may hold at most ${PAYOUT_SETTINGS_MAX} settings`);
+  const settings: Record<string, string> = {};
+  for (const [name, setting] of entries.slice(0, PAYOUT_SETTINGS_MAX)) {
+    if (!PAYOUT_SETTING_NAME_PATTERN.test(name)) {
+      problems.push(`${where}.payout_settings: ${JSON.stringify(name.slice(0, 64))} is not a setting name (lower case, digits, _)`);
+    } else if (typeof setting !== 'string' || setting === '' || setting.length > PAYOUT_SETTING_VALUE_CHARS_MAX) {
+      problems.push(`${where}.payout_settings.${name} must be non-empty text of at most ${PAYOUT_SETTING_VALUE_CHARS_MAX} characters`);
+    } else {
+      settings[name] = setting;
+    }
+  }
+  return Object.freeze(settings);
+}
+
+function parseMargin(value: unknown, where: string, problems: string[]): string {
+  if (value === undefined || value === null) return '0';
+  if (typeof value !== 'string' || !MARGIN_PATTERN.test(value)) {
+    problems.push(`${where}.fx_margin_percent must be a decimal string from "0" to below "100" with at most 4 decimals, such as "1.5"`);
+    return '0';
+  }
+  return value;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

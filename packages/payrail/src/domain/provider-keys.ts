@@ -13,15 +13,19 @@
 // Two forms, because providers differ:
 // - providerKey: at most 20 characters of [0-9a-z] (Authorize.net's
 //   invoiceNumber and refId allow 20), read back by parseProviderKey;
-// - providerUuid: a UUID (MTN MoMo's X-Reference-Id, pawaPay's payoutId),
-//   derived by hashing, so it cannot be read back; the record keeps it.
+// - providerUuid: a UUID (MTN MoMo's X-Reference-Id, pawaPay's payoutId):
+//   80 bits that hash the installation and the kind, then the primary key in
+//   the last 48 bits, read back by parseProviderUuid (a callback that names
+//   only the UUID finds its record without an index). Laid out as version 4,
+//   the form those providers document for references.
 import crypto from 'node:crypto';
 
 /** What a key names. Charges, refunds and credits share the charges table and its primary keys. */
-export type ProviderKeyKind = 'charge' | 'verification' | 'transfer';
+export type ProviderKeyKind = 'charge' | 'verification' | 'transfer' | 'receiver';
 
-const KIND_LETTER: Readonly<Record<ProviderKeyKind, string>> = { charge: 'c', verification: 'v', transfer: 't' };
-const LETTER_KIND: Readonly<Record<string, ProviderKeyKind>> = { c: 'charge', v: 'verification', t: 'transfer' };
+const KIND_LETTER: Readonly<Record<ProviderKeyKind, string>> = { charge: 'c', verification: 'v', transfer: 't', receiver: 'r' };
+const LETTER_KIND: Readonly<Record<string, ProviderKeyKind>> = { c: 'charge', v: 'verification', t: 'transfer', r: 'receiver' };
+const KINDS = Object.keys(KIND_LETTER) as ProviderKeyKind[];
 
 /** Characters of the installation prefix: 8 base-36 characters, 41 bits. */
 export const INSTALLATION_PREFIX_CHARS = 8;
@@ -60,13 +64,30 @@ export function parseProviderKey(installationId: string, key: string): { kind: P
   return Number.isSafeInteger(pk) && pk >= 1 && pk.toString(36) === digits ? { kind, pk } : null;
 }
 
-/** A UUID (version 8, RFC 9562) derived from the installation, kind and primary key: the same inputs give the same UUID. */
+/** The largest primary key a UUID carries (its last 48 bits). */
+const UUID_PK_MAX = 2 ** 48 - 1;
+
+/** The 80 bits before the primary key, as 20 hex digits with the version and variant in place. */
+function uuidTag(installationId: string, kind: ProviderKeyKind): string {
+  const h = crypto.createHash('sha256').update(`payrail-provider-uuid\n${installationId}\n${kind}`).digest('hex');
+  const variant = ((Number.parseInt(h.charAt(15), 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 12)}4${h.slice(12, 15)}${variant}${h.slice(16, 19)}`;
+}
+
+/** A UUID (version-4 layout) naming the record: the same inputs give the same UUID, and parseProviderUuid reads it back. */
 export function providerUuid(installationId: string, kind: ProviderKeyKind, pk: number): string {
-  const bytes = crypto.createHash('sha256').update(`payrail-provider-key\n${installationId}\n${kind}\n${pk}`).digest().subarray(0, 16);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x80;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
+  if (!Number.isSafeInteger(pk) || pk < 1 || pk > UUID_PK_MAX) throw new Error(`provider UUID of a record with primary key ${pk}`);
+  const hex = uuidTag(installationId, kind) + pk.toString(16).padStart(12, '0');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The record a UUID of this installation names, or null for any other text (any case of hex digits is read). */
+export function parseProviderUuid(installationId: string, uuid: string): { kind: ProviderKeyKind; pk: number } | null {
+  if (!/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(uuid)) return null;
+  const hex = uuid.toLowerCase().replaceAll('-', '');
+  const kind = KINDS.find((k) => uuidTag(installationId, k) === hex.slice(0, 20));
+  const pk = Number.parseInt(hex.slice(20), 16);
+  return kind === undefined || pk < 1 ? null : { kind, pk };
 }
 
 /** What the store records of its installation (store/installation.ts). */
@@ -87,6 +108,7 @@ export interface ProviderKeys {
   key(kind: ProviderKeyKind, pk: number): string;
   uuid(kind: ProviderKeyKind, pk: number): string;
   parse(key: string): { kind: ProviderKeyKind; pk: number } | null;
+  parseUuid(uuid: string): { kind: ProviderKeyKind; pk: number } | null;
 }
 
 /** `legacyPkMax` absent: a store with no records older than its installation id. */
@@ -97,5 +119,6 @@ export function providerKeysOf(installationId: string, legacyPkMax?: Installatio
     key: (kind, pk) => (legacyPkMax !== undefined && pk <= legacyPkMax[kind] ? legacyKey(kind, pk) : providerKey(installationId, kind, pk)),
     uuid: (kind, pk) => providerUuid(installationId, kind, pk),
     parse: (key) => (key.startsWith(prefix) ? parseProviderKey(installationId, key) : null),
+    parseUuid: (uuid) => parseProviderUuid(installationId, uuid),
   };
 }

@@ -9,6 +9,7 @@ import { breakerSettingsOf, type BreakerTuning, ConnectorBreaker } from './break
 import type { CardProcessor } from './card-processor.ts';
 import type { ProcessorSettlements } from './card-settlements.ts';
 import type { FxProvider } from './fx.ts';
+import type { Corridor } from '../domain/corridors.ts';
 import type { KycProvider } from './kyc.ts';
 import type { PayoutNetwork } from './payout-network.ts';
 
@@ -66,13 +67,16 @@ function settlementsWithBreaker(settlements: ProcessorSettlements, processor: Ca
 }
 
 export function payoutNetworkWithBreaker(network: PayoutNetwork, log?: Logger): PayoutNetwork {
-  const breaker = breakerFor('payout network', network, log);
+  const breaker = breakerFor(network.name === undefined ? 'payout network' : `payout network ${network.name}`, network, log);
   return registered(
     {
       ...(network.name === undefined ? {} : { name: network.name }),
       ...(network.lookupTimeoutMs === undefined ? {} : { lookupTimeoutMs: network.lookupTimeoutMs }),
       ...(network.callbacks === undefined ? {} : { callbacks: network.callbacks }),
-      lookupReceiver: (phoneE164, signal) => breaker.call(signal, () => network.lookupReceiver(phoneE164, signal)),
+      lookupReceiver: (phoneE164, signal, corridor) => breaker.call(signal, () => network.lookupReceiver(phoneE164, signal, corridor)),
+      // Pure answers from the connector's own rules: nothing to guard.
+      ...(network.amountDecimals === undefined ? {} : { amountDecimals: (corridor: Corridor) => network.amountDecimals!(corridor) }),
+      ...(network.corridorProblems === undefined ? {} : { corridorProblems: (corridor: Corridor) => network.corridorProblems!(corridor) }),
       submit: (submission) => breaker.call(submission.signal, () => network.submit(submission)),
       poll: (request) => breaker.call(request.signal, () => network.poll(request)),
       ...(network.invitationUrl === undefined ? {} : { invitationUrl: (phoneE164: string) => network.invitationUrl!(phoneE164) }),

@@ -15,3 +15,13 @@ export function assertRateText(rate: string, currency: string): string {
   if (!isRateText(rate)) throw new Error(`FX provider returned an unusable ${currency} rate: ${JSON.stringify(rate)}`);
   return rate;
 }
+
+/**
+ * Thrown by an FX connector that is reachable but has no rate it may quote
+ * (the currency is missing from its table, or the table is older than the
+ * connector allows): the request is refused service_unavailable with this
+ * message, which must name no host or secret.
+ */
+export class RateUnavailable extends Error {
+  override readonly name = 'RateUnavailable';
+}

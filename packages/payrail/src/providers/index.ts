@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.ts';
 import { connectorChoiceProblem, type ConnectorSlot } from '../domain/connector-spec.ts';
+import type { CorridorTable } from '../domain/corridors.ts';
 import type { Environment } from '../domain/credentials.ts';
 import { createAuthorizeNet, type AuthorizeNetSettings } from './authorize-net/index.ts';
 import type { CardProcessor } from './card-processor.ts';
@@ -48,7 +49,10 @@ type BuiltIns<T> = Readonly<Record<string, () => T | Promise<T>>>;
 
 export interface Providers {
   readonly cardProcessor: CardProcessor;
+  /** The deployment's payout network (PAYRAIL_PAYOUT_NETWORK): for corridors that name none. */
   readonly payoutNetwork: PayoutNetwork;
+  /** Every payout network in use, by the name configuration gives it (the default's included); flows/transfers/networks.ts picks one. */
+  readonly payoutNetworks: ReadonlyMap<string, PayoutNetwork>;
   readonly kyc: KycProvider;
   readonly fx: FxProvider;
 }
@@ -94,6 +98,7 @@ export async function createProviders(
   settings: BuiltInConnectorSettings,
   context: ProviderContext,
   receiverStates: ReceiverStates,
+  corridors: CorridorTable,
 ): Promise<Providers> {
   const receivers = new SandboxReceivers(receiverStates);
   const cardProcessors: BuiltIns<CardProcessor> = {
@@ -108,17 +113,26 @@ export async function createProviders(
       cardProcessors,
     ),
   );
-  const payoutNetwork = await loadProvider(
-    choice.payoutNetwork,
-    context,
-    () => new SandboxPayoutNetwork(receivers, context.clock, context.sandboxDelayMs, context.publicUrl),
-    'payoutNetwork',
-  );
+  const payoutNetworks = new Map<string, PayoutNetwork>();
+  const payoutBuiltIns: BuiltIns<PayoutNetwork> = {};
+  // The default and every network a corridor names, each loaded once and behind a breaker of its own.
+  for (const name of new Set([choice.payoutNetwork, ...corridors.corridors.map((corridor) => corridor.payoutConnector ?? choice.payoutNetwork)])) {
+    const network = await loadProvider<PayoutNetwork>(
+      name,
+      context,
+      () => new SandboxPayoutNetwork(receivers, context.clock, context.sandboxDelayMs, context.publicUrl),
+      'payoutNetwork',
+      payoutBuiltIns,
+    );
+    payoutNetworks.set(name, withBreaker(name, network, payoutNetworkWithBreaker, context.log));
+  }
+  checkCorridorSettings(corridors, payoutNetworks, choice.payoutNetwork);
   const kyc = await loadProvider(choice.kyc, context, () => new SandboxKyc(receivers, context.clock, context.publicUrl), 'kyc');
   const fx = await loadProvider(choice.fx, context, () => new SandboxFx(), 'fx');
   return {
     cardProcessor: withBreaker(choice.cardProcessor, cardProcessor, cardProcessorWithBreaker, context.log),
-    payoutNetwork: withBreaker(choice.payoutNetwork, payoutNetwork, payoutNetworkWithBreaker, context.log),
+    payoutNetwork: payoutNetworks.get(choice.payoutNetwork)!,
+    payoutNetworks,
     kyc: withBreaker(choice.kyc, kyc, kycWithBreaker, context.log),
     fx: withBreaker(choice.fx, fx, fxWithBreaker, context.log),
   };
@@ -128,4 +142,16 @@ export async function createProviders(
 function chosen<T>(settings: T | null, name: string): T {
   if (settings === null) throw new Error(`connector ${name} is chosen but its settings were not read (config.ts)`);
   return settings;
+}
+
+/** Each corridor's payout_settings as its network reads them; any problem stops the start, every one listed. */
+function checkCorridorSettings(corridors: CorridorTable, networks: ReadonlyMap<string, PayoutNetwork>, defaultName: string): void {
+  const problems: string[] = [];
+  for (const corridor of corridors.corridors) {
+    const name = corridor.payoutConnector ?? defaultName;
+    for (const problem of networks.get(name)?.corridorProblems?.(corridor) ?? []) {
+      problems.push(`corridor ${corridor.service} (payout connector ${name.slice(0, 80)}): ${problem}`);
+    }
+  }
+  if (problems.length > 0) throw new Error(`the corridors file does not suit its payout connectors:\n  - ${problems.join('\n  - ')}`);
 }

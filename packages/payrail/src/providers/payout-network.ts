@@ -13,6 +13,7 @@
 // - `signal` fires when Payrail stops waiting (PAYOUT_CALL_TIMEOUT_MS); a
 //   connector should pass it to its HTTP client. Payrail stops waiting then
 //   even if the connector does not.
+import type { Corridor } from '../domain/corridors.ts';
 import type { CallbackReceiver } from './callbacks.ts';
 import type { LookupDeadline } from './deadline.ts';
 
@@ -23,13 +24,29 @@ export interface PayoutSubmission {
    * paid twice: a resubmission of an accepted payout reports it accepted.
    */
   readonly idempotencyKey: string;
+  /**
+   * The same key in UUID form (RFC 9562, derived from the installation and
+   * the transfer), for networks whose references must be UUIDs (MTN MoMo's
+   * X-Reference-Id, pawaPay's payoutId). Stable across attempts, like
+   * idempotencyKey.
+   */
+  readonly idempotencyUuid: string;
+  /** The merchant's id of the transfer (digits), for the network's statement text. */
+  readonly transferId: string;
+  /** The corridor the transfer goes over: country, currency, and this connector's payout_settings. */
+  readonly corridor: Corridor;
   /** 1 for the first attempt, counting up across retries. */
   readonly attempt: number;
   readonly receiverPhone: string;
   readonly senderPhone: string;
   readonly amountCents: number;
   readonly currency: string;
-  /** Amount the receiver gets, in the receiver currency's minor units. */
+  /**
+   * Amount the receiver gets, in the receiver currency's minor units
+   * (corridor.currencyMinorUnits). Already rounded, when the quote was made,
+   * to the decimals the network accepts (amountDecimals): a connector sends
+   * it as it is, never rounds it again.
+   */
   readonly receivedMinor: number;
   readonly attributes: ReadonlyArray<{ readonly name: string; readonly value: string }>;
   /** Aborts when Payrail stops waiting; the outcome then counts as unknown. */
@@ -38,6 +55,11 @@ export interface PayoutSubmission {
 
 export interface PayoutPollRequest {
   readonly providerRef: string;
+  /** The submission's keys (PayoutSubmission), for networks that look a payout up by them. */
+  readonly idempotencyKey: string;
+  readonly idempotencyUuid: string;
+  /** The corridor the payout went over (a network may need its settings to ask). */
+  readonly corridor: Corridor;
   /** Aborts when Payrail stops waiting; it asks again later. */
   readonly signal: AbortSignal;
 }
@@ -59,7 +81,14 @@ export type SubmitOutcome =
 export type PollOutcome =
   | { readonly kind: 'pending' /** Hint: when the answer may change. */; readonly retryAfterMs: number }
   | { readonly kind: 'succeeded'; readonly transactionRef: string }
-  | { readonly kind: 'failed'; readonly errorText: string; readonly errorCode: string };
+  | { readonly kind: 'failed'; readonly errorText: string; readonly errorCode: string }
+  /**
+   * The network took back a payout it had completed (the receiver's wallet
+   * was credited, then the credit was reversed). Only meaningful for a
+   * transfer already at 60: it is recorded for the operator to confirm
+   * (behaviour.md section 18); for one still at 40 it reads as `failed`.
+   */
+  | { readonly kind: 'reversed'; readonly errorText: string; readonly errorCode: string };
 
 export interface PayoutNetwork extends LookupDeadline {
   /** The connector's name (`mtn-momo`, `veriff`): its callbacks arrive at `/providers/<name>/callbacks`. Absent: it takes none. */
@@ -69,7 +98,20 @@ export interface PayoutNetwork extends LookupDeadline {
    * Payrail stops waiting. A thrown error (or no answer within the look-up
    * deadline) answers the request service_unavailable.
    */
-  lookupReceiver(phoneE164: string, signal?: AbortSignal): Promise<{ readonly registered: boolean }>;
+  lookupReceiver(phoneE164: string, signal?: AbortSignal, corridor?: Corridor): Promise<{ readonly registered: boolean }>;
+  /**
+   * How many decimals of the corridor's currency the network accepts in an
+   * amount (0: whole units only). Payrail rounds the received amount to it
+   * when it quotes, so what the API promised is what the network is asked to
+   * pay. Absent: the currency's own minor units.
+   */
+  amountDecimals?(corridor: Corridor): number;
+  /**
+   * Problems with a corridor's payout_settings for this connector (a missing
+   * target environment, an unknown provider code); checked at start, so a
+   * bad corridors file stops the service instead of failing payouts.
+   */
+  corridorProblems?(corridor: Corridor): string[];
   submit(submission: PayoutSubmission): Promise<SubmitOutcome>;
   poll(request: PayoutPollRequest): Promise<PollOutcome>;
   /**

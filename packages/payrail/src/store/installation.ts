@@ -50,6 +50,8 @@ async function installationIn(tx: Tx): Promise<Installation> {
       charge: Number(row.legacy_charge_pk_max),
       verification: Number(row.legacy_verification_pk_max),
       transfer: Number(row.legacy_transfer_pk_max),
+      // Receivers got keys only with the installation id: none is older.
+      receiver: 0,
     },
   };
 }

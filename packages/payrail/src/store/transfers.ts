@@ -34,6 +34,8 @@ export interface TransferRow {
   submitted_at_ms: number | null;
   invitation_expires_at_ms: number | null;
   gateway_charge_pk: number | null;
+  /** The payout connector it was first submitted to (null: not submitted yet; its corridor's connector then). */
+  payout_connector: string | null;
   version: number;
 }
 
@@ -49,7 +51,7 @@ export function waitingForSql(reason: WaitingFor, alias = ''): string {
 const WAITING_FOR_INVITATION = waitingForSql('invitation');
 
 export const TRANSFER_COLUMNS =
-  'pk, merchant_id, id, sender_phone, receiver_phone, amount_cents, service, receiver_currency, received_minor, attributes_json, state, substate, final, code, waiting_for, payment_id, provider_ref, provider_error_text, provider_error_code, trans, sum_prov, attempts, next_run_at_ms, submitted_at_ms, invitation_expires_at_ms, gateway_charge_pk, version';
+  'pk, merchant_id, id, sender_phone, receiver_phone, amount_cents, service, receiver_currency, received_minor, attributes_json, state, substate, final, code, waiting_for, payment_id, provider_ref, provider_error_text, provider_error_code, trans, sum_prov, attempts, next_run_at_ms, submitted_at_ms, invitation_expires_at_ms, gateway_charge_pk, payout_connector, version';
 
 export interface NewTransfer {
   merchant_id: string;
@@ -134,11 +136,13 @@ export interface TransferStatusRow {
   sum_prov: string | null;
   /** The card payin this transfer is linked to (by gatewayId, reconciliation or an operator), or null. */
   gateway_charge_pk: number | null;
+  /** Its corridor (service id): the network that invites a new receiver is the corridor's. */
+  service: string;
 }
 
 /** The columns of TransferStatusRow, for the status read and the transfer list. */
 export const TRANSFER_STATUS_COLUMNS =
-  'state, substate, final, code, waiting_for, receiver_phone, provider_error_text, provider_error_code, trans, sum_prov, gateway_charge_pk';
+  'state, substate, final, code, waiting_for, receiver_phone, provider_error_text, provider_error_code, trans, sum_prov, gateway_charge_pk, service';
 
 /** TRANSFER_STATUS_COLUMNS of the table aliased t. */
 const TRANSFER_STATUS_COLUMNS_OF_T = TRANSFER_STATUS_COLUMNS.split(', ')
@@ -199,6 +203,7 @@ export interface TransferChange {
   sum_prov: string | null;
   invitation_expires_at_ms: number | null;
   gateway_charge_pk: number | null;
+  payout_connector: string | null;
 }
 
 export function changeFrom(row: TransferRow): TransferChange {
@@ -218,6 +223,7 @@ export function changeFrom(row: TransferRow): TransferChange {
     sum_prov: row.sum_prov,
     invitation_expires_at_ms: row.invitation_expires_at_ms,
     gateway_charge_pk: row.gateway_charge_pk,
+    payout_connector: row.payout_connector,
   };
 }
 
@@ -229,7 +235,7 @@ export async function applyChange(tx: Tx, pk: number, version: number, change: T
   const result = await tx.run(
     `UPDATE transfers SET state = ?, substate = ?, final = ?, waiting_for = ?, next_run_at_ms = ?, attempts = ?, payment_id = ?, provider_ref = ?,
        submitted_at_ms = ?, provider_error_text = ?, provider_error_code = ?, trans = ?, sum_prov = ?, invitation_expires_at_ms = ?, gateway_charge_pk = ?,
-       lease_until_ms = 0, version = version + 1, updated_at_ms = ?
+       payout_connector = ?, lease_until_ms = 0, version = version + 1, updated_at_ms = ?
      WHERE pk = ? AND version = ? AND final = 0`,
     [
       change.state,
@@ -247,6 +253,7 @@ export async function applyChange(tx: Tx, pk: number, version: number, change: T
       change.sum_prov,
       change.invitation_expires_at_ms,
       change.gateway_charge_pk,
+      change.payout_connector,
       nowMs,
       pk,
       version,
@@ -512,6 +519,7 @@ const CHANGE_COLUMNS = [
   'sum_prov',
   'invitation_expires_at_ms',
   'gateway_charge_pk',
+  'payout_connector',
 ] as const satisfies ReadonlyArray<keyof TransferChange>;
 const TEXT_CHANGE_COLUMNS: ReadonlySet<string> = new Set([
   'waiting_for',
@@ -521,6 +529,7 @@ const TEXT_CHANGE_COLUMNS: ReadonlySet<string> = new Set([
   'provider_error_code',
   'trans',
   'sum_prov',
+  'payout_connector',
 ]);
 
 const applyChangesTexts = new Map<number, string>();

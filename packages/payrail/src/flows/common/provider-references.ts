@@ -20,3 +20,8 @@ export function verificationReference(keys: ProviderKeys, pk: number): string {
 export function transferReference(keys: ProviderKeys, pk: number): string {
   return keys.key('transfer', pk);
 }
+
+/** The same key in UUID form, for networks whose references must be UUIDs (MTN MoMo, pawaPay). */
+export function transferUuid(keys: ProviderKeys, pk: number): string {
+  return keys.uuid('transfer', pk);
+}

@@ -19,13 +19,15 @@
 import { formatMinor } from '../../domain/money.ts';
 import { FAILURE, INVITATION_LIFETIME_MS, STATE, SUBSTATE } from '../../domain/transfer-states.ts';
 import { SharedDeadline, untilAborted } from '../../providers/deadline.ts';
-import { PAYOUT_CALL_TIMEOUT_MS, type PollOutcome, type SubmitOutcome } from '../../providers/payout-network.ts';
+import type { Corridor } from '../../domain/corridors.ts';
+import { PAYOUT_CALL_TIMEOUT_MS, type PayoutNetwork, type PollOutcome, type SubmitOutcome } from '../../providers/payout-network.ts';
 import type { Service } from '../../service.ts';
 import { changeFrom, claimDueTransfers, type TransferChange, type TransferRow } from '../../store/transfers.ts';
 import { type Reschedule, recordTransferSteps } from '../../store/transfers/steps.ts';
 import { errorSummary } from '../common/error-summary.ts';
-import { transferReference } from '../common/provider-references.ts';
+import { transferReference, transferUuid } from '../common/provider-references.ts';
 import { minorUnitsOf } from './corridors.ts';
+import { payoutNetworkOfTransfer } from './networks.ts';
 import { prepareTransitions, type TransitionOf } from './transitions.ts';
 
 /** Transfers taken per batch. */
@@ -166,14 +168,37 @@ async function decide(service: Service, row: TransferRow, calls: CallContext): P
   throw new Error(`transfer ${row.pk} is due in a state the worker cannot advance: ${row.state}/${row.substate}`);
 }
 
+/** How long a transfer whose corridor or network is no longer configured waits before it is looked at again. */
+const UNROUTABLE_RETRY_MS = 60_000;
+
+/** The corridor and network of a stored transfer, or a reschedule saying (in the log) why there is none. */
+function routeOf(service: Service, row: TransferRow, nowMs: number): { corridor: Corridor; network: PayoutNetwork; name: string } | Step {
+  const corridor = service.corridors.byService(row.service);
+  const found = payoutNetworkOfTransfer(service.providers, row, corridor);
+  if (corridor === undefined || found === null) {
+    // Its money is held (and may be at a network): wait for the operator to restore the configuration, never guess.
+    service.log.error(
+      { transfer_pk: row.pk, service: row.service, payout_connector: row.payout_connector },
+      'transfer has no configured corridor or payout network; restore it in the corridors file',
+    );
+    return { kind: 'reschedule', nextRunAtMs: nowMs + UNROUTABLE_RETRY_MS, attempts: row.attempts };
+  }
+  return { corridor, ...found };
+}
+
 async function submit(service: Service, row: TransferRow, nowMs: number, calls: CallContext): Promise<Step> {
   const attempt = row.attempts + 1;
+  const route = routeOf(service, row, nowMs);
+  if ('kind' in route) return route;
   const attributes = JSON.parse(row.attributes_json) as Array<{ name: string; value: string }>;
   let outcome: SubmitOutcome;
   try {
     const signal = calls.deadline.signal();
-    const call = service.providers.payoutNetwork.submit({
+    const call = route.network.submit({
       idempotencyKey: transferReference(service.providerKeys, row.pk),
+      idempotencyUuid: transferUuid(service.providerKeys, row.pk),
+      transferId: row.id,
+      corridor: route.corridor,
       attempt,
       receiverPhone: row.receiver_phone,
       senderPhone: row.sender_phone,
@@ -190,8 +215,17 @@ async function submit(service: Service, row: TransferRow, nowMs: number, calls: 
     // carry the request), and only its name goes into the transfer's history.
     const summary = errorSummary(error);
     service.log.warn({ err: summary, transfer_pk: row.pk, attempt }, 'payout network submit did not answer; outcome unknown, will resubmit');
-    return outcomeUnknown(row, attempt, nowMs, `attempt ${attempt}: no answer from the payout network (${summary.name})`);
+    return pinned(outcomeUnknown(row, attempt, nowMs, `attempt ${attempt}: no answer from the payout network (${summary.name})`), route.name);
   }
+  return pinned(submitted(row, outcome, attempt, nowMs), route.name);
+}
+
+/** A submission's change records the network it went to (transfers.payout_connector; networks.ts says why). */
+function pinned(step: Step, connector: string): Step {
+  return step.kind === 'change' ? { ...step, change: { ...step.change, payout_connector: connector } } : step;
+}
+
+function submitted(row: TransferRow, outcome: SubmitOutcome, attempt: number, nowMs: number): Step {
   const base = changeFrom(row);
   switch (outcome.kind) {
     case 'accepted':
@@ -265,10 +299,19 @@ function outcomeUnknown(row: TransferRow, attempt: number, nowMs: number, note: 
 }
 
 async function poll(service: Service, row: TransferRow, nowMs: number, calls: CallContext): Promise<Step> {
+  const route = routeOf(service, row, nowMs);
+  if ('kind' in route) return route;
   let outcome: PollOutcome;
   try {
     const signal = calls.deadline.signal();
-    outcome = await untilAborted(service.providers.payoutNetwork.poll({ providerRef: row.provider_ref!, signal }), signal);
+    const request = {
+      providerRef: row.provider_ref!,
+      idempotencyKey: transferReference(service.providerKeys, row.pk),
+      idempotencyUuid: transferUuid(service.providerKeys, row.pk),
+      corridor: route.corridor,
+      signal,
+    };
+    outcome = await untilAborted(route.network.poll(request), signal);
   } catch (error) {
     // The money is at the network: never give up on it, only slow down.
     const attempts = row.attempts + 1;
@@ -294,6 +337,8 @@ async function poll(service: Service, row: TransferRow, nowMs: number, calls: Ca
         note: 'paid out',
       };
     case 'failed':
+    // A payout taken back before Payrail saw it complete never reached the receiver: a failure like any other.
+    case 'reversed':
       return failureStep(row, SUBSTATE.networkError, outcome.errorText, outcome.errorCode, 'failed at the payout network');
   }
 }

@@ -1,7 +1,7 @@
 // Check transfer (docs/interface-spec.md section 4 op 2): validates everything execute will, returns
 // the rate and the amount the receiver gets, and stores a quote that execute
 // of the same id honours for 15 minutes. No money moves; funds are not looked at.
-import { convertCents, formatMinor } from '../../domain/money.ts';
+import { formatMinor } from '../../domain/money.ts';
 import { QUOTE_LIFETIME_MS } from '../../domain/transfer-states.ts';
 import { fail } from '../../errors.ts';
 import { assertRateText } from '../../providers/fx.ts';
@@ -10,6 +10,7 @@ import { readGatewayChargeFacts } from '../../store/transfers/gateway.ts';
 import { saveTransferQuote } from '../../store/transfers/quotes.ts';
 import { gatewayRefusal } from './gateway.ts';
 import { fxRate } from './lookups.ts';
+import { receivedMinorOf } from './networks.ts';
 import { checkReceiver, type ReceiverStatus } from './receiver.ts';
 import { validateTransfer, type TransferRequestBody } from './validate.ts';
 
@@ -21,7 +22,7 @@ export interface CheckResult {
 
 export async function checkTransfer(service: Service, merchantId: string, body: TransferRequestBody): Promise<CheckResult> {
   const transfer = validateTransfer(body, service.corridors);
-  const receiverStatus = await checkReceiver(service.providers, transfer.receiverPhone, transfer.amountCents);
+  const receiverStatus = await checkReceiver(service.providers, transfer.corridor, transfer.receiverPhone, transfer.amountCents);
   if (transfer.gatewayChargePk !== null) {
     const chargePk = transfer.gatewayChargePk;
     const facts = await readGatewayChargeFacts(service.db, chargePk);
@@ -30,7 +31,7 @@ export async function checkTransfer(service: Service, merchantId: string, body: 
   }
   const corridor = transfer.corridor;
   const rate = assertRateText(await fxRate(service.providers, corridor), corridor.currency);
-  const receivedMinor = convertCents(transfer.amountCents, rate, corridor.currencyMinorUnits);
+  const receivedMinor = receivedMinorOf(service.providers, corridor, transfer.amountCents, rate);
   const nowMs = service.clock.nowMs();
   const quote = {
     merchant_id: merchantId,

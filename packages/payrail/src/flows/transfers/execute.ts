@@ -6,7 +6,7 @@
 // (duplicate id, gatewayId, funds) rolls the whole write back and comes back as the answer,
 // turned here into the API's error.
 import { merchantAccount } from '../../domain/ledger.ts';
-import { convertCents, formatCents } from '../../domain/money.ts';
+import { formatCents } from '../../domain/money.ts';
 import { INVITATION_LIFETIME_MS, STATE, SUBSTATE, type WaitingFor } from '../../domain/transfer-states.ts';
 import type { EventType } from '../../domain/webhooks.ts';
 import { fail } from '../../errors.ts';
@@ -17,6 +17,7 @@ import type { TransferStatusRow } from '../../store/transfers.ts';
 import { transferEventData } from './events.ts';
 import { gatewayRaceRefusal, gatewayRefusal } from './gateway.ts';
 import { fxRate } from './lookups.ts';
+import { receivedMinorOf } from './networks.ts';
 import { checkReceiver, type ReceiverStatus } from './receiver.ts';
 import { validateTransfer, type TransferRequestBody } from './validate.ts';
 
@@ -28,7 +29,7 @@ export interface ExecuteResult {
 
 export async function executeTransfer(service: Service, merchantId: string, body: TransferRequestBody): Promise<ExecuteResult> {
   const transfer = validateTransfer(body, service.corridors);
-  const receiverStatus = await checkReceiver(service.providers, transfer.receiverPhone, transfer.amountCents);
+  const receiverStatus = await checkReceiver(service.providers, transfer.corridor, transfer.receiverPhone, transfer.amountCents);
   const eventData = (status: TransferStatusRow, nowMs: number) => transferEventData(service, { id: transfer.id, status }, nowMs);
   const answer = await executeInStore(service.db, {
     merchantId,
@@ -37,7 +38,8 @@ export async function executeTransfer(service: Service, merchantId: string, body
     nowMs: () => service.clock.nowMs(),
     rate: () => fxRate(service.providers, transfer.corridor),
     honoursQuote: (context, nowMs) => quotedRate(transfer, context, nowMs) !== null,
-    plan: (context, nowMs, providerRate) => planExecute({ merchantId, transfer, receiverStatus, context, nowMs, providerRate, eventData }),
+    plan: (context, nowMs, providerRate) =>
+      planExecute({ merchantId, transfer, receiverStatus, context, nowMs, providerRate, eventData, receivedMinorOf: (rate) => receivedMinorOf(service.providers, transfer.corridor, transfer.amountCents, rate) }),
   });
   switch (answer.kind) {
     case 'recorded':
@@ -76,6 +78,8 @@ export interface ExecuteInputs {
   readonly providerRate: () => string;
   /** A transfer event's `data` for the status just written (the status view at `nowMs`). */
   readonly eventData: (status: TransferStatusRow, nowMs: number) => string;
+  /** The received amount at a rate, rounded as the corridor's network accepts (networks.ts). */
+  readonly receivedMinorOf: (rate: string) => number;
 }
 
 /** Pure: the rows execute writes, made at `nowMs`. */
@@ -83,7 +87,7 @@ export function planExecute(inputs: ExecuteInputs): ExecuteWrite {
   const { merchantId, transfer, receiverStatus, context, nowMs, providerRate } = inputs;
   const corridor = transfer.corridor;
   const fxRate = quotedRate(transfer, context, nowMs) ?? assertRateText(providerRate(), corridor.currency);
-  const receivedMinor = convertCents(transfer.amountCents, fxRate, corridor.currencyMinorUnits);
+  const receivedMinor = inputs.receivedMinorOf(fxRate);
 
   // Money must be tied to a payin before it leaves; a new receiver must accept the invitation first.
   let waitingFor: WaitingFor | null = null;
@@ -135,6 +139,7 @@ export function planExecute(inputs: ExecuteInputs): ExecuteWrite {
     trans: null,
     sum_prov: null,
     gateway_charge_pk: transfer.gatewayChargePk,
+    service: corridor.service,
   };
   const eventTypes: EventType[] = waitingFor === null ? ['transfer.created'] : ['transfer.created', 'transfer.waiting'];
   const dataJson = inputs.eventData(status, nowMs);

@@ -9,7 +9,9 @@ import type { Corridor } from '../../domain/corridors.ts';
 import { fail } from '../../errors.ts';
 import { type LookupDeadline, lookupTimeoutMs, SharedCallDeadline } from '../../providers/deadline.ts';
 import type { Providers } from '../../providers/index.ts';
+import { RateUnavailable } from '../../providers/fx.ts';
 import type { KycStatus } from '../../providers/kyc.ts';
+import { payoutNetworkOf } from './networks.ts';
 
 /** One shared deadline per look-up timeout (providers/deadline.ts SharedCallDeadline says why). */
 const sharedDeadlines = new Map<number, SharedCallDeadline>();
@@ -27,15 +29,17 @@ function deadlineOf(connector: LookupDeadline): SharedCallDeadline {
 async function lookup<T>(connector: LookupDeadline, what: string, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
   try {
     return await deadlineOf(connector).run(call);
-  } catch {
+  } catch (error) {
+    // A connector's own refusal (no current rate) is Payrail's text, written to be shown.
+    if (error instanceof RateUnavailable) return fail('service_unavailable', `${error.message}; nothing was written; retry later`);
     // The provider's own error text stays out of the answer: it may name hosts or carry the request.
     return fail('service_unavailable', `the ${what} did not answer; nothing was written; retry`);
   }
 }
 
-export function receiverOnNetwork(providers: Providers, phoneE164: string): Promise<{ readonly registered: boolean }> {
-  const network = providers.payoutNetwork;
-  return lookup(network, 'payout network (receiver look-up)', (signal) => network.lookupReceiver(phoneE164, signal));
+export function receiverOnNetwork(providers: Providers, phoneE164: string, corridor: Corridor): Promise<{ readonly registered: boolean }> {
+  const network = payoutNetworkOf(providers, corridor);
+  return lookup(network, 'payout network (receiver look-up)', (signal) => network.lookupReceiver(phoneE164, signal, corridor));
 }
 
 export function receiverKyc(providers: Providers, phoneE164: string): Promise<KycStatus | null> {

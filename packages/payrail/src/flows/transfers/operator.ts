@@ -7,6 +7,7 @@ import { parseReferenceNumber } from '../../domain/references.ts';
 import { FAILURE, isWaitingFor, STATE, SUBSTATE } from '../../domain/transfer-states.ts';
 import { fail } from '../../errors.ts';
 import { type AuditActor, audited, SYSTEM_ACTOR } from '../operations/audit.ts';
+import type { CorridorTable } from '../../domain/corridors.ts';
 import type { Providers } from '../../providers/index.ts';
 import type { Db } from '../../store/db.ts';
 import type { Clock } from '../../domain/clock.ts';
@@ -19,6 +20,7 @@ export interface OperatorDeps {
   readonly clock: Clock;
   /** For the transfer's event (its status view). */
   readonly providers: Providers;
+  readonly corridors: CorridorTable;
 }
 
 export interface TransferSummary {

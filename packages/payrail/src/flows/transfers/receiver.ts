@@ -2,6 +2,7 @@
 // may it receive this much (its KYC limit)? Both answers come from providers
 // (lookups.ts: service_unavailable when one does not answer), so this runs
 // before, never inside, a database transaction.
+import type { Corridor } from '../../domain/corridors.ts';
 import { formatCents } from '../../domain/money.ts';
 import { fail } from '../../errors.ts';
 import type { Providers } from '../../providers/index.ts';
@@ -16,8 +17,8 @@ export type ReceiverStatus = 'registered' | 'unregistered';
  * it the transfer goes out without another look at their limit. So it is
  * held here to the limit an accepted invitation gives.
  */
-export async function checkReceiver(providers: Providers, receiverPhone: string, amountCents: number): Promise<ReceiverStatus> {
-  const { registered } = await receiverOnNetwork(providers, receiverPhone);
+export async function checkReceiver(providers: Providers, corridor: Corridor, receiverPhone: string, amountCents: number): Promise<ReceiverStatus> {
+  const { registered } = await receiverOnNetwork(providers, receiverPhone, corridor);
   if (!registered) {
     const limitCents = providers.kyc.invitedLimitCents;
     if (amountCents > limitCents) {

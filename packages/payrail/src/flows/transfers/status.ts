@@ -4,7 +4,9 @@
 import { STATE } from '../../domain/transfer-states.ts';
 import { isoTime } from '../../domain/iso-time.ts';
 import { isTransferId } from '../../domain/references.ts';
+import type { PayoutNetwork } from '../../providers/payout-network.ts';
 import type { Service } from '../../service.ts';
+import { payoutNetworkOf } from './networks.ts';
 import { readTransferStatus, type TransferStatusRow } from '../../store/transfers/status.ts';
 import type { Attribute } from './validate.ts';
 
@@ -29,13 +31,13 @@ export async function transferStatus(service: Service, merchantId: string, id: s
 }
 
 /** The status result of a transfer row, as GET /api/status/:id and the transfer list show it. */
-export function statusViewOf(service: Pick<Service, 'providers'>, id: string, row: TransferStatusRow, serverTime: string): StatusView {
+export function statusViewOf(service: Pick<Service, 'providers' | 'corridors'>, id: string, row: TransferStatusRow, serverTime: string): StatusView {
   const attribute: Attribute[] = [];
   if (row.waiting_for !== null) {
     attribute.push({ name: 'waitingFor', value: row.waiting_for });
-    const invitationUrl = service.providers.payoutNetwork.invitationUrl;
-    if (row.waiting_for === 'invitation' && invitationUrl !== undefined) {
-      attribute.push({ name: 'invitationUrl', value: invitationUrl.call(service.providers.payoutNetwork, row.receiver_phone) });
+    const network = row.waiting_for === 'invitation' ? invitingNetwork(service, row.service) : undefined;
+    if (network?.invitationUrl !== undefined) {
+      attribute.push({ name: 'invitationUrl', value: network.invitationUrl(row.receiver_phone) });
     }
   }
   if (row.state === STATE.failed) {
@@ -55,4 +57,10 @@ export function statusViewOf(service: Pick<Service, 'providers'>, id: string, ro
     trans: row.trans,
     sum_prov: row.sum_prov,
   };
+}
+
+/** The network that sent a waiting transfer's invitation: its corridor's (a transfer waits for one before its first submission). */
+function invitingNetwork(service: Pick<Service, 'providers' | 'corridors'>, serviceId: string): PayoutNetwork | undefined {
+  const corridor = service.corridors.byService(serviceId);
+  return corridor === undefined ? undefined : payoutNetworkOf(service.providers, corridor);
 }

@@ -16,7 +16,7 @@ import { transferEventDataAt, transferEventType } from './events.ts';
 export type { NotedChange, PreparedTransitions, PrepareTransitions, TransitionOf };
 
 /** prepareTransitions bound to the service's views, for commands that decide a transition inside their transaction. */
-export function transitionsPreparer(service: Pick<Service, 'providers'>): PrepareTransitions {
+export function transitionsPreparer(service: Pick<Service, 'providers' | 'corridors'>): PrepareTransitions {
   return (batch, nowMs) => prepareTransitions(service, batch, nowMs);
 }
 
@@ -26,7 +26,7 @@ export function transitionsPreparer(service: Pick<Service, 'providers'>): Prepar
  * batch before it opens the transaction, which then holds the store's write
  * lock for the statements only (on SQLite, the lock the API's executes wait for).
  */
-export function prepareTransitions(service: Pick<Service, 'providers'>, batch: readonly TransitionOf[], nowMs: number): PreparedTransitions {
+export function prepareTransitions(service: Pick<Service, 'providers' | 'corridors'>, batch: readonly TransitionOf[], nowMs: number): PreparedTransitions {
   for (const { row, changes } of batch) assertChain(row, changes);
   if (new Set(batch.map(({ row }) => row.pk)).size !== batch.length) throw new Error('a transfer appears twice in one batch of transitions');
   const serverTime = isoTime(nowMs);
@@ -46,7 +46,7 @@ export function prepareTransitions(service: Pick<Service, 'providers'>, batch: r
       history.push({ transferPk: row.pk, state: change.state, substate: change.substate, note, atMs: nowMs });
       const type = transferEventType(from, change);
       if (type !== null) {
-        const status = { ...change, code: row.code, receiver_phone: row.receiver_phone };
+        const status = { ...change, code: row.code, receiver_phone: row.receiver_phone, service: row.service };
         events.push({ merchantId: row.merchant_id, type, dataJson: transferEventDataAt(service, { id: row.id, status }, serverTime), nowMs });
       }
       from = change;

@@ -39,6 +39,7 @@ const names = [
   '023_network_transaction_ids',
   '024_processor_reconciliation',
   '025_pending_processor_ref',
+  '026_payout_connector',
 ];
 
 export const MIGRATIONS: readonly Migration[] = names.map((name) => ({
