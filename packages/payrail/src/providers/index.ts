@@ -51,6 +51,8 @@ export interface Providers {
   readonly cardProcessor: CardProcessor;
   /** The deployment's payout network (PAYRAIL_PAYOUT_NETWORK): for corridors that name none. */
   readonly payoutNetwork: PayoutNetwork;
+  /** The name configuration gives it (`sandbox`, `mtn-momo`, a module path). */
+  readonly defaultPayoutConnector: string;
   /** Every payout network in use, by the name configuration gives it (the default's included); flows/transfers/networks.ts picks one. */
   readonly payoutNetworks: ReadonlyMap<string, PayoutNetwork>;
   readonly kyc: KycProvider;
@@ -132,6 +134,7 @@ export async function createProviders(
   return {
     cardProcessor: withBreaker(choice.cardProcessor, cardProcessor, cardProcessorWithBreaker, context.log),
     payoutNetwork: payoutNetworks.get(choice.payoutNetwork)!,
+    defaultPayoutConnector: choice.payoutNetwork,
     payoutNetworks,
     kyc: withBreaker(choice.kyc, kyc, kycWithBreaker, context.log),
     fx: withBreaker(choice.fx, fx, fxWithBreaker, context.log),

@@ -41,6 +41,7 @@ export function callbackReceiverOf(providers: Providers, connectorName: string):
   // mtn-momo, pawapay, veriff). Their hints are applied below by kind.
   const candidates: ReadonlyArray<{ readonly name?: string; readonly callbacks?: CallbackReceiver }> = [
     providers.cardProcessor,
+    providers.payoutNetwork,
     ...providers.payoutNetworks.values(),
     providers.kyc,
   ];

@@ -10,13 +10,12 @@ import type { PayoutNetwork } from '../../providers/payout-network.ts';
 
 /** The name configuration gives the network of a corridor. */
 export function payoutConnectorOf(providers: Providers, corridor: Corridor): string {
-  return corridor.payoutConnector ?? defaultPayoutConnector(providers);
+  return corridor.payoutConnector ?? providers.defaultPayoutConnector;
 }
 
-/** The deployment's default network's name (the one of its networks that is `providers.payoutNetwork`). */
-function defaultPayoutConnector(providers: Providers): string {
-  for (const [name, network] of providers.payoutNetworks) if (network === providers.payoutNetwork) return name;
-  throw new Error('the default payout network is not among the payout networks');
+/** A configured network by name; the default is always `providers.payoutNetwork`. */
+function configuredNetwork(providers: Providers, name: string): PayoutNetwork | undefined {
+  return name === providers.defaultPayoutConnector ? providers.payoutNetwork : providers.payoutNetworks.get(name);
 }
 
 /** The network that pays a corridor's receivers. */
@@ -36,12 +35,12 @@ export function payoutNetworkOfTransfer(
 ): { readonly name: string; readonly network: PayoutNetwork } | null {
   const name = transfer.payout_connector ?? (corridor === undefined ? null : payoutConnectorOf(providers, corridor));
   if (name === null) return null;
-  const network = providers.payoutNetworks.get(name);
+  const network = configuredNetwork(providers, name);
   return network === undefined ? null : { name, network };
 }
 
 function networkNamed(providers: Providers, name: string): PayoutNetwork {
-  const network = providers.payoutNetworks.get(name);
+  const network = configuredNetwork(providers, name);
   // createProviders loads every network a corridor names, so this is a programmer error.
   if (network === undefined) throw new Error(`payout network ${name} is not loaded`);
   return network;
