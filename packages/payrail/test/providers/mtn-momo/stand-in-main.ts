@@ -1,7 +1,7 @@
 // The stand-in as its own process, for end-to-end and crash tests: prints
 // one JSON line {url, controlUrl, subscriptionKey, apiUser, apiKey} on
 // stdout, serves POST /control/<verb> (failNext, expireTokens, resolve,
-// callbackOptions, callbacksIdle, transfers, requestCount) on the same port,
+// callbackOptions, scriptNumber, callbacksIdle, transfers, requestCount) on the same port,
 // and exits on SIGTERM or SIGINT.
 // Run: node --import tsx test/providers/mtn-momo/stand-in-main.ts
 // Optional environment: STANDIN_PORT, STANDIN_SUBSCRIPTION_KEY, STANDIN_API_USER, STANDIN_API_KEY, STANDIN_TOKEN_LIFETIME_S.

@@ -71,6 +71,8 @@ export interface MtnMomoStandIn {
   /** Ends a PENDING transfer as `outcome`, and calls back. */
   resolve(referenceId: string, outcome: StandInOutcome): void;
   callbackOptions(options: CallbackOptions): void;
+  /** Transfers to `msisdn` end as `outcome` from now on (a test's own number, beyond MTN's published ones). */
+  scriptNumber(msisdn: string, outcome: StandInOutcome): void;
   /** Resolves when every callback sent so far was delivered (or failed). */
   callbacksIdle(): Promise<void>;
   transfers(): readonly StandInTransfer[];
@@ -101,6 +103,7 @@ export async function startMtnMomoStandIn(options: StandInOptions = {}): Promise
   const sockets = new Set<Socket>();
   const deliveries = new Set<Promise<void>>();
   let callbackOptions: CallbackOptions = {};
+  const scripted = new Map<string, StandInOutcome>();
   let requests = 0;
   let tokenRequests = 0;
   let taken = 0;
@@ -233,7 +236,7 @@ export async function startMtnMomoStandIn(options: StandInOptions = {}): Promise
     taken += 1;
     // The sandbox ends a transfer at once, after answering; its callback follows.
     setImmediate(() => {
-      const outcome = outcomeOfNumber(transfer.msisdn);
+      const outcome = scripted.get(transfer.msisdn) ?? outcomeOfNumber(transfer.msisdn);
       if (outcome.status !== 'PENDING') end(transfer, outcome);
     });
     if (mode === 'drop-after-accept') {
@@ -302,6 +305,9 @@ export async function startMtnMomoStandIn(options: StandInOptions = {}): Promise
     callbackOptions(next) {
       callbackOptions = { ...next };
     },
+    scriptNumber(msisdn, outcome) {
+      scripted.set(msisdn, outcome);
+    },
     async callbacksIdle() {
       while (deliveries.size > 0) await Promise.all([...deliveries]);
     },
@@ -329,6 +335,9 @@ export async function startMtnMomoStandIn(options: StandInOptions = {}): Promise
         return send(response, 200, { ok: true });
       case 'callbackOptions':
         standIn.callbackOptions(args as CallbackOptions);
+        return send(response, 200, { ok: true });
+      case 'scriptNumber':
+        standIn.scriptNumber(String(args.msisdn), args.outcome as StandInOutcome);
         return send(response, 200, { ok: true });
       case 'callbacksIdle':
         return void standIn.callbacksIdle().then(() => send(response, 200, { ok: true }));
