@@ -8,6 +8,7 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { inspect } from 'node:util';
 import { ConfigError, loadConfig } from '../../src/config.ts';
+import { secretsBoxedFromThread, secretsUnboxedForThread } from '../../src/config/thread-clone.ts';
 import { isBuiltInConnector } from '../../src/domain/connector-spec.ts';
 import { hintsOfCallback } from '../../src/providers/mtn-momo/callbacks.ts';
 import { amountDecimalsOf, amountText, corridorProblems, currencyOf, msisdnOf } from '../../src/providers/mtn-momo/corridor.ts';
@@ -193,6 +194,10 @@ describe('configuration', () => {
     assert.equal(settings.apiKey.reveal(), 'api-key-0123456789');
     assert.doesNotMatch(inspect(settings, { depth: 5 }) + JSON.stringify(settings), /sub-key|api-key/);
     assert.equal(loadConfig({}).connectors.mtnMomo, null, 'not read unless chosen');
+    // The worker thread of `payrail serve` gets the configuration by structured clone: the keys must arrive boxed.
+    const crossed = secretsBoxedFromThread(structuredClone(secretsUnboxedForThread(loadConfig(MOMO)))).connectors.mtnMomo!;
+    assert.equal(crossed.apiKey.reveal(), 'api-key-0123456789');
+    assert.equal(crossed.subscriptionKey.reveal(), 'sub-key-0123456789');
   });
 
   test("chosen by a corridor's payout_connector, its settings are read too", () => {
