@@ -55,7 +55,7 @@ function sharedCases(target: () => Target): void {
     assert.ok(final.kind === 'succeeded' && /^\S{1,100}$/.test(final.transactionRef));
     if (t.standIn) {
       const taken = t.standIn.transfers().find((transfer) => transfer.referenceId === sent.idempotencyUuid);
-      assert.equal(taken?.amount, '37000');
+      assert.equal(taken?.amount, '500');
       assert.equal(taken?.currency, 'EUR');
       assert.equal(taken?.externalId, sent.idempotencyKey);
       assert.equal(taken?.msisdn, SANDBOX_NUMBERS.success);

@@ -72,7 +72,7 @@ describe('amounts and numbers on the wire', () => {
   test("the transfer body carries Payrail's key as externalId and its own short notes", () => {
     const sent = submission('46733123453', { transferId: '77' });
     assert.deepEqual(transferBody(sent), {
-      amount: '37000',
+      amount: '500',
       currency: 'EUR',
       externalId: sent.idempotencyKey,
       payee: { partyIdType: 'MSISDN', partyId: '46733123453' },

@@ -41,7 +41,8 @@ export function submission(msisdn: string, overrides: Partial<PayoutSubmission> 
     senderPhone: '+14155550100',
     amountCents: 1000,
     currency: 'USD',
-    receivedMinor: 37_000,
+    // Small: MTN's sandbox account has limits like a real one.
+    receivedMinor: 500,
     attributes: [],
     signal: new AbortController().signal,
     ...overrides,
