@@ -4,7 +4,7 @@
 // MoMo in the corridor's payout_settings (target environment, currency),
 // end in Payrail's states with MoMo's reason as provider-error-code, and a
 // payout whose reply was lost is resubmitted under its reference and paid
-// once.
+// once; MoMo's unsigned callbacks are received at its callback route.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -116,6 +116,30 @@ for (const kind of STORE_KINDS) {
       await t.worker.drain();
       assert.equal((await resultOf(body.id)).result.state, 60);
       assert.equal(standIn.transfersTaken(), takenBefore + 1, 'MoMo took the transfer once');
+      await assertLedgerOk(t.service);
+    });
+
+    it('MoMo callbacks reach /providers/mtn-momo/callbacks: a transfer result is received, anything else refused (401) and changes nothing', async () => {
+      const body = transferBody({ country: 'UG', lastFour: '2004', amount: '10.00' });
+      await api.execute(body);
+      await t.worker.drain();
+      const key = t.service.providerKeys.key('transfer', await transferPk(t.service, merchantId, body.id));
+      const result = { amount: '100', currency: 'EUR', financialTransactionId: '1234567', externalId: key, status: 'SUCCESSFUL' };
+      const received = await t.app.inject({
+        method: 'POST',
+        url: '/providers/mtn-momo/callbacks',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify(result),
+      });
+      assert.equal(received.statusCode, 200);
+      for (const payload of ['not json', JSON.stringify({ hello: 'world' })]) {
+        const refused = await t.app.inject({ method: 'POST', url: '/providers/mtn-momo/callbacks', headers: { 'content-type': 'application/json' }, payload });
+        assert.equal(refused.statusCode, 401, payload);
+      }
+      // Polling stays the backstop: the payout ends as MoMo reports it.
+      t.clock.advance(POLL_INTERVAL_MS_MAX);
+      await t.worker.drain();
+      assert.equal((await resultOf(body.id)).result.state, 60);
       await assertLedgerOk(t.service);
     });
   });
