@@ -208,7 +208,7 @@ describe('mtn-momo against the stand-in', () => {
     // A reference in version 1's layout: MoMo asks for version 4.
     const outcome = await network.submit(submission(SANDBOX_NUMBERS.success, { idempotencyUuid: '6f1c0c6e-9d3a-11ee-8c90-0242ac120002' }));
     assert.equal(outcome.kind, 'rejected');
-    assert.equal(outcome.kind === 'rejected' && outcome.errorCode, 'RESOURCE_NOT_FOUND');
+    assert.deepEqual(outcome, { kind: 'rejected', errorCode: 'HTTP_400', errorText: 'MTN Mobile Money refused the transfer request (HTTP 400)' });
     assert.equal(standIn.transfersTaken(), takenBefore);
   });
 

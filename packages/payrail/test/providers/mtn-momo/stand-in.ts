@@ -193,13 +193,14 @@ export async function startMtnMomoStandIn(options: StandInOptions = {}): Promise
   /** POST /disbursement/v1_0/transfer; answers the status, or 'dropped'. */
   const handleTransfer = (request: IncomingMessage, response: ServerResponse, raw: string, mode: FailMode | null) => {
     const referenceId = String(request.headers['x-reference-id'] ?? '');
-    if (!UUID_V4.test(referenceId)) return error(response, 400, 'RESOURCE_NOT_FOUND', 'X-Reference-Id must be a UUID version 4');
+    // MTN documents the 400 ("request does not follow the specification", e.g. an X-Reference-Id that is no UUID v4) but no body for it: none is sent.
+    if (!UUID_V4.test(referenceId)) return send(response, 400);
     if (transfers.has(referenceId)) return error(response, 409, 'RESOURCE_ALREADY_EXIST', 'Duplicated reference id. Creation of resource failed.');
     let body: Record<string, unknown>;
     try {
       body = JSON.parse(raw) as Record<string, unknown>;
     } catch {
-      return error(response, 400, 'PAYEE_NOT_FOUND', 'The request body is not JSON');
+      return send(response, 400);
     }
     const payee = body.payee as { partyIdType?: unknown; partyId?: unknown } | undefined;
     const notes = [body.payerMessage, body.payeeNote];
@@ -213,7 +214,7 @@ export async function startMtnMomoStandIn(options: StandInOptions = {}): Promise
       !MSISDN.test(payee.partyId) ||
       notes.some((note) => note !== undefined && (typeof note !== 'string' || note.length > NOTE_CHARS_MAX || note.includes("'")))
     ) {
-      return send(response, 400, { code: 'INVALID_REQUEST', message: 'The request does not follow the specification' });
+      return send(response, 400);
     }
     const target = String(request.headers['x-target-environment'] ?? '');
     if (target !== SANDBOX_TARGET_ENVIRONMENT) return error(response, 500, 'NOT_ALLOWED_TARGET_ENVIRONMENT', 'Access to target environment is forbidden.');
