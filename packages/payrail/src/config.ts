@@ -4,12 +4,14 @@ import path from 'node:path';
 
 import { ADDRESS_FAILURES_MAX_DEFAULT, RATE_LIMIT_PER_ADDRESS_DEFAULT, RATE_LIMIT_PER_CREDENTIAL_DEFAULT } from './domain/auth-limits.ts';
 import { authorizeNetSettings } from './config/authorize-net.ts';
+import { mtnMomoSettings } from './config/mtn-momo.ts';
 import type { SettingsSource } from './config/settings-source.ts';
 import { BUILT_IN_CONNECTORS, CONNECTOR_SLOT_LABELS, connectorChoiceProblem, type ConnectorSlot } from './domain/connector-spec.ts';
 import { parseCloseTime } from './domain/card-lifecycle.ts';
 import type { Environment } from './domain/credentials.ts';
 import { weakKeyReason } from './domain/key-strength.ts';
 import type { BuiltInConnectorSettings } from './providers/index.ts';
+import { loadCorridors } from './corridors-file.ts';
 
 export type { Environment };
 
@@ -137,6 +139,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const settings: SettingsSource = { env, problems, baseDir, environment };
   const connectors: BuiltInConnectorSettings = {
     authorizeNet: providers.cardProcessor === 'authorize-net' ? authorizeNetSettings(settings) : null,
+    mtnMomo: payoutNetworkInUse(
+      'mtn-momo',
+      providers.payoutNetwork,
+      path.resolve(baseDir, text('PAYRAIL_CORRIDORS_FILE') ?? path.join(PACKAGE_ROOT, 'config', 'corridors.sandbox.json')),
+    )
+      ? mtnMomoSettings(settings)
+      : null,
   };
   const tlsCertFile = text('PAYRAIL_TLS_CERT');
   const tlsKeyFile = text('PAYRAIL_TLS_KEY');
@@ -215,6 +224,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/**
+ * Whether a built-in payout network is in use: the deployment's
+ * (PAYRAIL_PAYOUT_NETWORK) or a corridor's payout_connector. A corridors
+ * file that cannot be read counts as naming none here; it is reported by
+ * its own error when the service loads it.
+ */
+function payoutNetworkInUse(name: string, deploymentNetwork: string, corridorsFile: string): boolean {
+  if (deploymentNetwork === name) return true;
+  try {
+    return loadCorridors(corridorsFile).corridors.some((corridor) => corridor.payoutConnector === name);
+  } catch {
+    return false;
+  }
 }
 
 function snake(slot: ConnectorSlot): string {

@@ -13,6 +13,7 @@ import { connectorChoiceProblem, type ConnectorSlot } from '../domain/connector-
 import type { CorridorTable } from '../domain/corridors.ts';
 import type { Environment } from '../domain/credentials.ts';
 import { createAuthorizeNet, type AuthorizeNetSettings } from './authorize-net/index.ts';
+import { createMtnMomo, type MtnMomoSettings } from './mtn-momo/index.ts';
 import type { CardProcessor } from './card-processor.ts';
 import { SandboxCardProcessor } from './card-processor-sandbox.ts';
 import { checkCardProcessor } from './card-processor.ts';
@@ -42,6 +43,7 @@ export type ProviderChoice = Readonly<Record<ConnectorSlot, string>>;
 /** Settings of the built-in connectors (config/ reads them); null for one not chosen. */
 export interface BuiltInConnectorSettings {
   readonly authorizeNet: AuthorizeNetSettings | null;
+  readonly mtnMomo: MtnMomoSettings | null;
 }
 
 /** A built-in connector's factory, by its name. */
@@ -116,7 +118,14 @@ export async function createProviders(
     ),
   );
   const payoutNetworks = new Map<string, PayoutNetwork>();
-  const payoutBuiltIns: BuiltIns<PayoutNetwork> = {};
+  const payoutBuiltIns: BuiltIns<PayoutNetwork> = {
+    'mtn-momo': () =>
+      createMtnMomo(chosen(settings.mtnMomo, 'mtn-momo'), {
+        log: context.log.child({ connector: 'mtn-momo' }),
+        publicUrl: context.publicUrl,
+        environment: context.environment,
+      }),
+  };
   // The default and every network a corridor names, each loaded once and behind a breaker of its own.
   for (const name of new Set([choice.payoutNetwork, ...corridors.corridors.map((corridor) => corridor.payoutConnector ?? choice.payoutNetwork)])) {
     const network = await loadProvider<PayoutNetwork>(
