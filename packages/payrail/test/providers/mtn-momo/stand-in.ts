@@ -28,13 +28,14 @@ export interface StandInOptions {
 }
 
 /**
- * 'hang': never answer. 'drop-after-accept': take the transfer, then destroy
+ * 'hang': never answer. 'hang-after-accept': take the transfer, then never
+ * answer (a crash test kills Payrail while it waits). 'drop-after-accept': take the transfer, then destroy
  * the socket before answering. 'http-500' / 'http-503': answer
  * INTERNAL_PROCESSING_ERROR / SERVICE_UNAVAILABLE without taking anything.
  * 'token-expired': refuse the next call's token with 401, as MoMo does for
  * a token it ended early.
  */
-export type FailMode = 'hang' | 'drop-after-accept' | 'http-500' | 'http-503' | 'token-expired';
+export type FailMode = 'hang' | 'hang-after-accept' | 'drop-after-accept' | 'http-500' | 'http-503' | 'token-expired';
 
 /** Which requests a failure applies to. */
 export type FailTarget = 'transfer' | 'status' | 'token' | 'any';
@@ -244,6 +245,7 @@ export async function startMtnMomoStandIn(options: StandInOptions = {}): Promise
       request.socket.destroy();
       return;
     }
+    if (mode === 'hang-after-accept') return;
     return send(response, 202);
   };
 
@@ -290,7 +292,7 @@ export async function startMtnMomoStandIn(options: StandInOptions = {}): Promise
     subscriptionKey,
     apiUser,
     apiKey,
-    failNext(mode, count = 1, target = mode === 'drop-after-accept' ? 'transfer' : 'any') {
+    failNext(mode, count = 1, target = mode === 'drop-after-accept' || mode === 'hang-after-accept' ? 'transfer' : 'any') {
       if (!Number.isSafeInteger(count) || count < 1 || count > FAIL_COUNT_MAX) throw new Error(`failNext count must be 1 to ${FAIL_COUNT_MAX}`);
       for (let i = 0; i < count; i += 1) failures.push({ mode, target });
     },
