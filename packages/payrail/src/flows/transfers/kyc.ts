@@ -5,7 +5,8 @@ import { formatCents } from '../../domain/money.ts';
 import { parsePhone } from '../../domain/phone.ts';
 import { fail } from '../../errors.ts';
 import type { Service } from '../../service.ts';
-import { receiverKyc } from './lookups.ts';
+import { kycDepsOf, sessionKycStatus } from './kyc-sessions.ts';
+import { receiverKyc, receiverOnNetwork } from './lookups.ts';
 
 export interface KycView {
   readonly kyc_verify: boolean;
@@ -28,7 +29,17 @@ export function parseAccount(service: Service, account: string): string {
 
 export async function kycStatus(service: Service, account: string): Promise<KycView> {
   const phone = parseAccount(service, account);
-  const status = await receiverKyc(service.providers, phone);
+  const kyc = service.providers.kyc;
+  let status;
+  if (kyc.kind === 'sessions') {
+    // Only a receiver the payout network knows has anything to verify: ask the network of a corridor of the phone's country.
+    const country = parsePhone(phone, 'US');
+    const corridor = service.corridors.corridors.find((candidate) => country.ok && candidate.country === country.country)!;
+    const { registered } = await receiverOnNetwork(service.providers, phone, corridor);
+    status = registered ? await sessionKycStatus(kycDepsOf(service), kyc, phone) : null;
+  } else {
+    status = await receiverKyc(kyc, phone);
+  }
   if (status === null) fail('account_not_found', `no receiver account for ${phone.slice(1)}`);
   return {
     kyc_verify: status.verified,
