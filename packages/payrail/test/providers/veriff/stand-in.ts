@@ -195,8 +195,10 @@ export async function startVeriffStandIn(options: { apiKey?: string; sharedSecre
     },
   };
 
+  /** Answers never sent: the connection was cut after the request was applied. */
+  const muted = new WeakSet<ServerResponse>();
   const reply = (response: ServerResponse, status: number, body: unknown) => {
-    if (response.destroyed) return;
+    if (response.destroyed || muted.has(response)) return;
     const text = JSON.stringify(body);
     // Veriff signs its answers too (X-HMAC-SIGNATURE of the body).
     response.writeHead(status, { 'content-type': 'application/json', 'x-hmac-signature': hmacHex(sharedSecret, text) });
@@ -257,7 +259,8 @@ export async function startVeriffStandIn(options: { apiKey?: string; sharedSecre
       if (failure === 'hang') return;
       if (failure === 'http-500') return void response.writeHead(500, { 'content-type': 'text/plain' }).end('Internal Server Error');
       if (failure === 'drop-after-commit') {
-        handle(request, new ServerResponse(request), Buffer.concat(chunks).toString('utf8'));
+        muted.add(response);
+        handle(request, response, Buffer.concat(chunks).toString('utf8'));
         request.socket.destroy();
         return;
       }
