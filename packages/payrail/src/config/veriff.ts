@@ -23,7 +23,8 @@ export function veriffSettings(source: SettingsSource): VeriffSettings {
   const url = providerUrlSetting(source, 'PAYRAIL_VERIFF_URL', VERIFF_URLS);
   const apiKey = secretSetting(source, 'PAYRAIL_VERIFF_API_KEY', WHY);
   const sharedSecret = secretSetting(source, 'PAYRAIL_VERIFF_SHARED_SECRET', WHY);
-  if (apiKey !== null && !/^[\x21-\x7e]{1,200}$/.test(apiKey.reveal())) source.problems.push('PAYRAIL_VERIFF_API_KEY must be 1 to 200 printable characters without spaces');
+  if (apiKey !== null && !/^[\x21-\x7e]{1,200}$/.test(apiKey.reveal()))
+    source.problems.push('PAYRAIL_VERIFF_API_KEY must be 1 to 200 printable characters without spaces');
   return { url, apiKey: apiKey ?? UNSET, sharedSecret: sharedSecret ?? UNSET };
 }
 

@@ -64,9 +64,17 @@ describe('veriff contract (stand-in)', () => {
     const connector = connectorWith();
     const session = await connector.start({ phoneE164: '+254712345678', vendorData: VENDOR_DATA });
     await standIn.decide(session.sessionId, 'resubmission_requested', { reasonCode: 201, decisionTime: '2026-11-28T03:10:00.000Z', webhook: false });
-    assert.deepEqual(await connector.decision(session.sessionId), { decision: 'resubmission_requested', reasonCode: '201', decidedAtMs: Date.parse('2026-11-28T03:10:00.000Z') });
+    assert.deepEqual(await connector.decision(session.sessionId), {
+      decision: 'resubmission_requested',
+      reasonCode: '201',
+      decidedAtMs: Date.parse('2026-11-28T03:10:00.000Z'),
+    });
     await standIn.decide(session.sessionId, 'approved', { decisionTime: '2026-11-28T03:20:00.000Z', webhook: false });
-    assert.deepEqual(await connector.decision(session.sessionId), { decision: 'approved', reasonCode: null, decidedAtMs: Date.parse('2026-11-28T03:20:00.000Z') });
+    assert.deepEqual(await connector.decision(session.sessionId), {
+      decision: 'approved',
+      reasonCode: null,
+      decidedAtMs: Date.parse('2026-11-28T03:20:00.000Z'),
+    });
   });
 
   it('is refused with a wrong API key or shared secret, and for a session Veriff does not know', async () => {
@@ -79,7 +87,10 @@ describe('veriff contract (stand-in)', () => {
 
   it('throws (outcome unknown) on a 5xx and on a connection dropped after the session was made', async () => {
     standIn.failNext('http-500');
-    await assert.rejects(connectorWith().start({ phoneE164: '+254712345678', vendorData: VENDOR_DATA }), (error: Error) => error instanceof VeriffUnavailable && /HTTP 500/.test(error.message));
+    await assert.rejects(
+      connectorWith().start({ phoneE164: '+254712345678', vendorData: VENDOR_DATA }),
+      (error: Error) => error instanceof VeriffUnavailable && /HTTP 500/.test(error.message),
+    );
     const sessionsBefore = standIn.sessions().length;
     standIn.failNext('drop-after-commit');
     await assert.rejects(connectorWith().start({ phoneE164: '+254712345678', vendorData: VENDOR_DATA }), VeriffUnavailable);
@@ -93,16 +104,25 @@ describe('veriff contract (stand-in)', () => {
     controller.abort(new Error('caller gave up'));
     await assert.rejects(call);
     standIn.failNext('hang');
-    await assert.rejects(connectorWith({ callTimeoutMs: 50 }).start({ phoneE164: '+254712345678', vendorData: VENDOR_DATA }), /TimeoutError|no answer|timeout/i);
+    await assert.rejects(
+      connectorWith({ callTimeoutMs: 50 }).start({ phoneE164: '+254712345678', vendorData: VENDOR_DATA }),
+      /TimeoutError|no answer|timeout/i,
+    );
   });
 });
 
 const realKey = process.env.PAYRAIL_VERIFF_TEST_API_KEY;
 const realSecret = process.env.PAYRAIL_VERIFF_TEST_SHARED_SECRET;
-describe('veriff contract (Veriff test integration)', { skip: realKey === undefined || realSecret === undefined ? 'PAYRAIL_VERIFF_TEST_API_KEY / _SHARED_SECRET not set' : false }, () => {
+describe('veriff contract (Veriff test integration)', {
+  skip: realKey === undefined || realSecret === undefined ? 'PAYRAIL_VERIFF_TEST_API_KEY / _SHARED_SECRET not set' : false,
+}, () => {
   contract(() => ({
     name: 'veriff',
     connector: () =>
-      createVeriff({ url: process.env.PAYRAIL_VERIFF_TEST_URL ?? 'https://stationapi.veriff.com', apiKey: new Secret(realKey!), sharedSecret: new Secret(realSecret!) }),
+      createVeriff({
+        url: process.env.PAYRAIL_VERIFF_TEST_URL ?? 'https://stationapi.veriff.com',
+        apiKey: new Secret(realKey!),
+        sharedSecret: new Secret(realSecret!),
+      }),
   }));
 });

@@ -13,7 +13,11 @@ const SECRET = 'b6c5f3a1-0d7e-4c59-9a8e-2f1d3c4b5a69';
 const SESSION = 'aea9ba6d-1b47-47fc-a4fc-f72b6d3584a7';
 
 const decisionBody = (status: string, extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ status: 'success', verification: { id: SESSION, status, code: 9001, reasonCode: null, decisionTime: '2026-11-28T03:00:00.000Z', vendorData: 'x', ...extra }, technicalData: { ip: null } });
+  JSON.stringify({
+    status: 'success',
+    verification: { id: SESSION, status, code: 9001, reasonCode: null, decisionTime: '2026-11-28T03:00:00.000Z', vendorData: 'x', ...extra },
+    technicalData: { ip: null },
+  });
 
 describe('veriff X-HMAC-SIGNATURE', () => {
   it('is the lower-case hex HMAC-SHA256 of the payload keyed with the shared secret', () => {
@@ -56,7 +60,11 @@ describe('veriff decisions', () => {
       reasonCode: '201',
       decidedAtMs: null,
     });
-    assert.deepEqual(sessionDecisionOf({ status: 'approved', reasonCode: 102, decisionTime: 'not a time' }), { decision: 'approved', reasonCode: null, decidedAtMs: null });
+    assert.deepEqual(sessionDecisionOf({ status: 'approved', reasonCode: 102, decisionTime: 'not a time' }), {
+      decision: 'approved',
+      reasonCode: null,
+      decidedAtMs: null,
+    });
     assert.equal(sessionDecisionOf({ status: 'submitted' }), null);
     assert.equal(reasonCodeOf(-1), null);
     assert.equal(reasonCodeOf('1 OR 1'), null);
@@ -72,17 +80,32 @@ describe('veriff decisions', () => {
 
 describe('veriff webhooks', () => {
   const receiver = webhookReceiver(new Secret(SECRET));
-  const signed = (body: string, signature = hmacSignature(SECRET, body)) => receiver.verify({ rawBody: Buffer.from(body), headers: { 'x-hmac-signature': signature } });
+  const signed = (body: string, signature = hmacSignature(SECRET, body)) =>
+    receiver.verify({ rawBody: Buffer.from(body), headers: { 'x-hmac-signature': signature } });
 
   it('turn a signed decision into a kyc hint naming the session', () => {
     assert.deepEqual(signed(decisionBody('approved')), { accepted: true, hints: [{ kind: 'kyc', sessionId: SESSION, phoneE164: null, decision: 'approved' }] });
-    assert.deepEqual(signed(decisionBody('resubmission_requested')), { accepted: true, hints: [{ kind: 'kyc', sessionId: SESSION, phoneE164: null, decision: 'declined' }] });
+    assert.deepEqual(signed(decisionBody('resubmission_requested')), {
+      accepted: true,
+      hints: [{ kind: 'kyc', sessionId: SESSION, phoneE164: null, decision: 'declined' }],
+    });
     // A status Payrail does not know is still a hint: the decision read says what it is.
-    assert.deepEqual(signed(decisionBody('brand_new_status')), { accepted: true, hints: [{ kind: 'kyc', sessionId: SESSION, phoneE164: null, decision: 'pending' }] });
+    assert.deepEqual(signed(decisionBody('brand_new_status')), {
+      accepted: true,
+      hints: [{ kind: 'kyc', sessionId: SESSION, phoneE164: null, decision: 'pending' }],
+    });
   });
 
   it('turn a signed event (no decision) into a pending hint', () => {
-    const event = JSON.stringify({ id: SESSION.toUpperCase(), attemptId: SESSION, feature: 'selfid', code: 7002, action: 'submitted', vendorData: 'x', endUserId: null });
+    const event = JSON.stringify({
+      id: SESSION.toUpperCase(),
+      attemptId: SESSION,
+      feature: 'selfid',
+      code: 7002,
+      action: 'submitted',
+      vendorData: 'x',
+      endUserId: null,
+    });
     assert.deepEqual(signed(event), { accepted: true, hints: [{ kind: 'kyc', sessionId: SESSION, phoneE164: null, decision: 'pending' }] });
   });
 
@@ -91,13 +114,22 @@ describe('veriff webhooks', () => {
     assert.equal(receiver.verify({ rawBody: Buffer.from(body), headers: {} }).accepted, false);
     assert.equal(signed(body, hmacSignature(`${SECRET}x`, body)).accepted, false);
     assert.equal(signed(body, 'not-hex').accepted, false);
-    for (const other of ['not json', '[]', 'null', '{}', JSON.stringify({ verification: { id: 'not-a-uuid', status: 'approved' } }), JSON.stringify({ verification: null })]) {
+    for (const other of [
+      'not json',
+      '[]',
+      'null',
+      '{}',
+      JSON.stringify({ verification: { id: 'not-a-uuid', status: 'approved' } }),
+      JSON.stringify({ verification: null }),
+    ]) {
       assert.equal(signed(other).accepted, false, other);
     }
     assert.equal(receiver.verify({ rawBody: Buffer.alloc(64 * 1024 + 1, 0x20), headers: { 'x-hmac-signature': 'a'.repeat(64) } }).accepted, false);
   });
 
   it('read ids of any case as the lower-case session id', () => {
-    assert.deepEqual(hintsOfWebhook({ verification: { id: SESSION.toUpperCase(), status: 'declined' } }), [{ kind: 'kyc', sessionId: SESSION, phoneE164: null, decision: 'declined' }]);
+    assert.deepEqual(hintsOfWebhook({ verification: { id: SESSION.toUpperCase(), status: 'declined' } }), [
+      { kind: 'kyc', sessionId: SESSION, phoneE164: null, decision: 'declined' },
+    ]);
   });
 });

@@ -85,7 +85,10 @@ for (const kind of STORE_KINDS) {
       const pendingView = await kycOf(phone);
       const row = await sessionOf(phone);
       await standIn.decide(row.sessionId!, 'approved', { webhook: false });
-      const body = JSON.stringify({ status: 'success', verification: { id: row.sessionId, status: 'approved', code: 9001, decisionTime: new Date().toISOString() } });
+      const body = JSON.stringify({
+        status: 'success',
+        verification: { id: row.sessionId, status: 'approved', code: 9001, decisionTime: new Date().toISOString() },
+      });
       for (const signature of ['bad', 'missing', 'malformed'] as const) assert.equal(await standIn.sendRaw(body, signature), 401, signature);
       assert.deepEqual(await kycOf(phone), pendingView);
       assert.equal((await readVerificationByPhone(t.service.db, phone))?.decision, 'pending');
@@ -163,7 +166,10 @@ for (const kind of STORE_KINDS) {
 
       const phone = receiver('5683');
       standIn.failNext('http-500');
-      assert.deepEqual(await kycOf(phone), { status: 503, body: failure('service_unavailable', 'the KYC provider did not answer; nothing was written; retry') });
+      assert.deepEqual(await kycOf(phone), {
+        status: 503,
+        body: failure('service_unavailable', 'the KYC provider did not answer; nothing was written; retry'),
+      });
       const answer = await kycOf(phone);
       assert.deepEqual(answer, unverified((await sessionOf(phone)).sessionUrl!));
     });
@@ -216,10 +222,16 @@ for (const kind of STORE_KINDS) {
       });
       assert.deepEqual(await api.check(transferBody({ lastFour: '0003', amount: '20.01' })), {
         status: 400,
-        body: failure('kyc_not_verified', 'receiver_phone is new to the network and can receive at most 20.00 per transfer once they accept the payment invitation'),
+        body: failure(
+          'kyc_not_verified',
+          'receiver_phone is new to the network and can receive at most 20.00 per transfer once they accept the payment invitation',
+        ),
       });
       assert.equal(await standIn.decide(row!.sessionId!, 'approved'), 200);
-      assert.deepEqual(await api.kyc(phone.slice(1)), { status: 200, body: { success: true, error: '', kyc_verify: true, money_limit: '100.00', kyc_url: '' } });
+      assert.deepEqual(await api.kyc(phone.slice(1)), {
+        status: 200,
+        body: { success: true, error: '', kyc_verify: true, money_limit: '100.00', kyc_url: '' },
+      });
       assert.equal((await api.check(transferBody({ receiver_phone: phone, amount: '100.00' }))).status, 200);
       assert.deepEqual(await api.check(transferBody({ receiver_phone: phone, amount: '100.01' })), {
         status: 400,

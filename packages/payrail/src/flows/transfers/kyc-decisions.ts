@@ -7,7 +7,7 @@
 // open a few minutes after they started, for webhooks that never came.
 import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock.ts';
-import type { KycConnector, SessionKycProvider } from '../../providers/kyc.ts';
+import type { KycConnector, KycSessionDecision, SessionKycProvider } from '../../providers/kyc.ts';
 import type { Db } from '../../store/db.ts';
 import { applySessionDecision, markChecked, openSessionsToCheck, readVerificationBySession } from '../../store/receivers/verifications.ts';
 import { errorSummary } from '../common/error-summary.ts';
@@ -35,7 +35,7 @@ export async function refreshSessionDecision(deps: KycDecisionDeps, sessionId: s
 }
 
 async function askAndApply(deps: KycDecisionDeps, kyc: SessionKycProvider, sessionId: string): Promise<KycHintResult> {
-  let decision;
+  let decision: KycSessionDecision;
   try {
     decision = await kycSessionDecision(kyc, sessionId);
   } catch (error) {

@@ -16,7 +16,7 @@ import type { ProviderKeys } from '../../domain/provider-keys.ts';
 import { fail } from '../../errors.ts';
 import { LOOKUP_TIMEOUT_MS } from '../../providers/deadline.ts';
 import type { Providers } from '../../providers/index.ts';
-import type { KycStatus, SessionKycProvider } from '../../providers/kyc.ts';
+import type { KycSession, KycStatus, SessionKycProvider } from '../../providers/kyc.ts';
 import type { Service } from '../../service.ts';
 import type { Db } from '../../store/db.ts';
 import {
@@ -87,7 +87,7 @@ async function startSession(deps: KycDeps, kyc: SessionKycProvider, row: Receive
   const token = crypto.randomBytes(12).toString('hex');
   const nowMs = deps.clock.nowMs();
   if (!(await claimSessionStart(deps.db, { pk: row.pk, token, nowMs, leaseUntilMs: nowMs + START_LEASE_MS }))) return awaitOtherStart(deps, row.phone);
-  let session;
+  let session: KycSession;
   try {
     session = await startKycSession(kyc, { phoneE164: row.phone, vendorData: deps.providerKeys.uuid('receiver', row.pk) });
   } catch (error) {

@@ -4,6 +4,7 @@
 import { formatCents } from '../../domain/money.ts';
 import { parsePhone } from '../../domain/phone.ts';
 import { fail } from '../../errors.ts';
+import type { KycStatus } from '../../providers/kyc.ts';
 import type { Service } from '../../service.ts';
 import { kycDepsOf, sessionKycStatus } from './kyc-sessions.ts';
 import { receiverKyc, receiverOnNetwork } from './lookups.ts';
@@ -30,7 +31,7 @@ export function parseAccount(service: Service, account: string): string {
 export async function kycStatus(service: Service, account: string): Promise<KycView> {
   const phone = parseAccount(service, account);
   const kyc = service.providers.kyc;
-  let status;
+  let status: KycStatus | null;
   if (kyc.kind === 'sessions') {
     // Only a receiver the payout network knows has anything to verify: ask the network of a corridor of the phone's country.
     const country = parsePhone(phone, 'US');

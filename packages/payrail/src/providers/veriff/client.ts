@@ -51,7 +51,8 @@ export async function callVeriff(settings: VeriffSettings, call: VeriffCall, sig
   }
   if (response.status < 200 || response.status > 299) {
     await response.body?.cancel().catch(() => undefined);
-    const Failure = response.status >= 500 || response.status === 429 || response.status === 401 || response.status === 403 ? VeriffUnavailable : VeriffAnswerUnusable;
+    const Failure =
+      response.status >= 500 || response.status === 429 || response.status === 401 || response.status === 403 ? VeriffUnavailable : VeriffAnswerUnusable;
     throw new Failure(`veriff ${call.what}: HTTP ${response.status}`);
   }
   const text = await readText(response, call.what, signal);
@@ -61,7 +62,8 @@ export async function callVeriff(settings: VeriffSettings, call: VeriffCall, sig
   } catch {
     throw new VeriffAnswerUnusable(`veriff ${call.what}: the answer is not JSON`);
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new VeriffAnswerUnusable(`veriff ${call.what}: the answer is not an object`);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new VeriffAnswerUnusable(`veriff ${call.what}: the answer is not an object`);
   return parsed as Record<string, unknown>;
 }
 

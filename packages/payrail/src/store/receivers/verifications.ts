@@ -24,8 +24,7 @@ export interface ReceiverVerification {
 export const ENDED_DECISIONS: readonly KycDecision[] = ['declined', 'resubmission_requested', 'expired', 'abandoned'];
 const ENDED_SQL = ENDED_DECISIONS.map((decision) => `'${decision}'`).join(', ');
 
-const COLUMNS =
-  'pk, phone, session_id, session_url, session_started_at_ms, session_expires_at_ms, decision, reason_code, decided_at_ms, updated_at_ms';
+const COLUMNS = 'pk, phone, session_id, session_url, session_started_at_ms, session_expires_at_ms, decision, reason_code, decided_at_ms, updated_at_ms';
 
 interface Row {
   pk: number | string;

@@ -135,7 +135,15 @@ export async function startVeriffStandIn(options: { apiKey?: string; sharedSecre
   const sendDecision = (session: StandInSession, decision: StandInDecision) =>
     signedPost({ status: 'success', verification: verificationOf(session, decision), technicalData: { ip: null } });
   const sendEvent = (session: StandInSession, action: 'started' | 'submitted') =>
-    signedPost({ id: session.id, attemptId: session.attemptId, feature: 'selfid', code: action === 'started' ? 7001 : 7002, action, vendorData: session.vendorData, endUserId: null });
+    signedPost({
+      id: session.id,
+      attemptId: session.attemptId,
+      feature: 'selfid',
+      code: action === 'started' ? 7001 : 7002,
+      action,
+      vendorData: session.vendorData,
+      endUserId: null,
+    });
 
   const known = (id: string): StandInSession => {
     const session = sessions.get(id);
@@ -164,7 +172,12 @@ export async function startVeriffStandIn(options: { apiKey?: string; sharedSecre
     },
     async decide(id, status, decideOptions = {}) {
       const session = known(id);
-      const decision = decideSession(session, status, decideOptions.reasonCode ?? (status === 'declined' ? 102 : status === 'resubmission_requested' ? 201 : null), decideOptions.decisionTime ?? new Date(now()).toISOString());
+      const decision = decideSession(
+        session,
+        status,
+        decideOptions.reasonCode ?? (status === 'declined' ? 102 : status === 'resubmission_requested' ? 201 : null),
+        decideOptions.decisionTime ?? new Date(now()).toISOString(),
+      );
       return decideOptions.webhook === false ? null : sendDecision(session, decision);
     },
     resend(id, historyIndex) {
@@ -175,7 +188,13 @@ export async function startVeriffStandIn(options: { apiKey?: string; sharedSecre
     },
     sendRaw(body, signature) {
       const header =
-        signature === 'good' ? hmacHex(sharedSecret, body) : signature === 'bad' ? hmacHex(`${sharedSecret}x`, body) : signature === 'malformed' ? 'sha256=zz' : null;
+        signature === 'good'
+          ? hmacHex(sharedSecret, body)
+          : signature === 'bad'
+            ? hmacHex(`${sharedSecret}x`, body)
+            : signature === 'malformed'
+              ? 'sha256=zz'
+              : null;
       return post(body, header);
     },
     webhookTo(url) {
@@ -197,18 +216,20 @@ export async function startVeriffStandIn(options: { apiKey?: string; sharedSecre
 
   /** Answers never sent: the connection was cut after the request was applied. */
   const muted = new WeakSet<ServerResponse>();
-  const reply = (response: ServerResponse, status: number, body: unknown) => {
+  const reply = (response: ServerResponse, status: number, body: unknown): undefined => {
     if (response.destroyed || muted.has(response)) return;
     const text = JSON.stringify(body);
     // Veriff signs its answers too (X-HMAC-SIGNATURE of the body).
     response.writeHead(status, { 'content-type': 'application/json', 'x-hmac-signature': hmacHex(sharedSecret, text) });
     response.end(text);
   };
-  const refuse = (response: ServerResponse, status: number, code: string, message: string) => reply(response, status, { status: 'fail', code, message });
+  const refuse = (response: ServerResponse, status: number, code: string, message: string): undefined =>
+    reply(response, status, { status: 'fail', code, message });
 
-  const handle = (request: IncomingMessage, response: ServerResponse, raw: string): void => {
+  const handle = (request: IncomingMessage, response: ServerResponse, raw: string): undefined => {
     const path = (request.url ?? '').split('?')[0] ?? '';
-    if (request.headers['x-auth-client'] !== apiKey) return refuse(response, 401, '1801', 'Mandatory X-AUTH-CLIENT header containing the API key is missing or invalid.');
+    if (request.headers['x-auth-client'] !== apiKey)
+      return refuse(response, 401, '1801', 'Mandatory X-AUTH-CLIENT header containing the API key is missing or invalid.');
     if (request.method === 'POST' && (path === '/v1/sessions' || path === '/v1/sessions/')) {
       let body: { verification?: { vendorData?: unknown; person?: { firstName?: unknown } } };
       try {
@@ -219,10 +240,19 @@ export async function startVeriffStandIn(options: { apiKey?: string; sharedSecre
       const verification = body?.verification;
       if (verification === null || typeof verification !== 'object') return refuse(response, 400, '1102', 'Mandatory parameters are missing from the request.');
       const vendorData = verification.vendorData;
-      if (vendorData !== undefined && (typeof vendorData !== 'string' || vendorData.length > 1000)) return refuse(response, 400, '1104', 'vendorData must be a string of at most 1000 characters.');
+      if (vendorData !== undefined && (typeof vendorData !== 'string' || vendorData.length > 1000))
+        return refuse(response, 400, '1104', 'vendorData must be a string of at most 1000 characters.');
       const token = randomBytes(24).toString('base64url');
       const firstName = typeof verification.person?.firstName === 'string' ? verification.person.firstName : null;
-      const session: StandInSession = { id: randomUUID(), url: `${base}/v/${token}`, vendorData: vendorData ?? null, firstName, attemptId: randomUUID(), decision: null, history: [] };
+      const session: StandInSession = {
+        id: randomUUID(),
+        url: `${base}/v/${token}`,
+        vendorData: vendorData ?? null,
+        firstName,
+        attemptId: randomUUID(),
+        decision: null,
+        history: [],
+      };
       sessions.set(session.id, session);
       return reply(response, 201, {
         status: 'success',
@@ -233,7 +263,8 @@ export async function startVeriffStandIn(options: { apiKey?: string; sharedSecre
     if (request.method === 'GET' && match !== null) {
       const id = decodeURIComponent(match[1]!);
       const signature = request.headers['x-hmac-signature'];
-      if (typeof signature !== 'string' || signature.toLowerCase() !== hmacHex(sharedSecret, id)) return refuse(response, 401, '1812', 'Signature is not valid.');
+      if (typeof signature !== 'string' || signature.toLowerCase() !== hmacHex(sharedSecret, id))
+        return refuse(response, 401, '1812', 'Signature is not valid.');
       const session = sessions.get(id);
       if (session === undefined) return refuse(response, 404, '1818', 'Session not found.');
       return reply(response, 200, {
