@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { checkOpenSessions, KYC_BACKSTOP_AFTER_MS } from '../../src/flows/transfers/kyc-decisions.ts';
-import { applySessionDecision, readVerificationByPhone } from '../../src/store/receivers/verifications.ts';
+import { applySessionDecision, claimSessionStart, ensureVerification, readVerificationByPhone } from '../../src/store/receivers/verifications.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 import { caller, failure, receiver, transferBody } from '../helpers/transfers.ts';
@@ -154,6 +154,20 @@ for (const kind of STORE_KINDS) {
       const row = await sessionOf(phone);
       for (const answer of answers) assert.deepEqual(answer, unverified(row.sessionUrl!));
       assert.equal(standIn.sessions().filter((session) => session.vendorData === t.service.providerKeys.uuid('receiver', row.pk)).length, 1);
+    });
+
+    it('the store gives the start lease to exactly one of many processes asking at once, and not while a session is open', async () => {
+      const row = await ensureVerification(t.service.db, receiver('5690'), 'veriff', t.clock.nowMs());
+      const nowMs = t.clock.nowMs();
+      const claims = await Promise.all(
+        Array.from({ length: 8 }, (_, index) => claimSessionStart(t.service.db, { pk: row.pk, token: `token-${index}`, nowMs, leaseUntilMs: nowMs + 60_000 })),
+      );
+      assert.equal(claims.filter(Boolean).length, 1);
+      // Once the lease ran out another may take it.
+      assert.equal(await claimSessionStart(t.service.db, { pk: row.pk, token: 'late', nowMs: nowMs + 60_000, leaseUntilMs: nowMs + 120_000 }), true);
+      // A receiver with an open session is never claimed.
+      const open = await sessionOf(receiver('5682'));
+      assert.equal(await claimSessionStart(t.service.db, { pk: open.pk, token: 'x', nowMs, leaseUntilMs: nowMs + 60_000 }), false);
     });
 
     it('a receiver off the payout network is account_not_found and gets no session; Veriff down is 503 and the next request starts one', async () => {

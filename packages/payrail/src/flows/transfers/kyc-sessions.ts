@@ -49,9 +49,9 @@ export function kycDepsOf(service: Service): KycDeps {
  */
 const START_LEASE_MS = 2 * LOOKUP_TIMEOUT_MS + 5_000;
 
-/** How often a request that lost the race looks again for the session another process is starting, and for how long. */
+/** How often a request that lost the race looks again for the session another process is starting, and for how long (a request waits no longer than a look-up). */
 const WAIT_STEP_MS = 100;
-const WAIT_STEPS_MAX = Math.ceil(START_LEASE_MS / WAIT_STEP_MS);
+const WAIT_STEPS_MAX = Math.ceil(LOOKUP_TIMEOUT_MS / WAIT_STEP_MS);
 
 /** Starts in flight in this process, by phone: concurrent requests for one receiver share one. */
 const startsInFlight = new Map<string, Promise<string>>();
@@ -82,27 +82,27 @@ export async function sessionKycStatus(deps: KycDeps, kyc: SessionKycProvider, p
   return statusOf(deps, await readVerificationByPhone(deps.db, phoneE164), url);
 }
 
-/** Starts the receiver's next session if this request wins the store's lease; else waits for the winner's. Returns the session's link. */
+/**
+ * Starts the receiver's next session if this request wins the store's lease;
+ * else waits for the winner's session to appear, and takes the lease itself
+ * should the winner's run out (it died). Returns the session's link.
+ */
 async function startSession(deps: KycDeps, kyc: SessionKycProvider, row: ReceiverVerification): Promise<string> {
   const token = crypto.randomBytes(12).toString('hex');
-  const nowMs = deps.clock.nowMs();
-  if (!(await claimSessionStart(deps.db, { pk: row.pk, token, nowMs, leaseUntilMs: nowMs + START_LEASE_MS }))) return awaitOtherStart(deps, row.phone);
-  let session: KycSession;
-  try {
-    session = await startKycSession(kyc, { phoneE164: row.phone, vendorData: deps.providerKeys.uuid('receiver', row.pk) });
-  } catch (error) {
-    await releaseSessionStart(deps.db, row.pk, token);
-    throw error;
-  }
-  if (!(await recordStartedSession(deps.db, { pk: row.pk, token, session, nowMs: deps.clock.nowMs() }))) return awaitOtherStart(deps, row.phone);
-  return session.url;
-}
-
-/** Another request (another process) holds the lease: its session appears in the store, or the lease runs out. */
-async function awaitOtherStart(deps: KycDeps, phoneE164: string): Promise<string> {
   for (let step = 0; step < WAIT_STEPS_MAX; step++) {
-    const row = await readVerificationByPhone(deps.db, phoneE164);
-    if (row !== null && (row.decision === 'approved' || !needsNewSession(row, deps.clock.nowMs()))) return row.sessionUrl ?? '';
+    const nowMs = deps.clock.nowMs();
+    if (await claimSessionStart(deps.db, { pk: row.pk, token, nowMs, leaseUntilMs: nowMs + START_LEASE_MS })) {
+      let session: KycSession;
+      try {
+        session = await startKycSession(kyc, { phoneE164: row.phone, vendorData: deps.providerKeys.uuid('receiver', row.pk) });
+      } catch (error) {
+        await releaseSessionStart(deps.db, row.pk, token);
+        throw error;
+      }
+      if (await recordStartedSession(deps.db, { pk: row.pk, token, session, nowMs: deps.clock.nowMs() })) return session.url;
+    }
+    const current = await readVerificationByPhone(deps.db, row.phone);
+    if (current !== null && (current.decision === 'approved' || !needsNewSession(current, deps.clock.nowMs()))) return current.sessionUrl ?? '';
     await new Promise((resolve) => setTimeout(resolve, WAIT_STEP_MS));
   }
   return fail('service_unavailable', 'the KYC provider did not answer; nothing was written; retry');

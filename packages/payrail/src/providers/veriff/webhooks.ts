@@ -33,7 +33,13 @@ export function hintsOfWebhook(body: unknown): readonly CallbackHint[] | null {
   return null;
 }
 
-export function webhookReceiver(sharedSecret: Secret<string>): CallbackReceiver {
+/** A CallbackReceiver that answers at once. */
+export interface SyncCallbackReceiver extends CallbackReceiver {
+  verify(callback: ProviderCallback): CallbackVerdict;
+}
+
+/** The connector's CallbackReceiver; its answer is synchronous (a signature check and a parse). */
+export function webhookReceiver(sharedSecret: Secret<string>): SyncCallbackReceiver {
   return {
     verify(callback: ProviderCallback): CallbackVerdict {
       if (callback.rawBody.byteLength > CALLBACK_BODY_MAX_BYTES) return { accepted: false, reason: 'body too large' };

@@ -2,10 +2,26 @@
 // (migration 027). Every change is one conditional statement, so the store
 // decides races: two requests cannot both start a session for a receiver,
 // and a decision older than the one kept, or a replay of it, changes nothing.
-import type { KycDecision, KycSession, KycSessionDecision } from '../../providers/kyc.ts';
 import type { Db } from '../db.ts';
 
-export type KeptDecision = KycDecision | 'none';
+/** A session's decision as the provider reported it (providers/kyc.ts KycDecision), 'pending' while open. */
+export type SessionDecisionName = 'approved' | 'declined' | 'resubmission_requested' | 'expired' | 'abandoned' | 'review' | 'pending';
+/** What the row keeps: 'none' before the receiver's first session. */
+export type KeptDecision = SessionDecisionName | 'none';
+
+/** A session as the provider started it. */
+export interface StartedSession {
+  readonly sessionId: string;
+  readonly url: string;
+  readonly expiresAtMs: number | null;
+}
+
+/** A decision as the provider reported it. */
+export interface ReportedDecision {
+  readonly decision: SessionDecisionName;
+  readonly reasonCode: string | null;
+  readonly decidedAtMs: number | null;
+}
 
 export interface ReceiverVerification {
   readonly pk: number;
@@ -21,7 +37,7 @@ export interface ReceiverVerification {
 }
 
 /** Decisions after which the receiver needs a new session to be verified. */
-export const ENDED_DECISIONS: readonly KycDecision[] = ['declined', 'resubmission_requested', 'expired', 'abandoned'];
+export const ENDED_DECISIONS: readonly SessionDecisionName[] = ['declined', 'resubmission_requested', 'expired', 'abandoned'];
 const ENDED_SQL = ENDED_DECISIONS.map((decision) => `'${decision}'`).join(', ');
 
 const COLUMNS = 'pk, phone, session_id, session_url, session_started_at_ms, session_expires_at_ms, decision, reason_code, decided_at_ms, updated_at_ms';
@@ -109,7 +125,7 @@ export async function claimSessionStart(db: Db, input: { pk: number; token: stri
 }
 
 /** Keeps the session the lease holder started (pending); false when the lease was lost meanwhile (it had run out and another took it). */
-export async function recordStartedSession(db: Db, input: { pk: number; token: string; session: KycSession; nowMs: number }): Promise<boolean> {
+export async function recordStartedSession(db: Db, input: { pk: number; token: string; session: StartedSession; nowMs: number }): Promise<boolean> {
   const { changes } = await db.write((tx) =>
     tx.run(
       `UPDATE receiver_verifications
@@ -138,7 +154,7 @@ export type DecisionApplied = 'applied' | 'unchanged';
  * decision, a replay, or a decision of a session since replaced changes
  * nothing. A pending answer is no decision: nothing to keep.
  */
-export async function applySessionDecision(db: Db, input: { sessionId: string; decision: KycSessionDecision; nowMs: number }): Promise<DecisionApplied> {
+export async function applySessionDecision(db: Db, input: { sessionId: string; decision: ReportedDecision; nowMs: number }): Promise<DecisionApplied> {
   const { decision, reasonCode, decidedAtMs } = input.decision;
   if (decision === 'pending') return 'unchanged';
   const newer = decidedAtMs === null ? "decided_at_ms IS NULL AND decision = 'pending'" : '(decided_at_ms IS NULL OR decided_at_ms < ?)';
