@@ -1,6 +1,8 @@
 // KYC look-up (docs/interface-spec.md section 2.8): the receiver's verification status and the most
 // they may receive per transfer. The path carries E.164 digits without the
-// plus; a plus is tolerated.
+// plus; a plus is tolerated. A look-up provider (the sandbox, modules) is
+// asked; with a provider verifying in sessions (Veriff) the answer is what
+// Payrail kept, with a session link to verify at (kyc-sessions.ts).
 import { formatCents } from '../../domain/money.ts';
 import { parsePhone } from '../../domain/phone.ts';
 import { fail } from '../../errors.ts';
@@ -34,8 +36,10 @@ export async function kycStatus(service: Service, account: string): Promise<KycV
   let status: KycStatus | null;
   if (kyc.kind === 'sessions') {
     // Only a receiver the payout network knows has anything to verify: ask the network of a corridor of the phone's country.
-    const country = parsePhone(phone, 'US');
-    const corridor = service.corridors.corridors.find((candidate) => country.ok && candidate.country === country.country)!;
+    const parsed = parsePhone(phone, 'US');
+    const corridor = service.corridors.corridors.find((candidate) => parsed.ok && candidate.country === parsed.country);
+    // parseAccount found one already; a table without one answers as parseAccount does.
+    if (corridor === undefined) return fail('account_not_found', `no receiver account for ${phone.slice(1)}`);
     const { registered } = await receiverOnNetwork(service.providers, phone, corridor);
     status = registered ? await sessionKycStatus(kycDepsOf(service), kyc, phone) : null;
   } else {
