@@ -10,6 +10,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Secret } from '../../src/domain/secret.ts';
 import type { SessionKycProvider } from '../../src/providers/kyc.ts';
+import { BREAKER_DEFAULTS, isBreakerOpen } from '../../src/providers/breaker.ts';
+import { kycWithBreaker } from '../../src/providers/connector-breakers.ts';
 import { VeriffAnswerUnusable, VeriffUnavailable } from '../../src/providers/veriff/client.ts';
 import { createVeriff } from '../../src/providers/veriff/index.ts';
 import { SESSION_LIFETIME_MS } from '../../src/providers/veriff/settings.ts';
@@ -108,6 +110,35 @@ describe('veriff contract (stand-in)', () => {
       connectorWith({ callTimeoutMs: 50 }).start({ phoneE164: '+254712345678', vendorData: VENDOR_DATA }),
       /TimeoutError|no answer|timeout/i,
     );
+  });
+});
+
+describe('veriff behind its circuit breaker', () => {
+  let standIn: VeriffStandIn;
+  before(async () => {
+    standIn = await startVeriffStandIn();
+  });
+  after(() => standIn.close());
+
+  it('opens after consecutive failures and then refuses before sending; webhooks are still verified; an unknown session does not count', async () => {
+    const veriff = createVeriff({ url: standIn.url, apiKey: new Secret(standIn.apiKey), sharedSecret: new Secret(standIn.sharedSecret) });
+    const guarded = kycWithBreaker(veriff);
+    assert.equal(guarded.kind, 'sessions');
+    if (guarded.kind !== 'sessions') return;
+    // An answer Payrail cannot use (a session Veriff does not know) is not an outage.
+    for (let i = 0; i < BREAKER_DEFAULTS.consecutiveFailuresMax + 1; i++) {
+      await assert.rejects(guarded.decision('11111111-2222-4333-8444-555555555555', AbortSignal.timeout(5_000)), VeriffAnswerUnusable);
+    }
+    standIn.failNext('http-500', BREAKER_DEFAULTS.consecutiveFailuresMax);
+    for (let i = 0; i < BREAKER_DEFAULTS.consecutiveFailuresMax; i++) {
+      await assert.rejects(guarded.start({ phoneE164: '+254712345678', vendorData: VENDOR_DATA }, AbortSignal.timeout(5_000)), VeriffUnavailable);
+    }
+    const sent = standIn.requestCount();
+    await assert.rejects(guarded.start({ phoneE164: '+254712345678', vendorData: VENDOR_DATA }, AbortSignal.timeout(5_000)), (error) => isBreakerOpen(error));
+    assert.equal(standIn.requestCount(), sent);
+    // The signature check is local work: callbacks are read while the API is refused.
+    assert.equal(guarded.name, 'veriff');
+    assert.equal(guarded.callbacks, veriff.callbacks);
   });
 });
 
