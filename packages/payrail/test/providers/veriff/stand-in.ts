@@ -83,7 +83,7 @@ export function hmacHex(secret: string, payload: string | Buffer): string {
   return createHmac('sha256', secret).update(payload).digest('hex');
 }
 
-export async function startVeriffStandIn(options: { apiKey?: string; sharedSecret?: string; now?: () => number } = {}): Promise<VeriffStandIn> {
+export async function startVeriffStandIn(options: { apiKey?: string; sharedSecret?: string; now?: () => number; port?: number } = {}): Promise<VeriffStandIn> {
   const apiKey = options.apiKey ?? randomUUID();
   const sharedSecret = options.sharedSecret ?? randomUUID();
   const now = options.now ?? Date.now;
@@ -304,7 +304,7 @@ export async function startVeriffStandIn(options: { apiKey?: string; sharedSecre
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('the stand-in has no TCP address');
