@@ -5,6 +5,7 @@ import path from 'node:path';
 import { ADDRESS_FAILURES_MAX_DEFAULT, RATE_LIMIT_PER_ADDRESS_DEFAULT, RATE_LIMIT_PER_CREDENTIAL_DEFAULT } from './domain/auth-limits.ts';
 import { authorizeNetSettings } from './config/authorize-net.ts';
 import { mtnMomoSettings } from './config/mtn-momo.ts';
+import { type KycLimits, kycLimitSettings, veriffSettings } from './config/veriff.ts';
 import type { SettingsSource } from './config/settings-source.ts';
 import { BUILT_IN_CONNECTORS, CONNECTOR_SLOT_LABELS, connectorChoiceProblem, type ConnectorSlot } from './domain/connector-spec.ts';
 import { parseCloseTime } from './domain/card-lifecycle.ts';
@@ -43,6 +44,8 @@ export interface Config {
   readonly providers: Readonly<Record<ConnectorSlot, string>>;
   /** Settings of the built-in connectors chosen in `providers`; null for one not chosen. Secrets are boxed. */
   readonly connectors: BuiltInConnectorSettings;
+  /** Per-transfer limits of receivers verified by a KYC provider working in sessions (PAYRAIL_KYC_VERIFIED_LIMIT, PAYRAIL_KYC_UNVERIFIED_LIMIT). */
+  readonly kycLimits: KycLimits;
   /** Public base URL of this deployment, used to build kyc_url and invitation links. */
   readonly publicUrl: string;
   readonly bodyLimitBytes: number;
@@ -146,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     )
       ? mtnMomoSettings(settings)
       : null,
+    veriff: providers.kyc === 'veriff' ? veriffSettings(settings) : null,
   };
   const tlsCertFile = text('PAYRAIL_TLS_CERT');
   const tlsKeyFile = text('PAYRAIL_TLS_KEY');
@@ -210,6 +214,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxyTls,
     providers,
     connectors,
+    kycLimits: kycLimitSettings(settings),
     publicUrl: (text('PAYRAIL_PUBLIC_URL') ?? `http://${host}:${port}`).replace(/\/+$/, ''),
     bodyLimitBytes: integer('PAYRAIL_BODY_LIMIT_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
     batchCloseMinuteOfDay: closeTime('PAYRAIL_BATCH_CLOSE_UTC'),

@@ -10,7 +10,7 @@ import type { CardProcessor } from './card-processor.ts';
 import type { ProcessorSettlements } from './card-settlements.ts';
 import type { FxProvider } from './fx.ts';
 import type { Corridor } from '../domain/corridors.ts';
-import type { KycProvider } from './kyc.ts';
+import type { KycConnector, KycProvider, SessionKycProvider } from './kyc.ts';
 import type { PayoutNetwork } from './payout-network.ts';
 
 const breakers = new WeakMap<object, ConnectorBreaker>();
@@ -88,7 +88,11 @@ export function payoutNetworkWithBreaker(network: PayoutNetwork, log?: Logger): 
   );
 }
 
-export function kycWithBreaker(kyc: KycProvider, log?: Logger): KycProvider {
+export function kycWithBreaker(kyc: KycConnector, log?: Logger): KycConnector {
+  return kyc.kind === 'sessions' ? sessionKycWithBreaker(kyc, log) : lookupKycWithBreaker(kyc, log);
+}
+
+function lookupKycWithBreaker(kyc: KycProvider, log?: Logger): KycProvider {
   const breaker = breakerFor('KYC provider', kyc, log);
   return registered(
     {
@@ -100,6 +104,22 @@ export function kycWithBreaker(kyc: KycProvider, log?: Logger): KycProvider {
       ...(kyc.completeVerification === undefined
         ? {}
         : { completeVerification: (phoneE164: string) => breaker.call(undefined, () => kyc.completeVerification!(phoneE164)) }),
+    },
+    breaker,
+  );
+}
+
+/** Starting a session and reading a decision go to the provider; the webhook's signature check is local work. */
+function sessionKycWithBreaker(kyc: SessionKycProvider, log?: Logger): SessionKycProvider {
+  const breaker = breakerFor('KYC provider', kyc, log);
+  return registered(
+    {
+      kind: 'sessions',
+      name: kyc.name,
+      ...(kyc.lookupTimeoutMs === undefined ? {} : { lookupTimeoutMs: kyc.lookupTimeoutMs }),
+      ...(kyc.callbacks === undefined ? {} : { callbacks: kyc.callbacks }),
+      start: (receiver, signal) => breaker.call(signal, () => kyc.start(receiver, signal)),
+      decision: (sessionId, signal) => breaker.call(signal, () => kyc.decision(sessionId, signal)),
     },
     breaker,
   );

@@ -19,12 +19,13 @@ import { SandboxCardProcessor } from './card-processor-sandbox.ts';
 import { checkCardProcessor } from './card-processor.ts';
 import { cardProcessorWithBreaker, fxWithBreaker, kycWithBreaker, payoutNetworkWithBreaker } from './connector-breakers.ts';
 import type { FxProvider } from './fx.ts';
-import type { KycProvider } from './kyc.ts';
+import type { KycConnector } from './kyc.ts';
 import type { PayoutNetwork } from './payout-network.ts';
 import { SandboxFx } from './sandbox/fx.ts';
 import { SandboxKyc } from './sandbox/kyc.ts';
 import { SandboxPayoutNetwork } from './sandbox/payout-network.ts';
 import { SandboxReceivers, type ReceiverStates } from './sandbox/receivers.ts';
+import { createVeriff, type VeriffSettings } from './veriff/index.ts';
 
 /** What a connector factory receives. */
 export interface ProviderContext {
@@ -44,6 +45,7 @@ export type ProviderChoice = Readonly<Record<ConnectorSlot, string>>;
 export interface BuiltInConnectorSettings {
   readonly authorizeNet: AuthorizeNetSettings | null;
   readonly mtnMomo: MtnMomoSettings | null;
+  readonly veriff: VeriffSettings | null;
 }
 
 /** A built-in connector's factory, by its name. */
@@ -57,7 +59,8 @@ export interface Providers {
   readonly defaultPayoutConnector: string;
   /** Every payout network in use, by the name configuration gives it (the default's included); flows/transfers/networks.ts picks one. */
   readonly payoutNetworks: ReadonlyMap<string, PayoutNetwork>;
-  readonly kyc: KycProvider;
+  /** A look-up provider (the sandbox, modules) or one working in sessions (veriff): flows/transfers/lookups.ts handles both. */
+  readonly kyc: KycConnector;
   readonly fx: FxProvider;
 }
 
@@ -138,7 +141,10 @@ export async function createProviders(
     payoutNetworks.set(name, withBreaker(name, network, payoutNetworkWithBreaker, context.log));
   }
   checkCorridorSettings(corridors, payoutNetworks, choice.payoutNetwork);
-  const kyc = await loadProvider(choice.kyc, context, () => new SandboxKyc(receivers, context.clock, context.publicUrl), 'kyc');
+  const kycBuiltIns: BuiltIns<KycConnector> = {
+    veriff: () => createVeriff(chosen(settings.veriff, 'veriff'), { nowMs: () => context.clock.nowMs() }),
+  };
+  const kyc = await loadProvider<KycConnector>(choice.kyc, context, () => new SandboxKyc(receivers, context.clock, context.publicUrl), 'kyc', kycBuiltIns);
   const fx = await loadProvider(choice.fx, context, () => new SandboxFx(), 'fx');
   return {
     cardProcessor: withBreaker(choice.cardProcessor, cardProcessor, cardProcessorWithBreaker, context.log),

@@ -1,6 +1,7 @@
 // The worker's jobs, in the order they run each round.
 import type { Service } from '../service.ts';
 import { cardLifecycleJobs, payinCleanupJob, pendingChargesJob, recurringSchedulesJob } from './charge-jobs.ts';
+import { kycBackstopJob } from './kyc-jobs.ts';
 import { mailSendJob } from './mail-jobs.ts';
 import { processorReconciliationJob, tableStatisticsJob } from './maintenance-jobs.ts';
 import { abuseCountersPruneJob, cardDataScrubJob } from './security-jobs.ts';
@@ -16,6 +17,7 @@ export function createJobs(service: Service): Job[] {
     payinCleanupJob(service),
     abuseCountersPruneJob(service),
     ...createTransferJobs(service),
+    kycBackstopJob(service),
     cardDataScrubJob(service),
     mailSendJob(service),
     { name: 'events.prune', runOnce: () => pruneOldEvents(service) },

@@ -150,7 +150,9 @@ describe('built-in connector names', () => {
     assert.deepEqual(problemsOf({ PAYRAIL_PAYOUT_NETWORK: 'authorize-net', PAYRAIL_KYC_PROVIDER: 'veriff', PAYRAIL_CARD_PROCESSOR: 'pawapay' }), [
       `PAYRAIL_CARD_PROCESSOR names Payrail's built-in payout network, which is no card processor (a module of that name is loaded by its path), got "pawapay"`,
       `PAYRAIL_PAYOUT_NETWORK names Payrail's built-in card processor, which is no payout network (a module of that name is loaded by its path), got "authorize-net"`,
-      'PAYRAIL_KYC_PROVIDER names a built-in KYC provider this version of Payrail does not ship yet; name a connector module meanwhile, got "veriff"',
+      // veriff is built in: choosing it asks for its settings.
+      'PAYRAIL_VERIFF_API_KEY (or PAYRAIL_VERIFF_API_KEY_FILE, a file holding it) is required with PAYRAIL_KYC_PROVIDER=veriff',
+      'PAYRAIL_VERIFF_SHARED_SECRET (or PAYRAIL_VERIFF_SHARED_SECRET_FILE, a file holding it) is required with PAYRAIL_KYC_PROVIDER=veriff',
     ]);
   });
 

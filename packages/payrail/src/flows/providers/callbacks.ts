@@ -18,6 +18,7 @@ import type { Providers } from '../../providers/index.ts';
 import type { Service } from '../../service.ts';
 import { readPendingCharge, readPendingChargeByProcessorRef } from '../../store/payin/charge-reads.ts';
 import { errorSummary } from '../common/error-summary.ts';
+import { type KycHintResult, refreshSessionDecision } from '../transfers/kyc-decisions.ts';
 import { type PendingChargeResolution, type RecoveryDeps, recoveryDepsOf, resolvePendingCharge } from '../payin/charge-recovery.ts';
 
 /** Hints applied from one callback; providers report one payment per callback, so more is a connector's mistake. */
@@ -49,7 +50,7 @@ export function callbackReceiverOf(providers: Providers, connectorName: string):
 }
 
 /** What became of one hint, for the log line. */
-type HintResult = PendingChargeResolution | 'no-pending-payment' | 'not-applied';
+type HintResult = PendingChargeResolution | KycHintResult | 'no-pending-payment' | 'not-applied';
 
 /** What the route answers a verified callback. */
 export interface CallbackReceipt {
@@ -93,12 +94,14 @@ async function applyHint(deps: CallbackDeps, hint: CallbackHint): Promise<HintRe
   switch (hint.kind) {
     case 'card':
       return applyCardHint(deps, hint);
-    // Payouts are polled by the worker until final (transfers/advance.ts), and
-    // a receiver's KYC is looked up from the provider at each request
-    // (transfers/lookups.ts): nothing is lost by not applying these yet. The
-    // payout and KYC connectors of behaviour.md section 18 bring their hints in.
-    case 'payout':
+    // A receiver's verification at a provider working in sessions: the
+    // session's decision is asked of the provider and kept through one guarded
+    // store command (transfers/kyc-decisions.ts). A look-up provider is asked
+    // at each request: nothing to keep.
     case 'kyc':
+      return refreshSessionDecision({ db: deps.db, clock: deps.clock, log: deps.log, kyc: deps.providers.kyc }, hint.sessionId);
+    // Payouts are polled by the worker until final (transfers/advance.ts).
+    case 'payout':
       return 'not-applied';
   }
 }

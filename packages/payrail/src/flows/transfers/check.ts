@@ -11,6 +11,7 @@ import { saveTransferQuote } from '../../store/transfers/quotes.ts';
 import { gatewayRefusal } from './gateway.ts';
 import { fxRate } from './lookups.ts';
 import { receivedMinorOf } from './networks.ts';
+import { kycDepsOf } from './kyc-sessions.ts';
 import { checkReceiver, type ReceiverStatus } from './receiver.ts';
 import { validateTransfer, type TransferRequestBody } from './validate.ts';
 
@@ -22,7 +23,7 @@ export interface CheckResult {
 
 export async function checkTransfer(service: Service, merchantId: string, body: TransferRequestBody): Promise<CheckResult> {
   const transfer = validateTransfer(body, service.corridors);
-  const receiverStatus = await checkReceiver(service.providers, transfer.corridor, transfer.receiverPhone, transfer.amountCents);
+  const receiverStatus = await checkReceiver(kycDepsOf(service), transfer.corridor, transfer.receiverPhone, transfer.amountCents);
   if (transfer.gatewayChargePk !== null) {
     const chargePk = transfer.gatewayChargePk;
     const facts = await readGatewayChargeFacts(service.db, chargePk);

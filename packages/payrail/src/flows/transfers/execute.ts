@@ -18,6 +18,7 @@ import { transferEventData } from './events.ts';
 import { gatewayRaceRefusal, gatewayRefusal } from './gateway.ts';
 import { fxRate } from './lookups.ts';
 import { receivedMinorOf } from './networks.ts';
+import { kycDepsOf } from './kyc-sessions.ts';
 import { checkReceiver, type ReceiverStatus } from './receiver.ts';
 import { validateTransfer, type TransferRequestBody } from './validate.ts';
 
@@ -29,7 +30,7 @@ export interface ExecuteResult {
 
 export async function executeTransfer(service: Service, merchantId: string, body: TransferRequestBody): Promise<ExecuteResult> {
   const transfer = validateTransfer(body, service.corridors);
-  const receiverStatus = await checkReceiver(service.providers, transfer.corridor, transfer.receiverPhone, transfer.amountCents);
+  const receiverStatus = await checkReceiver(kycDepsOf(service), transfer.corridor, transfer.receiverPhone, transfer.amountCents);
   const eventData = (status: TransferStatusRow, nowMs: number) => transferEventData(service, { id: transfer.id, status }, nowMs);
   const answer = await executeInStore(service.db, {
     merchantId,

@@ -1,11 +1,15 @@
 // KYC look-up (docs/interface-spec.md section 2.8): the receiver's verification status and the most
 // they may receive per transfer. The path carries E.164 digits without the
-// plus; a plus is tolerated.
+// plus; a plus is tolerated. A look-up provider (the sandbox, modules) is
+// asked; with a provider verifying in sessions (Veriff) the answer is what
+// Payrail kept, with a session link to verify at (kyc-sessions.ts).
 import { formatCents } from '../../domain/money.ts';
 import { parsePhone } from '../../domain/phone.ts';
 import { fail } from '../../errors.ts';
+import type { KycStatus } from '../../providers/kyc.ts';
 import type { Service } from '../../service.ts';
-import { receiverKyc } from './lookups.ts';
+import { kycDepsOf, sessionKycStatus } from './kyc-sessions.ts';
+import { receiverKyc, receiverOnNetwork } from './lookups.ts';
 
 export interface KycView {
   readonly kyc_verify: boolean;
@@ -28,7 +32,19 @@ export function parseAccount(service: Service, account: string): string {
 
 export async function kycStatus(service: Service, account: string): Promise<KycView> {
   const phone = parseAccount(service, account);
-  const status = await receiverKyc(service.providers, phone);
+  const kyc = service.providers.kyc;
+  let status: KycStatus | null;
+  if (kyc.kind === 'sessions') {
+    // Only a receiver the payout network knows has anything to verify: ask the network of a corridor of the phone's country.
+    const parsed = parsePhone(phone, 'US');
+    const corridor = service.corridors.corridors.find((candidate) => parsed.ok && candidate.country === parsed.country);
+    // parseAccount found one already; a table without one answers as parseAccount does.
+    if (corridor === undefined) return fail('account_not_found', `no receiver account for ${phone.slice(1)}`);
+    const { registered } = await receiverOnNetwork(service.providers, phone, corridor);
+    status = registered ? await sessionKycStatus(kycDepsOf(service), kyc, phone) : null;
+  } else {
+    status = await receiverKyc(kyc, phone);
+  }
   if (status === null) fail('account_not_found', `no receiver account for ${phone.slice(1)}`);
   return {
     kyc_verify: status.verified,

@@ -10,7 +10,7 @@ import { fail } from '../../errors.ts';
 import { type LookupDeadline, lookupTimeoutMs, SharedCallDeadline } from '../../providers/deadline.ts';
 import type { Providers } from '../../providers/index.ts';
 import { RateUnavailable } from '../../providers/fx.ts';
-import type { KycStatus } from '../../providers/kyc.ts';
+import type { KycProvider, KycSession, KycSessionDecision, KycStatus, SessionKycProvider } from '../../providers/kyc.ts';
 import { payoutNetworkOf } from './networks.ts';
 
 /** One shared deadline per look-up timeout (providers/deadline.ts SharedCallDeadline says why). */
@@ -42,9 +42,23 @@ export function receiverOnNetwork(providers: Providers, phoneE164: string, corri
   return lookup(network, 'payout network (receiver look-up)', (signal) => network.lookupReceiver(phoneE164, signal, corridor));
 }
 
-export function receiverKyc(providers: Providers, phoneE164: string): Promise<KycStatus | null> {
-  const kyc = providers.kyc;
+/**
+ * The receiver's KYC from a look-up provider (asked at each request). A
+ * provider working in sessions is never asked here: its receivers'
+ * verification is what Payrail kept (kyc-sessions.ts receiverKycOf).
+ */
+export function receiverKyc(kyc: KycProvider, phoneE164: string): Promise<KycStatus | null> {
   return lookup(kyc, 'KYC provider', (signal) => kyc.lookup(phoneE164, signal));
+}
+
+/** Starts a receiver's verification session at a provider working in sessions, within the look-up deadline. */
+export function startKycSession(kyc: SessionKycProvider, receiver: { readonly phoneE164: string; readonly vendorData: string }): Promise<KycSession> {
+  return lookup(kyc, 'KYC provider', (signal) => kyc.start(receiver, signal));
+}
+
+/** A session's decision as the provider holds it now, within the look-up deadline. */
+export function kycSessionDecision(kyc: SessionKycProvider, sessionId: string): Promise<KycSessionDecision> {
+  return lookup(kyc, 'KYC provider', (signal) => kyc.decision(sessionId, signal));
 }
 
 export function fxRate(providers: Providers, corridor: Corridor): Promise<string> {

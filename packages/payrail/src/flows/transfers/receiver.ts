@@ -5,7 +5,8 @@
 import type { Corridor } from '../../domain/corridors.ts';
 import { formatCents } from '../../domain/money.ts';
 import { fail } from '../../errors.ts';
-import type { Providers } from '../../providers/index.ts';
+import type { KycStatus } from '../../providers/kyc.ts';
+import { type KycDeps, keptKycStatus } from './kyc-sessions.ts';
 import { receiverKyc, receiverOnNetwork } from './lookups.ts';
 
 export type ReceiverStatus = 'registered' | 'unregistered';
@@ -15,12 +16,16 @@ export type ReceiverStatus = 'registered' | 'unregistered';
  * the receiver's per-transfer limit is below the amount. A receiver new to
  * the network has no limit yet: they get an invitation, and once they accept
  * it the transfer goes out without another look at their limit. So it is
- * held here to the limit an accepted invitation gives.
+ * held here to the limit an accepted invitation gives. With a provider that
+ * verifies in sessions, that is Payrail's unverified limit (the receiver has
+ * no decision yet), and a registered receiver's limit is what Payrail kept of
+ * their verification: check and execute never start a session.
  */
-export async function checkReceiver(providers: Providers, corridor: Corridor, receiverPhone: string, amountCents: number): Promise<ReceiverStatus> {
+export async function checkReceiver(deps: KycDeps, corridor: Corridor, receiverPhone: string, amountCents: number): Promise<ReceiverStatus> {
+  const providers = deps.providers;
   const { registered } = await receiverOnNetwork(providers, receiverPhone, corridor);
   if (!registered) {
-    const limitCents = providers.kyc.invitedLimitCents;
+    const limitCents = providers.kyc.kind === 'sessions' ? deps.kycLimits.unverifiedCents : providers.kyc.invitedLimitCents;
     if (amountCents > limitCents) {
       fail(
         'kyc_not_verified',
@@ -29,7 +34,7 @@ export async function checkReceiver(providers: Providers, corridor: Corridor, re
     }
     return 'unregistered';
   }
-  const kyc = await receiverKyc(providers, receiverPhone);
+  const kyc: KycStatus | null = providers.kyc.kind === 'sessions' ? await keptKycStatus(deps, receiverPhone) : await receiverKyc(providers.kyc, receiverPhone);
   const limitCents = kyc?.moneyLimitCents ?? 0;
   if (amountCents > limitCents) {
     if (limitCents === 0) fail('kyc_not_verified', 'receiver_phone cannot receive transfers until the receiver completes KYC verification');

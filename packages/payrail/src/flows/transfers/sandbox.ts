@@ -11,6 +11,7 @@ import type { Service } from '../../service.ts';
 import { changeFrom } from '../../store/transfers.ts';
 import { releaseInvitationWaits } from '../../store/transfers/invitations.ts';
 import { parseAccount } from './kyc.ts';
+import { keptKycStatus, kycDepsOf } from './kyc-sessions.ts';
 import { transitionsPreparer } from './transitions.ts';
 
 /** Transfers released by one acceptance; a receiver with more waits accepts again. */
@@ -37,7 +38,8 @@ export async function acceptInvitation(service: Service, account: string): Promi
 /** Completes the receiver's verification: kyc_verify true, money_limit 3000.00. */
 export async function verifyKyc(service: Service, account: string): Promise<void> {
   const kyc = service.providers.kyc;
-  if (service.config.environment !== 'sandbox' || kyc.completeVerification === undefined) fail('sandbox_only');
+  // A provider verifying in sessions is completed at its own pages, not here.
+  if (service.config.environment !== 'sandbox' || kyc.kind === 'sessions' || kyc.completeVerification === undefined) fail('sandbox_only');
   const phone = parseAccount(service, account);
   if ((await kyc.completeVerification(phone)) === 'not_registered') {
     fail('account_not_found', `no receiver account for ${phone.slice(1)}; the receiver must accept a payment invitation first`);
@@ -53,10 +55,18 @@ export interface SandboxReceiverView {
 
 /** What the sandbox receiver pages show, read through the connectors like any look-up. */
 export async function sandboxReceiver(service: Service, account: string, page: 'kyc' | 'invitation'): Promise<SandboxReceiverView> {
-  const capable = page === 'kyc' ? service.providers.kyc.completeVerification !== undefined : service.providers.payoutNetwork.acceptInvitation !== undefined;
+  const kyc = service.providers.kyc;
+  const capable =
+    page === 'kyc' ? kyc.kind !== 'sessions' && kyc.completeVerification !== undefined : service.providers.payoutNetwork.acceptInvitation !== undefined;
   if (service.config.environment !== 'sandbox' || !capable) fail('sandbox_only');
   const phone = parseAccount(service, account);
-  const status = await service.providers.kyc.lookup(phone);
+  // With a provider verifying in sessions, the network says who is registered and Payrail's record how far they are verified.
+  const status =
+    kyc.kind === 'sessions'
+      ? (await service.providers.payoutNetwork.lookupReceiver(phone)).registered
+        ? await keptKycStatus(kycDepsOf(service), phone)
+        : null
+      : await kyc.lookup(phone);
   if (status === null) return { phone, registered: false, kycVerified: false, moneyLimitCents: 0 };
   return { phone, registered: true, kycVerified: status.verified, moneyLimitCents: status.moneyLimitCents };
 }
