@@ -40,7 +40,7 @@ export const CONNECTOR_SLOT_LABELS: Readonly<Record<ConnectorSlot, string>> = {
  */
 export const BUILT_IN_CONNECTORS: Readonly<Record<ConnectorSlot, { readonly shipped: readonly string[]; readonly planned: readonly string[] }>> = {
   cardProcessor: { shipped: ['authorize-net'], planned: [] },
-  payoutNetwork: { shipped: [], planned: ['mtn-momo', 'pawapay'] },
+  payoutNetwork: { shipped: ['pawapay'], planned: ['mtn-momo'] },
   kyc: { shipped: [], planned: ['veriff'] },
   fx: { shipped: [], planned: ['openexchangerates'] },
 };

@@ -20,6 +20,7 @@ import { cardProcessorWithBreaker, fxWithBreaker, kycWithBreaker, payoutNetworkW
 import type { FxProvider } from './fx.ts';
 import type { KycProvider } from './kyc.ts';
 import type { PayoutNetwork } from './payout-network.ts';
+import { createPawaPay, type PawaPaySettings } from './pawapay/index.ts';
 import { SandboxFx } from './sandbox/fx.ts';
 import { SandboxKyc } from './sandbox/kyc.ts';
 import { SandboxPayoutNetwork } from './sandbox/payout-network.ts';
@@ -42,6 +43,7 @@ export type ProviderChoice = Readonly<Record<ConnectorSlot, string>>;
 /** Settings of the built-in connectors (config/ reads them); null for one not chosen. */
 export interface BuiltInConnectorSettings {
   readonly authorizeNet: AuthorizeNetSettings | null;
+  readonly pawaPay: PawaPaySettings | null;
 }
 
 /** A built-in connector's factory, by its name. */
@@ -114,7 +116,9 @@ export async function createProviders(
     ),
   );
   const payoutNetworks = new Map<string, PayoutNetwork>();
-  const payoutBuiltIns: BuiltIns<PayoutNetwork> = {};
+  const payoutBuiltIns: BuiltIns<PayoutNetwork> = {
+    pawapay: () => createPawaPay(chosen(settings.pawaPay, 'pawapay'), { log: context.log.child({ connector: 'pawapay' }) }),
+  };
   // The default and every network a corridor names, each loaded once and behind a breaker of its own.
   for (const name of new Set([choice.payoutNetwork, ...corridors.corridors.map((corridor) => corridor.payoutConnector ?? choice.payoutNetwork)])) {
     const network = await loadProvider<PayoutNetwork>(
