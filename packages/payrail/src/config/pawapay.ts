@@ -18,7 +18,7 @@ export const PAWAPAY_URLS = {
 
 const PRODUCTION_HOSTS: ReadonlySet<string> = new Set(['api.pawapay.io']);
 const SANDBOX_HOSTS: ReadonlySet<string> = new Set(['api.sandbox.pawapay.io']);
-const WHY = 'when the pawapay payout network is used (PAYRAIL_PAYOUT_NETWORK or a corridor\'s payout_connector)';
+const WHY = "when the pawapay payout network is used (PAYRAIL_PAYOUT_NETWORK or a corridor's payout_connector)";
 /** Stands in for a missing token while problems are collected; configuration with a problem is never used. */
 const UNSET = new Secret('');
 
@@ -35,7 +35,7 @@ export function pawaPaySettings(source: SettingsSource): PawaPaySettings {
   }
   const token = secretSetting(source, 'PAYRAIL_PAWAPAY_TOKEN', WHY);
   if (token !== null && !/^[\x21-\x7e]{1,4096}$/.test(token.reveal())) {
-    source.problems.push('PAYRAIL_PAWAPAY_TOKEN must be the API token from pawaPay\'s dashboard: printable characters, no spaces');
+    source.problems.push("PAYRAIL_PAWAPAY_TOKEN must be the API token from pawaPay's dashboard: printable characters, no spaces");
   }
   // Only read when the problems list is empty, so never this placeholder.
   return { url, token: token ?? UNSET };

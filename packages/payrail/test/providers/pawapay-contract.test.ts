@@ -54,7 +54,7 @@ for (const [label, make, skip] of [
   ['stand-in', targets[0]!, false],
   ['pawaPay sandbox', sandboxTarget, sandboxToken === undefined],
 ] as const) {
-  describe(`pawapay contract: ${label}`, { skip: skip ? 'set PAYRAIL_PAWAPAY_TEST_TOKEN to run against pawaPay\'s sandbox' : false }, () => {
+  describe(`pawapay contract: ${label}`, { skip: skip ? "set PAYRAIL_PAWAPAY_TEST_TOKEN to run against pawaPay's sandbox" : false }, () => {
     it('pays a published success number: accepted under the payoutId, then succeeded with the provider transaction id', async () => {
       const target = make();
       const submission = submissionFor(ZMB_NUMBERS.completed);
@@ -97,13 +97,13 @@ for (const [label, make, skip] of [
       assert.equal(outcome.kind, 'pending');
     });
 
-    it('an amount above the provider\'s limits is rejected for good, nothing paid', async () => {
+    it("an amount above the provider's limits is rejected for good, nothing paid", async () => {
       const target = make();
       const outcome = await target.connector().submit(submissionFor(ZMB_NUMBERS.completed, { receivedMinor: 9_000_000_000 }));
       assert.deepEqual(outcome.kind === 'rejected' && outcome.errorCode, 'AMOUNT_OUT_OF_BOUNDS');
     });
 
-    it('looks a receiver up: a number of the corridor\'s provider is registered, another provider\'s or a malformed one is not', async () => {
+    it("looks a receiver up: a number of the corridor's provider is registered, another provider's or a malformed one is not", async () => {
       const network = make().connector();
       const corridor = zambiaCorridor();
       assert.deepEqual(await network.lookupReceiver(ZMB_NUMBERS.completed, AbortSignal.timeout(10_000), corridor), { registered: true });
@@ -141,12 +141,12 @@ describe('pawapay contract: faults (stand-in)', () => {
     await assert.rejects(network().submit(submissionFor(ZMB_NUMBERS.completed)), /HTTP 500/);
   });
 
-  it('a hung call ends as a thrown error at the deadline (Payrail\'s signal)', async () => {
+  it("a hung call ends as a thrown error at the deadline (Payrail's signal)", async () => {
     standIn.failNext('hang');
     await assert.rejects(network().submit(submissionFor(ZMB_NUMBERS.completed, { signal: AbortSignal.timeout(200) })), /Payrail stopped waiting/);
   });
 
-  it('a hung call ends at the connector\'s own deadline too', async () => {
+  it("a hung call ends at the connector's own deadline too", async () => {
     standIn.failNext('hang');
     const bounded = connectorAt(standIn.url, standIn.token, { callTimeoutMs: 200 });
     await assert.rejects(bounded.poll(pollRequest('0b5c7c1e-8f0a-4d8e-9a55-0d6f7a1c2b3d', new AbortController().signal)), /Payrail stopped waiting/);

@@ -95,7 +95,7 @@ export function callbackReceiver(settings: PawaPaySettings, log: Logger, nowMs: 
 async function verifyCallback(callback: ProviderCallback, keys: PawaPayKeys, nowMs: () => number): Promise<CallbackVerdict> {
   if (callback.rawBody.length === 0 || callback.rawBody.length > CALLBACK_BODY_MAX_BYTES) return { accepted: false, reason: 'no callback body' };
   if (callback.headers.signature === undefined || callback.headers['signature-input'] === undefined) {
-    return { accepted: false, reason: 'the callback is not signed (enable signed callbacks in pawaPay\'s dashboard)' };
+    return { accepted: false, reason: "the callback is not signed (enable signed callbacks in pawaPay's dashboard)" };
   }
   const keyId = parseSignatureInput(callback.headers['signature-input'])?.keyId ?? null;
   const verdict = verifySignature(

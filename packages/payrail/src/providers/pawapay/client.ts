@@ -33,13 +33,7 @@ export interface ApiAnswer {
  * Answers any HTTP status below 500 with its parsed body (the caller decides
  * what a 4xx means); throws on 5xx, network errors and aborts.
  */
-export async function callApi(
-  settings: PawaPaySettings,
-  method: 'GET' | 'POST',
-  path: string,
-  body: unknown,
-  signal: AbortSignal,
-): Promise<ApiAnswer> {
+export async function callApi(settings: PawaPaySettings, method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal): Promise<ApiAnswer> {
   const what = `pawapay ${method} ${path.replace(/\/[0-9a-f-]{36}$/i, '/{id}')}`;
   const headers: Record<string, string> = { authorization: `Bearer ${settings.token.reveal()}`, accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';

@@ -89,7 +89,8 @@ export function corridorProblemsOf(corridor: Corridor): string[] {
   }
   const decimals = corridor.payoutSettings.amount_decimals;
   if (decimals !== undefined) {
-    if (!DECIMALS_PATTERN.test(decimals)) problems.push(`payout_settings.amount_decimals must be "0", "1" or "2", got ${JSON.stringify(decimals.slice(0, 20))}`);
+    if (!DECIMALS_PATTERN.test(decimals))
+      problems.push(`payout_settings.amount_decimals must be "0", "1" or "2", got ${JSON.stringify(decimals.slice(0, 20))}`);
     else if (Number(decimals) > corridor.currencyMinorUnits) {
       problems.push(`payout_settings.amount_decimals ${decimals} is more than the currency's ${corridor.currencyMinorUnits} minor units`);
     }

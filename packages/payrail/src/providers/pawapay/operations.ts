@@ -8,13 +8,7 @@ import { amountText } from './amounts.ts';
 import { callApi, PawaPayAnswerUnusable, PawaPayUnknownOutcome, recordOf, textOf, withTimeout } from './client.ts';
 import { IN_FLIGHT_STATUSES, rejectionClassOf } from './codes.ts';
 import { alpha2Of, amountDecimalsOf, providerOf } from './corridor.ts';
-import {
-  ENQUEUED_RETRY_AFTER_MS,
-  FIRST_POLL_AFTER_MS,
-  LOOKUP_TIMEOUT_MS,
-  PENDING_RETRY_AFTER_MS,
-  type PawaPaySettings,
-} from './settings.ts';
+import { ENQUEUED_RETRY_AFTER_MS, FIRST_POLL_AFTER_MS, LOOKUP_TIMEOUT_MS, PENDING_RETRY_AFTER_MS, type PawaPaySettings } from './settings.ts';
 
 export interface OperationContext {
   readonly settings: PawaPaySettings;
@@ -161,7 +155,8 @@ export async function lookupReceiver(
   }
   const provider = textOf(json?.provider, 80);
   const country = textOf(json?.country, 3);
-  if (answer.status !== 200 || provider === null || country === null) throw new PawaPayAnswerUnusable(`pawapay POST v2/predict-provider: HTTP ${answer.status}`);
+  if (answer.status !== 200 || provider === null || country === null)
+    throw new PawaPayAnswerUnusable(`pawapay POST v2/predict-provider: HTTP ${answer.status}`);
   if (corridor === undefined) return { registered: true };
   const corridorProvider = corridor.payoutSettings.provider;
   const sameCountry = alpha2Of(country) === null || alpha2Of(country) === corridor.country;

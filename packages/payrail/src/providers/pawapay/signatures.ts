@@ -30,7 +30,9 @@ interface SignatureInput {
 }
 
 /** Signature algorithms pawaPay documents, as RFC 9421 names them. */
-const ALGORITHMS: Readonly<Record<string, { readonly hash: string; readonly check: (key: KeyObject) => boolean; readonly options: (key: KeyObject) => crypto.VerifyKeyObjectInput }>> = {
+const ALGORITHMS: Readonly<
+  Record<string, { readonly hash: string; readonly check: (key: KeyObject) => boolean; readonly options: (key: KeyObject) => crypto.VerifyKeyObjectInput }>
+> = {
   'ecdsa-p256-sha256': {
     hash: 'sha256',
     check: (key) => key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1',
@@ -138,12 +140,7 @@ export function signatureBase(request: SignedRequest, components: readonly strin
  * public keys). `nowSeconds` is compared with the signature's `expires`,
  * allowing `skewSeconds` of clock difference.
  */
-export function verifySignature(
-  request: SignedRequest,
-  keys: ReadonlyMap<string, KeyObject>,
-  nowSeconds: number,
-  skewSeconds: number,
-): SignatureVerdict {
+export function verifySignature(request: SignedRequest, keys: ReadonlyMap<string, KeyObject>, nowSeconds: number, skewSeconds: number): SignatureVerdict {
   const input = parseSignatureInput(request.headers['signature-input']);
   if (input === null) return { ok: false, reason: 'no readable Signature-Input header' };
   for (const required of REQUIRED_COMPONENTS) {

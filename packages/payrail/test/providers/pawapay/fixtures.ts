@@ -26,10 +26,7 @@ export function zambiaCorridor(settings: Record<string, string> = { provider: 'M
   };
 }
 
-export function submissionFor(
-  receiverPhone: string,
-  overrides: Partial<Omit<PayoutSubmission, 'signal'>> & { signal?: AbortSignal } = {},
-): PayoutSubmission {
+export function submissionFor(receiverPhone: string, overrides: Partial<Omit<PayoutSubmission, 'signal'>> & { signal?: AbortSignal } = {}): PayoutSubmission {
   return {
     idempotencyKey: 'pr1234567890abcdef',
     idempotencyUuid: randomUUID(),

@@ -196,7 +196,8 @@ export async function startPawaPayStandIn(options: StandInOptions = {}): Promise
 
   const initiate = (body: unknown): Record<string, unknown> => {
     const request = body as Record<string, unknown>;
-    if (request === null || typeof request !== 'object' || Array.isArray(request)) throw new Refusal(400, 'INVALID_INPUT', 'The request body is not a JSON object.');
+    if (request === null || typeof request !== 'object' || Array.isArray(request))
+      throw new Refusal(400, 'INVALID_INPUT', 'The request body is not a JSON object.');
     const payoutId = request.payoutId;
     if (typeof payoutId !== 'string') throw new Refusal(400, 'MISSING_PARAMETER', 'payoutId is required.');
     if (!UUID.test(payoutId)) throw new Refusal(400, 'INVALID_PARAMETER', 'payoutId must be a UUIDv4.');
@@ -207,7 +208,8 @@ export async function startPawaPayStandIn(options: StandInOptions = {}): Promise
       existing.initiations += 1;
       return { payoutId, status: 'DUPLICATE_IGNORED', created: existing.created };
     }
-    for (const name of ['amount', 'currency', 'recipient']) if (request[name] === undefined) throw new Refusal(400, 'MISSING_PARAMETER', `${name} is required.`);
+    for (const name of ['amount', 'currency', 'recipient'])
+      if (request[name] === undefined) throw new Refusal(400, 'MISSING_PARAMETER', `${name} is required.`);
     const recipient = request.recipient as { type?: unknown; accountDetails?: { phoneNumber?: unknown; provider?: unknown } };
     if (recipient?.type !== 'MMO' || typeof recipient.accountDetails?.phoneNumber !== 'string' || typeof recipient.accountDetails.provider !== 'string') {
       throw new Refusal(400, 'INVALID_PARAMETER', 'recipient must be {type: MMO, accountDetails: {phoneNumber, provider}}.');
@@ -230,7 +232,7 @@ export async function startPawaPayStandIn(options: StandInOptions = {}): Promise
     if (provider === undefined) return rejected('INVALID_PROVIDER', 'The provider is not valid for the request.');
     const phone = recipient.accountDetails.phoneNumber as string;
     if (!/^[0-9]+$/.test(phone) || !phone.startsWith(provider.prefix) || phone.length !== provider.prefix.length + provider.nationalDigits) {
-      return rejected('INVALID_PHONE_NUMBER', 'The phone number is not a valid MSISDN of the provider\'s country.');
+      return rejected('INVALID_PHONE_NUMBER', "The phone number is not a valid MSISDN of the provider's country.");
     }
     if (request.currency !== provider.currency) return rejected('INVALID_CURRENCY', 'The currency is not supported by the provider.');
     const amount = request.amount;
@@ -276,7 +278,8 @@ export async function startPawaPayStandIn(options: StandInOptions = {}): Promise
 
   const predict = (body: unknown): { httpStatus: number; json: unknown } => {
     const raw = (body as { phoneNumber?: unknown } | null)?.phoneNumber;
-    if (typeof raw !== 'string') return { httpStatus: 400, json: { failureReason: { failureCode: 'MISSING_PARAMETER', failureMessage: 'phoneNumber is required.' } } };
+    if (typeof raw !== 'string')
+      return { httpStatus: 400, json: { failureReason: { failureCode: 'MISSING_PARAMETER', failureMessage: 'phoneNumber is required.' } } };
     // Documented sanitising: the leading +, whitespace and other non-digits are removed.
     const msisdn = raw.replace(/[^0-9]/g, '');
     const provider = providerOfNumber(msisdn);
@@ -304,7 +307,11 @@ export async function startPawaPayStandIn(options: StandInOptions = {}): Promise
       });
       countries.set(entry.country, country);
     }
-    return { companyName: 'Stand-in merchant', signatureConfiguration: { signedRequestsOnly: false, signedCallbacks: true }, countries: [...countries.values()] };
+    return {
+      companyName: 'Stand-in merchant',
+      signatureConfiguration: { signedRequestsOnly: false, signedCallbacks: true },
+      countries: [...countries.values()],
+    };
   };
 
   const route = (method: string, path: string, body: unknown): { httpStatus: number; json: unknown } => {
@@ -316,7 +323,11 @@ export async function startPawaPayStandIn(options: StandInOptions = {}): Promise
         const payoutId = (body as { payoutId?: unknown } | null)?.payoutId;
         return {
           httpStatus: error.httpStatus,
-          json: { ...(typeof payoutId === 'string' ? { payoutId } : {}), status: 'REJECTED', failureReason: { failureCode: error.failureCode, failureMessage: error.failureMessage } },
+          json: {
+            ...(typeof payoutId === 'string' ? { payoutId } : {}),
+            status: 'REJECTED',
+            failureReason: { failureCode: error.failureCode, failureMessage: error.failureMessage },
+          },
         };
       }
     }
