@@ -170,6 +170,23 @@ describe('pawapay callback signatures', () => {
     assert.equal(contentDigestHolds(undefined, body), false);
   });
 
+  it('the receiver also tries the host a proxy forwarded (X-Forwarded-Host) when Host was rewritten', async () => {
+    const { startPawaPayStandIn } = await import('./pawapay/stand-in.ts');
+    const standIn = await startPawaPayStandIn();
+    try {
+      const real = signedHeaders(standIn.callbackKey, url, body, Date.now());
+      const connector = connectorAt(standIn.url, standIn.token);
+      const rewritten = { ...real, host: 'payrail-internal:8080' };
+      assert.equal((await connector.callbacks!.verify({ rawBody: body, headers: rewritten })).accepted, false);
+      assert.deepEqual(await connector.callbacks!.verify({ rawBody: body, headers: { ...rewritten, 'x-forwarded-host': url.host } }), {
+        accepted: true,
+        hints: [{ kind: 'payout', providerRef: PAYOUT_ID, reference: null }],
+      });
+    } finally {
+      await standIn.close();
+    }
+  });
+
   it('verifies RSA-PSS SHA-512 signatures too', () => {
     const { privateKey, publicKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
     const digest = `sha-256=:${crypto.createHash('sha256').update(body).digest('base64')}:`;

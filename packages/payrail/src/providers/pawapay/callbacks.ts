@@ -98,12 +98,20 @@ async function verifyCallback(callback: ProviderCallback, keys: PawaPayKeys, now
     return { accepted: false, reason: "the callback is not signed (enable signed callbacks in pawaPay's dashboard)" };
   }
   const keyId = parseSignatureInput(callback.headers['signature-input'])?.keyId ?? null;
-  const verdict = verifySignature(
-    { method: 'POST', path: CALLBACK_PATH, rawBody: callback.rawBody, headers: callback.headers },
-    await keys.current(keyId),
-    Math.floor(nowMs() / 1000),
-    SIGNATURE_CLOCK_SKEW_MS / 1000,
-  );
+  const published = await keys.current(keyId);
+  const check = (headers: Readonly<Record<string, string | undefined>>) =>
+    verifySignature(
+      { method: 'POST', path: CALLBACK_PATH, rawBody: callback.rawBody, headers },
+      published,
+      Math.floor(nowMs() / 1000),
+      SIGNATURE_CLOCK_SKEW_MS / 1000,
+    );
+  let verdict = check(callback.headers);
+  // pawaPay signs the host it posted to (@authority); behind a proxy that
+  // rewrites Host, that host is in X-Forwarded-Host. Trying it weakens
+  // nothing: the signature must still hold, and a callback is only a hint.
+  const forwardedHost = callback.headers['x-forwarded-host']?.split(',')[0]?.trim();
+  if (!verdict.ok && forwardedHost !== undefined && forwardedHost !== '') verdict = check({ ...callback.headers, host: forwardedHost });
   if (!verdict.ok) return { accepted: false, reason: verdict.reason };
   let body: unknown;
   try {

@@ -90,6 +90,8 @@ export async function poll(context: OperationContext, request: PayoutPollRequest
   const signal = withTimeout(request.signal, context.settings.callTimeoutMs);
   const answer = await callApi(context.settings, 'GET', `v2/payouts/${payoutId}`, undefined, signal);
   const json = recordOf(answer.json);
+  // Refused credentials are pawaPay not serving Payrail (a breaker counts it); any other odd answer is not.
+  if (answer.status === 401 || answer.status === 403) throw new PawaPayUnknownOutcome(`pawapay GET v2/payouts/{id}: HTTP ${answer.status}`);
   if (answer.status !== 200 || json === null) throw new PawaPayAnswerUnusable(`pawapay GET v2/payouts/{id}: HTTP ${answer.status}`);
   const found = textOf(json.status, 20);
   if (found === 'NOT_FOUND') {
