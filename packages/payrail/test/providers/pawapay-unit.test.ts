@@ -187,6 +187,29 @@ describe('pawapay callback signatures', () => {
     }
   });
 
+  it("reads pawaPay's keys once, and again for an unknown key id at most once a minute", async () => {
+    const { startPawaPayStandIn } = await import('./pawapay/stand-in.ts');
+    const standIn = await startPawaPayStandIn();
+    try {
+      let clockMs = Date.now();
+      const connector = connectorAt(standIn.url, standIn.token, { nowMs: () => clockMs });
+      const good = signedHeaders(standIn.callbackKey, url, body, clockMs);
+      const forged = signedHeaders(newCallbackKey('HTTP_EC_P256_KEY:99'), url, body, clockMs);
+      const verify = (headers: Record<string, string>) => connector.callbacks!.verify({ rawBody: body, headers: { ...headers, host: url.host } });
+      assert.equal((await verify(good)).accepted, true);
+      assert.equal((await verify(good)).accepted, true);
+      assert.equal(standIn.requestCount(), 1, 'one read for two callbacks');
+      assert.equal((await verify(forged)).accepted, false);
+      assert.equal((await verify(forged)).accepted, false);
+      assert.equal(standIn.requestCount(), 1, 'an unknown key id within a minute of the last read reads nothing');
+      clockMs += 61_000;
+      assert.equal((await verify(forged)).accepted, false);
+      assert.equal(standIn.requestCount(), 2, 'after a minute an unknown key id reads the keys again');
+    } finally {
+      await standIn.close();
+    }
+  });
+
   it('verifies RSA-PSS SHA-512 signatures too', () => {
     const { privateKey, publicKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
     const digest = `sha-256=:${crypto.createHash('sha256').update(body).digest('base64')}:`;

@@ -28,6 +28,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export class PawaPayKeys {
   private keys: ReadonlyMap<string, KeyObject> = new Map();
   private readAtMs = Number.NEGATIVE_INFINITY;
+  private triedAtMs = Number.NEGATIVE_INFINITY;
   private reading: Promise<void> | null = null;
 
   constructor(
@@ -36,11 +37,12 @@ export class PawaPayKeys {
     private readonly nowMs: () => number,
   ) {}
 
-  /** The keys, read from pawaPay when the cache is stale or lacks `keyId` (and was not read in the last minute). */
+  /** The keys, read from pawaPay when the cache is stale or lacks `keyId`, unless a read was tried in the last minute. */
   async current(keyId: string | null): Promise<ReadonlyMap<string, KeyObject>> {
-    const ageMs = this.nowMs() - this.readAtMs;
-    const missing = keyId !== null && !this.keys.has(keyId);
-    if (ageMs >= KEY_CACHE_TTL_MS || (missing && ageMs >= KEY_REFRESH_MIN_INTERVAL_MS)) await this.refresh();
+    const nowMs = this.nowMs();
+    const stale = nowMs - this.readAtMs >= KEY_CACHE_TTL_MS || (keyId !== null && !this.keys.has(keyId));
+    if (stale && nowMs - this.triedAtMs >= KEY_REFRESH_MIN_INTERVAL_MS) await this.refresh();
+    else if (this.reading !== null) await this.reading;
     return this.keys;
   }
 
@@ -53,6 +55,7 @@ export class PawaPayKeys {
   }
 
   private async read(): Promise<void> {
+    this.triedAtMs = this.nowMs();
     try {
       const answer = await callApi(this.settings, 'GET', 'v2/public-key/http', undefined, withTimeout(undefined, KEY_FETCH_TIMEOUT_MS));
       if (answer.status !== 200 || !Array.isArray(answer.json)) throw new Error(`HTTP ${answer.status}`);
@@ -71,8 +74,7 @@ export class PawaPayKeys {
       this.keys = keys;
       this.readAtMs = this.nowMs();
     } catch (error) {
-      // Keep the keys Payrail has; the next callback tries again after the refresh interval.
-      this.readAtMs = Math.max(this.readAtMs, this.nowMs() - KEY_CACHE_TTL_MS + KEY_REFRESH_MIN_INTERVAL_MS);
+      // Keep the keys Payrail has; a callback tries again once the refresh interval has passed.
       this.log.warn({ err: (error as Error).message }, 'pawapay: could not read the callback signing keys');
     }
   }
