@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { BUILT_IN_CONNECTORS } from '../../src/domain/connector-spec.ts';
-import { amountText } from '../../src/providers/pawapay/amounts.ts';
+import { amountText, decimalsFor } from '../../src/providers/pawapay/amounts.ts';
 import { rejectionClassOf } from '../../src/providers/pawapay/codes.ts';
 import { amountDecimalsOf, corridorProblemsOf } from '../../src/providers/pawapay/corridor.ts';
 import { customerMessageOf, msisdnOf, outcomeOf, payoutRequestOf } from '../../src/providers/pawapay/operations.ts';
@@ -40,6 +40,17 @@ describe('pawapay amounts and request', () => {
       customerMessage: 'Transfer 123456',
       metadata: [{ transferId: '123456' }],
     });
+  });
+
+  it('writes an amount quoted with more decimals than the corridor now takes as it is, never rounding; one pawaPay cannot take is refused unsent', async () => {
+    assert.equal(decimalsFor(26_550, 2, 0, 2), 1);
+    assert.equal(decimalsFor(26_555, 2, 0, 2), 2);
+    assert.equal(decimalsFor(26_000, 2, 0, 2), 0);
+    assert.equal(decimalsFor(1_001, 3, 0, 2), null);
+    assert.equal(payoutRequestOf(submissionFor('+260763456789', { receivedMinor: 26_555 }))?.amount, '265.55');
+    const kwd = { ...zambiaCorridor(), currencyMinorUnits: 3 };
+    const outcome = await connectorAt('http://127.0.0.1:9', 't').submit(submissionFor('+260763456789', { corridor: kwd, receivedMinor: 1_001 }));
+    assert.deepEqual(outcome, { kind: 'rejected', errorCode: 'INVALID_AMOUNT', errorText: 'the amount has more decimals than pawaPay takes (at most 2)' });
   });
 
   it('keeps customerMessage within 4 to 22 letters and digits', () => {

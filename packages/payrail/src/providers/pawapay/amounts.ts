@@ -14,3 +14,15 @@ export function amountText(minor: number, minorUnits: number, decimals: number):
   const padded = scaled.padStart(decimals + 1, '0');
   return `${padded.slice(0, -decimals)}.${padded.slice(-decimals)}`;
 }
+
+/**
+ * The decimals to write `minor` with: the corridor's, or more when the
+ * amount needs them (a quote made before amount_decimals was lowered), so it
+ * is never rounded here. Null when it needs more than pawaPay takes at all.
+ */
+export function decimalsFor(minor: number, minorUnits: number, configured: number, maxDecimals: number): number | null {
+  for (let decimals = configured; decimals <= minorUnits; decimals += 1) {
+    if (minor % 10 ** (minorUnits - decimals) === 0) return decimals <= maxDecimals ? decimals : null;
+  }
+  return null;
+}

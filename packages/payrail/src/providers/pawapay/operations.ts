@@ -4,10 +4,10 @@
 import type { Logger } from 'pino';
 import type { Corridor } from '../../domain/corridors.ts';
 import type { PayoutPollRequest, PayoutSubmission, PollOutcome, SubmitOutcome } from '../payout-network.ts';
-import { amountText } from './amounts.ts';
+import { amountText, decimalsFor } from './amounts.ts';
 import { callApi, PawaPayAnswerUnusable, PawaPayUnknownOutcome, recordOf, textOf, withTimeout } from './client.ts';
 import { IN_FLIGHT_STATUSES, rejectionClassOf } from './codes.ts';
-import { alpha2Of, amountDecimalsOf, providerOf } from './corridor.ts';
+import { AMOUNT_DECIMALS_MAX, alpha2Of, amountDecimalsOf, providerOf } from './corridor.ts';
 import { ENQUEUED_RETRY_AFTER_MS, FIRST_POLL_AFTER_MS, LOOKUP_TIMEOUT_MS, PENDING_RETRY_AFTER_MS, type PawaPaySettings } from './settings.ts';
 
 export interface OperationContext {
@@ -33,12 +33,14 @@ export function customerMessageOf(transferId: string): string {
   return text.length <= CUSTOMER_MESSAGE_CHARS_MAX ? text : id.slice(-CUSTOMER_MESSAGE_CHARS_MAX).padStart(4, '0');
 }
 
-/** The initiate-payout body for a submission (docs: v2 initiate payout). */
-export function payoutRequestOf(submission: PayoutSubmission): Record<string, unknown> {
+/** The initiate-payout body for a submission (docs: v2 initiate payout); null when pawaPay could not take its amount. */
+export function payoutRequestOf(submission: PayoutSubmission): Record<string, unknown> | null {
   const corridor = submission.corridor;
+  const decimals = decimalsFor(submission.receivedMinor, corridor.currencyMinorUnits, amountDecimalsOf(corridor), AMOUNT_DECIMALS_MAX);
+  if (decimals === null) return null;
   return {
     payoutId: submission.idempotencyUuid,
-    amount: amountText(submission.receivedMinor, corridor.currencyMinorUnits, amountDecimalsOf(corridor)),
+    amount: amountText(submission.receivedMinor, corridor.currencyMinorUnits, decimals),
     currency: corridor.currency,
     recipient: { type: 'MMO', accountDetails: { phoneNumber: msisdnOf(submission.receiverPhone), provider: providerOf(corridor) } },
     customerMessage: customerMessageOf(submission.transferId),
@@ -51,6 +53,8 @@ export async function submit(context: OperationContext, submission: PayoutSubmis
   const payoutId = submission.idempotencyUuid;
   if (!UUID.test(payoutId)) throw new Error('pawapay: the payoutId must be a UUID');
   const body = payoutRequestOf(submission);
+  // Nothing is sent: a definitive refusal, as pawaPay's own INVALID_AMOUNT would be.
+  if (body === null) return { kind: 'rejected', errorCode: 'INVALID_AMOUNT', errorText: 'the amount has more decimals than pawaPay takes (at most 2)' };
   const signal = withTimeout(submission.signal, context.settings.callTimeoutMs);
   const answer = await callApi(context.settings, 'POST', 'v2/payouts', body, signal);
   const json = recordOf(answer.json);
