@@ -74,9 +74,10 @@ for (const [label, make, skip] of [
       assert.deepEqual(again, first);
     });
 
-    for (const [phone, code] of [
-      [ZMB_NUMBERS.recipientNotFound, 'RECIPIENT_NOT_FOUND'],
-      [ZMB_NUMBERS.unspecifiedFailure, 'UNSPECIFIED_FAILURE'],
+    // pawaPay's v1 test table names the 119 outcome OTHER_ERROR, its v2 code list UNSPECIFIED_FAILURE: the real sandbox may answer either.
+    for (const [phone, code, alsoFromSandbox] of [
+      [ZMB_NUMBERS.recipientNotFound, 'RECIPIENT_NOT_FOUND', null],
+      [ZMB_NUMBERS.unspecifiedFailure, 'UNSPECIFIED_FAILURE', 'OTHER_ERROR'],
     ] as const) {
       it(`maps a payout that fails with ${code} to failed with pawaPay's code and text`, async () => {
         const target = make();
@@ -84,7 +85,8 @@ for (const [label, make, skip] of [
         assert.equal((await target.connector().submit(submission)).kind, 'accepted');
         const final = await target.settle(submission.idempotencyUuid);
         assert.equal(final.kind, 'failed');
-        assert.equal(final.kind === 'failed' && final.errorCode, code);
+        const accepted = label === 'stand-in' || alsoFromSandbox === null ? [code] : [code, alsoFromSandbox];
+        assert.ok(final.kind === 'failed' && (accepted as readonly string[]).includes(final.errorCode), JSON.stringify(final));
         assert.ok(final.kind === 'failed' && final.errorText.length > 0);
       });
     }
