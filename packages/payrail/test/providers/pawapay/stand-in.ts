@@ -2,7 +2,8 @@
 // connector's contract test and Payrail's end-to-end and crash tests. It
 // speaks what pawaPay documents: initiate payout (idempotent on payoutId,
 // DUPLICATE_IGNORED), check payout status (FOUND/NOT_FOUND), predict
-// provider, active configuration and the callback signing keys; it sends
+// provider, active configuration and the callback signing keys (request
+// checks in wire.ts, sandbox numbers in test-data.ts); it sends
 // signed callbacks when a payout reaches its final state, and plays the
 // published sandbox numbers (test-data.ts). A test breaks the line on
 // purpose with failNext, and disturbs callbacks (duplicates, out of order,
@@ -12,6 +13,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import { type CallbackKey, newCallbackKey, signedHeaders } from './signing.ts';
 import { courseOf, type PayoutCourse, PROVIDERS, providerOfNumber } from './test-data.ts';
+import { checkPayoutRequest, payoutIdOf, payoutRejection, Refusal } from './wire.ts';
 
 export * from './test-data.ts';
 export { newCallbackKey, signedHeaders } from './signing.ts';
@@ -83,20 +85,6 @@ export interface PawaPayStandIn {
 }
 
 const BODY_MAX_BYTES = 64 * 1024;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
-/** The documented amount format: no leading zeros (but "0.5"), at most two decimals, 1 to 23 characters. */
-const AMOUNT = /^(0|[1-9][0-9]{0,17})(\.[0-9]{1,2})?$/;
-const CUSTOMER_MESSAGE = /^[A-Za-z0-9 ]{4,22}$/;
-
-class Refusal extends Error {
-  constructor(
-    readonly httpStatus: number,
-    readonly failureCode: string,
-    readonly failureMessage: string,
-  ) {
-    super(failureCode);
-  }
-}
 
 export async function startPawaPayStandIn(options: StandInOptions = {}): Promise<PawaPayStandIn> {
   const token = options.token ?? `standin-${randomBytes(16).toString('hex')}`;
@@ -195,53 +183,17 @@ export async function startPawaPayStandIn(options: StandInOptions = {}): Promise
   };
 
   const initiate = (body: unknown): Record<string, unknown> => {
-    const request = body as Record<string, unknown>;
-    if (request === null || typeof request !== 'object' || Array.isArray(request))
-      throw new Refusal(400, 'INVALID_INPUT', 'The request body is not a JSON object.');
-    const payoutId = request.payoutId;
-    if (typeof payoutId !== 'string') throw new Refusal(400, 'MISSING_PARAMETER', 'payoutId is required.');
-    if (!UUID.test(payoutId)) throw new Refusal(400, 'INVALID_PARAMETER', 'payoutId must be a UUIDv4.');
-    const known = ['payoutId', 'amount', 'currency', 'recipient', 'customerMessage', 'clientReferenceId', 'metadata'];
-    for (const name of Object.keys(request)) if (!known.includes(name)) throw new Refusal(400, 'UNSUPPORTED_PARAMETER', `${name} is not supported.`);
+    const { payoutId, request } = payoutIdOf(body);
     const existing = payouts.get(payoutId.toLowerCase());
     if (existing !== undefined) {
       existing.initiations += 1;
       return { payoutId, status: 'DUPLICATE_IGNORED', created: existing.created };
     }
-    for (const name of ['amount', 'currency', 'recipient'])
-      if (request[name] === undefined) throw new Refusal(400, 'MISSING_PARAMETER', `${name} is required.`);
-    const recipient = request.recipient as { type?: unknown; accountDetails?: { phoneNumber?: unknown; provider?: unknown } };
-    if (recipient?.type !== 'MMO' || typeof recipient.accountDetails?.phoneNumber !== 'string' || typeof recipient.accountDetails.provider !== 'string') {
-      throw new Refusal(400, 'INVALID_PARAMETER', 'recipient must be {type: MMO, accountDetails: {phoneNumber, provider}}.');
-    }
-    if (request.customerMessage !== undefined && (typeof request.customerMessage !== 'string' || !CUSTOMER_MESSAGE.test(request.customerMessage))) {
-      throw new Refusal(400, 'INVALID_PARAMETER', 'customerMessage must be 4 to 22 letters, digits or spaces.');
-    }
-    if (request.metadata !== undefined) {
-      if (!Array.isArray(request.metadata)) throw new Refusal(400, 'INVALID_PARAMETER', 'metadata must be an array.');
-      const names = new Set<string>();
-      for (const entry of request.metadata as unknown[]) {
-        const fields = Object.keys((entry ?? {}) as object).filter((name) => name !== 'isPII');
-        if (fields.length !== 1) throw new Refusal(400, 'INVALID_PARAMETER', 'each metadata entry holds one field.');
-        if (names.has(fields[0]!)) throw new Refusal(400, 'DUPLICATE_METADATA_FIELD', `${fields[0]} appears twice in metadata.`);
-        names.add(fields[0]!);
-      }
-    }
-    const provider = PROVIDERS.find((entry) => entry.provider === recipient.accountDetails!.provider);
+    checkPayoutRequest(request);
     const rejected = (failureCode: string, failureMessage: string) => ({ payoutId, status: 'REJECTED', failureReason: { failureCode, failureMessage } });
-    if (provider === undefined) return rejected('INVALID_PROVIDER', 'The provider is not valid for the request.');
-    const phone = recipient.accountDetails.phoneNumber as string;
-    if (!/^[0-9]+$/.test(phone) || !phone.startsWith(provider.prefix) || phone.length !== provider.prefix.length + provider.nationalDigits) {
-      return rejected('INVALID_PHONE_NUMBER', "The phone number is not a valid MSISDN of the provider's country.");
-    }
-    if (request.currency !== provider.currency) return rejected('INVALID_CURRENCY', 'The currency is not supported by the provider.');
-    const amount = request.amount;
-    if (typeof amount !== 'string' || !AMOUNT.test(amount) || (provider.decimalsInAmount === 'NONE' && amount.includes('.'))) {
-      return rejected('INVALID_AMOUNT', 'The number of decimal places in the amount is not supported by the provider.');
-    }
-    if (Number(amount) < Number(provider.minAmount) || Number(amount) > Number(provider.maxAmount)) {
-      return rejected('AMOUNT_OUT_OF_BOUNDS', 'The amount is outside of the transaction limits for this provider.');
-    }
+    const checked = payoutRejection(request);
+    if ('failureCode' in checked) return rejected(checked.failureCode, checked.failureMessage);
+    const phone = checked.phone;
     const fault = takeFailure(['provider-closed', 'wallet-out-of-funds']);
     if (fault === 'provider-closed') return rejected('PROVIDER_TEMPORARILY_UNAVAILABLE', 'The provider is temporarily unavailable.');
     if (fault === 'wallet-out-of-funds') return rejected('PAWAPAY_WALLET_OUT_OF_FUNDS', 'The pawaPay wallet does not have enough funds.');
