@@ -6,6 +6,7 @@ import { ADDRESS_FAILURES_MAX_DEFAULT, RATE_LIMIT_PER_ADDRESS_DEFAULT, RATE_LIMI
 import { authorizeNetSettings } from './config/authorize-net.ts';
 import { mtnMomoSettings } from './config/mtn-momo.ts';
 import { type KycLimits, kycLimitSettings, veriffSettings } from './config/veriff.ts';
+import { pawaPaySettings } from './config/pawapay.ts';
 import type { SettingsSource } from './config/settings-source.ts';
 import { BUILT_IN_CONNECTORS, CONNECTOR_SLOT_LABELS, connectorChoiceProblem, type ConnectorSlot } from './domain/connector-spec.ts';
 import { parseCloseTime } from './domain/card-lifecycle.ts';
@@ -140,16 +141,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // npm runs workspace scripts inside the package; INIT_CWD is where the user typed the command.
   const baseDir = text('INIT_CWD') ?? process.cwd();
   const settings: SettingsSource = { env, problems, baseDir, environment };
+  const corridorsFile = path.resolve(baseDir, text('PAYRAIL_CORRIDORS_FILE') ?? path.join(PACKAGE_ROOT, 'config', 'corridors.sandbox.json'));
   const connectors: BuiltInConnectorSettings = {
     authorizeNet: providers.cardProcessor === 'authorize-net' ? authorizeNetSettings(settings) : null,
-    mtnMomo: payoutNetworkInUse(
-      'mtn-momo',
-      providers.payoutNetwork,
-      path.resolve(baseDir, text('PAYRAIL_CORRIDORS_FILE') ?? path.join(PACKAGE_ROOT, 'config', 'corridors.sandbox.json')),
-    )
-      ? mtnMomoSettings(settings)
-      : null,
+    mtnMomo: payoutNetworkInUse('mtn-momo', providers.payoutNetwork, corridorsFile) ? mtnMomoSettings(settings) : null,
     veriff: providers.kyc === 'veriff' ? veriffSettings(settings) : null,
+    pawaPay: payoutNetworkInUse('pawapay', providers.payoutNetwork, corridorsFile) ? pawaPaySettings(settings) : null,
   };
   const tlsCertFile = text('PAYRAIL_TLS_CERT');
   const tlsKeyFile = text('PAYRAIL_TLS_KEY');
@@ -207,7 +204,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     sandboxDelayMs: integer('PAYRAIL_SANDBOX_DELAY_MS', 1000, 0, 600_000),
     worker: oneOf('PAYRAIL_WORKER', 'inline', ['inline', 'off']),
-    corridorsFile: path.resolve(baseDir, text('PAYRAIL_CORRIDORS_FILE') ?? path.join(PACKAGE_ROOT, 'config', 'corridors.sandbox.json')),
+    corridorsFile,
     cardKeyBase64,
     tlsCertFile,
     tlsKeyFile,

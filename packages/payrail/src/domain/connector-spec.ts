@@ -40,7 +40,7 @@ export const CONNECTOR_SLOT_LABELS: Readonly<Record<ConnectorSlot, string>> = {
  */
 export const BUILT_IN_CONNECTORS: Readonly<Record<ConnectorSlot, { readonly shipped: readonly string[]; readonly planned: readonly string[] }>> = {
   cardProcessor: { shipped: ['authorize-net'], planned: [] },
-  payoutNetwork: { shipped: ['mtn-momo'], planned: ['pawapay'] },
+  payoutNetwork: { shipped: ['mtn-momo', 'pawapay'], planned: [] },
   kyc: { shipped: ['veriff'], planned: [] },
   fx: { shipped: [], planned: ['openexchangerates'] },
 };

@@ -21,6 +21,7 @@ import { cardProcessorWithBreaker, fxWithBreaker, kycWithBreaker, payoutNetworkW
 import type { FxProvider } from './fx.ts';
 import type { KycConnector } from './kyc.ts';
 import type { PayoutNetwork } from './payout-network.ts';
+import { createPawaPay, type PawaPaySettings } from './pawapay/index.ts';
 import { SandboxFx } from './sandbox/fx.ts';
 import { SandboxKyc } from './sandbox/kyc.ts';
 import { SandboxPayoutNetwork } from './sandbox/payout-network.ts';
@@ -46,6 +47,7 @@ export interface BuiltInConnectorSettings {
   readonly authorizeNet: AuthorizeNetSettings | null;
   readonly mtnMomo: MtnMomoSettings | null;
   readonly veriff: VeriffSettings | null;
+  readonly pawaPay: PawaPaySettings | null;
 }
 
 /** A built-in connector's factory, by its name. */
@@ -128,6 +130,7 @@ export async function createProviders(
         publicUrl: context.publicUrl,
         environment: context.environment,
       }),
+    pawapay: () => createPawaPay(chosen(settings.pawaPay, 'pawapay'), { log: context.log.child({ connector: 'pawapay' }) }),
   };
   // The default and every network a corridor names, each loaded once and behind a breaker of its own.
   for (const name of new Set([choice.payoutNetwork, ...corridors.corridors.map((corridor) => corridor.payoutConnector ?? choice.payoutNetwork)])) {

@@ -133,10 +133,10 @@ describe('PAYRAIL_CARD_PROCESSOR=authorize-net', () => {
     assert.doesNotMatch(problemsOf({ ...ANET, PAYRAIL_AUTHORIZE_NET_URL: 'https://anet.example/x?key=t0ken' }).join(), /t0ken/);
   });
 
-  it('satisfies production for the card processor; the other three still need modules', () => {
+  it('satisfies production for the card processor; the payout network names a built-in one or a module, the others modules', () => {
     assert.deepEqual(problemsOf({ ...PRODUCTION, ...ANET }), []);
     assert.deepEqual(problemsOf({ ...PRODUCTION, ...ANET, PAYRAIL_PAYOUT_NETWORK: '', PAYRAIL_FX_PROVIDER: 'sandbox' }), [
-      'production needs a real payout network, not the sandbox simulator: set PAYRAIL_PAYOUT_NETWORK to mtn-momo (built in) or a connector module',
+      'production needs a real payout network, not the sandbox simulator: set PAYRAIL_PAYOUT_NETWORK to mtn-momo or pawapay (built in) or a connector module',
       'production needs a real FX provider, not the sandbox simulator: set PAYRAIL_FX_PROVIDER to a connector module (Payrail ships no built-in FX provider yet)',
     ]);
     assert.deepEqual(problemsOf({ ...PRODUCTION }), [
