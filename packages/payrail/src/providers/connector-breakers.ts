@@ -73,6 +73,7 @@ export function payoutNetworkWithBreaker(network: PayoutNetwork, log?: Logger): 
       ...(network.name === undefined ? {} : { name: network.name }),
       ...(network.lookupTimeoutMs === undefined ? {} : { lookupTimeoutMs: network.lookupTimeoutMs }),
       ...(network.callbacks === undefined ? {} : { callbacks: network.callbacks }),
+      ...(network.sendsInvitations === undefined ? {} : { sendsInvitations: network.sendsInvitations }),
       lookupReceiver: (phoneE164, signal, corridor) => breaker.call(signal, () => network.lookupReceiver(phoneE164, signal, corridor)),
       // Pure answers from the connector's own rules: nothing to guard.
       ...(network.amountDecimals === undefined ? {} : { amountDecimals: (corridor: Corridor) => network.amountDecimals!(corridor) }),

@@ -115,6 +115,13 @@ export interface PayoutNetwork extends LookupDeadline {
   submit(submission: PayoutSubmission): Promise<SubmitOutcome>;
   poll(request: PayoutPollRequest): Promise<PollOutcome>;
   /**
+   * False for a network that cannot reach a number without a wallet (MTN
+   * MoMo, pawaPay): Payrail then refuses a transfer to such a number at check
+   * and execute instead of holding it for an invitation that never comes.
+   * Absent: the network invites new receivers (the sandbox's does).
+   */
+  readonly sendsInvitations?: boolean;
+  /**
    * Where a receiver new to the network accepts a payment invitation, when
    * the network offers such a page (shown in the transfer's status).
    */

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { STORE_KINDS, tempDir } from '../helpers/stores.ts';
-import { assertLedgerOk, balances, caller, created, newTransferId, SENDER } from '../helpers/transfers.ts';
+import { assertLedgerOk, balances, caller, created, failure, newTransferId, SENDER } from '../helpers/transfers.ts';
 import { startPawaPayStandIn, type PawaPayStandIn, ZMB_NUMBERS } from './pawapay/stand-in.ts';
 
 const SERVICE = '2601';
@@ -95,10 +95,15 @@ for (const kind of STORE_KINDS) {
       await assertLedgerOk(t.service);
     });
 
-    it('reports a receiver of another provider as unregistered at check time', async () => {
-      const check = await api.check(body(ZMB_NUMBERS.otherProvider));
-      // Not a wallet of the corridor's provider: the check says so (pawaPay sends no invitations, so execute would wait and expire).
-      assert.deepEqual((check.body as { attribute: unknown[] }).attribute.at(-1), { name: 'receiverStatus', value: 'unregistered' });
+    it('refuses a receiver of another provider at check and execute: pawaPay sends no invitations', async () => {
+      const start = await balances(t.service, merchant.merchant_id);
+      const refusal = {
+        status: 400,
+        body: failure('invalid_phone_number', `receiver_phone has no wallet on the payout network of service ${SERVICE}, which cannot invite new receivers`),
+      };
+      assert.deepEqual(await api.check(body(ZMB_NUMBERS.otherProvider)), refusal);
+      assert.deepEqual(await api.execute(body(ZMB_NUMBERS.otherProvider)), refusal);
+      assert.deepEqual(await balances(t.service, merchant.merchant_id), start);
     });
 
     it('a payout pawaPay fails ends at 80 with its code and text, the money back', async () => {

@@ -8,6 +8,7 @@ import { fail } from '../../errors.ts';
 import type { KycStatus } from '../../providers/kyc.ts';
 import { type KycDeps, keptKycStatus } from './kyc-sessions.ts';
 import { receiverKyc, receiverOnNetwork } from './lookups.ts';
+import { payoutNetworkOf } from './networks.ts';
 
 export type ReceiverStatus = 'registered' | 'unregistered';
 
@@ -25,6 +26,9 @@ export async function checkReceiver(deps: KycDeps, corridor: Corridor, receiverP
   const providers = deps.providers;
   const { registered } = await receiverOnNetwork(providers, receiverPhone, corridor);
   if (!registered) {
+    if (payoutNetworkOf(providers, corridor).sendsInvitations === false) {
+      fail('invalid_phone_number', `receiver_phone has no wallet on the payout network of service ${corridor.service}, which cannot invite new receivers`);
+    }
     const limitCents = providers.kyc.kind === 'sessions' ? deps.kycLimits.unverifiedCents : providers.kyc.invitedLimitCents;
     if (amountCents > limitCents) {
       fail(

@@ -69,6 +69,8 @@ export function createMtnMomo(settings: MtnMomoSettings, context: MtnMomoContext
   };
   return {
     name: CONNECTOR_NAME,
+    // It pays wallets only; a number without one is refused at check and execute.
+    sendsInvitations: false,
     lookupReceiver: (phoneE164, signal, corridor) => operations.lookupReceiver(ops, phoneE164, signal ?? new AbortController().signal, corridor),
     amountDecimals: (corridor) => amountDecimalsOf(corridor),
     corridorProblems: (corridor) => corridorProblems(corridor),

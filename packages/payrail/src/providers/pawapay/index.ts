@@ -19,6 +19,8 @@ export function createPawaPay(settings: PawaPaySettings, context: { readonly log
   const ops: operations.OperationContext = { settings, log: context.log };
   return {
     name: CONNECTOR_NAME,
+    // It pays wallets only; a number without one is refused at check and execute.
+    sendsInvitations: false,
     lookupTimeoutMs: LOOKUP_TIMEOUT_MS,
     lookupReceiver: (phoneE164, signal, corridor) => operations.lookupReceiver(ops, phoneE164, signal, corridor),
     amountDecimals: amountDecimalsOf,
