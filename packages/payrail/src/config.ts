@@ -156,11 +156,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const trustProxyTls = oneOf('PAYRAIL_TRUST_PROXY_TLS', '0', ['0', '1']) === '1';
 
   if (environment === 'production') {
-    // Payrail ships a real card processor (authorize-net); the other three
-    // still come from connector modules until it ships those too.
     for (const [slot, value] of Object.entries(providers) as Array<[ConnectorSlot, string]>) {
       if (value !== '' && value !== 'sandbox') continue;
       problems.push(`production needs a real ${CONNECTOR_SLOT_LABELS[slot]}, not the sandbox simulator: set PAYRAIL_${snake(slot)} to ${realChoices(slot)}`);
+    }
+    // A corridor may name its own network: the simulator is no more acceptable there.
+    for (const service of corridorsNaming('sandbox', corridorsFile)) {
+      problems.push(`production needs a real payout network for corridor ${service}, not the sandbox simulator: set its payout_connector to ${realChoices('payoutNetwork')}`);
     }
     if (tlsCertFile === null && !trustProxyTls) {
       problems.push('production needs TLS: set PAYRAIL_TLS_CERT and PAYRAIL_TLS_KEY, or PAYRAIL_TRUST_PROXY_TLS=1 behind a trusted TLS-terminating proxy');
@@ -235,11 +237,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
  * its own error when the service loads it.
  */
 function payoutNetworkInUse(name: string, deploymentNetwork: string, corridorsFile: string): boolean {
-  if (deploymentNetwork === name) return true;
+  return deploymentNetwork === name || corridorsNaming(name, corridorsFile).length > 0;
+}
+
+/** The services of the corridors whose payout_connector is `name`; none when the file cannot be read (its own error reports it at start). */
+function corridorsNaming(name: string, corridorsFile: string): string[] {
   try {
-    return loadCorridors(corridorsFile).corridors.some((corridor) => corridor.payoutConnector === name);
+    return loadCorridors(corridorsFile)
+      .corridors.filter((corridor) => corridor.payoutConnector === name)
+      .map((corridor) => corridor.service);
   } catch {
-    return false;
+    return [];
   }
 }
 

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { inspect } from 'node:util';
@@ -141,6 +142,19 @@ describe('PAYRAIL_CARD_PROCESSOR=authorize-net', () => {
     ]);
     assert.deepEqual(problemsOf({ ...PRODUCTION }), [
       'production needs a real card processor, not the sandbox simulator: set PAYRAIL_CARD_PROCESSOR to authorize-net (built in) or a connector module',
+    ]);
+  });
+});
+
+describe('a production corridor', () => {
+  it('may not name the sandbox simulator as its payout network', () => {
+    const sandboxFile = path.join(import.meta.dirname, '..', '..', 'config', 'corridors.sandbox.json');
+    const document = JSON.parse(fs.readFileSync(sandboxFile, 'utf8')) as { corridors: Array<Record<string, unknown>> };
+    document.corridors[1]!.payout_connector = 'sandbox';
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'payrail-corridors-')), 'corridors.json');
+    fs.writeFileSync(file, JSON.stringify(document));
+    assert.deepEqual(problemsOf({ ...PRODUCTION, ...ANET, PAYRAIL_CORRIDORS_FILE: file }), [
+      'production needs a real payout network for corridor 1002, not the sandbox simulator: set its payout_connector to mtn-momo or pawapay (built in) or a connector module',
     ]);
   });
 });

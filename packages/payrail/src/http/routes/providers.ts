@@ -1,4 +1,4 @@
-// POST /providers/:connector/callbacks (behaviour.md section 18): a
+// POST (or PUT) /providers/:connector/callbacks (behaviour.md section 18): a
 // provider's callback, read as raw bytes whatever its content type (the
 // signature covers the bytes as sent, so nothing may parse or re-encode them
 // first), at most CALLBACK_BODY_MAX_BYTES, and handed with its headers to
@@ -39,27 +39,27 @@ export function providerCallbackRoutes(service: Service): FastifyPluginAsyncType
     app.setErrorHandler(callbackErrorHandler);
     const deps = callbackDepsOf(service);
 
-    app.post(
-      CALLBACK_PATH,
-      {
-        bodyLimit: CALLBACK_BODY_MAX_BYTES,
-        schema: {
-          operationId: 'receiveProviderCallback',
-          summary: "A provider's callback (webhook): verified by the connector's signature check, then applied as polling would",
-          description:
-            'Set this URL as the webhook URL at the provider (Authorize.net: `/providers/authorize-net/callbacks`). The body is read as sent, ' +
-            `any content type, at most ${CALLBACK_BODY_MAX_BYTES} bytes. A callback is a hint: the payment it names is asked about at the ` +
-            'provider and moved through the same guarded transitions as polling, so a replay changes nothing.',
-          errors: ['invalid_request', 'invalid_signature', 'not_found', 'callback_too_large'],
-          params: CallbackParams,
-          response: { 200: CallbackReceived },
-        },
+    const options = (operationId: string, summary: string) => ({
+      bodyLimit: CALLBACK_BODY_MAX_BYTES,
+      schema: {
+        operationId,
+        summary,
+        description:
+          'Set this URL as the webhook URL at the provider (Authorize.net: `/providers/authorize-net/callbacks`). The body is read as sent, ' +
+          `any content type, at most ${CALLBACK_BODY_MAX_BYTES} bytes. A callback is a hint: the payment it names is asked about at the ` +
+          'provider and moved through the same guarded transitions as polling, so a replay changes nothing.',
+        errors: ['invalid_request', 'invalid_signature', 'not_found', 'callback_too_large'],
+        params: CallbackParams,
+        response: { 200: CallbackReceived },
       },
-      async (request) =>
-        receiveCallback(deps, request.params.connector, {
-          rawBody: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
-          headers: headersOf(request),
-        }),
-    );
+    });
+    const receive = async (request: FastifyRequest<{ Params: { connector: string } }>) =>
+      receiveCallback(deps, request.params.connector, {
+        rawBody: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+        headers: headersOf(request),
+      });
+    app.post(CALLBACK_PATH, options('receiveProviderCallback', "A provider's callback (webhook): verified by the connector's signature check, then applied as polling would"), receive);
+    // MTN MoMo asks its callback listeners to take PUT as well as POST.
+    app.put(CALLBACK_PATH, options('receiveProviderCallbackPut', 'The same callback sent with PUT, as some providers (MTN MoMo) may'), receive);
   };
 }
