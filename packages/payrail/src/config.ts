@@ -4,6 +4,7 @@ import path from 'node:path';
 
 import { ADDRESS_FAILURES_MAX_DEFAULT, RATE_LIMIT_PER_ADDRESS_DEFAULT, RATE_LIMIT_PER_CREDENTIAL_DEFAULT } from './domain/auth-limits.ts';
 import { authorizeNetSettings } from './config/authorize-net.ts';
+import { openExchangeRatesSettings } from './config/openexchangerates.ts';
 import type { SettingsSource } from './config/settings-source.ts';
 import { BUILT_IN_CONNECTORS, CONNECTOR_SLOT_LABELS, connectorChoiceProblem, type ConnectorSlot } from './domain/connector-spec.ts';
 import { parseCloseTime } from './domain/card-lifecycle.ts';
@@ -137,6 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const settings: SettingsSource = { env, problems, baseDir, environment };
   const connectors: BuiltInConnectorSettings = {
     authorizeNet: providers.cardProcessor === 'authorize-net' ? authorizeNetSettings(settings) : null,
+    openExchangeRates: providers.fx === 'openexchangerates' ? openExchangeRatesSettings(settings) : null,
   };
   const tlsCertFile = text('PAYRAIL_TLS_CERT');
   const tlsKeyFile = text('PAYRAIL_TLS_KEY');

@@ -18,6 +18,7 @@ import { SandboxCardProcessor } from './card-processor-sandbox.ts';
 import { checkCardProcessor } from './card-processor.ts';
 import { cardProcessorWithBreaker, fxWithBreaker, kycWithBreaker, payoutNetworkWithBreaker } from './connector-breakers.ts';
 import type { FxProvider } from './fx.ts';
+import { createOpenExchangeRates, type OpenExchangeRatesSettings } from './openexchangerates/index.ts';
 import type { KycProvider } from './kyc.ts';
 import type { PayoutNetwork } from './payout-network.ts';
 import { SandboxFx } from './sandbox/fx.ts';
@@ -42,6 +43,7 @@ export type ProviderChoice = Readonly<Record<ConnectorSlot, string>>;
 /** Settings of the built-in connectors (config/ reads them); null for one not chosen. */
 export interface BuiltInConnectorSettings {
   readonly authorizeNet: AuthorizeNetSettings | null;
+  readonly openExchangeRates: OpenExchangeRatesSettings | null;
 }
 
 /** A built-in connector's factory, by its name. */
@@ -128,7 +130,15 @@ export async function createProviders(
   }
   checkCorridorSettings(corridors, payoutNetworks, choice.payoutNetwork);
   const kyc = await loadProvider(choice.kyc, context, () => new SandboxKyc(receivers, context.clock, context.publicUrl), 'kyc');
-  const fx = await loadProvider(choice.fx, context, () => new SandboxFx(), 'fx');
+  const fxBuiltIns: BuiltIns<FxProvider> = {
+    openexchangerates: () =>
+      createOpenExchangeRates(chosen(settings.openExchangeRates, 'openexchangerates'), {
+        log: context.log.child({ connector: 'openexchangerates' }),
+        clock: context.clock,
+        currencies: corridors.corridors.map((corridor) => corridor.currency),
+      }),
+  };
+  const fx = await loadProvider(choice.fx, context, () => new SandboxFx(), 'fx', fxBuiltIns);
   return {
     cardProcessor: withBreaker(choice.cardProcessor, cardProcessor, cardProcessorWithBreaker, context.log),
     payoutNetwork: payoutNetworks.get(choice.payoutNetwork)!,
