@@ -8,6 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/domain/clock.ts';
+import { BREAKER_DEFAULTS } from '../../src/providers/breaker.ts';
+import { breakerOf } from '../../src/providers/connector-breakers.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { STORE_KINDS, tempDir } from '../helpers/stores.ts';
 import { assertLedgerOk, caller, created, failure, transferBody } from '../helpers/transfers.ts';
@@ -123,6 +125,9 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(await api.execute(body), { status: 503, body: refusal });
       assert.equal(await count('quotes', body.id), 0);
       assert.equal(await count('transfers', body.id), 0);
+      // Refusals are answers, not an unreachable provider: however many, the circuit breaker stays closed and the message stays this one.
+      for (let i = 0; i < BREAKER_DEFAULTS.consecutiveFailuresMax; i++) assert.deepEqual(await api.check(transferBody()), { status: 503, body: refusal });
+      assert.equal(breakerOf(t.service.providers.fx)?.state(), 'closed');
       // Published again: after the pause between fetches the same request goes through.
       oxr.setTimestamp(t.clock.nowMs() / 1000);
       t.clock.advance(30_000);

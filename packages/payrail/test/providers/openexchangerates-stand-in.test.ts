@@ -3,9 +3,14 @@
 // start, each corridor's margin, staleness and missing currencies refused
 // with RateUnavailable, failed refreshes keeping the last good table until
 // it is too old, one fetch in flight at a time, refreshes when due, the
-// pause after a failure, and no App ID in any log line. Time is a manual
-// clock; the stand-in's timestamp is set against it.
+// pause after a fetch, and no App ID in any log line. Time is a manual
+// clock; the stand-in's timestamp is set against it. And the stand-in's own
+// answers checked against the documentation, in process and as stand-in-main.ts.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { ManualClock } from '../../src/domain/clock.ts';
@@ -222,5 +227,74 @@ describe('openexchangerates connector against the stand-in', () => {
     assert.equal(await oxr.rate(corridor('KES')), '129.5');
     assert.equal(await oxr.rate(corridor('KES', '0.0001')), '129.4998705');
     assert.equal(await oxr.rate(corridor('NGN')), '1532.5');
+  });
+});
+
+describe('the stand-in answers as the documentation says', () => {
+  let standIn: OxrStandIn;
+  beforeEach(async () => {
+    standIn = await startOxrStandIn({ timestampSeconds: 1_764_331_200 });
+  });
+  afterEach(async () => {
+    await standIn.close();
+  });
+  const get = async (pathAndQuery: string) => {
+    const response = await fetch(`${standIn.url.replace(/\/api$/, '')}${pathAndQuery}`);
+    return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+  };
+
+  it('latest.json: a USD table of the symbols asked that it has', async () => {
+    const answer = await get(`/api/latest.json?app_id=${standIn.appId}&symbols=KES,ngn,XYZ`);
+    assert.equal(answer.status, 200);
+    assert.deepEqual(answer.json, {
+      disclaimer: 'Usage subject to terms: https://openexchangerates.org/terms',
+      license: 'https://openexchangerates.org/license',
+      timestamp: 1_764_331_200,
+      base: 'USD',
+      rates: { KES: 129.5, NGN: 1532.123456 },
+    });
+    const all = await get(`/api/latest.json?app_id=${standIn.appId}`);
+    assert.equal(Object.keys(all.json.rates as object).length, 7);
+  });
+
+  it('errors are {error, status, message, description} with the documented codes', async () => {
+    const error = (status: number, message: string) => ({ status, message });
+    const shape = (answer: { status: number; json: Record<string, unknown> }) => {
+      assert.equal(answer.json.error, true);
+      assert.equal(answer.json.status, answer.status);
+      assert.equal(typeof answer.json.description, 'string');
+      return { status: answer.status, message: answer.json.message };
+    };
+    assert.deepEqual(shape(await get('/api/latest.json')), error(401, 'missing_app_id'));
+    assert.deepEqual(shape(await get('/api/latest.json?app_id=nope')), error(401, 'invalid_app_id'));
+    assert.deepEqual(shape(await get(`/api/latest.json?app_id=${standIn.appId}&base=EUR`)), error(429, 'not_allowed'));
+    assert.deepEqual(shape(await get(`/api/historical/2026-01-01.json?app_id=${standIn.appId}`)), error(404, 'not_found'));
+    standIn.failNext('rate-limited');
+    assert.deepEqual(shape(await get(`/api/latest.json?app_id=${standIn.appId}`)), error(429, 'access_restricted'));
+  });
+
+  it('stand-in-main runs as its own process and obeys POST /control/<verb>', async () => {
+    const main = fileURLToPath(new URL('./openexchangerates/stand-in-main.ts', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', main], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+      const started = JSON.parse(line) as { url: string; controlUrl: string; appId: string };
+      assert.match(started.url, /^http:\/\/127\.0\.0\.1:\d+\/api$/);
+      const control = async (verb: string, body: object) =>
+        (await (await fetch(`${started.controlUrl}${verb}`, { method: 'POST', body: JSON.stringify(body) })).json()) as Record<string, unknown>;
+      assert.equal((await control('setRate', { currency: 'KES', rate: '131.75' })).ok, true);
+      assert.equal((await control('setTimestamp', { seconds: 1_764_334_800 })).ok, true);
+      assert.equal((await control('failNext', { fault: 'http-500' })).ok, true);
+      const latest = `${started.url}/latest.json?app_id=${started.appId}&symbols=KES`;
+      const failed = await fetch(latest);
+      assert.equal(failed.status, 500);
+      await failed.text();
+      assert.deepEqual(((await (await fetch(latest)).json()) as { rates: object; timestamp: number }).rates, { KES: 131.75 });
+      assert.equal((await control('requestCount', {})).requestCount, 2);
+      assert.equal((await control('failNext', { fault: 'melt' })).ok, false);
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
   });
 });

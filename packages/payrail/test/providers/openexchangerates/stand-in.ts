@@ -56,11 +56,16 @@ export interface OxrStandIn {
 
 export interface OxrStandInOptions {
   appId?: string;
+  port?: number;
+  /** Serve POST /control/<verb> on the same port (stand-in-main.ts): setRate, setRates, setTimestamp, failNext, requestCount. */
+  control?: boolean;
   /** The timestamp before setTimestamp (UNIX seconds); default the real time at start. */
   timestampSeconds?: number;
 }
 
 const FAULTS_MAX = 1000;
+const CONTROL_BODY_MAX_BYTES = 64 * 1024;
+const FAULTS: readonly OxrFault[] = ['hang', 'drop', 'http-500', 'http-502', 'rate-limited', 'not-allowed', 'not-json'];
 
 export async function startOxrStandIn(options: OxrStandInOptions = {}): Promise<OxrStandIn> {
   const appId = options.appId ?? STAND_IN_APP_ID;
@@ -85,6 +90,10 @@ export async function startOxrStandIn(options: OxrStandInOptions = {}): Promise<
 
   function handle(request: IncomingMessage, response: ServerResponse): void {
     const url = new URL(request.url ?? '/', 'http://stand-in');
+    if (options.control === true && request.method === 'POST' && url.pathname.startsWith('/control/')) {
+      readControl(request, response, url.pathname.slice('/control/'.length));
+      return;
+    }
     if (request.method !== 'GET' || url.pathname !== '/api/latest.json') {
       error(response, 404, 'not_found', 'Client requested a non-existent resource/route.');
       return;
@@ -149,13 +158,49 @@ export async function startOxrStandIn(options: OxrStandInOptions = {}): Promise<
     response.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(body);
   }
 
+  /** A control verb with its JSON body; answers {ok: true, ...} or 400. */
+  function readControl(request: IncomingMessage, response: ServerResponse, verb: string): void {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    request.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes <= CONTROL_BODY_MAX_BYTES) chunks.push(chunk);
+    });
+    request.on('end', () => {
+      const reply = (status: number, body: object) => response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      let body: Record<string, unknown>;
+      try {
+        body = bytes === 0 ? {} : (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>);
+      } catch {
+        reply(400, { ok: false, error: 'the body is not JSON' });
+        return;
+      }
+      const numberText = (value: unknown) => (typeof value === 'string' && /^-?[0-9][0-9.eE+-]*$/.test(value) ? value : null);
+      if (verb === 'setRate' && typeof body.currency === 'string' && numberText(body.rate) !== null) {
+        rates[body.currency] = numberText(body.rate)!;
+      } else if (verb === 'setRates' && body.rates !== null && typeof body.rates === 'object') {
+        const next = Object.entries(body.rates as Record<string, unknown>).map(([code, rate]) => [code, numberText(rate)] as const);
+        if (next.some(([, rate]) => rate === null)) return reply(400, { ok: false, error: 'rates are JSON number text' });
+        rates = Object.fromEntries(next) as Record<string, string>;
+      } else if (verb === 'setTimestamp' && Number.isSafeInteger(body.seconds)) {
+        timestamp = body.seconds as number;
+      } else if (verb === 'failNext' && FAULTS.includes(body.fault as OxrFault)) {
+        const count = Number.isSafeInteger(body.count) ? Math.min(body.count as number, FAULTS_MAX) : 1;
+        for (let i = 0; i < count; i++) faults.push(body.fault as OxrFault);
+      } else if (verb !== 'requestCount') {
+        return reply(400, { ok: false, error: `unknown verb or bad body: ${verb.slice(0, 40)}` });
+      }
+      reply(200, { ok: true, requestCount: queries.length });
+    });
+  }
+
   function error(response: ServerResponse, status: number, message: string, description: string): void {
     response
       .writeHead(status, { 'content-type': 'application/json; charset=utf-8' })
       .end(JSON.stringify({ error: true, status, message, description }, null, 2));
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('the stand-in has no port');
   return {
