@@ -194,7 +194,6 @@ class OpenExchangeRates implements OpenExchangeRatesConnector {
 
 /** A duration in words for the refusal message: "3 hours", "90 minutes", "45 seconds". */
 function describeSeconds(seconds: number): string {
-  if (seconds % 3600 === 0) return `${seconds / 3600} hour${seconds === 3600 ? '' : 's'}`;
-  if (seconds % 60 === 0) return `${seconds / 60} minutes`;
-  return `${seconds} seconds`;
+  const [count, unit] = seconds % 3600 === 0 ? [seconds / 3600, 'hour'] : seconds % 60 === 0 ? [seconds / 60, 'minute'] : [seconds, 'second'];
+  return `${count} ${unit}${count === 1 ? '' : 's'}`;
 }
