@@ -7,6 +7,7 @@ import { authorizeNetSettings } from './config/authorize-net.ts';
 import { mtnMomoSettings } from './config/mtn-momo.ts';
 import { type KycLimits, kycLimitSettings, veriffSettings } from './config/veriff.ts';
 import { pawaPaySettings } from './config/pawapay.ts';
+import { openExchangeRatesSettings } from './config/openexchangerates.ts';
 import type { SettingsSource } from './config/settings-source.ts';
 import { BUILT_IN_CONNECTORS, CONNECTOR_SLOT_LABELS, connectorChoiceProblem, type ConnectorSlot } from './domain/connector-spec.ts';
 import { parseCloseTime } from './domain/card-lifecycle.ts';
@@ -147,6 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mtnMomo: payoutNetworkInUse('mtn-momo', providers.payoutNetwork, corridorsFile) ? mtnMomoSettings(settings) : null,
     veriff: providers.kyc === 'veriff' ? veriffSettings(settings) : null,
     pawaPay: payoutNetworkInUse('pawapay', providers.payoutNetwork, corridorsFile) ? pawaPaySettings(settings) : null,
+    openExchangeRates: providers.fx === 'openexchangerates' ? openExchangeRatesSettings(settings) : null,
   };
   const tlsCertFile = text('PAYRAIL_TLS_CERT');
   const tlsKeyFile = text('PAYRAIL_TLS_KEY');

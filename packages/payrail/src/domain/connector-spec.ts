@@ -42,7 +42,7 @@ export const BUILT_IN_CONNECTORS: Readonly<Record<ConnectorSlot, { readonly ship
   cardProcessor: { shipped: ['authorize-net'], planned: [] },
   payoutNetwork: { shipped: ['mtn-momo', 'pawapay'], planned: [] },
   kyc: { shipped: ['veriff'], planned: [] },
-  fx: { shipped: [], planned: ['openexchangerates'] },
+  fx: { shipped: ['openexchangerates'], planned: [] },
 };
 
 /** Whether `spec` chooses a connector Payrail ships for this slot (not a module to import). */

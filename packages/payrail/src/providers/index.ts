@@ -20,6 +20,7 @@ import { checkCardProcessor } from './card-processor.ts';
 import { cardProcessorWithBreaker, fxWithBreaker, kycWithBreaker, payoutNetworkWithBreaker } from './connector-breakers.ts';
 import type { FxProvider } from './fx.ts';
 import type { KycConnector } from './kyc.ts';
+import { createOpenExchangeRates, type OpenExchangeRatesSettings } from './openexchangerates/index.ts';
 import type { PayoutNetwork } from './payout-network.ts';
 import { createPawaPay, type PawaPaySettings } from './pawapay/index.ts';
 import { SandboxFx } from './sandbox/fx.ts';
@@ -48,6 +49,7 @@ export interface BuiltInConnectorSettings {
   readonly mtnMomo: MtnMomoSettings | null;
   readonly veriff: VeriffSettings | null;
   readonly pawaPay: PawaPaySettings | null;
+  readonly openExchangeRates: OpenExchangeRatesSettings | null;
 }
 
 /** A built-in connector's factory, by its name. */
@@ -148,7 +150,15 @@ export async function createProviders(
     veriff: () => createVeriff(chosen(settings.veriff, 'veriff'), { nowMs: () => context.clock.nowMs() }),
   };
   const kyc = await loadProvider<KycConnector>(choice.kyc, context, () => new SandboxKyc(receivers, context.clock, context.publicUrl), 'kyc', kycBuiltIns);
-  const fx = await loadProvider(choice.fx, context, () => new SandboxFx(), 'fx');
+  const fxBuiltIns: BuiltIns<FxProvider> = {
+    openexchangerates: () =>
+      createOpenExchangeRates(chosen(settings.openExchangeRates, 'openexchangerates'), {
+        log: context.log.child({ connector: 'openexchangerates' }),
+        clock: context.clock,
+        currencies: corridors.corridors.map((corridor) => corridor.currency),
+      }),
+  };
+  const fx = await loadProvider(choice.fx, context, () => new SandboxFx(), 'fx', fxBuiltIns);
   return {
     cardProcessor: withBreaker(choice.cardProcessor, cardProcessor, cardProcessorWithBreaker, context.log),
     payoutNetwork: payoutNetworks.get(choice.payoutNetwork)!,

@@ -138,7 +138,7 @@ describe('PAYRAIL_CARD_PROCESSOR=authorize-net', () => {
     assert.deepEqual(problemsOf({ ...PRODUCTION, ...ANET }), []);
     assert.deepEqual(problemsOf({ ...PRODUCTION, ...ANET, PAYRAIL_PAYOUT_NETWORK: '', PAYRAIL_FX_PROVIDER: 'sandbox' }), [
       'production needs a real payout network, not the sandbox simulator: set PAYRAIL_PAYOUT_NETWORK to mtn-momo or pawapay (built in) or a connector module',
-      'production needs a real FX provider, not the sandbox simulator: set PAYRAIL_FX_PROVIDER to a connector module (Payrail ships no built-in FX provider yet)',
+      'production needs a real FX provider, not the sandbox simulator: set PAYRAIL_FX_PROVIDER to openexchangerates (built in) or a connector module',
     ]);
     assert.deepEqual(problemsOf({ ...PRODUCTION }), [
       'production needs a real card processor, not the sandbox simulator: set PAYRAIL_CARD_PROCESSOR to authorize-net (built in) or a connector module',
@@ -177,8 +177,8 @@ describe('built-in connector names', () => {
       /refused: it names Payrail's built-in card processor/,
     );
     await assert.rejects(
-      loadProvider('openexchangerates', context, () => ({}), 'fx'),
-      /refused: it names a built-in FX provider/,
+      loadProvider('openexchangerates', context, () => ({}), 'kyc'),
+      /refused: it names Payrail's built-in FX provider, which is no KYC provider/,
     );
   });
 });

@@ -155,7 +155,7 @@ for (const kind of STORE_KINDS) {
         assert.equal(keys.key('transfer', upgraded.legacyPkMax.transfer), `transfer-${upgraded.legacyPkMax.transfer}`);
         assert.deepEqual(keys.parse(keys.key('charge', upgraded.legacyPkMax.charge + 1)), { kind: 'charge', pk: upgraded.legacyPkMax.charge + 1 });
         // A new store has nothing older than its id.
-        assert.deepEqual(recorded.legacyPkMax, { charge: 0, verification: 0, transfer: 0 });
+        assert.deepEqual(recorded.legacyPkMax, { charge: 0, verification: 0, transfer: 0, receiver: 0 });
       } finally {
         await t.service.db.write((tx) => tx.run('DELETE FROM installation WHERE singleton = 1'));
         await t.service.db.write((tx) =>
