@@ -164,7 +164,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
     // A corridor may name its own network: the simulator is no more acceptable there.
     for (const service of corridorsNaming('sandbox', corridorsFile)) {
-      problems.push(`production needs a real payout network for corridor ${service}, not the sandbox simulator: set its payout_connector to ${realChoices('payoutNetwork')}`);
+      problems.push(
+        `production needs a real payout network for corridor ${service}, not the sandbox simulator: set its payout_connector to ${realChoices('payoutNetwork')}`,
+      );
     }
     if (tlsCertFile === null && !trustProxyTls) {
       problems.push('production needs TLS: set PAYRAIL_TLS_CERT and PAYRAIL_TLS_KEY, or PAYRAIL_TRUST_PROXY_TLS=1 behind a trusted TLS-terminating proxy');

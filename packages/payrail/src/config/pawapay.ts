@@ -3,7 +3,6 @@
 // corridors file names it. The API token is a secret: from its variable or a
 // file (secret-setting.ts), boxed. Callbacks need no setting: their signing
 // keys are read from pawaPay with the same token.
-import { loadCorridors } from '../corridors-file.ts';
 import { Secret } from '../domain/secret.ts';
 import type { PawaPaySettings } from '../providers/pawapay/index.ts';
 import { providerUrlSetting } from './provider-url.ts';
@@ -40,4 +39,3 @@ export function pawaPaySettings(source: SettingsSource): PawaPaySettings {
   // Only read when the problems list is empty, so never this placeholder.
   return { url, token: token ?? UNSET };
 }
-

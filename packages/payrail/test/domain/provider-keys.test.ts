@@ -54,13 +54,18 @@ describe('provider keys', () => {
 
   it('a UUID reads back as its record, in this installation only', () => {
     const keys = providerKeysOf(ID);
-    for (const [kind, pk] of [['transfer', 1], ['receiver', 77], ['charge', 2 ** 48 - 1]] as const) {
+    for (const [kind, pk] of [
+      ['transfer', 1],
+      ['receiver', 77],
+      ['charge', 2 ** 48 - 1],
+    ] as const) {
       assert.deepEqual(keys.parseUuid(keys.uuid(kind, pk)), { kind, pk });
       assert.deepEqual(keys.parseUuid(keys.uuid(kind, pk).toUpperCase()), { kind, pk });
       assert.equal(providerKeysOf(newInstallationId()).parseUuid(keys.uuid(kind, pk)), null);
     }
     assert.throws(() => keys.uuid('transfer', 2 ** 48));
-    for (const text of ['', 'not-a-uuid', '00000000-0000-4000-8000-000000000001', keys.uuid('transfer', 3).slice(0, 35)]) assert.equal(keys.parseUuid(text), null, text);
+    for (const text of ['', 'not-a-uuid', '00000000-0000-4000-8000-000000000001', keys.uuid('transfer', 3).slice(0, 35)])
+      assert.equal(keys.parseUuid(text), null, text);
   });
 
   it('the sandbox matches a pre-upgrade numeric reference only to the charge key of the same primary key', () => {

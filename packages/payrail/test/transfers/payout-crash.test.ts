@@ -75,7 +75,8 @@ async function startStandIn(): Promise<StandInProcess> {
 function corridorsFile(dir: string): string {
   const document = JSON.parse(fs.readFileSync(SANDBOX_CORRIDORS, 'utf8')) as { corridors: Array<Record<string, unknown>> };
   for (const corridor of document.corridors) {
-    if (corridor.country === 'UG') Object.assign(corridor, { payout_connector: 'mtn-momo', payout_settings: { target_environment: 'sandbox', currency: 'EUR' } });
+    if (corridor.country === 'UG')
+      Object.assign(corridor, { payout_connector: 'mtn-momo', payout_settings: { target_environment: 'sandbox', currency: 'EUR' } });
   }
   const file = path.join(dir, 'corridors.json');
   fs.writeFileSync(file, JSON.stringify(document));

@@ -26,7 +26,16 @@ function corridorsFile(kenya: Record<string, unknown>): string {
 }
 
 describe('corridor payout settings in the corridors file', () => {
-  const base = { service: '1', country: 'KE', currency: 'KES', currency_minor_units: 2, fx_rate: '1', min_amount: '1.00', max_amount: '9.00', required_attributes: [] };
+  const base = {
+    service: '1',
+    country: 'KE',
+    currency: 'KES',
+    currency_minor_units: 2,
+    fx_rate: '1',
+    min_amount: '1.00',
+    max_amount: '9.00',
+    required_attributes: [],
+  };
 
   it('reads the connector, its settings and the margin, with defaults', () => {
     const table = parseCorridors({
@@ -132,9 +141,8 @@ for (const kind of STORE_KINDS) {
 describe('payout settings a network refuses', () => {
   it('stop the start, naming the corridor and the connector', async () => {
     const file = corridorsFile({ payout_connector: MODULE });
-    await assert.rejects(
-      createTestApp('sqlite', { env: { PAYRAIL_CORRIDORS_FILE: file } }),
-      (error: Error) => error.message.includes(`corridor 1001 (payout connector ${MODULE}): payout_settings.region is required`),
+    await assert.rejects(createTestApp('sqlite', { env: { PAYRAIL_CORRIDORS_FILE: file } }), (error: Error) =>
+      error.message.includes(`corridor 1001 (payout connector ${MODULE}): payout_settings.region is required`),
     );
   });
 });

@@ -103,7 +103,10 @@ const RAILS: readonly Rail[] = [
       return {
         env: { PAYRAIL_PAWAPAY_URL: pawapay.url, PAYRAIL_PAWAPAY_TOKEN: pawapay.token },
         sentTo: (phone) =>
-          pawapay.payouts().filter((payout) => JSON.stringify(payout.request).includes(phone.slice(1))).reduce((sum, payout) => sum + payout.initiations, 0),
+          pawapay
+            .payouts()
+            .filter((payout) => JSON.stringify(payout.request).includes(phone.slice(1)))
+            .reduce((sum, payout) => sum + payout.initiations, 0),
         close: () => pawapay.close(),
       };
     },
@@ -190,7 +193,10 @@ for (const rail of RAILS) {
 
         // Veriff decides and tells Payrail by its signed webhook.
         assert.equal(await veriff.decide(session, 'approved'), 200);
-        assert.deepEqual(await api.kyc(phone.slice(1)), { status: 200, body: { success: true, error: '', kyc_verify: true, money_limit: '3000.00', kyc_url: '' } });
+        assert.deepEqual(await api.kyc(phone.slice(1)), {
+          status: 200,
+          body: { success: true, error: '', kyc_verify: true, money_limit: '3000.00', kyc_url: '' },
+        });
 
         const transfer = body(phone, '10.00');
         assert.deepEqual(await api.check(transfer), {

@@ -14,12 +14,20 @@ import { statusViewOf } from './status.ts';
  * just written (no read: execute's is on the hot path). The status view's
  * server_time is the event's time.
  */
-export function transferEventData(service: Pick<Service, 'providers' | 'corridors'>, transfer: { id: string; status: TransferStatusRow }, nowMs: number): string {
+export function transferEventData(
+  service: Pick<Service, 'providers' | 'corridors'>,
+  transfer: { id: string; status: TransferStatusRow },
+  nowMs: number,
+): string {
   return transferEventDataAt(service, transfer, isoTime(nowMs));
 }
 
 /** transferEventData with the event's time already written out (one for a whole batch). */
-export function transferEventDataAt(service: Pick<Service, 'providers' | 'corridors'>, transfer: { id: string; status: TransferStatusRow }, serverTime: string): string {
+export function transferEventDataAt(
+  service: Pick<Service, 'providers' | 'corridors'>,
+  transfer: { id: string; status: TransferStatusRow },
+  serverTime: string,
+): string {
   return JSON.stringify(statusViewOf(service, transfer.id, transfer.status, serverTime));
 }
 

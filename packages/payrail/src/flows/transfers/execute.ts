@@ -40,7 +40,16 @@ export async function executeTransfer(service: Service, merchantId: string, body
     rate: () => fxRate(service.providers, transfer.corridor),
     honoursQuote: (context, nowMs) => quotedRate(transfer, context, nowMs) !== null,
     plan: (context, nowMs, providerRate) =>
-      planExecute({ merchantId, transfer, receiverStatus, context, nowMs, providerRate, eventData, receivedMinorOf: (rate) => receivedMinorOf(service.providers, transfer.corridor, transfer.amountCents, rate) }),
+      planExecute({
+        merchantId,
+        transfer,
+        receiverStatus,
+        context,
+        nowMs,
+        providerRate,
+        eventData,
+        receivedMinorOf: (rate) => receivedMinorOf(service.providers, transfer.corridor, transfer.amountCents, rate),
+      }),
   });
   switch (answer.kind) {
     case 'recorded':

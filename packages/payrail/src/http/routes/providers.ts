@@ -58,7 +58,11 @@ export function providerCallbackRoutes(service: Service): FastifyPluginAsyncType
         rawBody: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
         headers: headersOf(request),
       });
-    app.post(CALLBACK_PATH, options('receiveProviderCallback', "A provider's callback (webhook): verified by the connector's signature check, then applied as polling would"), receive);
+    app.post(
+      CALLBACK_PATH,
+      options('receiveProviderCallback', "A provider's callback (webhook): verified by the connector's signature check, then applied as polling would"),
+      receive,
+    );
     // MTN MoMo asks its callback listeners to take PUT as well as POST.
     app.put(CALLBACK_PATH, options('receiveProviderCallbackPut', 'The same callback sent with PUT, as some providers (MTN MoMo) may'), receive);
   };
