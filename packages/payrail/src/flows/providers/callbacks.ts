@@ -8,7 +8,9 @@
 // through the same guarded store command. So a replayed callback finds the
 // charge final and changes nothing, a forged one cannot invent an outcome,
 // and polling stays the backstop for a callback that never arrives or whose
-// poll found the processor unreachable.
+// poll found the processor unreachable. A payout's transfer is likewise
+// re-read from its network by the worker's single-transfer step
+// (payout-callbacks.ts, transfers/advance.ts).
 //
 // The body is never logged: it is the provider's, and may carry card or
 // personal data.
@@ -19,6 +21,7 @@ import type { Service } from '../../service.ts';
 import { readPendingCharge, readPendingChargeByProcessorRef } from '../../store/payin/charge-reads.ts';
 import { errorSummary } from '../common/error-summary.ts';
 import { type PendingChargeResolution, type RecoveryDeps, recoveryDepsOf, resolvePendingCharge } from '../payin/charge-recovery.ts';
+import { applyPayoutHint, type PayoutHintResult } from './payout-callbacks.ts';
 
 /** Hints applied from one callback; providers report one payment per callback, so more is a connector's mistake. */
 export const CALLBACK_HINTS_MAX = 20;
@@ -28,10 +31,12 @@ const PROCESSOR_REF_CHARS_MAX = 128;
 
 export interface CallbackDeps extends RecoveryDeps {
   readonly providers: Providers;
+  /** The whole service, for the transfer worker's single-transfer step (payout hints). */
+  readonly service: Service;
 }
 
 export function callbackDepsOf(service: Service): CallbackDeps {
-  return { ...recoveryDepsOf(service), providers: service.providers };
+  return { ...recoveryDepsOf(service), providers: service.providers, service };
 }
 
 /** Which connector a callback is for: the one whose name is in the URL and that takes callbacks. */
@@ -48,7 +53,7 @@ export function callbackReceiverOf(providers: Providers, connectorName: string):
 }
 
 /** What became of one hint, for the log line. */
-type HintResult = PendingChargeResolution | 'no-pending-payment' | 'not-applied';
+type HintResult = PendingChargeResolution | 'no-pending-payment' | 'not-applied' | PayoutHintResult;
 
 /** What the route answers a verified callback. */
 export interface CallbackReceipt {
@@ -65,7 +70,7 @@ export async function receiveCallback(deps: CallbackDeps, connectorName: string,
   }
   const hints = verdict.hints.slice(0, CALLBACK_HINTS_MAX);
   const results: HintResult[] = [];
-  for (const hint of hints) results.push(await applyHint(deps, hint));
+  for (const hint of hints) results.push(await applyHint(deps, connectorName, hint));
   deps.log.info(
     {
       connector: connectorName,
@@ -88,15 +93,14 @@ async function verified(deps: CallbackDeps, connectorName: string, receiver: Cal
   }
 }
 
-async function applyHint(deps: CallbackDeps, hint: CallbackHint): Promise<HintResult> {
+async function applyHint(deps: CallbackDeps, connectorName: string, hint: CallbackHint): Promise<HintResult> {
   switch (hint.kind) {
     case 'card':
       return applyCardHint(deps, hint);
-    // Payouts are polled by the worker until final (transfers/advance.ts), and
-    // a receiver's KYC is looked up from the provider at each request
-    // (transfers/lookups.ts): nothing is lost by not applying these yet. The
-    // payout and KYC connectors of behaviour.md section 18 bring their hints in.
     case 'payout':
+      return applyPayoutHint(deps, connectorName, hint);
+    // A receiver's KYC is looked up from the provider at each request
+    // (transfers/lookups.ts): nothing is lost by not applying it yet.
     case 'kyc':
       return 'not-applied';
   }

@@ -40,6 +40,7 @@ const names = [
   '024_processor_reconciliation',
   '025_pending_processor_ref',
   '026_payout_connector',
+  '028_transfer_reversals',
 ];
 
 export const MIGRATIONS: readonly Migration[] = names.map((name) => ({
