@@ -193,19 +193,22 @@ function decided(answer: DecideAnswer, input: { merchantId: string; transferId: 
 
 async function decide(
   deps: ReversalDeps,
-  input: { readonly merchantId: string; readonly transferId: string; readonly note: string | null },
+  input: { readonly merchantId: string; readonly transferId: string; readonly note: string | undefined },
   decision: 'confirmed' | 'rejected',
   by: AuditActor,
 ): Promise<ReversalView> {
   const action = decision === 'confirmed' ? ('transfer.reversal_confirm' as const) : ('transfer.reversal_reject' as const);
+  const given = (input.note ?? '').trim();
   const event = {
     action,
     target: input.transferId.slice(0, 40),
     merchantId: input.merchantId.slice(0, 40),
-    ...(input.note === null ? {} : { detail: input.note.slice(0, 200) }),
+    ...(given === '' ? {} : { detail: given.slice(0, 200) }),
   };
   return audited(deps, by, event, async (audit) => {
     knownTransfer(input);
+    // A rejection says why (nothing else records it); a confirmation's note is optional.
+    const note = decision === 'rejected' ? requiredText(input.note, 'a reason for rejecting it') : optionalText(input.note, 'the note');
     const nowMs = deps.clock.nowMs();
     const posting = (transfer: TransferRow, amountCents: number): PostingInput => ({
       kind: 'transfer.reverse',
@@ -226,7 +229,7 @@ async function decide(
       merchantId: input.merchantId,
       transferId: input.transferId,
       decision,
-      note: input.note,
+      note,
       decidedBy: actorName(by),
       nowMs,
       posting,
@@ -243,7 +246,7 @@ export function confirmReversal(
   input: { readonly merchantId: string; readonly transferId: string; readonly note?: string },
   by: AuditActor,
 ): Promise<ReversalView> {
-  return decide(deps, { ...input, note: optionalText(input.note, 'the note') }, 'confirmed', by);
+  return decide(deps, { merchantId: input.merchantId, transferId: input.transferId, note: input.note }, 'confirmed', by);
 }
 
 /** Rejects a reported reversal (the network's report was wrong, or withdrawn): no money moves, the attribute goes. */
@@ -252,7 +255,7 @@ export function rejectReversal(
   input: { readonly merchantId: string; readonly transferId: string; readonly reason: string },
   by: AuditActor,
 ): Promise<ReversalView> {
-  return decide(deps, { ...input, note: requiredText(input.reason, 'a reason for rejecting it') }, 'rejected', by);
+  return decide(deps, { merchantId: input.merchantId, transferId: input.transferId, note: input.reason }, 'rejected', by);
 }
 
 /** Reversals in a state (any when null), newest report first. */
