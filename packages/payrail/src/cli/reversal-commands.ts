@@ -6,13 +6,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { formatCents } from '../domain/money.ts';
 import { isReversalState, REVERSAL_STATES, REVERSALS_LISTED_DEFAULT, REVERSALS_LISTED_MAX } from '../domain/transfer-reversals.ts';
-import {
-  confirmReversal,
-  listTransferReversals,
-  rejectReversal,
-  reportReversalByOperator,
-  type ReversalView,
-} from '../flows/transfers/reversals.ts';
+import { confirmReversal, listTransferReversals, rejectReversal, reportReversalByOperator, type ReversalView } from '../flows/transfers/reversals.ts';
 import { cliActor } from './actor.ts';
 import type { CliHelpers } from './security-commands.ts';
 

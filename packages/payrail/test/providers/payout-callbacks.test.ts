@@ -76,7 +76,7 @@ for (const kind of STORE_KINDS) {
     const eventCount = async (type: string, id: string) =>
       Number(
         (await t.service.db.read((tx) =>
-          tx.get<{ n: number }>("SELECT COUNT(*) AS n FROM events WHERE merchant_id = ? AND type = ? AND data_json LIKE ?", [
+          tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM events WHERE merchant_id = ? AND type = ? AND data_json LIKE ?', [
             merchant.merchant_id,
             type,
             `%"id":"${id}"%`,

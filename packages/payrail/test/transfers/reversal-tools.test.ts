@@ -49,7 +49,12 @@ for (const kind of STORE_KINDS) {
         env,
       );
       assert.equal(report.code, 0, report.stderr);
-      assert.match(report.stdout, new RegExp(`^${merchant.merchant_id}  transfer ${confirmed}  30\\.00 USD  \\[reported\\]  reported \\S+ by cli:\\S*: R9 wallet operator reversed it\\n$`));
+      assert.match(
+        report.stdout,
+        new RegExp(
+          `^${merchant.merchant_id}  transfer ${confirmed}  30\\.00 USD  \\[reported\\]  reported \\S+ by cli:\\S*: R9 wallet operator reversed it\\n$`,
+        ),
+      );
       const second = await runCli(
         ['transfer', 'reversal', 'report', '--merchant', merchant.merchant_id, '--transfer', rejected, '--reason', 'statement shows it reversed'],
         env,
@@ -74,7 +79,7 @@ for (const kind of STORE_KINDS) {
 
       const confirm = await runCli(['transfers', 'reversal', 'confirm', '--merchant', merchant.merchant_id, '--transfer', confirmed], env);
       assert.equal(confirm.code, 0, confirm.stderr);
-      assert.match(confirm.stdout, /\[confirmed\].*  confirmed \S+ by cli:/);
+      assert.match(confirm.stdout, /\[confirmed\].* {2}confirmed \S+ by cli:/);
       const again = await runCli(['transfers', 'reversal', 'confirm', '--merchant', merchant.merchant_id, '--transfer', confirmed], env);
       assert.equal(again.code, 1);
       assert.match(again.stderr, new RegExp(`the reversal of transfer ${confirmed} is already confirmed`));
@@ -93,7 +98,10 @@ for (const kind of STORE_KINDS) {
       assert.match(verify.stdout, /^ledger OK/);
       const all = await runCliJson<{ reversals: Array<{ transfer_id: string; state: string }> }>(['transfers', 'reversals'], env);
       assert.deepEqual(
-        all.reversals.filter((r) => r.transfer_id === confirmed || r.transfer_id === rejected).map((r) => [r.transfer_id, r.state]).sort(),
+        all.reversals
+          .filter((r) => r.transfer_id === confirmed || r.transfer_id === rejected)
+          .map((r) => [r.transfer_id, r.state])
+          .sort(),
         [
           [confirmed, 'confirmed'],
           [rejected, 'rejected'],
@@ -105,12 +113,16 @@ for (const kind of STORE_KINDS) {
       const toConfirm = await paidOut('21.00');
       const toReject = await paidOut('8.00');
       for (const id of [toConfirm, toReject]) {
-        await reportReversalByOperator(t.service, { merchantId: merchant.merchant_id, transferId: id, reason: 'network reversed it' }, {
-          kind: 'cli',
-          id: 'ops',
-          label: null,
-          address: null,
-        });
+        await reportReversalByOperator(
+          t.service,
+          { merchantId: merchant.merchant_id, transferId: id, reason: 'network reversed it' },
+          {
+            kind: 'cli',
+            id: 'ops',
+            label: null,
+            address: null,
+          },
+        );
       }
       const start = await balances(t.service, merchant.merchant_id);
       const email = `ops-${kind}@example.com`;
@@ -136,7 +148,11 @@ for (const kind of STORE_KINDS) {
 
       const blank = await panel.post('/dashboard/operator/reversals/reject', { merchant: merchant.merchant_id, transfer: toReject, reason: '' });
       assert.equal(blank.status, 400);
-      const rejected = await panel.post('/dashboard/operator/reversals/reject', { merchant: merchant.merchant_id, transfer: toReject, reason: 'duplicate report' });
+      const rejected = await panel.post('/dashboard/operator/reversals/reject', {
+        merchant: merchant.merchant_id,
+        transfer: toReject,
+        reason: 'duplicate report',
+      });
       assert.equal(rejected.location, '/dashboard/operator/reversals?notice=reversal_rejected');
 
       assert.deepEqual(await balances(t.service, merchant.merchant_id), { ...start, available: start.available + 2100, paid_out: start.paid_out - 2100 });

@@ -46,7 +46,11 @@ function configuredNamesOf(service: Service, connectorName: string): ReadonlySet
 }
 
 /** The transfer a hint names, if it went to this network. */
-async function transferOf(service: Service, names: ReadonlySet<string>, hint: Extract<CallbackHint, { kind: 'payout' }>): Promise<TransferRow | PayoutHintResult> {
+async function transferOf(
+  service: Service,
+  names: ReadonlySet<string>,
+  hint: Extract<CallbackHint, { kind: 'payout' }>,
+): Promise<TransferRow | PayoutHintResult> {
   // Payrail's reference first: it names the transfer whatever the network calls the payout.
   const pk = transferPkOf(service, hint.reference) ?? transferPkOf(service, hint.providerRef);
   if (pk !== null) {
@@ -57,7 +61,9 @@ async function transferOf(service: Service, names: ReadonlySet<string>, hint: Ex
     return names.has(row.payout_connector) ? row : 'other-network';
   }
   if (hint.providerRef === '' || hint.providerRef.length > REFERENCE_CHARS_MAX) return 'no-such-payout';
-  const mine = (await readTransfersByProviderRef(service.db, hint.providerRef, SAME_REFERENCE_ROWS_MAX)).filter((row) => row.payout_connector !== null && names.has(row.payout_connector));
+  const mine = (await readTransfersByProviderRef(service.db, hint.providerRef, SAME_REFERENCE_ROWS_MAX)).filter(
+    (row) => row.payout_connector !== null && names.has(row.payout_connector),
+  );
   if (mine.length !== 1) {
     if (mine.length > 1) service.log.warn({ transfers: mine.length }, 'payout callback reference names several transfers; ignored');
     return 'no-such-payout';

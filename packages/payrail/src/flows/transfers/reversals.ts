@@ -152,7 +152,10 @@ export async function reportReversalByOperator(
       case 'already':
         return fail('invalid_state', `transfer ${input.transferId} already has a reversal (${answer.reversal.state})`);
       case 'not_paid_out':
-        return fail('invalid_state', `transfer ${input.transferId} is not a completed payout (state ${answer.transfer.state}); only a payout at 60 can be reversed`);
+        return fail(
+          'invalid_state',
+          `transfer ${input.transferId} is not a completed payout (state ${answer.transfer.state}); only a payout at 60 can be reversed`,
+        );
       case 'not_found':
         return fail('transfer_not_found', `merchant ${input.merchantId} has no transfer ${input.transferId}`);
     }

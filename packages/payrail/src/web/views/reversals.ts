@@ -52,7 +52,9 @@ export function reversalsBody(input: { rows: readonly ReversalView[]; shown: Rev
             <td>${r.reported_at} by ${r.reported_by}</td>
             <td>${r.error_code === '' ? '' : html`<code>${r.error_code}</code> `}${r.error_text}</td>
             <td>${badge(TONES[r.state], r.state)}${
-              r.state === 'reported' ? decisionForms(r, input.csrf) : html` ${r.decided_at ?? ''} by ${r.decided_by ?? '?'}${r.note === null ? '' : html`: ${r.note}`}`
+              r.state === 'reported'
+                ? decisionForms(r, input.csrf)
+                : html` ${r.decided_at ?? ''} by ${r.decided_by ?? '?'}${r.note === null ? '' : html`: ${r.note}`}`
             }</td></tr>`,
         )}</tbody></table></div>`;
   return html`${input.message}
