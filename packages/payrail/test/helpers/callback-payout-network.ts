@@ -27,6 +27,14 @@ export const polled: string[] = [];
 export const submitted: string[] = [];
 /** When set, the next polls wait for it (a network slow to answer), so a test can line calls up. */
 export const gate: { next: Promise<void> | null } = { next: null };
+/** Waiters for a number of polls received. */
+const pollWaiters: Array<{ count: number; resolve: () => void }> = [];
+
+/** Resolves once `count` polls in all have reached the network. */
+export function pollsReached(count: number): Promise<void> {
+  if (polled.length >= count) return Promise.resolve();
+  return new Promise((resolve) => pollWaiters.push({ count, resolve }));
+}
 
 export function resetPayoutNetwork(): void {
   outcomes.clear();
@@ -34,6 +42,7 @@ export function resetPayoutNetwork(): void {
   polled.length = 0;
   submitted.length = 0;
   gate.next = null;
+  pollWaiters.length = 0;
 }
 
 export function payoutSignatureOf(body: string | Buffer, key = PAYOUT_CALLBACK_KEY): string {
@@ -74,6 +83,10 @@ export function create(_context: ProviderContext): PayoutNetwork & BreakerTuning
     },
     async poll(request) {
       polled.push(request.providerRef);
+      for (const waiter of pollWaiters.filter((w) => polled.length >= w.count)) {
+        pollWaiters.splice(pollWaiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
       if (gate.next !== null) await gate.next;
       return outcomes.get(request.providerRef) ?? { kind: 'pending', retryAfterMs: 60 * 60_000 };
     },

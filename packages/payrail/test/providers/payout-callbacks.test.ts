@@ -21,6 +21,7 @@ import {
   PAYOUT_SIGNATURE_HEADER,
   payoutSignatureOf,
   polled,
+  pollsReached,
   resetPayoutNetwork,
   submitted,
   taken,
@@ -169,7 +170,7 @@ for (const kind of STORE_KINDS) {
       gate.next = new Promise((resolve) => (open = resolve));
       const body = JSON.stringify({ providerRef: tr.ref, reference: tr.uuid });
       const racing = Promise.all([send(body), t.worker.drain(), advanceOneTransfer(t.service, tr.pk)]);
-      while (polled.length < 3) await new Promise((resolve) => setImmediate(resolve));
+      await pollsReached(3);
       gate.next = null;
       open();
       const [reply, , single] = await racing;

@@ -55,7 +55,8 @@ export function retryBackoffMs(attempt: number): number {
 }
 
 /** What one step decided: a state change with its event note, or only a new time to look again. */
-type Step = ChangeStep | { readonly kind: 'reschedule'; readonly nextRunAtMs: number | null; readonly attempts: number };
+type Step = ChangeStep | RescheduleStep;
+type RescheduleStep = { readonly kind: 'reschedule'; readonly nextRunAtMs: number | null; readonly attempts: number };
 /** `pollAtOnce`: the network accepted a submission and said its first poll may tell more already. */
 type ChangeStep = { readonly kind: 'change'; readonly change: TransferChange; readonly note: string; readonly pollAtOnce?: boolean };
 
@@ -175,7 +176,7 @@ async function decide(service: Service, row: TransferRow, calls: CallContext): P
 const UNROUTABLE_RETRY_MS = 60_000;
 
 /** The corridor and network of a stored transfer, or a reschedule saying (in the log) why there is none. */
-function routeOf(service: Service, row: TransferRow, nowMs: number): { corridor: Corridor; network: PayoutNetwork; name: string } | Step {
+function routeOf(service: Service, row: TransferRow, nowMs: number): { corridor: Corridor; network: PayoutNetwork; name: string } | RescheduleStep {
   const corridor = service.corridors.byService(row.service);
   const found = payoutNetworkOfTransfer(service.providers, row, corridor);
   if (corridor === undefined || found === null) {
@@ -307,9 +308,9 @@ async function askNetwork(
   row: TransferRow,
   nowMs: number,
   calls: CallContext,
-): Promise<{ readonly outcome: PollOutcome; readonly connector: string } | Extract<Step, { kind: 'reschedule' }>> {
+): Promise<{ readonly outcome: PollOutcome; readonly connector: string } | RescheduleStep> {
   const route = routeOf(service, row, nowMs);
-  if ('kind' in route) return route as Extract<Step, { kind: 'reschedule' }>;
+  if ('kind' in route) return route;
   try {
     const signal = calls.deadline.signal();
     const request = {
@@ -370,6 +371,13 @@ async function poll(service: Service, row: TransferRow, nowMs: number, calls: Ca
 export type OneTransferOutcome = 'applied' | 'raced' | 'unchanged' | 'not-at-network' | 'final' | 'no-such-transfer' | NetworkReport;
 
 /**
+ * How long a single step waits for the network's answer. A network waits
+ * only seconds for the answer to its callback (and sends it again when it
+ * gets none); a slower poll is left to the worker, which asks again anyway.
+ */
+export const SINGLE_POLL_TIMEOUT_MS = 10_000;
+
+/**
  * Re-reads one transfer's payout from its network and records the answer
  * through the worker's own guarded step: the row's version guards the write,
  * so a callback and the worker (or two callbacks) that learn one outcome
@@ -387,7 +395,7 @@ export async function advanceOneTransfer(service: Service, pk: number): Promise<
   const isPaidOut = row.final === 1 && row.state === STATE.succeeded;
   if (row.final === 1 && !isPaidOut) return 'final';
   if (!isPaidOut && !(row.state === STATE.processing && row.substate === SUBSTATE.atNetwork)) return 'not-at-network';
-  const calls: CallContext = { deadline: new SharedDeadline(PAYOUT_CALL_TIMEOUT_MS, 1) };
+  const calls: CallContext = { deadline: new SharedDeadline(SINGLE_POLL_TIMEOUT_MS, 1) };
   const nowMs = service.clock.nowMs();
   if (isPaidOut) {
     // A reversal recorded already (a replayed callback): the network is not asked again.
