@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { AuditActor } from '../../src/domain/audit.ts';
 import type { CreatedMerchant } from '../../src/flows/merchants/merchants.ts';
+import { verifyLedger } from '../../src/flows/operations/ledger-verify.ts';
 import { confirmReversal, listTransferReversals, rejectReversal, reportReversalByOperator } from '../../src/flows/transfers/reversals.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
@@ -150,6 +151,24 @@ for (const kind of STORE_KINDS) {
       const again = await reportReversalByOperator(t.service, { ...target(tr.id), reason: 'network confirmed it after all' }, OPERATOR);
       assert.deepEqual([again.state, again.decided_by, again.error_text], ['reported', null, 'network confirmed it after all']);
       assert.deepEqual(await attributeOf(tr.id), [{ name: 'reversed', value: 'reported' }]);
+    });
+
+    it('ledger verify finds a reversal posting whose transfer does not record the confirmation', async () => {
+      const tr = await paidOut('3.00');
+      await reportReversalByOperator(t.service, { ...target(tr.id), reason: 'reversed' }, OPERATOR);
+      await confirmReversal(t.service, target(tr.id), OPERATOR);
+      const pk = await transferPk(t.service, merchant.merchant_id, tr.id);
+      const mark = (value: string | null) => t.service.db.write((tx) => tx.run('UPDATE transfers SET reversal = ? WHERE pk = ?', [value, pk]));
+      await mark(null);
+      const report = await verifyLedger(t.service.db);
+      assert.equal(report.ok, false);
+      assert.ok(report.problems.includes(`transfer ${pk} (state 60) has postings that do not match its state`), report.problems.join('; '));
+      assert.ok(
+        report.problems.some((p) => p.startsWith(`merchant ${merchant.merchant_id}: paid_out ledger`)),
+        report.problems.join('; '),
+      );
+      await mark('confirmed');
+      await assertLedgerOk(t.service);
     });
 
     it('only a completed payout can be reversed; an unknown transfer is not found', async () => {
