@@ -134,6 +134,9 @@ for (const kind of STORE_KINDS) {
       assert.match(page.body, /href="\/dashboard\/operator\/reversals"[^>]*>Payout reversals</);
       for (const id of [toConfirm, toReject]) assert.match(page.body, new RegExp(`name="transfer" value="${id}"`));
       assert.match(page.body, /action="\/dashboard\/operator\/reversals\/confirm"/);
+      assert.match(page.body, new RegExp(`href="/dashboard/operator/merchants/${merchant.merchant_id}/transfers/${toConfirm}"`));
+      const operatorDetail = await panel.get(`/dashboard/operator/merchants/${merchant.merchant_id}/transfers/${toConfirm}`);
+      assert.match(operatorDetail.body, /Reported by the payout network; awaiting the operator/);
 
       const fields = { merchant: merchant.merchant_id, transfer: toConfirm };
       const forged = await panel.post('/dashboard/operator/reversals/confirm', fields, { csrf: false });
@@ -168,6 +171,11 @@ for (const kind of STORE_KINDS) {
       const other = new PanelClient(t.app);
       assert.equal((await other.signIn(merchantEmail, PASSWORD)).status, 303);
       assert.equal((await other.get('/dashboard/operator/reversals')).status, 403);
+      // The merchant's own transfer page shows the reversal beside the final state.
+      const detail = await other.get(`/dashboard/transfers/${toConfirm}`);
+      assert.equal(detail.status, 200);
+      assert.match(detail.body, /Confirmed: the amount went back to the available balance/);
+      assert.match(detail.body, /state 60, substate 0, final/);
       assert.equal((await other.post('/dashboard/operator/reversals/confirm', fields)).status, 403);
     });
   });

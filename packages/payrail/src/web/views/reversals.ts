@@ -46,7 +46,7 @@ export function reversalsBody(input: { rows: readonly ReversalView[]; shown: Rev
         <thead><tr><th scope="col">Transfer</th><th scope="col">Merchant</th><th scope="col" class="num">Amount</th><th scope="col">Reported</th>
           <th scope="col">Network's reason</th><th scope="col">Status</th></tr></thead>
         <tbody>${input.rows.map(
-          (r) => html`<tr><th scope="row">${r.transfer_id}</th>
+          (r) => html`<tr><th scope="row"><a href="/dashboard/operator/merchants/${r.merchant_id}/transfers/${r.transfer_id}">${r.transfer_id}</a></th>
             <td><a href="/dashboard/operator/merchants/${r.merchant_id}"><code>${r.merchant_id}</code></a></td>
             <td class="num">${amount(r.amount_cents, 'USD')}</td>
             <td>${r.reported_at} by ${r.reported_by}</td>
