@@ -152,14 +152,15 @@ export function decideReversal(
     const reversal = await readReversal(tx, transfer.pk);
     if (reversal === undefined) return { kind: 'no_reversal', transfer };
     if (decided.changes !== 1) return { kind: 'not_reported', transfer, reversal };
+    await markTransfer(tx, transfer.pk, input.decision, input.nowMs);
+    await appendAuditNote(tx, input.audit, { merchantId: transfer.merchant_id });
     if (input.decision === 'confirmed') {
+      await insertEvents(tx, [input.event(transfer)]);
+      // The balances last: every execute of the merchant updates them too, and they stay locked until the commit.
       const outcome = await post(tx, input.posting(transfer, Number(reversal.amount_cents)));
       // Paid out has no floor: a refusal means the ledger is broken. Nothing of this decision is kept.
       if (outcome !== 'posted') throw new Error(`transfer ${transfer.pk}: the reversal's posting was refused (${outcome})`);
     }
-    await markTransfer(tx, transfer.pk, input.decision, input.nowMs);
-    if (input.decision === 'confirmed') await insertEvents(tx, [input.event(transfer)]);
-    await appendAuditNote(tx, input.audit, { merchantId: transfer.merchant_id });
     return { kind: 'decided', transfer, reversal };
   });
 }
