@@ -21,6 +21,7 @@ export const EVENT_TYPES = [
   'transfer.processing',
   'transfer.succeeded',
   'transfer.failed',
+  'transfer.reversed',
   'batch.closed',
   'schedule.charged',
   'schedule.declined',

@@ -26,6 +26,7 @@ import { cliActor } from './actor.ts';
 import { registerOnboardingCommands } from './onboarding-commands.ts';
 import { registerAuditCommand, registerOriginsCommand, registerUserAdminCommands } from './security-commands.ts';
 import { registerReconcileCommands } from './reconcile-commands.ts';
+import { registerReversalCommands } from './reversal-commands.ts';
 import { registerSurchargeCommand } from './surcharge-commands.ts';
 import { registerWebhookCommands } from './webhook-commands.ts';
 
@@ -338,7 +339,10 @@ export function buildProgram(): Command {
   registerSurchargeCommand(merchant, securityHelpers);
   registerReconcileCommands(program, securityHelpers);
 
-  const transfer = program.command('transfer').description('operator actions on transfers waiting for reconciliation');
+  const transfer = program
+    .command('transfer')
+    .alias('transfers')
+    .description('operator actions on transfers: waiting for reconciliation (link, cancel), reversals of completed payouts');
   const transferText = (t: transferOps.TransferSummary) =>
     [
       `transfer    ${t.transfer_id} of ${t.merchant_id}`,
@@ -369,6 +373,8 @@ export function buildProgram(): Command {
       );
       output(command, cancelled, () => transferText(cancelled));
     });
+
+  registerReversalCommands(transfer, securityHelpers);
 
   const batch = program.command('batch').description('settlement batches of card transactions');
   batch

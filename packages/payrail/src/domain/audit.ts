@@ -49,6 +49,10 @@ export const AUDIT_ACTIONS = [
   'merchant.surcharge',
   'transfer.link',
   'transfer.cancel',
+  // Reversals of completed payouts (flows/transfers/reversals.ts)
+  'transfer.reversal_report',
+  'transfer.reversal_confirm',
+  'transfer.reversal_reject',
   // Reconciliation with the card processor (flows/operations/processor-reconciliation.ts)
   'reconciliation.run',
   'reconciliation.difference_found',

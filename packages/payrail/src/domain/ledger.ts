@@ -35,6 +35,8 @@ export const POSTING_KINDS = {
   'transfer.succeed': { refType: 'transfer' },
   /** Error (80): in flight -> available. */
   'transfer.fail': { refType: 'transfer' },
+  /** A confirmed reversal of a completed payout (the transfer stays 60): paid out -> available. */
+  'transfer.reverse': { refType: 'transfer' },
   /** Approved card charge (captured at once): card payins -> available. */
   'charge.approve': { refType: 'charge' },
   /** Capture of an authorization, for the captured amount: card payins -> available. */

@@ -56,7 +56,12 @@ export function readLedgerFacts(db: Db): Promise<LedgerFacts> {
     ]),
     merchantIds: (await tx.all<{ id: string }>('SELECT id FROM merchants')).map((row) => row.id),
     inFlightByMerchant: sumsBy(await tx.all('SELECT merchant_id AS id, SUM(amount_cents) AS total FROM transfers WHERE final = 0 GROUP BY merchant_id')),
-    paidOutByMerchant: sumsBy(await tx.all('SELECT merchant_id AS id, SUM(amount_cents) AS total FROM transfers WHERE state = 60 GROUP BY merchant_id')),
+    // A confirmed reversal took the payout back (the transfer stays 60): its amount is available again, no longer paid out.
+    paidOutByMerchant: sumsBy(
+      await tx.all(
+        "SELECT merchant_id AS id, SUM(amount_cents) AS total FROM transfers WHERE state = 60 AND (reversal IS NULL OR reversal <> 'confirmed') GROUP BY merchant_id",
+      ),
+    ),
     cardPayinsByMerchant: sumsBy(
       await tx.all(
         // An unmatched credit (a refund of no charge) holds its amount from the merchant like a refund, until declined or failed.
@@ -120,7 +125,11 @@ function chargesWithMismatchedPostings(tx: Tx): Promise<Array<{ pk: number; stat
   );
 }
 
-/** Each transfer has its execute posting, and a final one matching its final state (and no other). */
+/**
+ * Each transfer has its execute posting, and a final one matching its final
+ * state (and no other); a paid-out transfer has its reversal's posting
+ * exactly when its reversal was confirmed.
+ */
 function transfersWithMismatchedPostings(tx: Tx): Promise<Array<{ pk: number; state: number }>> {
   const has = (kind: string) => `EXISTS (SELECT 1 FROM postings p WHERE p.ref_type = 'transfer' AND p.ref_id = ${castText(tx, 't.pk')} AND p.kind = '${kind}')`;
   return tx.all(
@@ -130,6 +139,8 @@ function transfersWithMismatchedPostings(tx: Tx): Promise<Array<{ pk: number; st
         OR (t.state = 80 AND NOT ${has('transfer.fail')})
         OR (t.state <> 60 AND ${has('transfer.succeed')})
         OR (t.state <> 80 AND ${has('transfer.fail')})
+        OR (t.reversal = 'confirmed' AND (t.state <> 60 OR NOT ${has('transfer.reverse')}))
+        OR ((t.reversal IS NULL OR t.reversal <> 'confirmed') AND ${has('transfer.reverse')})
      LIMIT ?`,
     [AUDIT_ROWS_MAX],
   );

@@ -4,6 +4,7 @@
 // TransferRow (store/transfers.ts), the one row type of the table, plus the
 // columns only the panel shows. Every merchant read takes the merchant id and
 // filters on it; every list is bounded by `limit`.
+import type { ReversalMark } from '../domain/transfer-reversals.ts';
 import type { Tx } from './db.ts';
 import { STATE, SUBSTATE } from '../domain/transfer-states.ts';
 import { type TransferRow, waitingForSql } from './transfers.ts';
@@ -86,12 +87,14 @@ export type TransferDetail = TransferListItem &
     receiver_country: string;
     fx_rate: string;
     updated_at_ms: number;
+    /** A reversal of its completed payout: reported, confirmed, or none. */
+    reversal: ReversalMark | null;
   };
 
 export async function getTransferDetail(tx: Tx, merchantId: string, id: string): Promise<TransferDetail | undefined> {
   return tx.get<TransferDetail>(
     `SELECT ${TRANSFER_LIST_COLUMNS}, sender_phone, receiver_country, fx_rate, received_minor, attributes_json, code, payment_id, trans,
-            provider_error_text, provider_error_code, invitation_expires_at_ms, updated_at_ms
+            provider_error_text, provider_error_code, invitation_expires_at_ms, updated_at_ms, reversal
      FROM transfers WHERE merchant_id = ? AND id = ?`,
     [merchantId, id],
   );

@@ -3,6 +3,7 @@
 // change computed from a row that someone else changed meanwhile is refused
 // instead of overwriting theirs.
 import { STATE, SUBSTATE, type WaitingFor } from '../domain/transfer-states.ts';
+import type { ReversalMark } from '../domain/transfer-reversals.ts';
 import { linkableChargeSql, unlinkedCentsSql } from './charges.ts';
 import type { Db, SqlValue, Tx } from './db.ts';
 import { chunkSizes, insertRows } from './multi-row.ts';
@@ -138,11 +139,17 @@ export interface TransferStatusRow {
   gateway_charge_pk: number | null;
   /** Its corridor (service id): the network that invites a new receiver is the corridor's. */
   service: string;
+  /**
+   * A reversal of its completed payout (transfers.reversal, set by the
+   * reversal commands). Absent where a row is rendered from a change just
+   * made (only a final transfer can have one, and it is never changed again).
+   */
+  reversal?: ReversalMark | null;
 }
 
 /** The columns of TransferStatusRow, for the status read and the transfer list. */
 export const TRANSFER_STATUS_COLUMNS =
-  'state, substate, final, code, waiting_for, receiver_phone, provider_error_text, provider_error_code, trans, sum_prov, gateway_charge_pk, service';
+  'state, substate, final, code, waiting_for, receiver_phone, provider_error_text, provider_error_code, trans, sum_prov, gateway_charge_pk, service, reversal';
 
 /** TRANSFER_STATUS_COLUMNS of the table aliased t. */
 const TRANSFER_STATUS_COLUMNS_OF_T = TRANSFER_STATUS_COLUMNS.split(', ')

@@ -26,6 +26,7 @@ import { operatorRoutes } from './routes/operator.ts';
 import { processorDifferenceRoutes } from './routes/processor-differences.ts';
 import { onboardingRoutes } from './routes/operator-onboarding.ts';
 import { reconciliationRoutes } from './routes/reconciliation.ts';
+import { reversalRoutes } from './routes/reversals.ts';
 import { surchargeRoutes } from './routes/surcharge.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { errorBody } from './views/errors.ts';
@@ -64,6 +65,7 @@ export function panelRoutes(service: Service): FastifyPluginAsync {
         await operator.register(reconciliationRoutes(service));
         await operator.register(batchRoutes(service));
         await operator.register(processorDifferenceRoutes(service));
+        await operator.register(reversalRoutes(service));
         await operator.register(auditRoutes(service));
         await operator.register(onboardingRoutes(service));
       });

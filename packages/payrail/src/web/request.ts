@@ -140,6 +140,8 @@ const NOTICES: Record<string, string> = {
   webhook_resent: 'Delivery queued again; it is sent within seconds.',
   surcharge_saved: 'Surcharge saved. It applies to the next charges.',
   difference_resolved: 'Difference resolved; your note is kept with it and in the audit log.',
+  reversal_confirmed: "Reversal confirmed: the transfer's amount is back in the merchant's available balance.",
+  reversal_rejected: 'Reversal rejected; no money moved, and the transfer no longer shows it.',
 };
 
 export function noticeFromQuery(request: FastifyRequest): Html | null {

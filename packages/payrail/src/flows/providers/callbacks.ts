@@ -8,7 +8,9 @@
 // through the same guarded store command. So a replayed callback finds the
 // charge final and changes nothing, a forged one cannot invent an outcome,
 // and polling stays the backstop for a callback that never arrives or whose
-// poll found the processor unreachable.
+// poll found the processor unreachable. A payout's transfer is likewise
+// re-read from its network by the worker's single-transfer step
+// (payout-callbacks.ts, transfers/advance.ts).
 //
 // The body is never logged: it is the provider's, and may carry card or
 // personal data.
@@ -20,6 +22,7 @@ import { readPendingCharge, readPendingChargeByProcessorRef } from '../../store/
 import { errorSummary } from '../common/error-summary.ts';
 import { type KycHintResult, refreshSessionDecision } from '../transfers/kyc-decisions.ts';
 import { type PendingChargeResolution, type RecoveryDeps, recoveryDepsOf, resolvePendingCharge } from '../payin/charge-recovery.ts';
+import { applyPayoutHint, type PayoutHintResult } from './payout-callbacks.ts';
 
 /** Hints applied from one callback; providers report one payment per callback, so more is a connector's mistake. */
 export const CALLBACK_HINTS_MAX = 20;
@@ -29,10 +32,12 @@ const PROCESSOR_REF_CHARS_MAX = 128;
 
 export interface CallbackDeps extends RecoveryDeps {
   readonly providers: Providers;
+  /** The whole service, for the transfer worker's single-transfer step (payout hints). */
+  readonly service: Service;
 }
 
 export function callbackDepsOf(service: Service): CallbackDeps {
-  return { ...recoveryDepsOf(service), providers: service.providers };
+  return { ...recoveryDepsOf(service), providers: service.providers, service };
 }
 
 /** Which connector a callback is for: the one whose name is in the URL and that takes callbacks. */
@@ -50,7 +55,7 @@ export function callbackReceiverOf(providers: Providers, connectorName: string):
 }
 
 /** What became of one hint, for the log line. */
-type HintResult = PendingChargeResolution | KycHintResult | 'no-pending-payment' | 'not-applied';
+type HintResult = PendingChargeResolution | KycHintResult | PayoutHintResult | 'no-pending-payment' | 'not-applied';
 
 /** What the route answers a verified callback. */
 export interface CallbackReceipt {
@@ -67,7 +72,7 @@ export async function receiveCallback(deps: CallbackDeps, connectorName: string,
   }
   const hints = verdict.hints.slice(0, CALLBACK_HINTS_MAX);
   const results: HintResult[] = [];
-  for (const hint of hints) results.push(await applyHint(deps, hint));
+  for (const hint of hints) results.push(await applyHint(deps, connectorName, hint));
   deps.log.info(
     {
       connector: connectorName,
@@ -90,19 +95,18 @@ async function verified(deps: CallbackDeps, connectorName: string, receiver: Cal
   }
 }
 
-async function applyHint(deps: CallbackDeps, hint: CallbackHint): Promise<HintResult> {
+async function applyHint(deps: CallbackDeps, connectorName: string, hint: CallbackHint): Promise<HintResult> {
   switch (hint.kind) {
     case 'card':
       return applyCardHint(deps, hint);
+    case 'payout':
+      return applyPayoutHint(deps, connectorName, hint);
     // A receiver's verification at a provider working in sessions: the
     // session's decision is asked of the provider and kept through one guarded
     // store command (transfers/kyc-decisions.ts). A look-up provider is asked
     // at each request: nothing to keep.
     case 'kyc':
       return refreshSessionDecision({ db: deps.db, clock: deps.clock, log: deps.log, kyc: deps.providers.kyc }, hint.sessionId);
-    // Payouts are polled by the worker until final (transfers/advance.ts).
-    case 'payout':
-      return 'not-applied';
   }
 }
 

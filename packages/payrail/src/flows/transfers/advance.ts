@@ -23,11 +23,14 @@ import type { Corridor } from '../../domain/corridors.ts';
 import { PAYOUT_CALL_TIMEOUT_MS, type PayoutNetwork, type PollOutcome, type SubmitOutcome } from '../../providers/payout-network.ts';
 import type { Service } from '../../service.ts';
 import { changeFrom, claimDueTransfers, type TransferChange, type TransferRow } from '../../store/transfers.ts';
+import { readTransferByPk } from '../../store/transfers/by-reference.ts';
+import { reversalOf } from '../../store/transfers/reversals.ts';
 import { type Reschedule, recordTransferSteps } from '../../store/transfers/steps.ts';
 import { errorSummary } from '../common/error-summary.ts';
 import { transferReference, transferUuid } from '../common/provider-references.ts';
 import { minorUnitsOf } from './corridors.ts';
 import { payoutNetworkOfTransfer } from './networks.ts';
+import { type NetworkReport, reportNetworkReversal } from './reversals.ts';
 import { prepareTransitions, type TransitionOf } from './transitions.ts';
 
 /** Transfers taken per batch. */
@@ -52,7 +55,8 @@ export function retryBackoffMs(attempt: number): number {
 }
 
 /** What one step decided: a state change with its event note, or only a new time to look again. */
-type Step = ChangeStep | { readonly kind: 'reschedule'; readonly nextRunAtMs: number | null; readonly attempts: number };
+type Step = ChangeStep | RescheduleStep;
+type RescheduleStep = { readonly kind: 'reschedule'; readonly nextRunAtMs: number | null; readonly attempts: number };
 /** `pollAtOnce`: the network accepted a submission and said its first poll may tell more already. */
 type ChangeStep = { readonly kind: 'change'; readonly change: TransferChange; readonly note: string; readonly pollAtOnce?: boolean };
 
@@ -172,7 +176,7 @@ async function decide(service: Service, row: TransferRow, calls: CallContext): P
 const UNROUTABLE_RETRY_MS = 60_000;
 
 /** The corridor and network of a stored transfer, or a reschedule saying (in the log) why there is none. */
-function routeOf(service: Service, row: TransferRow, nowMs: number): { corridor: Corridor; network: PayoutNetwork; name: string } | Step {
+function routeOf(service: Service, row: TransferRow, nowMs: number): { corridor: Corridor; network: PayoutNetwork; name: string } | RescheduleStep {
   const corridor = service.corridors.byService(row.service);
   const found = payoutNetworkOfTransfer(service.providers, row, corridor);
   if (corridor === undefined || found === null) {
@@ -298,10 +302,15 @@ function outcomeUnknown(row: TransferRow, attempt: number, nowMs: number, note: 
   };
 }
 
-async function poll(service: Service, row: TransferRow, nowMs: number, calls: CallContext): Promise<Step> {
+/** What the network says of a submitted payout, with the network asked; a reschedule when it cannot be asked or did not answer. */
+async function askNetwork(
+  service: Service,
+  row: TransferRow,
+  nowMs: number,
+  calls: CallContext,
+): Promise<{ readonly outcome: PollOutcome; readonly connector: string } | RescheduleStep> {
   const route = routeOf(service, row, nowMs);
   if ('kind' in route) return route;
-  let outcome: PollOutcome;
   try {
     const signal = calls.deadline.signal();
     const request = {
@@ -311,13 +320,19 @@ async function poll(service: Service, row: TransferRow, nowMs: number, calls: Ca
       corridor: route.corridor,
       signal,
     };
-    outcome = await untilAborted(route.network.poll(request), signal);
+    return { outcome: await untilAborted(route.network.poll(request), signal), connector: route.name };
   } catch (error) {
     // The money is at the network: never give up on it, only slow down.
     const attempts = row.attempts + 1;
     service.log.warn({ err: errorSummary(error), transfer_pk: row.pk }, 'payout network poll failed; will retry');
     return { kind: 'reschedule', nextRunAtMs: nowMs + retryBackoffMs(attempts), attempts };
   }
+}
+
+async function poll(service: Service, row: TransferRow, nowMs: number, calls: CallContext): Promise<Step> {
+  const asked = await askNetwork(service, row, nowMs, calls);
+  if ('kind' in asked) return asked;
+  const { outcome } = asked;
   switch (outcome.kind) {
     case 'pending':
       return { kind: 'reschedule', nextRunAtMs: nowMs + Math.min(POLL_INTERVAL_MS_MAX, Math.max(0, outcome.retryAfterMs)), attempts: 0 };
@@ -341,6 +356,62 @@ async function poll(service: Service, row: TransferRow, nowMs: number, calls: Ca
     case 'reversed':
       return failureStep(row, SUBSTATE.networkError, outcome.errorText, outcome.errorCode, 'failed at the payout network');
   }
+}
+
+/**
+ * What one transfer's single step did (a provider callback's, below):
+ * `applied` a state change was recorded; `raced` another writer (the
+ * worker, another callback) changed the row first and this step was
+ * dropped; `unchanged` the network had nothing new, or did not answer (the
+ * worker polls again); `not-at-network` nothing of it is at the network to
+ * ask about (not submitted yet, or resubmitting: only the worker submits);
+ * `final` it had ended and the network says nothing more of it; or what
+ * became of a reversal reported for a completed payout.
+ */
+export type OneTransferOutcome = 'applied' | 'raced' | 'unchanged' | 'not-at-network' | 'final' | 'no-such-transfer' | NetworkReport;
+
+/**
+ * How long a single step waits for the network's answer. A network waits
+ * only seconds for the answer to its callback (and sends it again when it
+ * gets none); a slower poll is left to the worker, which asks again anyway.
+ */
+export const SINGLE_POLL_TIMEOUT_MS = 10_000;
+
+/**
+ * Re-reads one transfer's payout from its network and records the answer
+ * through the worker's own guarded step: the row's version guards the write,
+ * so a callback and the worker (or two callbacks) that learn one outcome
+ * record it once, and a replayed or late callback finds the row changed or
+ * final and changes nothing. It polls only: a callback never submits.
+ *
+ * A payout Payrail recorded as completed (60) whose network now answers
+ * `reversed` (or `failed`) is reported as a reversal for the operator
+ * (flows/transfers/reversals.ts); the transfer itself stays final.
+ */
+export async function advanceOneTransfer(service: Service, pk: number): Promise<OneTransferOutcome> {
+  const row = await readTransferByPk(service.db, pk);
+  if (row === undefined) return 'no-such-transfer';
+  if (row.provider_ref === null) return row.final === 1 ? 'final' : 'not-at-network';
+  const isPaidOut = row.final === 1 && row.state === STATE.succeeded;
+  if (row.final === 1 && !isPaidOut) return 'final';
+  if (!isPaidOut && !(row.state === STATE.processing && row.substate === SUBSTATE.atNetwork)) return 'not-at-network';
+  const calls: CallContext = { deadline: new SharedDeadline(SINGLE_POLL_TIMEOUT_MS, 1) };
+  const nowMs = service.clock.nowMs();
+  if (isPaidOut) {
+    // A reversal recorded already (a replayed callback): the network is not asked again.
+    if ((await reversalOf(service.db, row.pk)) !== undefined) return 'reversal-known';
+    const asked = await askNetwork(service, row, nowMs, calls);
+    if ('kind' in asked) return 'unchanged';
+    const { outcome } = asked;
+    if (outcome.kind !== 'reversed' && outcome.kind !== 'failed') return 'final';
+    service.log.warn({ transfer_pk: row.pk, connector: asked.connector, code: outcome.errorCode }, 'payout network reports a completed payout taken back');
+    return reportNetworkReversal(service, { transferPk: row.pk, connector: asked.connector, errorCode: outcome.errorCode, errorText: outcome.errorText });
+  }
+  const step = await poll(service, row, nowMs, calls);
+  // Pending, or no answer: the worker's schedule stands (moving it would only race the worker's claim).
+  if (step.kind === 'reschedule') return 'unchanged';
+  const [applied] = await record(service, [row], [{ kind: 'changes', changes: [step] }], service.clock.nowMs());
+  return applied === true ? 'applied' : 'raced';
 }
 
 function failureStep(row: TransferRow, substate: number, errorText: string, errorCode: string, note: string): Step {

@@ -2,6 +2,7 @@
 // like an unknown id: null here, the -2 shape on the wire. The transfer list
 // shows each transfer through the same statusViewOf.
 import { STATE } from '../../domain/transfer-states.ts';
+import { REVERSED_ATTRIBUTE } from '../../domain/transfer-reversals.ts';
 import { isoTime } from '../../domain/iso-time.ts';
 import { isTransferId } from '../../domain/references.ts';
 import type { PayoutNetwork } from '../../providers/payout-network.ts';
@@ -46,6 +47,8 @@ export function statusViewOf(service: Pick<Service, 'providers' | 'corridors'>, 
   }
   // docs/api-decisions.md section 12: the card payin paying for the transfer, however it was linked.
   if (row.gateway_charge_pk !== null) attribute.push({ name: 'gatewayId', value: String(row.gateway_charge_pk) });
+  // behaviour.md section 18: the payout stays final; a reversal shows here (reported, then confirmed once credited).
+  if (row.reversal !== undefined && row.reversal !== null) attribute.push({ name: REVERSED_ATTRIBUTE, value: row.reversal });
   return {
     id,
     state: row.state,

@@ -41,6 +41,7 @@ const names = [
   '025_pending_processor_ref',
   '026_payout_connector',
   '027_receiver_verifications',
+  '028_transfer_reversals',
 ];
 
 export const MIGRATIONS: readonly Migration[] = names.map((name) => ({

@@ -35,6 +35,7 @@ const OPERATOR_NAV: readonly NavItem[] = [
   { href: '/dashboard/operator/reconciliation', label: 'Reconciliation' },
   { href: '/dashboard/operator/batches', label: 'Batches' },
   { href: '/dashboard/operator/processor-differences', label: 'Processor differences' },
+  { href: '/dashboard/operator/reversals', label: 'Payout reversals' },
   { href: '/dashboard/operator/ledger', label: 'Ledger' },
   { href: '/dashboard/operator/audit', label: 'Audit log' },
   { href: '/dashboard/operator/mail', label: 'Mail' },

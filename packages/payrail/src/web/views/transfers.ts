@@ -145,6 +145,9 @@ export function transferDetailBody(
     rows.splice(1, 0, ['Provider error', `${transfer.provider_error_code ?? ''} ${transfer.provider_error_text ?? ''}`.trim()]);
   }
   if (transfer.invitation_expires_at_ms !== null && transfer.final === 0) rows.push(['Invitation expires', timestamp(transfer.invitation_expires_at_ms)]);
+  // The payout stays final; a reversal the network reported shows beside it (flows/transfers/reversals.ts).
+  if (transfer.reversal === 'reported') rows.splice(1, 0, ['Reversal', 'Reported by the payout network; awaiting the operator']);
+  if (transfer.reversal === 'confirmed') rows.splice(1, 0, ['Reversal', 'Confirmed: the amount went back to the available balance']);
   const attrs = attributes(transfer.attributes_json);
   const history =
     events.length === 0
