@@ -72,11 +72,13 @@ export interface NewTransfer {
   invitation_expires_at_ms: number | null;
   gateway_charge_pk: number | null;
   created_at_ms: number;
+  /** The payout network its corridor names at execute: it is sent there, whatever the corridors file says later. */
+  payout_connector: string;
 }
 
 /** The columns a new transfer is inserted with (state 0), in the order of newTransferValues. */
 export const NEW_TRANSFER_COLUMNS =
-  'merchant_id, id, sender_phone, receiver_phone, amount_cents, service, receiver_country, receiver_currency, fx_rate, received_minor, attributes_json, state, substate, waiting_for, next_run_at_ms, invitation_expires_at_ms, gateway_charge_pk, created_at_ms, updated_at_ms';
+  'merchant_id, id, sender_phone, receiver_phone, amount_cents, service, receiver_country, receiver_currency, fx_rate, received_minor, attributes_json, state, substate, waiting_for, next_run_at_ms, invitation_expires_at_ms, gateway_charge_pk, created_at_ms, updated_at_ms, payout_connector';
 
 /** The values of NEW_TRANSFER_COLUMNS but `state` (always 0, written as a literal). */
 export function newTransferValues(t: NewTransfer): SqlValue[] {
@@ -99,6 +101,7 @@ export function newTransferValues(t: NewTransfer): SqlValue[] {
     t.gateway_charge_pk,
     t.created_at_ms,
     t.created_at_ms,
+    t.payout_connector,
   ];
 }
 
@@ -109,7 +112,7 @@ export function newTransferValues(t: NewTransfer): SqlValue[] {
  */
 export function insertTransfer(tx: Tx, t: NewTransfer): Promise<number | null> {
   return tx.insert(
-    `INSERT INTO transfers (${NEW_TRANSFER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO transfers (${NEW_TRANSFER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?)`,
     newTransferValues(t),
     'merchant_id, id',
   );

@@ -21,7 +21,9 @@ export type Misbehaviour =
   /** The connector gives up as it does when Payrail's AbortSignal fires. */
   | 'timeout'
   /** A definitive answer: the network cannot take it now and nothing was paid. */
-  | 'unavailable';
+  | 'unavailable'
+  /** A definitive refusal of this submission (it says nothing of an earlier one). */
+  | 'rejected';
 
 /** Misbehaviours still to play, per receiver phone (E.164), for submit and for poll. */
 export const submitScripts = new Map<string, Misbehaviour[]>();
@@ -92,6 +94,8 @@ export function create(context: ProviderContext): PayoutNetwork & BreakerTuning 
           throw new DOMException('The operation was aborted due to timeout', 'TimeoutError');
         case 'unavailable':
           return { kind: 'unavailable', reason: 'network overloaded' };
+        case 'rejected':
+          return { kind: 'rejected', errorText: 'Amount out of bounds', errorCode: 'AMOUNT_OUT_OF_BOUNDS' };
       }
     },
     async poll(request: PayoutPollRequest) {

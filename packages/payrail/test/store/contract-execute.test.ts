@@ -43,6 +43,7 @@ for (const kind of STORE_KINDS) {
           invitation_expires_at_ms: null,
           gateway_charge_pk: null,
           created_at_ms: NOW_MS,
+          payout_connector: 'sandbox',
         },
         posting: {
           kind: 'transfer.execute',

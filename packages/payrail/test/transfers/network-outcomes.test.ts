@@ -128,6 +128,30 @@ for (const kind of STORE_KINDS) {
       await assertLedgerOk(t.service);
     });
 
+    it('a refusal of a resubmission after an unknown outcome does not settle it either: no failure, no refund', async () => {
+      const body = transferBody({ lastFour: '1105', amount: '31.00' });
+      const script: Misbehaviour[] = ['accept_then_lose_reply', 'rejected', 'rejected'];
+      submitScripts.set(body.receiver_phone, [...script]);
+      const start = await balances(t.service, merchant.merchant_id);
+      assert.deepEqual(await api.execute(body), { status: 200, body: created(body.id) });
+      await playThrough(body.id, script.length, [40, 3, 0]);
+      assert.deepEqual(await balances(t.service, merchant.merchant_id), { ...start, available: start.available - 3100, in_flight: start.in_flight + 3100 });
+      assert.ok(
+        t.logLines.some((line) => line.includes('payout network refused a resubmission of a payout whose earlier submission may have been taken')),
+        'the operator is told',
+      );
+      // The next resubmission is answered for the payout the network took first: paid once.
+      await t.worker.drain();
+      assert.deepEqual(await events(t.service, merchant.merchant_id, body.id), [
+        [0, 0],
+        [40, 3],
+        [40, 1],
+        [60, 0],
+      ]);
+      assert.deepEqual(await balances(t.service, merchant.merchant_id), { ...start, available: start.available - 3100, paid_out: start.paid_out + 3100 });
+      await assertLedgerOk(t.service);
+    });
+
     it('definitive "unavailable" answers alone give up after SUBMIT_ATTEMPTS_MAX attempts and refund: nothing was paid', async () => {
       const body = transferBody({ lastFour: '1103', amount: '12.00' });
       submitScripts.set(body.receiver_phone, Array<Misbehaviour>(SUBMIT_ATTEMPTS_MAX).fill('unavailable'));

@@ -7,7 +7,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { CorridorFileError, parseCorridors } from '../../src/domain/corridors.ts';
+import type { Corridor } from '../../src/domain/corridors.ts';
 import { advanceDueTransfers } from '../../src/flows/transfers/advance.ts';
+import { payoutNetworkOfTransfer } from '../../src/flows/transfers/networks.ts';
+import type { Providers } from '../../src/providers/index.ts';
+import type { PayoutNetwork } from '../../src/providers/payout-network.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { STORE_KINDS, tempDir } from '../helpers/stores.ts';
 import { assertLedgerOk, caller, transferBody, transferPk } from '../helpers/transfers.ts';
@@ -108,6 +112,14 @@ for (const kind of STORE_KINDS) {
       const ghana = transferBody({ country: 'GH', amount: '10.00' });
       assert.equal((await api.execute(ghana)).status, 200);
 
+      // The network is recorded at execute, before anything is sent.
+      const recorded = await t.service.db.read((tx) =>
+        tx.all<{ payout_connector: string | null }>('SELECT payout_connector FROM transfers WHERE merchant_id = ? ORDER BY pk', [merchant.merchant_id]),
+      );
+      assert.deepEqual(
+        recorded.map((r) => r.payout_connector),
+        [MODULE, 'sandbox'],
+      );
       await advanceDueTransfers(t.service);
       assert.equal(seen.submissions.length, 1);
       const submission = seen.submissions[0]!;
@@ -137,6 +149,31 @@ for (const kind of STORE_KINDS) {
     });
   });
 }
+
+describe('the network of a stored transfer', () => {
+  const network = (name: string) => ({ name }) as unknown as PayoutNetwork;
+  const providers = {
+    payoutNetwork: network('default'),
+    defaultPayoutConnector: 'default',
+    payoutNetworks: new Map([
+      ['default', network('default')],
+      ['other', network('other')],
+    ]),
+  } as unknown as Providers;
+  const corridor = { payoutConnector: 'other' } as unknown as Corridor;
+  const nameOf = (row: { payout_connector: string | null; state: number; attempts: number; provider_ref: string | null }, corridorGone = false) =>
+    payoutNetworkOfTransfer(providers, row, corridorGone ? undefined : corridor)?.name ?? null;
+
+  it('is the one recorded; an older row that may have been sent went to the default network; one never sent goes to its corridor', () => {
+    assert.equal(nameOf({ payout_connector: 'default', state: 0, attempts: 0, provider_ref: null }), 'default');
+    assert.equal(nameOf({ payout_connector: null, state: 40, attempts: 1, provider_ref: null }), 'default');
+    assert.equal(nameOf({ payout_connector: null, state: 0, attempts: 2, provider_ref: null }), 'default');
+    assert.equal(nameOf({ payout_connector: null, state: 0, attempts: 0, provider_ref: null }), 'other');
+    // A network no longer configured, or no corridor for a row never sent: nothing to send to.
+    assert.equal(nameOf({ payout_connector: 'gone', state: 40, attempts: 1, provider_ref: 'x' }), null);
+    assert.equal(nameOf({ payout_connector: null, state: 0, attempts: 0, provider_ref: null }, true), null);
+  });
+});
 
 describe('payout settings a network refuses', () => {
   it('stop the start, naming the corridor and the connector', async () => {

@@ -61,9 +61,7 @@ async function transferOf(
     return names.has(row.payout_connector) ? row : 'other-network';
   }
   if (hint.providerRef === '' || hint.providerRef.length > REFERENCE_CHARS_MAX) return 'no-such-payout';
-  const mine = (await readTransfersByProviderRef(service.db, hint.providerRef, SAME_REFERENCE_ROWS_MAX)).filter(
-    (row) => row.payout_connector !== null && names.has(row.payout_connector),
-  );
+  const mine = await readTransfersByProviderRef(service.db, hint.providerRef, [...names], SAME_REFERENCE_ROWS_MAX);
   if (mine.length !== 1) {
     if (mine.length > 1) service.log.warn({ transfers: mine.length }, 'payout callback reference names several transfers; ignored');
     return 'no-such-payout';

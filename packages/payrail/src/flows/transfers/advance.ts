@@ -221,6 +221,15 @@ async function submit(service: Service, row: TransferRow, nowMs: number, calls: 
     service.log.warn({ err: summary, transfer_pk: row.pk, attempt }, 'payout network submit did not answer; outcome unknown, will resubmit');
     return pinned(outcomeUnknown(row, attempt, nowMs, `attempt ${attempt}: no answer from the payout network (${summary.name})`), route.name);
   }
+  if (row.substate === SUBSTATE.outcomeUnknown && (outcome.kind === 'rejected' || outcome.kind === 'receiver_unregistered')) {
+    // A refusal of this attempt says nothing of an earlier one the network
+    // may have taken: the money stays out until the network reports the
+    // payout or an operator decides (runbook: check the payout at the network).
+    service.log.error(
+      { transfer_pk: row.pk, attempt, answer: outcome.kind, ...(outcome.kind === 'rejected' ? { code: outcome.errorCode } : {}) },
+      'payout network refused a resubmission of a payout whose earlier submission may have been taken; kept in processing',
+    );
+  }
   return pinned(submitted(row, outcome, attempt, nowMs), route.name);
 }
 
@@ -231,6 +240,12 @@ function pinned(step: Step, connector: string): Step {
 
 function submitted(row: TransferRow, outcome: SubmitOutcome, attempt: number, nowMs: number): Step {
   const base = changeFrom(row);
+  // Only "accepted" ends an unknown outcome: any other answer covers this attempt only.
+  if (row.substate === SUBSTATE.outcomeUnknown && outcome.kind !== 'accepted') {
+    const what =
+      outcome.kind === 'rejected' ? `refused (${outcome.errorCode})` : outcome.kind === 'unavailable' ? outcome.reason : 'receiver not on the network';
+    return outcomeUnknown(row, attempt, nowMs, `attempt ${attempt}: ${what}`);
+  }
   switch (outcome.kind) {
     case 'accepted':
       return {
@@ -265,8 +280,6 @@ function submitted(row: TransferRow, outcome: SubmitOutcome, attempt: number, no
     case 'rejected':
       return failureStep(row, SUBSTATE.networkError, outcome.errorText, outcome.errorCode, 'rejected by the payout network');
     case 'unavailable':
-      // "Unavailable" covers this attempt only; an earlier unanswered one may still have been paid.
-      if (row.substate === SUBSTATE.outcomeUnknown) return outcomeUnknown(row, attempt, nowMs, `attempt ${attempt}: ${outcome.reason}`);
       if (attempt >= SUBMIT_ATTEMPTS_MAX) {
         return failureStep(
           row,

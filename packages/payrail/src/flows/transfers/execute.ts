@@ -17,7 +17,7 @@ import type { TransferStatusRow } from '../../store/transfers.ts';
 import { transferEventData } from './events.ts';
 import { gatewayRaceRefusal, gatewayRefusal } from './gateway.ts';
 import { fxRate } from './lookups.ts';
-import { receivedMinorOf } from './networks.ts';
+import { payoutConnectorOf, receivedMinorOf } from './networks.ts';
 import { kycDepsOf } from './kyc-sessions.ts';
 import { checkReceiver, type ReceiverStatus } from './receiver.ts';
 import { validateTransfer, type TransferRequestBody } from './validate.ts';
@@ -49,6 +49,7 @@ export async function executeTransfer(service: Service, merchantId: string, body
         providerRate,
         eventData,
         receivedMinorOf: (rate) => receivedMinorOf(service.providers, transfer.corridor, transfer.amountCents, rate),
+        payoutConnector: payoutConnectorOf(service.providers, transfer.corridor),
       }),
   });
   switch (answer.kind) {
@@ -90,6 +91,8 @@ export interface ExecuteInputs {
   readonly eventData: (status: TransferStatusRow, nowMs: number) => string;
   /** The received amount at a rate, rounded as the corridor's network accepts (networks.ts). */
   readonly receivedMinorOf: (rate: string) => number;
+  /** The network the corridor names now: the transfer is recorded with it and sent there (networks.ts). */
+  readonly payoutConnector: string;
 }
 
 /** Pure: the rows execute writes, made at `nowMs`. */
@@ -126,6 +129,7 @@ export function planExecute(inputs: ExecuteInputs): ExecuteWrite {
     invitation_expires_at_ms: invitationExpiresAtMs,
     gateway_charge_pk: transfer.gatewayChargePk,
     created_at_ms: nowMs,
+    payout_connector: inputs.payoutConnector,
   };
   const posting = {
     kind: 'transfer.execute',

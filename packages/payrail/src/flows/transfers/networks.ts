@@ -1,10 +1,12 @@
 // Which payout network pays a transfer (behaviour.md section 18): a corridor
 // may name its own connector in the corridors file, else the deployment's
-// PAYRAIL_PAYOUT_NETWORK pays it. A transfer keeps the network it was first
-// submitted to (transfers.payout_connector), so polls and resubmissions ask
-// the network that has the payout even if the corridors file changes later.
+// PAYRAIL_PAYOUT_NETWORK pays it. A transfer records its network at execute
+// (transfers.payout_connector), so its submissions, resubmissions and polls
+// all go to one network even if the corridors file changes meanwhile: a
+// resubmission to another network could pay it twice.
 import type { Corridor } from '../../domain/corridors.ts';
 import { convertCents } from '../../domain/money.ts';
+import { STATE } from '../../domain/transfer-states.ts';
 import type { Providers } from '../../providers/index.ts';
 import type { PayoutNetwork } from '../../providers/payout-network.ts';
 
@@ -24,16 +26,21 @@ export function payoutNetworkOf(providers: Providers, corridor: Corridor): Payou
 }
 
 /**
- * The network of a stored transfer: the one it was submitted to, else its
- * corridor's. Null when neither is configured any more (a corridor removed
- * from the file, a connector dropped): the caller waits and says so.
+ * The network of a stored transfer: the one recorded at execute. A row
+ * without one is older than that column: one that may have been sent
+ * (submitted, or at 40) went to the deployment's default network, as every
+ * payout did then; one never sent goes to its corridor's. Null when that
+ * network is not configured any more (a connector dropped, a corridor
+ * removed): the caller waits and says so, it never guesses.
  */
 export function payoutNetworkOfTransfer(
   providers: Providers,
-  transfer: { readonly payout_connector: string | null },
+  transfer: { readonly payout_connector: string | null; readonly state: number; readonly attempts: number; readonly provider_ref: string | null },
   corridor: Corridor | undefined,
 ): { readonly name: string; readonly network: PayoutNetwork } | null {
-  const name = transfer.payout_connector ?? (corridor === undefined ? null : payoutConnectorOf(providers, corridor));
+  const maybeSent = transfer.state !== STATE.new || transfer.attempts > 0 || transfer.provider_ref !== null;
+  const name =
+    transfer.payout_connector ?? (maybeSent ? providers.defaultPayoutConnector : corridor === undefined ? null : payoutConnectorOf(providers, corridor));
   if (name === null) return null;
   const network = configuredNetwork(providers, name);
   return network === undefined ? null : { name, network };

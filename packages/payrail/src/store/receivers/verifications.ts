@@ -124,14 +124,19 @@ export async function claimSessionStart(db: Db, input: { pk: number; token: stri
   return changes === 1;
 }
 
-/** Keeps the session the lease holder started (pending); false when the lease was lost meanwhile (it had run out and another took it). */
+/**
+ * Keeps the session the lease holder started (pending); false when the lease
+ * was lost meanwhile (it had run out and another took it), or when the
+ * session it replaces was approved meanwhile: an approval is never undone by
+ * a new session.
+ */
 export async function recordStartedSession(db: Db, input: { pk: number; token: string; session: StartedSession; nowMs: number }): Promise<boolean> {
   const { changes } = await db.write((tx) =>
     tx.run(
       `UPDATE receiver_verifications
           SET session_id = ?, session_url = ?, session_started_at_ms = ?, session_expires_at_ms = ?, decision = 'pending',
               reason_code = NULL, decided_at_ms = NULL, checked_at_ms = NULL, start_lease_token = NULL, start_lease_until_ms = NULL, updated_at_ms = ?
-        WHERE pk = ? AND start_lease_token = ?`,
+        WHERE pk = ? AND start_lease_token = ? AND decision <> 'approved'`,
       [input.session.sessionId, input.session.url, input.nowMs, input.session.expiresAtMs, input.nowMs, input.pk, input.token],
     ),
   );
@@ -157,7 +162,9 @@ export type DecisionApplied = 'applied' | 'unchanged';
 export async function applySessionDecision(db: Db, input: { sessionId: string; decision: ReportedDecision; nowMs: number }): Promise<DecisionApplied> {
   const { decision, reasonCode, decidedAtMs } = input.decision;
   if (decision === 'pending') return 'unchanged';
-  const newer = decidedAtMs === null ? "decided_at_ms IS NULL AND decision = 'pending'" : '(decided_at_ms IS NULL OR decided_at_ms < ?)';
+  // Undated: only over no decision, or over a review (still undecided) by a final one.
+  const undated = decision === 'review' ? "decision = 'pending'" : "decision IN ('pending', 'review')";
+  const newer = decidedAtMs === null ? `decided_at_ms IS NULL AND ${undated}` : '(decided_at_ms IS NULL OR decided_at_ms < ?)';
   const { changes } = await db.write((tx) =>
     tx.run(
       `UPDATE receiver_verifications SET decision = ?, reason_code = ?, decided_at_ms = ?, checked_at_ms = ?, updated_at_ms = ?

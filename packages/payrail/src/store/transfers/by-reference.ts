@@ -10,9 +10,17 @@ export function readTransferByPk(db: Db, pk: number): Promise<TransferRow | unde
 }
 
 /**
- * Transfers whose payout the network named `providerRef` (two networks may
- * use the same text, so the caller picks by connector); at most `limit`.
+ * Transfers of these payout connectors whose payout the network named
+ * `providerRef` (two networks may use the same text); at most `limit`.
  */
-export function readTransfersByProviderRef(db: Db, providerRef: string, limit: number): Promise<TransferRow[]> {
-  return db.read((tx) => tx.all<TransferRow>(`SELECT ${TRANSFER_COLUMNS} FROM transfers WHERE provider_ref = ? ORDER BY pk LIMIT ?`, [providerRef, limit]));
+export function readTransfersByProviderRef(db: Db, providerRef: string, connectors: readonly string[], limit: number): Promise<TransferRow[]> {
+  if (connectors.length === 0) return Promise.resolve([]);
+  const marks = connectors.map(() => '?').join(', ');
+  return db.read((tx) =>
+    tx.all<TransferRow>(`SELECT ${TRANSFER_COLUMNS} FROM transfers WHERE provider_ref = ? AND payout_connector IN (${marks}) ORDER BY pk LIMIT ?`, [
+      providerRef,
+      ...connectors,
+      limit,
+    ]),
+  );
 }

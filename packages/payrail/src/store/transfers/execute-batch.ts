@@ -64,10 +64,10 @@ export type BatchOutcome = { readonly kind: 'recorded'; readonly pk: number } | 
  */
 const BATCH_SQL = `WITH input AS MATERIALIZED (
   SELECT * FROM unnest(?::int[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int8[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int8[], ?::text[],
-    ?::int8[], ?::text[], ?::int8[], ?::int8[], ?::int8[], ?::int8[], ?::int8[], ?::text[], ?::text[], ?::int8[], ?::text[], ?::text[], ?::text[],
+    ?::int8[], ?::text[], ?::int8[], ?::int8[], ?::int8[], ?::int8[], ?::int8[], ?::text[], ?::text[], ?::text[], ?::int8[], ?::text[], ?::text[], ?::text[],
     ?::int[], ?::int[])
     AS i (ord, merchant_id, id, sender_phone, receiver_phone, amount_cents, service, receiver_country, receiver_currency, fx_rate, received_minor, attributes_json,
-      substate, waiting_for, next_run_at_ms, invitation_expires_at_ms, gateway_charge_pk, created_at_ms, updated_at_ms, debit_account_id, credit_account_id,
+      substate, waiting_for, next_run_at_ms, invitation_expires_at_ms, gateway_charge_pk, created_at_ms, updated_at_ms, payout_connector, debit_account_id, credit_account_id,
       posting_cents, posting_kind, ref_type, note, assumed_must_link, assumed_no_quote)
 ), outbox_input AS (
   SELECT * FROM unnest(?::int[], ?::int[], ?::text[], ?::text[]) AS e (ord, n, type, data_json)
@@ -93,7 +93,7 @@ const BATCH_SQL = `WITH input AS MATERIALIZED (
 ), created AS (
   INSERT INTO transfers (${NEW_TRANSFER_COLUMNS})
   SELECT merchant_id, id, sender_phone, receiver_phone, amount_cents, service, receiver_country, receiver_currency, fx_rate, received_minor, attributes_json, 0,
-    substate, waiting_for, next_run_at_ms, invitation_expires_at_ms, gateway_charge_pk, created_at_ms, updated_at_ms
+    substate, waiting_for, next_run_at_ms, invitation_expires_at_ms, gateway_charge_pk, created_at_ms, updated_at_ms, payout_connector
   FROM accepted ORDER BY ord
   ON CONFLICT (merchant_id, id) DO NOTHING RETURNING pk, merchant_id, id
 ), made AS (
@@ -128,7 +128,7 @@ LEFT JOIN made m ON m.ord = i.ord
 ORDER BY i.ord`;
 
 /** The input's columns: ord, a new transfer's values (newTransferValues), then the posting's, the history note and the assumptions. */
-const DEBIT_COLUMN = 19;
+const DEBIT_COLUMN = 20;
 const INPUT_COLUMNS = DEBIT_COLUMN + 8;
 
 interface ResultRow {
