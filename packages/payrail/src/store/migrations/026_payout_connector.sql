@@ -1,7 +1,7 @@
--- Which payout connector a transfer went to (behaviour.md section 18: each
--- corridor names its own). Written with the first submission's outcome, so
--- polls and resubmissions keep asking the network that has the payout even
--- if the corridors file later names another one. Null until then, and for
--- transfers submitted before this migration (they went to the deployment's
--- PAYRAIL_PAYOUT_NETWORK).
+-- Which payout connector pays a transfer (behaviour.md section 18: each
+-- corridor names its own). Written at execute, so every submission,
+-- resubmission and poll goes to one network even if the corridors file
+-- later names another (a resubmission elsewhere could pay twice). Null for
+-- transfers made before this migration: those already sent went to the
+-- deployment's PAYRAIL_PAYOUT_NETWORK (flows/transfers/networks.ts).
 ALTER TABLE transfers ADD COLUMN payout_connector TEXT;
