@@ -22,6 +22,7 @@ const OPERATIONS_NOT_IN_SDK: Readonly<Record<string, string>> = {
   getHealth: 'a liveness probe for load balancers and orchestrators, not for API callers',
   getReadiness: 'a readiness probe for load balancers and orchestrators, not for API callers',
   receiveProviderCallback: "where providers (Authorize.net, ...) send their webhooks, signed with the provider's key; not for API callers",
+  receiveProviderCallbackPut: 'the same callback route taking PUT, as MTN MoMo may send; not for API callers',
 };
 
 /** Named schemas of the document the SDK keeps no field list for. */
