@@ -6,7 +6,7 @@ import type { Secret } from '../../domain/secret.ts';
 export interface OpenExchangeRatesSettings {
   /** The API root, e.g. https://openexchangerates.org/api; documented paths (/latest.json) are appended. */
   readonly url: string;
-  /** The App ID, sent as the `app_id` query parameter; revealed only into the request URL, which is never logged. */
+  /** The App ID, sent as `Authorization: Token <app id>`; revealed only into that header, never into a URL or a log. */
   readonly appId: Secret<string>;
   /** How often the table is fetched again while rates are being asked (PAYRAIL_OXR_REFRESH_SECONDS). */
   readonly refreshSeconds: number;
