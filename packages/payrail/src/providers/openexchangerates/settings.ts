@@ -16,6 +16,14 @@ export interface OpenExchangeRatesSettings {
   readonly fetchTimeoutMs?: number;
 }
 
+/**
+ * A table whose `timestamp` is further ahead of Payrail's clock than this is
+ * refused: its age would be negative, so it would never grow old enough to
+ * be refused and would quote long after its rates were current. Ten minutes
+ * allows for clocks that differ.
+ */
+export const TIMESTAMP_AHEAD_MAX_MS = 10 * 60_000;
+
 /** The name PAYRAIL_FX_PROVIDER gives the connector. */
 export const CONNECTOR_NAME = 'openexchangerates';
 
