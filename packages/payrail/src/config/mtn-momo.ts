@@ -21,6 +21,12 @@ export const MTN_MOMO_URLS = {
 } as const;
 
 const SANDBOX_HOSTS: ReadonlySet<string> = new Set(['sandbox.momodeveloper.mtn.com']);
+/** MTN's live API hosts: proxy.momoapi.mtn.com and every other host under momoapi.mtn.com (the sandbox is not under it). */
+const PRODUCTION_DOMAIN = 'momoapi.mtn.com';
+
+function isProductionHost(host: string): boolean {
+  return !SANDBOX_HOSTS.has(host) && (host === PRODUCTION_DOMAIN || host.endsWith(`.${PRODUCTION_DOMAIN}`));
+}
 /** MoMo's API user is a UUID (the X-Reference-Id it was created with). */
 const API_USER = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const WHY = 'with the mtn-momo payout network';
@@ -30,7 +36,11 @@ const UNSET = new Secret('');
 export function mtnMomoSettings(source: SettingsSource): MtnMomoSettings {
   const url = providerUrlSetting(source, 'PAYRAIL_MTN_MOMO_URL', MTN_MOMO_URLS);
   const host = new URL(url).hostname.toLowerCase().replace(/\.$/, '');
-  // Production pointed at MTN's sandbox would report payouts no wallet received.
+  // A sandbox deployment pointed at MTN's live API would pay real wallets;
+  // production pointed at MTN's sandbox would report payouts no wallet received.
+  if (source.environment === 'sandbox' && isProductionHost(host)) {
+    source.problems.push(`PAYRAIL_MTN_MOMO_URL names MTN MoMo's live API; the sandbox environment uses its sandbox (${MTN_MOMO_URLS.sandbox})`);
+  }
   if (source.environment === 'production' && SANDBOX_HOSTS.has(host)) {
     source.problems.push(`PAYRAIL_MTN_MOMO_URL names MTN MoMo's sandbox; production uses ${MTN_MOMO_URLS.production} or the market's API host`);
   }

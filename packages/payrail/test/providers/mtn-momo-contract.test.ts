@@ -212,6 +212,18 @@ describe('mtn-momo against the stand-in', () => {
     assert.equal(standIn.transfersTaken(), takenBefore);
   });
 
+  test('a 404 on the transfer (a wrong path or gateway, undocumented) is unavailable, not rejected; nothing taken', async () => {
+    const sent = submission(SANDBOX_NUMBERS.success);
+    const takenBefore = standIn.transfersTaken();
+    standIn.failNext('http-404', 1, 'transfer');
+    const outcome = await network.submit(sent);
+    assert.equal(outcome.kind, 'unavailable');
+    assert.match(outcome.kind === 'unavailable' ? outcome.reason : '', /HTTP 404 RESOURCE_NOT_FOUND/);
+    assert.equal(standIn.transfersTaken(), takenBefore);
+    assert.equal((await network.submit({ ...sent, attempt: 2 })).kind, 'accepted');
+    assert.equal(standIn.transfersTaken(), takenBefore + 1);
+  });
+
   test('a wrong target environment (a 500 MoMo documents) is an unknown outcome, never a refusal', async () => {
     const sent = submission(SANDBOX_NUMBERS.success, { corridor: sandboxCorridor({ target_environment: 'mtnuganda', currency: 'EUR' }) });
     await assert.rejects(network.submit(sent), /NOT_ALLOWED_TARGET_ENVIRONMENT/);

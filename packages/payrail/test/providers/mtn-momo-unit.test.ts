@@ -241,8 +241,26 @@ describe('configuration', () => {
     assert.doesNotMatch(problems, /secret-value-1|from-a-file/);
   });
 
-  test("a stand-in on loopback is accepted in the sandbox; production takes https and refuses MTN's sandbox host", () => {
+  test("a stand-in on loopback is accepted in the sandbox, MTN's live hosts are not; production takes https and refuses MTN's sandbox host", () => {
     assert.equal(loadConfig({ ...MOMO, PAYRAIL_MTN_MOMO_URL: 'http://127.0.0.1:9000' }).connectors.mtnMomo?.url, 'http://127.0.0.1:9000');
+    assert.equal(
+      loadConfig({ ...MOMO, PAYRAIL_MTN_MOMO_URL: 'https://sandbox.momodeveloper.mtn.com' }).connectors.mtnMomo?.url,
+      'https://sandbox.momodeveloper.mtn.com',
+    );
+    // The sandbox environment refuses MTN's live API hosts: it would pay real wallets.
+    for (const live of [
+      'https://proxy.momoapi.mtn.com',
+      'https://PROXY.momoapi.mtn.com.',
+      'https://ericssonbasicapi2.momoapi.mtn.com',
+      'https://momoapi.mtn.com',
+    ]) {
+      assert.match(
+        problemsOf({ ...MOMO, PAYRAIL_MTN_MOMO_URL: live }).join('\n'),
+        /PAYRAIL_MTN_MOMO_URL names MTN MoMo's live API; the sandbox environment uses its sandbox/,
+        live,
+      );
+    }
+    assert.deepEqual(problemsOf({ ...MOMO, PAYRAIL_MTN_MOMO_URL: 'https://momoapi.mtn.com.example.net' }), []);
     const production = {
       PAYRAIL_ENV: 'production',
       PAYRAIL_TRUST_PROXY_TLS: '1',

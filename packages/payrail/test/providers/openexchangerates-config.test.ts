@@ -105,7 +105,7 @@ describe('PAYRAIL_FX_PROVIDER=openexchangerates', () => {
       const context = { environment: 'sandbox' as const, publicUrl: 'http://x', sandboxDelayMs: 0, clock: new ManualClock(), log: createLogger('silent') };
       const providers = await createProviders(config.providers, config.connectors, context, { get: () => undefined, set: () => undefined } as never, corridors);
       await standIn.requestsReached(1);
-      assert.deepEqual(standIn.queries(), [{ app_id: '[app id]', symbols: 'EGP,GHS,KES,NGN,PHP,UGX' }]);
+      assert.deepEqual(standIn.queries(), [{ symbols: 'EGP,GHS,KES,NGN,PHP,UGX' }]);
       assert.equal(typeof providers.fx.rate, 'function');
     } finally {
       await standIn.close();

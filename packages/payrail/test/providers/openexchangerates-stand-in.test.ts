@@ -90,7 +90,8 @@ describe('openexchangerates connector against the stand-in', () => {
     assert.equal(await oxr.rate(corridor('KES', '1.5')), '127.5575');
     assert.equal(await oxr.rate(corridor('NGN', '0.75')), '1520.63253008');
     assert.equal(standIn.requestCount(), 1, 'one fetch serves every quote');
-    assert.deepEqual(standIn.queries(), [{ app_id: '[app id]', symbols: 'KES,NGN,XYZ' }]);
+    // The App ID went as `Authorization: Token ...` (the stand-in answered), never as app_id in a URL.
+    assert.deepEqual(standIn.queries(), [{ symbols: 'KES,NGN,XYZ' }]);
     noAppIdLogged();
   });
 
@@ -241,8 +242,8 @@ describe('the stand-in answers as the documentation says', () => {
   afterEach(async () => {
     await standIn.close();
   });
-  const get = async (pathAndQuery: string) => {
-    const response = await fetch(`${standIn.url.replace(/\/api$/, '')}${pathAndQuery}`);
+  const get = async (pathAndQuery: string, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${standIn.url.replace(/\/api$/, '')}${pathAndQuery}`, { headers });
     return { status: response.status, json: (await response.json()) as Record<string, unknown> };
   };
 
@@ -258,6 +259,8 @@ describe('the stand-in answers as the documentation says', () => {
     });
     const all = await get(`/api/latest.json?app_id=${standIn.appId}`);
     assert.equal(Object.keys(all.json.rates as object).length, 7);
+    const byHeader = await get('/api/latest.json?symbols=KES', { authorization: `Token ${standIn.appId}` });
+    assert.deepEqual([byHeader.status, byHeader.json.rates], [200, { KES: 129.5 }]);
   });
 
   it('errors are {error, status, message, description} with the documented codes', async () => {
@@ -270,6 +273,9 @@ describe('the stand-in answers as the documentation says', () => {
     };
     assert.deepEqual(shape(await get('/api/latest.json')), error(401, 'missing_app_id'));
     assert.deepEqual(shape(await get('/api/latest.json?app_id=nope')), error(401, 'invalid_app_id'));
+    assert.deepEqual(shape(await get('/api/latest.json', { authorization: 'Token nope' })), error(401, 'invalid_app_id'));
+    assert.deepEqual(shape(await get('/api/latest.json', { authorization: `Bearer ${standIn.appId}` })), error(401, 'missing_app_id'));
+    assert.deepEqual(shape(await get('/api/latest.json', { authorization: 'Token ' })), error(401, 'missing_app_id'));
     assert.deepEqual(shape(await get(`/api/latest.json?app_id=${standIn.appId}&base=EUR`)), error(429, 'not_allowed'));
     assert.deepEqual(shape(await get(`/api/historical/2026-01-01.json?app_id=${standIn.appId}`)), error(404, 'not_found'));
     standIn.failNext('rate-limited');

@@ -173,17 +173,16 @@ describe('parseJsonKeepingNumbers', () => {
 });
 
 describe('readTable', () => {
+  const NOW_MS = 1_764_300_000_000 + 60_000;
   const answer = (rates: string, extra = '') =>
     parseJsonKeepingNumbers(`{"disclaimer": "d", "license": "l", "timestamp": 1764300000, "base": "USD", "rates": ${rates}${extra}}`);
 
   it('keeps the currencies asked for, each exact or refused with a reason', () => {
-    const table = readTable(answer('{"KES": 129.50, "NGN": -3, "EUR": 0.92, "PHP": "58.1", "UGX": 3702.500000000000000001}'), [
-      'KES',
-      'NGN',
-      'PHP',
-      'GHS',
-      'UGX',
-    ]);
+    const table = readTable(
+      answer('{"KES": 129.50, "NGN": -3, "EUR": 0.92, "PHP": "58.1", "UGX": 3702.500000000000000001}'),
+      ['KES', 'NGN', 'PHP', 'GHS', 'UGX'],
+      NOW_MS,
+    );
     assert.equal(table.publishedAtMs, 1_764_300_000_000);
     assert.deepEqual(
       [...table.rates],
@@ -203,12 +202,16 @@ describe('readTable', () => {
   });
 
   it('refuses an answer that is no USD table', () => {
-    assert.throws(() => readTable(parseJsonKeepingNumbers('[]'), ['KES']), TableUnusable);
-    assert.throws(() => readTable(answer('{}', ', "base": "EUR"'), ['KES']), /base is "EUR"/);
-    assert.throws(() => readTable(parseJsonKeepingNumbers('{"timestamp": "1764300000", "base": "USD", "rates": {}}'), ['KES']), /timestamp/);
-    assert.throws(() => readTable(parseJsonKeepingNumbers('{"timestamp": 1.5, "base": "USD", "rates": {}}'), ['KES']), /timestamp/);
-    assert.throws(() => readTable(answer('null'), ['KES']), /rates/);
+    assert.throws(() => readTable(parseJsonKeepingNumbers('[]'), ['KES'], NOW_MS), TableUnusable);
+    assert.throws(() => readTable(answer('{}', ', "base": "EUR"'), ['KES'], NOW_MS), /base is "EUR"/);
+    assert.throws(() => readTable(parseJsonKeepingNumbers('{"timestamp": "1764300000", "base": "USD", "rates": {}}'), ['KES'], NOW_MS), /timestamp/);
+    assert.throws(() => readTable(parseJsonKeepingNumbers('{"timestamp": 1.5, "base": "USD", "rates": {}}'), ['KES'], NOW_MS), /timestamp/);
+    assert.throws(() => readTable(answer('null'), ['KES'], NOW_MS), /rates/);
+    // A table dated ahead of the clock would never age: up to 10 minutes is clock skew, more is refused.
+    const dated = (seconds: number) => parseJsonKeepingNumbers(`{"timestamp": ${seconds}, "base": "USD", "rates": {"KES": 129.5}}`);
+    assert.equal(readTable(dated(1_764_300_000 + 60 + 600), ['KES'], NOW_MS).rates.get('KES'), '129.5');
+    assert.throws(() => readTable(dated(1_764_300_000 + 60 + 601), ['KES'], NOW_MS), /more than 10 minutes ahead of the clock/);
     // An inherited name is no rate.
-    assert.deepEqual([...readTable(answer('{}'), ['constructor']).rates], []);
+    assert.deepEqual([...readTable(answer('{}'), ['constructor'], NOW_MS).rates], []);
   });
 });

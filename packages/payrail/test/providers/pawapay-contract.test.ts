@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { countsAgainstBreaker } from '../../src/providers/breaker.ts';
 import type { PayoutNetwork, PollOutcome } from '../../src/providers/payout-network.ts';
 import { connectorAt, pollRequest, submissionFor, zambiaCorridor } from './pawapay/fixtures.ts';
 import { startPawaPayStandIn, type PawaPayStandIn, ZMB_NUMBERS } from './pawapay/stand-in.ts';
@@ -167,6 +168,25 @@ describe('pawapay contract: faults (stand-in)', () => {
   it('a wrong token is unavailable (the operator fixes it), not a failed transfer', async () => {
     const outcome = await connectorAt(standIn.url, 'not-the-token').submit(submissionFor(ZMB_NUMBERS.completed));
     assert.equal(outcome.kind, 'unavailable');
+  });
+
+  it('a 429 on the payout request is unavailable, nothing taken; on a poll it throws an error the breaker counts', async () => {
+    const submission = submissionFor(ZMB_NUMBERS.completed);
+    const takenBefore = standIn.payouts().length;
+    standIn.failNext('http-429');
+    assert.deepEqual(await network().submit(submission), { kind: 'unavailable', reason: 'pawaPay rate-limited the payout request (HTTP 429)' });
+    assert.equal(standIn.payouts().length, takenBefore, 'nothing taken');
+    assert.equal((await network().submit({ ...submission, attempt: 2 })).kind, 'accepted');
+    standIn.failNext('http-429');
+    const error = await network()
+      .poll(pollRequest(submission.idempotencyUuid))
+      .then(
+        () => assert.fail('a rate-limited poll must throw'),
+        (thrown: unknown) => thrown,
+      );
+    assert.match(String(error), /HTTP 429/);
+    assert.equal(countsAgainstBreaker(error), true);
+    assert.equal((await network().poll(pollRequest(submission.idempotencyUuid))).kind, 'succeeded');
   });
 
   it('NOT_FOUND on the poll of an accepted payout throws; it is never failed', async () => {

@@ -138,6 +138,8 @@ describe('pawapay failure codes and statuses', () => {
   });
 });
 
+const LIMITS = { expiresSkewSeconds: 300, createdAheadMaxSeconds: 60, ageMaxSeconds: 15 * 60 };
+
 describe('pawapay callback signatures', () => {
   const key = newCallbackKey();
   const keys = new Map([[key.id, crypto.createPublicKey(key.publicKeyPem)]]);
@@ -153,14 +155,38 @@ describe('pawapay callback signatures', () => {
   const signed = signedHeaders(key, url, body, nowMs);
 
   it('holds for a request signed as pawaPay documents', () => {
-    assert.deepEqual(verifySignature(request(signed), keys, nowMs / 1000, 300), { ok: true, keyId: key.id });
+    assert.deepEqual(verifySignature(request(signed), keys, nowMs / 1000, LIMITS), { ok: true, keyId: key.id });
+  });
+
+  it('refuses a signature without created, created over a minute ahead, or created over 15 minutes ago, even before its expires', () => {
+    const noCreated = signedHeaders(key, url, body, nowMs, 60, { withCreated: false });
+    assert.deepEqual(verifySignature(request(noCreated), keys, nowMs / 1000, LIMITS), { ok: false, reason: 'the signature names no created time' });
+    const ahead = signedHeaders(key, url, body, nowMs + 61_000);
+    assert.deepEqual(verifySignature(request(ahead), keys, nowMs / 1000, LIMITS), { ok: false, reason: 'the signature was created in the future' });
+    assert.equal(verifySignature(request(signedHeaders(key, url, body, nowMs + 59_000)), keys, nowMs / 1000, LIMITS).ok, true, 'a little ahead is clock skew');
+    const longLived = signedHeaders(key, url, body, nowMs, 24 * 3600);
+    assert.equal(verifySignature(request(longLived), keys, nowMs / 1000 + 14 * 60, LIMITS).ok, true);
+    assert.deepEqual(verifySignature(request(longLived), keys, nowMs / 1000 + 15 * 60 + 1, LIMITS), { ok: false, reason: 'the signature is too old' });
+    const noExpires = signedHeaders(key, url, body, nowMs, 60, { withExpires: false });
+    assert.equal(verifySignature(request(noExpires), keys, nowMs / 1000 + 10 * 60, LIMITS).ok, true, 'expires is optional');
+    assert.deepEqual(verifySignature(request(signed), keys, nowMs / 1000 + 60 + 301, LIMITS), { ok: false, reason: 'the signature has expired' });
+  });
+
+  it('verifies an ECDSA signature as r||s (RFC 9421) and, as a fallback, in DER', () => {
+    const der = signedHeaders(key, url, body, nowMs, 60, { dsaEncoding: 'der' });
+    assert.notEqual(Buffer.from(/:(.*):/.exec(der.signature!)![1]!, 'base64').length, 64);
+    assert.deepEqual(verifySignature(request(der), keys, nowMs / 1000, LIMITS), { ok: true, keyId: key.id });
+    assert.equal(Buffer.from(/:(.*):/.exec(signed.signature!)![1]!, 'base64').length, 64);
+    assert.deepEqual(verifySignature(request(signed), keys, nowMs / 1000, LIMITS), { ok: true, keyId: key.id });
+    const tampered = { ...der, 'signature-date': new Date(nowMs + 1000).toISOString() };
+    assert.equal(verifySignature(request(tampered), keys, nowMs / 1000, LIMITS).ok, false, 'a DER signature must still hold');
   });
 
   it('refuses a signature past its expiry, for another host or path, or under an unpublished key', () => {
-    assert.equal(verifySignature(request(signed), keys, nowMs / 1000 + 3600, 300).ok, false);
-    assert.equal(verifySignature({ ...request(signed), headers: { ...signed, host: 'evil.example.com' } }, keys, nowMs / 1000, 300).ok, false);
-    assert.equal(verifySignature({ ...request(signed), path: '/providers/other/callbacks' }, keys, nowMs / 1000, 300).ok, false);
-    assert.equal(verifySignature(request(signed), new Map(), nowMs / 1000, 300).ok, false);
+    assert.equal(verifySignature(request(signed), keys, nowMs / 1000 + 3600, LIMITS).ok, false);
+    assert.equal(verifySignature({ ...request(signed), headers: { ...signed, host: 'evil.example.com' } }, keys, nowMs / 1000, LIMITS).ok, false);
+    assert.equal(verifySignature({ ...request(signed), path: '/providers/other/callbacks' }, keys, nowMs / 1000, LIMITS).ok, false);
+    assert.equal(verifySignature(request(signed), new Map(), nowMs / 1000, LIMITS).ok, false);
   });
 
   it('refuses malformed headers without throwing', () => {
@@ -176,7 +202,7 @@ describe('pawapay callback signatures', () => {
       { ...signed, 'content-type': undefined },
       { ...signed, signature: 'x'.repeat(10_000) },
     ];
-    for (const headers of broken) assert.equal(verifySignature(request(headers), keys, nowMs / 1000, 300).ok, false, JSON.stringify(headers).slice(0, 120));
+    for (const headers of broken) assert.equal(verifySignature(request(headers), keys, nowMs / 1000, LIMITS).ok, false, JSON.stringify(headers).slice(0, 120));
     assert.equal(parseSignatureInput('sig=("a" "a")'), null, 'a component twice');
     assert.equal(contentDigestHolds(undefined, body), false);
   });
@@ -224,11 +250,11 @@ describe('pawapay callback signatures', () => {
   it('verifies RSA-PSS SHA-512 signatures too', () => {
     const { privateKey, publicKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
     const digest = `sha-256=:${crypto.createHash('sha256').update(body).digest('base64')}:`;
-    const params = '("@method" "@path" "content-digest");alg="rsa-pss-sha512";keyid="rsa-1"';
+    const params = `("@method" "@path" "content-digest");alg="rsa-pss-sha512";keyid="rsa-1";created=${nowMs / 1000}`;
     const base = `"@method": POST\n"@path": ${url.pathname}\n"content-digest": ${digest}\n"@signature-params": ${params}`;
     const signature = crypto.sign('sha512', Buffer.from(base), { key: privateKey, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength: 64 });
     const headers = { 'content-digest': digest, 'signature-input': `sig1=${params}`, signature: `sig1=:${signature.toString('base64')}:` };
-    assert.deepEqual(verifySignature(request(headers), new Map([['rsa-1', publicKey]]), nowMs / 1000, 300), { ok: true, keyId: 'rsa-1' });
+    assert.deepEqual(verifySignature(request(headers), new Map([['rsa-1', publicKey]]), nowMs / 1000, LIMITS), { ok: true, keyId: 'rsa-1' });
   });
 
   it("the receiver refuses what it cannot verify, without throwing, even when pawaPay's keys cannot be read", async () => {

@@ -3,9 +3,12 @@
 // Payrail's terms, and which webhooks become which hints.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { describe, it } from 'node:test';
+import { describe, it, mock } from 'node:test';
 import { Secret } from '../../src/domain/secret.ts';
+import { countsAgainstBreaker } from '../../src/providers/breaker.ts';
+import { VeriffAnswerUnusable } from '../../src/providers/veriff/client.ts';
 import { decisionOfStatus, hintDecisionOf, reasonCodeOf, sessionDecisionOf, timeOf } from '../../src/providers/veriff/decisions.ts';
+import { start } from '../../src/providers/veriff/operations.ts';
 import { hmacSignature, signatureHolds } from '../../src/providers/veriff/signature.ts';
 import { hintsOfWebhook, webhookReceiver } from '../../src/providers/veriff/webhooks.ts';
 
@@ -131,5 +134,41 @@ describe('veriff webhooks', () => {
     assert.deepEqual(hintsOfWebhook({ verification: { id: SESSION.toUpperCase(), status: 'declined' } }), [
       { kind: 'kyc', sessionId: SESSION, phoneE164: null, decision: 'declined' },
     ]);
+  });
+});
+
+describe('veriff session links', () => {
+  // Veriff's create answer, served without a network: only the link differs between cases.
+  const startWith = async (veriffUrl: string, sessionUrl: string) => {
+    const answer = JSON.stringify({ status: 'success', verification: { id: SESSION, url: sessionUrl, vendorData: 'r', status: 'created' } });
+    const fetched = mock.method(globalThis, 'fetch', async () => new Response(answer, { status: 201, headers: { 'content-type': 'application/json' } }));
+    try {
+      const settings = { url: veriffUrl, apiKey: new Secret('key'), sharedSecret: new Secret(SECRET) };
+      return await start({ settings, nowMs: () => 0 }, 'receiver-ref');
+    } finally {
+      fetched.mock.restore();
+    }
+  };
+
+  it('hands out an https link', async () => {
+    assert.equal((await startWith('https://stationapi.veriff.com', 'https://alchemy.veriff.com/v/abc')).url, 'https://alchemy.veriff.com/v/abc');
+  });
+
+  it('refuses a plain http link from Veriff, or from any http API that is not on loopback, as an unusable answer the breaker does not count', async () => {
+    for (const veriffUrl of ['https://stationapi.veriff.com', 'http://veriff.internal.example.com', 'https://127.0.0.1:8443']) {
+      const error = await startWith(veriffUrl, 'http://alchemy.veriff.com/v/abc').then(
+        () => assert.fail(`an http link from ${veriffUrl} must be refused`),
+        (thrown: unknown) => thrown,
+      );
+      assert.ok(error instanceof VeriffAnswerUnusable, veriffUrl);
+      assert.match(error.message, /the session url is not https/);
+      assert.equal(countsAgainstBreaker(error), false);
+    }
+  });
+
+  it('takes a plain http link from a stand-in reached over http on loopback', async () => {
+    for (const veriffUrl of ['http://127.0.0.1:9000', 'http://localhost:9000']) {
+      assert.equal((await startWith(veriffUrl, 'http://127.0.0.1:9000/v/abc')).url, 'http://127.0.0.1:9000/v/abc', veriffUrl);
+    }
   });
 });

@@ -1,9 +1,11 @@
 // The PayoutNetwork calls on MoMo's Disbursement API, each answered in
 // Payrail's terms (providers/payout-network.ts):
 // - transfer: 202 accepted; 409 (the X-Reference-Id exists, a resubmission
-//   of a transfer MoMo took) accepted too; 400 and 404 refuse the request as
+//   of a transfer MoMo took) accepted too; 400 refuses the request as
 //   written, before anything moved: rejected with MoMo's code; 401 after a
-//   fresh token, 403 and 429 refuse this attempt only: unavailable; any 5xx
+//   fresh token, 403, 404 and 429 refuse this attempt only: unavailable (MoMo
+//   documents no 404 for this call, so one comes from a wrong path or
+//   gateway, not from a refusal of this payout); any 5xx
 //   (MoMo documents NOT_ALLOWED, INVALID_CURRENCY, INTERNAL_PROCESSING_ERROR
 //   and others as 500s without saying nothing was taken), another status, a
 //   timeout or a dropped connection: thrown, the outcome unknown, and
@@ -99,7 +101,7 @@ export async function submit(context: OperationContext, submission: PayoutSubmis
     context.log.info({ attempt: submission.attempt }, 'MTN MoMo already has this transfer (409); following it');
     return { kind: 'accepted', providerRef: referenceId, pollAfterMs: 0 };
   }
-  if (status === 400 || status === 404) {
+  if (status === 400) {
     const error = errorOf(answer.body);
     const code = error?.code ?? `HTTP_${status}`;
     const failure = failureOf(code);
@@ -108,6 +110,11 @@ export async function submit(context: OperationContext, submission: PayoutSubmis
       errorCode: code,
       errorText: error === null ? `MTN Mobile Money refused the transfer request (HTTP ${status})` : failure.errorText,
     };
+  }
+  if (status === 404) {
+    // Undocumented for POST /transfer: a wrong URL path or a gateway that routes nowhere, before any wallet platform saw the transfer.
+    context.log.warn({ code: errorOf(answer.body)?.code ?? null }, 'MTN MoMo answered the transfer with 404; check the configured MoMo URL');
+    return { kind: 'unavailable', reason: `MTN MoMo does not serve the transfer call here (${errorCodeText(answer)})` };
   }
   if (status === 401 || status === 403 || status === 429) {
     // Refused at MoMo's gateway (credentials, the calling address, a rate limit) before the wallet platform saw it.

@@ -1,7 +1,9 @@
-// The transport: one GET of {url}/latest.json with the App ID and the
-// currencies wanted, answered as parsed JSON. Anything short of a 2xx JSON
-// answer throws OxrCallFailed, whose message names what went wrong and
-// never the request URL: it carries the App ID in its query.
+// The transport: one GET of {url}/latest.json with the currencies wanted,
+// answered as parsed JSON. The App ID travels in the documented header
+// `Authorization: Token <app id>`, never in the query, so it appears in no
+// URL a proxy, an APM agent or an access log records. Anything short of a
+// 2xx JSON answer throws OxrCallFailed, whose message names what went wrong
+// and never the App ID.
 //
 // Open Exchange Rates' error answers (docs.openexchangerates.org, Errors)
 // are JSON `{error: true, status, message, description}`, message one of
@@ -34,12 +36,16 @@ export class OxrCallFailed extends Error {
 /** The latest.json answer for `currencies` (ISO codes), parsed with each number as its source text (json-numbers.ts). */
 export async function fetchLatest(settings: OpenExchangeRatesSettings, currencies: readonly string[], signal: AbortSignal): Promise<unknown> {
   const url = new URL(`${settings.url.replace(/\/+$/, '')}${LATEST_PATH}`);
-  url.searchParams.set('app_id', settings.appId.reveal());
   // Only the corridors' currencies: a small answer, read fast. The base is USD, the documented default.
   if (currencies.length > 0) url.searchParams.set('symbols', currencies.join(','));
   let response: Response;
   try {
-    response = await fetch(url, { method: 'GET', headers: { accept: 'application/json' }, signal, redirect: 'error' });
+    response = await fetch(url, {
+      method: 'GET',
+      headers: { accept: 'application/json', authorization: `Token ${settings.appId.reveal()}` },
+      signal,
+      redirect: 'error',
+    });
   } catch (error) {
     throw new OxrCallFailed(`no answer (${describe(error, signal)})`);
   }

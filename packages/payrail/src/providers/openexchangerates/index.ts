@@ -164,7 +164,7 @@ class OpenExchangeRates implements OpenExchangeRatesConnector {
     const signal = AbortSignal.any([timeout, this.stopping.signal]);
     const log = this.options.log;
     try {
-      const table = readTable(await fetchLatest(this.settings, this.currencies, signal), this.currencies);
+      const table = readTable(await fetchLatest(this.settings, this.currencies, signal), this.currencies, this.options.clock.nowMs());
       // An answer older than the one held (a lagging replica, a cache) does not replace it.
       if (this.table === null || table.publishedAtMs >= this.table.publishedAtMs) this.table = table;
       this.fetchedAtMs = this.options.clock.nowMs();

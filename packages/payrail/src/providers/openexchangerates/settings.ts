@@ -6,7 +6,7 @@ import type { Secret } from '../../domain/secret.ts';
 export interface OpenExchangeRatesSettings {
   /** The API root, e.g. https://openexchangerates.org/api; documented paths (/latest.json) are appended. */
   readonly url: string;
-  /** The App ID, sent as the `app_id` query parameter; revealed only into the request URL, which is never logged. */
+  /** The App ID, sent as `Authorization: Token <app id>`; revealed only into that header, never into a URL or a log. */
   readonly appId: Secret<string>;
   /** How often the table is fetched again while rates are being asked (PAYRAIL_OXR_REFRESH_SECONDS). */
   readonly refreshSeconds: number;
@@ -15,6 +15,14 @@ export interface OpenExchangeRatesSettings {
   /** Deadline of one fetch of the table. */
   readonly fetchTimeoutMs?: number;
 }
+
+/**
+ * A table whose `timestamp` is further ahead of Payrail's clock than this is
+ * refused: its age would be negative, so it would never grow old enough to
+ * be refused and would quote long after its rates were current. Ten minutes
+ * allows for clocks that differ.
+ */
+export const TIMESTAMP_AHEAD_MAX_MS = 10 * 60_000;
 
 /** The name PAYRAIL_FX_PROVIDER gives the connector. */
 export const CONNECTOR_NAME = 'openexchangerates';

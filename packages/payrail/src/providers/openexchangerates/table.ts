@@ -7,6 +7,7 @@
 // number as written (json-numbers.ts, rate-text.ts) or a reason it was refused.
 import { JsonNumber } from './json-numbers.ts';
 import { rateText } from './rate-text.ts';
+import { TIMESTAMP_AHEAD_MAX_MS } from './settings.ts';
 
 export interface RateTable {
   /** When the provider published these rates (ms since the epoch): the rates' age is measured from here. */
@@ -22,13 +23,22 @@ export class TableUnusable extends Error {
   override readonly name = 'TableUnusable';
 }
 
-/** The table in `body` (read by parseJsonKeepingNumbers: numbers are JsonNumber) for `currencies`; throws TableUnusable when the answer is not a USD rate table. */
-export function readTable(body: unknown, currencies: readonly string[]): RateTable {
+/**
+ * The table in `body` (read by parseJsonKeepingNumbers: numbers are
+ * JsonNumber) for `currencies`; throws TableUnusable when the answer is not
+ * a USD rate table or is dated more than TIMESTAMP_AHEAD_MAX_MS after `nowMs`.
+ */
+export function readTable(body: unknown, currencies: readonly string[], nowMs: number): RateTable {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new TableUnusable('the answer is not a JSON object');
   const answer = body as { base?: unknown; timestamp?: unknown; rates?: unknown };
   if (answer.base !== 'USD') throw new TableUnusable(`the answer's base is ${JSON.stringify(String(answer.base).slice(0, 8))}, not USD`);
   const timestamp = answer.timestamp instanceof JsonNumber && /^[1-9][0-9]{0,11}$/.test(answer.timestamp.text) ? Number(answer.timestamp.text) : null;
   if (timestamp === null) throw new TableUnusable('the answer has no UNIX timestamp');
+  if (timestamp * 1000 > nowMs + TIMESTAMP_AHEAD_MAX_MS) {
+    throw new TableUnusable(
+      `the answer's timestamp ${new Date(timestamp * 1000).toISOString()} is more than ${TIMESTAMP_AHEAD_MAX_MS / 60_000} minutes ahead of the clock`,
+    );
+  }
   const rates = answer.rates;
   if (rates === null || typeof rates !== 'object' || Array.isArray(rates)) throw new TableUnusable('the answer has no rates object');
   const usable = new Map<string, string>();

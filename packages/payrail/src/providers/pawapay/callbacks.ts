@@ -11,7 +11,7 @@ import crypto, { type KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
 import { CALLBACK_BODY_MAX_BYTES, type CallbackReceiver, type CallbackVerdict, type ProviderCallback } from '../callbacks.ts';
 import { callApi, recordOf, textOf, withTimeout } from './client.ts';
-import { parseSignatureInput, verifySignature } from './signatures.ts';
+import { parseSignatureInput, type SignatureTimeLimits, verifySignature } from './signatures.ts';
 import {
   CALLBACK_PATH,
   KEY_CACHE_TTL_MS,
@@ -19,8 +19,16 @@ import {
   KEY_REFRESH_MIN_INTERVAL_MS,
   KEYS_MAX,
   type PawaPaySettings,
+  SIGNATURE_AGE_MAX_MS,
   SIGNATURE_CLOCK_SKEW_MS,
+  SIGNATURE_CREATED_AHEAD_MAX_MS,
 } from './settings.ts';
+
+const SIGNATURE_TIME_LIMITS: SignatureTimeLimits = {
+  expiresSkewSeconds: SIGNATURE_CLOCK_SKEW_MS / 1000,
+  createdAheadMaxSeconds: SIGNATURE_CREATED_AHEAD_MAX_MS / 1000,
+  ageMaxSeconds: SIGNATURE_AGE_MAX_MS / 1000,
+};
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -102,12 +110,7 @@ async function verifyCallback(callback: ProviderCallback, keys: PawaPayKeys, now
   const keyId = parseSignatureInput(callback.headers['signature-input'])?.keyId ?? null;
   const published = await keys.current(keyId);
   const check = (headers: Readonly<Record<string, string | undefined>>) =>
-    verifySignature(
-      { method: 'POST', path: CALLBACK_PATH, rawBody: callback.rawBody, headers },
-      published,
-      Math.floor(nowMs() / 1000),
-      SIGNATURE_CLOCK_SKEW_MS / 1000,
-    );
+    verifySignature({ method: 'POST', path: CALLBACK_PATH, rawBody: callback.rawBody, headers }, published, Math.floor(nowMs() / 1000), SIGNATURE_TIME_LIMITS);
   let verdict = check(callback.headers);
   // pawaPay signs the host it posted to (@authority); behind a proxy that
   // rewrites Host, that host is in X-Forwarded-Host. Trying it weakens

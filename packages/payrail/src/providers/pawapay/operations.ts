@@ -57,6 +57,8 @@ export async function submit(context: OperationContext, submission: PayoutSubmis
   if (body === null) return { kind: 'rejected', errorCode: 'INVALID_AMOUNT', errorText: 'the amount has more decimals than pawaPay takes (at most 2)' };
   const signal = withTimeout(submission.signal, context.settings.callTimeoutMs);
   const answer = await callApi(context.settings, 'POST', 'v2/payouts', body, signal);
+  // A rate limit refuses the request before pawaPay looks at it: nothing taken on this attempt.
+  if (answer.status === 429) return { kind: 'unavailable', reason: 'pawaPay rate-limited the payout request (HTTP 429)' };
   const json = recordOf(answer.json);
   const status = textOf(json?.status, 40);
   if (status === 'ACCEPTED' || status === 'DUPLICATE_IGNORED') {
@@ -94,8 +96,9 @@ export async function poll(context: OperationContext, request: PayoutPollRequest
   const signal = withTimeout(request.signal, context.settings.callTimeoutMs);
   const answer = await callApi(context.settings, 'GET', `v2/payouts/${payoutId}`, undefined, signal);
   const json = recordOf(answer.json);
-  // Refused credentials are pawaPay not serving Payrail (a breaker counts it); any other odd answer is not.
-  if (answer.status === 401 || answer.status === 403) throw new PawaPayUnknownOutcome(`pawapay GET v2/payouts/{id}: HTTP ${answer.status}`);
+  // Refused credentials and a rate limit are pawaPay not serving Payrail (a breaker counts them); any other odd answer is not.
+  if (answer.status === 401 || answer.status === 403 || answer.status === 429)
+    throw new PawaPayUnknownOutcome(`pawapay GET v2/payouts/{id}: HTTP ${answer.status}`);
   if (answer.status !== 200 || json === null) throw new PawaPayAnswerUnusable(`pawapay GET v2/payouts/{id}: HTTP ${answer.status}`);
   const found = textOf(json.status, 20);
   if (found === 'NOT_FOUND') {

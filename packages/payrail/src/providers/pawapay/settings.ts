@@ -49,3 +49,14 @@ export const ENQUEUED_RETRY_AFTER_MS = 5 * 60_000;
 
 /** A signature whose `expires` passed this long ago is still taken: clocks differ a little. */
 export const SIGNATURE_CLOCK_SKEW_MS = 5 * 60_000;
+
+/** A signature `created` at most this far ahead of Payrail's clock is taken: clocks differ a little, a signature from further ahead is forged or from a broken clock. */
+export const SIGNATURE_CREATED_AHEAD_MAX_MS = 60_000;
+
+/**
+ * A signature `created` longer ago than this is refused, whatever its
+ * `expires` says: it bounds how long a captured callback can be replayed.
+ * pawaPay retries a callback for up to 15 minutes, so this refuses none of
+ * its retries; polling moves a payout whose callback was refused.
+ */
+export const SIGNATURE_AGE_MAX_MS = 15 * 60_000;

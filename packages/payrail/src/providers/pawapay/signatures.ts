@@ -3,8 +3,9 @@
 // Content-Digest (RFC 9530, sha-256 or sha-512). pawaPay signs with a key it
 // publishes at GET /v2/public-key/http, named by the `keyid` parameter, and
 // covers "@method" "@authority" "@path" "signature-date" "content-digest"
-// "content-type". This file checks one callback against given keys; it never
-// throws, every problem is a refusal with a reason (no secret in it).
+// "content-type", with the parameters alg, created, expires and keyid. This
+// file checks one callback against given keys; it never throws, every
+// problem is a refusal with a reason (no secret in it).
 import crypto, { type KeyObject } from 'node:crypto';
 
 /** What a signature check is given: the request as it arrived at Payrail. */
@@ -26,22 +27,45 @@ interface SignatureInput {
   readonly paramsText: string;
   readonly alg: string | null;
   readonly keyId: string | null;
+  /** Unix seconds. */
+  readonly created: number | null;
+  /** Unix seconds. */
   readonly expires: number | null;
 }
 
+/** How far a signature's times may stray from Payrail's clock. */
+export interface SignatureTimeLimits {
+  /** A signature whose `expires` passed this long ago is still taken: clocks differ a little. */
+  readonly expiresSkewSeconds: number;
+  /** A `created` at most this far ahead of Payrail's clock is taken (clocks differ a little); further ahead, refused. */
+  readonly createdAheadMaxSeconds: number;
+  /** A `created` older than this is refused, with or without `expires`: a captured callback cannot be replayed for long. */
+  readonly ageMaxSeconds: number;
+}
+
 /** Signature algorithms pawaPay documents, as RFC 9421 names them. */
+// RFC 9421 sends an ECDSA signature as r||s (64 bytes for P-256, 96 for
+// P-384). A signature of any other length is read as DER, in case pawaPay's
+// signer emits that encoding; it must still verify under the published key.
 const ALGORITHMS: Readonly<
-  Record<string, { readonly hash: string; readonly check: (key: KeyObject) => boolean; readonly options: (key: KeyObject) => crypto.VerifyKeyObjectInput }>
+  Record<
+    string,
+    {
+      readonly hash: string;
+      readonly check: (key: KeyObject) => boolean;
+      readonly options: (key: KeyObject, signature: Buffer) => crypto.VerifyKeyObjectInput;
+    }
+  >
 > = {
   'ecdsa-p256-sha256': {
     hash: 'sha256',
     check: (key) => key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1',
-    options: (key) => ({ key, dsaEncoding: 'ieee-p1363' }),
+    options: (key, signature) => ({ key, dsaEncoding: signature.length === 64 ? 'ieee-p1363' : 'der' }),
   },
   'ecdsa-p384-sha384': {
     hash: 'sha384',
     check: (key) => key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'secp384r1',
-    options: (key) => ({ key, dsaEncoding: 'ieee-p1363' }),
+    options: (key, signature) => ({ key, dsaEncoding: signature.length === 96 ? 'ieee-p1363' : 'der' }),
   },
   'rsa-pss-sha512': {
     hash: 'sha512',
@@ -97,14 +121,18 @@ export function parseSignatureInput(header: string | undefined): SignatureInput 
   for (const param of member[4]!.matchAll(/;([a-z*][a-z0-9_.*-]*)=("([^"\\]*)"|-?[0-9]+)/g)) {
     params.set(param[1]!, param[3] ?? param[2]!);
   }
-  const expires = params.get('expires');
+  const seconds = (name: string): number | null => {
+    const value = params.get(name);
+    return value !== undefined && /^[0-9]{1,15}$/.test(value) ? Number(value) : null;
+  };
   return {
     label: member[1]!,
     components,
     paramsText: member[2]!,
     alg: params.get('alg') ?? null,
     keyId: params.get('keyid') ?? null,
-    expires: expires !== undefined && /^[0-9]+$/.test(expires) ? Number(expires) : null,
+    created: seconds('created'),
+    expires: seconds('expires'),
   };
 }
 
@@ -137,10 +165,15 @@ export function signatureBase(request: SignedRequest, components: readonly strin
 
 /**
  * Checks a callback's signature against `keys` (pawaPay's key ids to
- * public keys). `nowSeconds` is compared with the signature's `expires`,
- * allowing `skewSeconds` of clock difference.
+ * public keys). `nowSeconds` is compared with the signature's `created`
+ * (required) and `expires` (when given) within `limits`.
  */
-export function verifySignature(request: SignedRequest, keys: ReadonlyMap<string, KeyObject>, nowSeconds: number, skewSeconds: number): SignatureVerdict {
+export function verifySignature(
+  request: SignedRequest,
+  keys: ReadonlyMap<string, KeyObject>,
+  nowSeconds: number,
+  limits: SignatureTimeLimits,
+): SignatureVerdict {
   const input = parseSignatureInput(request.headers['signature-input']);
   if (input === null) return { ok: false, reason: 'no readable Signature-Input header' };
   for (const required of REQUIRED_COMPONENTS) {
@@ -149,7 +182,11 @@ export function verifySignature(request: SignedRequest, keys: ReadonlyMap<string
   if (input.alg === null || input.keyId === null) return { ok: false, reason: 'the signature names no alg or keyid' };
   const algorithm = ALGORITHMS[input.alg];
   if (algorithm === undefined) return { ok: false, reason: `unknown signature algorithm ${input.alg.slice(0, 40)}` };
-  if (input.expires !== null && nowSeconds > input.expires + skewSeconds) return { ok: false, reason: 'the signature has expired' };
+  // pawaPay documents `created` in every signature; without it a captured callback could be replayed forever.
+  if (input.created === null) return { ok: false, reason: 'the signature names no created time' };
+  if (input.created > nowSeconds + limits.createdAheadMaxSeconds) return { ok: false, reason: 'the signature was created in the future' };
+  if (nowSeconds - input.created > limits.ageMaxSeconds) return { ok: false, reason: 'the signature is too old' };
+  if (input.expires !== null && nowSeconds > input.expires + limits.expiresSkewSeconds) return { ok: false, reason: 'the signature has expired' };
   if (!contentDigestHolds(request.headers['content-digest'], request.rawBody)) return { ok: false, reason: 'the Content-Digest does not match the body' };
   const key = keys.get(input.keyId);
   if (key === undefined) return { ok: false, reason: 'the signature names a key pawaPay does not publish' };
@@ -160,7 +197,7 @@ export function verifySignature(request: SignedRequest, keys: ReadonlyMap<string
   if (base === null) return { ok: false, reason: 'a covered component is missing from the request' };
   let holds = false;
   try {
-    holds = crypto.verify(algorithm.hash, Buffer.from(base, 'utf8'), algorithm.options(key), signature);
+    holds = crypto.verify(algorithm.hash, Buffer.from(base, 'utf8'), algorithm.options(key, signature), signature);
   } catch {
     holds = false;
   }

@@ -1,6 +1,7 @@
 // The SessionKycProvider calls: start a session (POST /v1/sessions) and read
 // its decision (GET /v1/sessions/{id}/decision). Each call is bounded by the
 // caller's signal and by the connector's own deadline, whichever fires first.
+import { isLoopbackHost } from '../../config/provider-url.ts';
 import { untilAborted } from '../deadline.ts';
 import type { KycSession, KycSessionDecision } from '../kyc.ts';
 import { callVeriff, VeriffAnswerUnusable } from './client.ts';
@@ -16,6 +17,18 @@ const SESSION_URL_CHARS_MAX = 2048;
 export interface OperationContext {
   readonly settings: VeriffSettings;
   readonly nowMs: () => number;
+}
+
+/**
+ * Whether a session link may be handed out: https only, since the receiver
+ * opens it to show an identity document and a face. Plain http is taken
+ * only from a stand-in Payrail reaches over http on loopback, which serves
+ * its own links that way.
+ */
+function sessionUrlUsable(url: string, settings: VeriffSettings): boolean {
+  if (url.startsWith('https://')) return true;
+  const configured = new URL(settings.url);
+  return url.startsWith('http://') && configured.protocol === 'http:' && isLoopbackHost(configured.hostname);
 }
 
 function bounded(context: OperationContext, signal: AbortSignal | undefined): AbortSignal {
@@ -42,6 +55,7 @@ export async function start(context: OperationContext, vendorData: string, signa
   if (typeof url !== 'string' || url.length > SESSION_URL_CHARS_MAX || !/^https?:\/\/[^\s]+$/.test(url)) {
     throw new VeriffAnswerUnusable('veriff create session: the answer carries no session url');
   }
+  if (!sessionUrlUsable(url, context.settings)) throw new VeriffAnswerUnusable('veriff create session: the session url is not https');
   return { sessionId: id.toLowerCase(), url, expiresAtMs: context.nowMs() + SESSION_LIFETIME_MS };
 }
 

@@ -32,10 +32,12 @@ export interface StandInOptions {
  * answer (a crash test kills Payrail while it waits). 'drop-after-accept': take the transfer, then destroy
  * the socket before answering. 'http-500' / 'http-503': answer
  * INTERNAL_PROCESSING_ERROR / SERVICE_UNAVAILABLE without taking anything.
+ * 'http-404': answer 404 without taking anything, as a wrong path or gateway
+ * in front of MoMo would.
  * 'token-expired': refuse the next call's token with 401, as MoMo does for
  * a token it ended early.
  */
-export type FailMode = 'hang' | 'hang-after-accept' | 'drop-after-accept' | 'http-500' | 'http-503' | 'token-expired';
+export type FailMode = 'hang' | 'hang-after-accept' | 'drop-after-accept' | 'http-404' | 'http-500' | 'http-503' | 'token-expired';
 
 /** Which requests a failure applies to. */
 export type FailTarget = 'transfer' | 'status' | 'token' | 'any';
@@ -271,6 +273,7 @@ export async function startMtnMomoStandIn(options: StandInOptions = {}): Promise
     if (!bearerValid(request)) return send(response, 401, { code: 'UNAUTHORIZED', message: 'Access token is missing, invalid or expired' });
     if (mode === 'http-500') return error(response, 500, 'INTERNAL_PROCESSING_ERROR', 'An internal error occurred');
     if (mode === 'http-503') return error(response, 503, 'SERVICE_UNAVAILABLE', 'Service unavailable');
+    if (mode === 'http-404') return error(response, 404, 'RESOURCE_NOT_FOUND', 'Requested resource was not found.');
     if (isTransfer) return handleTransfer(request, response, raw, mode);
     if (request.method !== 'GET') return error(response, 404, 'RESOURCE_NOT_FOUND', 'No such operation');
     const target = String(request.headers['x-target-environment'] ?? '');

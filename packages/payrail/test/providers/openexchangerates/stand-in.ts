@@ -1,6 +1,7 @@
 // A stand-in for Open Exchange Rates' API on 127.0.0.1, written from its
 // documentation (docs.openexchangerates.org): GET {root}/latest.json with
-// `app_id` (required), `symbols` (comma-separated codes; unknown ones are
+// the App ID (required) in the header `Authorization: Token <app id>` or,
+// as the API also takes it, the `app_id` query parameter; `symbols` (comma-separated codes; unknown ones are
 // left out) and `base` (USD only: changing it needs a paid plan, answered
 // as the documented not_allowed). The answer is
 // `{disclaimer, license, timestamp, base, rates}`; errors are
@@ -126,7 +127,8 @@ export async function startOxrStandIn(options: OxrStandInOptions = {}): Promise<
       error(response, 429, 'not_allowed', 'Changing the API `base` currency is available for Developer, Enterprise and Unlimited plan clients.');
       return;
     }
-    const given = url.searchParams.get('app_id');
+    const header = request.headers.authorization;
+    const given = header === undefined ? url.searchParams.get('app_id') : (/^Token (\S+)$/.exec(header)?.[1] ?? '');
     if (given === null || given === '') {
       error(response, 401, 'missing_app_id', 'No App ID provided. Please sign up at https://openexchangerates.org/signup, or contact support.');
       return;

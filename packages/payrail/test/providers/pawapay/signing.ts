@@ -17,13 +17,30 @@ export function newCallbackKey(id = 'HTTP_EC_P256_KEY:1'): CallbackKey {
   return { id, privateKey, publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString() };
 }
 
+/** How a test bends a signature: `created` omitted, DER instead of RFC 9421's r||s, no `expires`. */
+export interface SigningOptions {
+  readonly withCreated?: boolean;
+  readonly withExpires?: boolean;
+  readonly dsaEncoding?: 'ieee-p1363' | 'der';
+}
+
 /** The headers of a signed POST of `body` to `url`. */
-export function signedHeaders(key: CallbackKey, url: URL, body: Buffer, nowMs: number, lifetimeSeconds = 60): Record<string, string> {
+export function signedHeaders(
+  key: CallbackKey,
+  url: URL,
+  body: Buffer,
+  nowMs: number,
+  lifetimeSeconds = 60,
+  options: SigningOptions = {},
+): Record<string, string> {
   const contentType = 'application/json; charset=UTF-8';
   const digest = `sha-512=:${crypto.createHash('sha512').update(body).digest('base64')}:`;
   const signatureDate = new Date(nowMs).toISOString();
   const created = Math.floor(nowMs / 1000);
-  const params = `("@method" "@authority" "@path" "signature-date" "content-digest" "content-type");alg="ecdsa-p256-sha256";keyid="${key.id}";created=${created};expires=${created + lifetimeSeconds}`;
+  const params =
+    `("@method" "@authority" "@path" "signature-date" "content-digest" "content-type");alg="ecdsa-p256-sha256";keyid="${key.id}"` +
+    (options.withCreated === false ? '' : `;created=${created}`) +
+    (options.withExpires === false ? '' : `;expires=${created + lifetimeSeconds}`);
   const base = [
     `"@method": POST`,
     `"@authority": ${url.host}`,
@@ -33,7 +50,9 @@ export function signedHeaders(key: CallbackKey, url: URL, body: Buffer, nowMs: n
     `"content-type": ${contentType}`,
     `"@signature-params": ${params}`,
   ].join('\n');
-  const signature = crypto.sign('sha256', Buffer.from(base, 'utf8'), { key: key.privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64');
+  const signature = crypto
+    .sign('sha256', Buffer.from(base, 'utf8'), { key: key.privateKey, dsaEncoding: options.dsaEncoding ?? 'ieee-p1363' })
+    .toString('base64');
   return {
     'content-type': contentType,
     'content-digest': digest,

@@ -35,6 +35,8 @@ export type FailMode =
   | 'drop-after-accept'
   /** Answer 500 without applying the request. */
   | 'http-500'
+  /** Answer 429 (rate limited) without applying the request, with a body that names no failure code. */
+  | 'http-429'
   /** Apply the request, then answer 503 (a gateway that lost the answer). */
   | 'http-503-after-accept'
   /** The provider is CLOSED: payouts REJECTED with PROVIDER_TEMPORARILY_UNAVAILABLE. */
@@ -317,8 +319,12 @@ export async function startPawaPayStandIn(options: StandInOptions = {}): Promise
       return;
     }
     requests += 1;
-    const fault = takeFailure(['hang', 'drop-after-accept', 'http-500', 'http-503-after-accept']);
+    const fault = takeFailure(['hang', 'drop-after-accept', 'http-500', 'http-429', 'http-503-after-accept']);
     if (fault === 'hang') return;
+    if (fault === 'http-429') {
+      answer(429, { message: 'Too many requests' });
+      return;
+    }
     if (fault === 'http-500') {
       answer(500, { failureReason: { failureCode: 'UNKNOWN_ERROR', failureMessage: 'Internal error.' } });
       return;
