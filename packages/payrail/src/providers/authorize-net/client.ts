@@ -9,6 +9,7 @@
 import type { AuthorizeNetSettings } from './settings.ts';
 import { RESPONSE_BODY_MAX_BYTES } from './settings.ts';
 import { firstMessageCode, listOf, type WireEnvelope } from './wire.ts';
+import { callErrorWords, readBoundedText } from '../http-answer.ts';
 
 /** A call whose outcome Payrail cannot know: the request may or may not have been applied. */
 export class AuthorizeNetUnknownOutcome extends Error {
@@ -68,7 +69,7 @@ export async function postApi<T extends WireEnvelope>(
   try {
     response = await fetch(settings.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body, signal });
   } catch (error) {
-    throw new AuthorizeNetUnknownOutcome(`authorize-net ${root}: no answer (${describe(error, signal)})`);
+    throw new AuthorizeNetUnknownOutcome(`authorize-net ${root}: no answer (${callErrorWords(error, signal)})`);
   }
   if (response.status < 200 || response.status > 299) {
     await response.body?.cancel().catch(() => undefined);
@@ -113,34 +114,9 @@ export function messageText(envelope: WireEnvelope): string {
 }
 
 async function readText(response: Response, root: string, signal: AbortSignal): Promise<string> {
-  const reader = response.body?.getReader();
-  if (reader === undefined) return '';
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      bytes += value.byteLength;
-      if (bytes > RESPONSE_BODY_MAX_BYTES) {
-        await reader.cancel().catch(() => undefined);
-        throw new AuthorizeNetUnknownOutcome(`authorize-net ${root}: the answer exceeds ${RESPONSE_BODY_MAX_BYTES} bytes`);
-      }
-      chunks.push(value);
-    }
-  } catch (error) {
-    if (error instanceof AuthorizeNetUnknownOutcome) throw error;
-    throw new AuthorizeNetUnknownOutcome(`authorize-net ${root}: the answer broke off (${describe(error, signal)})`);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** What went wrong with a call, in words that hold no request data. */
-function describe(error: unknown, signal: AbortSignal): string {
-  if (signal.aborted) return 'Payrail stopped waiting';
-  if (error instanceof Error) {
-    const cause = (error as { cause?: { code?: unknown } }).cause;
-    return typeof cause?.code === 'string' ? `${error.name}: ${cause.code}` : error.name;
-  }
-  return 'network error';
+  return readBoundedText(response, RESPONSE_BODY_MAX_BYTES, (problem) =>
+    problem.kind === 'too_large'
+      ? new AuthorizeNetUnknownOutcome(`authorize-net ${root}: the answer exceeds ${problem.maxBytes} bytes`)
+      : new AuthorizeNetUnknownOutcome(`authorize-net ${root}: the answer broke off (${callErrorWords(problem.cause, signal)})`),
+  );
 }

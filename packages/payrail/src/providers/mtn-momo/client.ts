@@ -8,6 +8,7 @@
 // Errors carry the call's name and what went wrong, never a header: they
 // hold the subscription key, the API key or a bearer token.
 import { RESPONSE_BODY_MAX_BYTES } from './settings.ts';
+import { callErrorWords, readBoundedText } from '../http-answer.ts';
 
 /** A call whose outcome Payrail cannot know: the request may or may not have been taken. */
 export class MtnMomoUnknownOutcome extends Error {
@@ -57,7 +58,7 @@ export async function callMomo(baseUrl: string, call: MomoCall, signal: AbortSig
         redirect: 'error',
       });
     } catch (error) {
-      throw new MtnMomoUnknownOutcome(`mtn-momo ${call.name}: no answer (${describe(error, signal, deadline.signal)})`);
+      throw new MtnMomoUnknownOutcome(`mtn-momo ${call.name}: no answer (${callErrorWords(error, signal, deadline.signal)})`);
     }
     const text = await readText(response, call.name, signal, deadline.signal);
     return { status: response.status, body: parseJson(text) };
@@ -76,35 +77,9 @@ function parseJson(text: string): unknown {
 }
 
 async function readText(response: Response, name: string, signal: AbortSignal, deadline: AbortSignal): Promise<string> {
-  const reader = response.body?.getReader();
-  if (reader === undefined) return '';
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      bytes += value.byteLength;
-      if (bytes > RESPONSE_BODY_MAX_BYTES) {
-        await reader.cancel().catch(() => undefined);
-        throw new MtnMomoAnswerUnusable(`mtn-momo ${name}: the answer exceeds ${RESPONSE_BODY_MAX_BYTES} bytes`);
-      }
-      chunks.push(value);
-    }
-  } catch (error) {
-    if (error instanceof MtnMomoUnknownOutcome) throw error;
-    throw new MtnMomoUnknownOutcome(`mtn-momo ${name}: the answer broke off (${describe(error, signal, deadline)})`);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** What went wrong with a call, in words that hold no request data. */
-function describe(error: unknown, signal: AbortSignal, deadline: AbortSignal): string {
-  if (signal.aborted) return 'Payrail stopped waiting';
-  if (deadline.aborted) return 'the call deadline passed';
-  if (error instanceof Error) {
-    const cause = (error as { cause?: { code?: unknown } }).cause;
-    return typeof cause?.code === 'string' ? `${error.name}: ${cause.code}` : error.name;
-  }
-  return 'network error';
+  return readBoundedText(response, RESPONSE_BODY_MAX_BYTES, (problem) =>
+    problem.kind === 'too_large'
+      ? new MtnMomoAnswerUnusable(`mtn-momo ${name}: the answer exceeds ${problem.maxBytes} bytes`)
+      : new MtnMomoUnknownOutcome(`mtn-momo ${name}: the answer broke off (${callErrorWords(problem.cause, signal, deadline)})`),
+  );
 }

@@ -16,6 +16,7 @@
 import { parseJsonKeepingNumbers } from './json-numbers.ts';
 import type { OpenExchangeRatesSettings } from './settings.ts';
 import { RESPONSE_BODY_MAX_BYTES } from './settings.ts';
+import { callErrorWords, readBoundedText } from '../http-answer.ts';
 
 export const LATEST_PATH = '/latest.json';
 
@@ -47,7 +48,7 @@ export async function fetchLatest(settings: OpenExchangeRatesSettings, currencie
       redirect: 'error',
     });
   } catch (error) {
-    throw new OxrCallFailed(`no answer (${describe(error, signal)})`);
+    throw new OxrCallFailed(`no answer (${callErrorWords(error, signal)})`);
   }
   const text = await readText(response, signal);
   if (response.status < 200 || response.status > 299) throw refusal(response.status, text, settings);
@@ -76,34 +77,9 @@ function refusal(status: number, text: string, settings: OpenExchangeRatesSettin
 }
 
 async function readText(response: Response, signal: AbortSignal): Promise<string> {
-  const reader = response.body?.getReader();
-  if (reader === undefined) return '';
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      bytes += value.byteLength;
-      if (bytes > RESPONSE_BODY_MAX_BYTES) {
-        await reader.cancel().catch(() => undefined);
-        throw new OxrCallFailed(`HTTP ${response.status}: the answer exceeds ${RESPONSE_BODY_MAX_BYTES} bytes`, response.status);
-      }
-      chunks.push(value);
-    }
-  } catch (error) {
-    if (error instanceof OxrCallFailed) throw error;
-    throw new OxrCallFailed(`HTTP ${response.status}: the answer broke off (${describe(error, signal)})`, response.status);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** What went wrong with a call, in words that hold no URL (fetch's errors may quote it). */
-function describe(error: unknown, signal: AbortSignal): string {
-  if (signal.aborted) return 'Payrail stopped waiting';
-  if (error instanceof Error) {
-    const cause = (error as { cause?: { code?: unknown } }).cause;
-    return typeof cause?.code === 'string' ? `${error.name}: ${cause.code}` : error.name;
-  }
-  return 'network error';
+  return readBoundedText(response, RESPONSE_BODY_MAX_BYTES, (problem) =>
+    problem.kind === 'too_large'
+      ? new OxrCallFailed(`HTTP ${response.status}: the answer exceeds ${problem.maxBytes} bytes`, response.status)
+      : new OxrCallFailed(`HTTP ${response.status}: the answer broke off (${callErrorWords(problem.cause, signal)})`, response.status),
+  );
 }

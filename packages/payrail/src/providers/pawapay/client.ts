@@ -6,6 +6,7 @@
 //
 // Errors carry the call and what went wrong, never the token or the body.
 import { RESPONSE_BODY_MAX_BYTES, type PawaPaySettings } from './settings.ts';
+import { callErrorWords, readBoundedText } from '../http-answer.ts';
 
 /** A call whose outcome Payrail cannot know: the request may or may not have been taken. */
 export class PawaPayUnknownOutcome extends Error {
@@ -47,7 +48,7 @@ export async function callApi(settings: PawaPaySettings, method: 'GET' | 'POST',
       redirect: 'error',
     });
   } catch (error) {
-    throw new PawaPayUnknownOutcome(`${what}: no answer (${describe(error, signal)})`);
+    throw new PawaPayUnknownOutcome(`${what}: no answer (${callErrorWords(error, signal)})`);
   }
   if (response.status >= 500) {
     await response.body?.cancel().catch(() => undefined);
@@ -69,36 +70,11 @@ function withSlash(url: string): string {
 }
 
 async function readText(response: Response, what: string, signal: AbortSignal): Promise<string> {
-  const reader = response.body?.getReader();
-  if (reader === undefined) return '';
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      bytes += value.byteLength;
-      if (bytes > RESPONSE_BODY_MAX_BYTES) {
-        await reader.cancel().catch(() => undefined);
-        throw new PawaPayUnknownOutcome(`${what}: the answer exceeds ${RESPONSE_BODY_MAX_BYTES} bytes`);
-      }
-      chunks.push(value);
-    }
-  } catch (error) {
-    if (error instanceof PawaPayUnknownOutcome) throw error;
-    throw new PawaPayUnknownOutcome(`${what}: the answer broke off (${describe(error, signal)})`);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** What went wrong with a call, in words that hold no request data. */
-function describe(error: unknown, signal: AbortSignal): string {
-  if (signal.aborted) return 'Payrail stopped waiting';
-  if (error instanceof Error) {
-    const cause = (error as { cause?: { code?: unknown } }).cause;
-    return typeof cause?.code === 'string' ? `${error.name}: ${cause.code}` : error.name;
-  }
-  return 'network error';
+  return readBoundedText(response, RESPONSE_BODY_MAX_BYTES, (problem) =>
+    problem.kind === 'too_large'
+      ? new PawaPayUnknownOutcome(`${what}: the answer exceeds ${problem.maxBytes} bytes`)
+      : new PawaPayUnknownOutcome(`${what}: the answer broke off (${callErrorWords(problem.cause, signal)})`),
+  );
 }
 
 /** `signal` and a deadline of `timeoutMs` (when given): fires at whichever comes first. */

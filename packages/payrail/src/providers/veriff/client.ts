@@ -7,6 +7,7 @@
 // headers hold the API key and a signature, the bodies personal data.
 import { RESPONSE_BODY_MAX_BYTES, type VeriffSettings } from './settings.ts';
 import { hmacSignature } from './signature.ts';
+import { callErrorWords, readBoundedText } from '../http-answer.ts';
 
 /** A call whose answer Payrail does not have: Veriff may or may not have acted on it. */
 export class VeriffUnavailable extends Error {
@@ -47,7 +48,7 @@ export async function callVeriff(settings: VeriffSettings, call: VeriffCall, sig
       redirect: 'error',
     });
   } catch (error) {
-    throw new VeriffUnavailable(`veriff ${call.what}: no answer (${describe(error, signal)})`);
+    throw new VeriffUnavailable(`veriff ${call.what}: no answer (${callErrorWords(error, signal)})`);
   }
   if (response.status < 200 || response.status > 299) {
     await response.body?.cancel().catch(() => undefined);
@@ -68,34 +69,9 @@ export async function callVeriff(settings: VeriffSettings, call: VeriffCall, sig
 }
 
 async function readText(response: Response, what: string, signal: AbortSignal): Promise<string> {
-  const reader = response.body?.getReader();
-  if (reader === undefined) return '';
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      bytes += value.byteLength;
-      if (bytes > RESPONSE_BODY_MAX_BYTES) {
-        await reader.cancel().catch(() => undefined);
-        throw new VeriffAnswerUnusable(`veriff ${what}: the answer exceeds ${RESPONSE_BODY_MAX_BYTES} bytes`);
-      }
-      chunks.push(value);
-    }
-  } catch (error) {
-    if (error instanceof VeriffAnswerUnusable) throw error;
-    throw new VeriffUnavailable(`veriff ${what}: the answer broke off (${describe(error, signal)})`);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** What went wrong, in words that hold no request data. */
-function describe(error: unknown, signal: AbortSignal): string {
-  if (signal.aborted) return 'Payrail stopped waiting';
-  if (error instanceof Error) {
-    const cause = (error as { cause?: { code?: unknown } }).cause;
-    return typeof cause?.code === 'string' ? `${error.name}: ${cause.code}` : error.name;
-  }
-  return 'network error';
+  return readBoundedText(response, RESPONSE_BODY_MAX_BYTES, (problem) =>
+    problem.kind === 'too_large'
+      ? new VeriffAnswerUnusable(`veriff ${what}: the answer exceeds ${problem.maxBytes} bytes`)
+      : new VeriffUnavailable(`veriff ${what}: the answer broke off (${callErrorWords(problem.cause, signal)})`),
+  );
 }
