@@ -9,7 +9,8 @@ import { type KycLimits, kycLimitSettings, veriffSettings } from './config/verif
 import { pawaPaySettings } from './config/pawapay.ts';
 import { openExchangeRatesSettings } from './config/openexchangerates.ts';
 import type { SettingsSource } from './config/settings-source.ts';
-import { BUILT_IN_CONNECTORS, CONNECTOR_SLOT_LABELS, connectorChoiceProblem, type ConnectorSlot } from './domain/connector-spec.ts';
+import { DEFAULT_ACH_CUTOFF_UTC } from './domain/ach.ts';
+import { BUILT_IN_CONNECTORS, CONNECTOR_SLOT_LABELS, connectorChoiceProblem, type ConnectorSlot, NO_ACH_NETWORK } from './domain/connector-spec.ts';
 import { parseCloseTime } from './domain/card-lifecycle.ts';
 import type { Environment } from './domain/credentials.ts';
 import { weakKeyReason } from './domain/key-strength.ts';
@@ -53,6 +54,8 @@ export interface Config {
   readonly bodyLimitBytes: number;
   /** Minutes after midnight UTC at which settlement batches close daily (PAYRAIL_BATCH_CLOSE_UTC, "HH:MM"). */
   readonly batchCloseMinuteOfDay: number;
+  /** Minutes after midnight UTC of the daily ACH cut-off (PAYRAIL_ACH_CUTOFF_UTC, "HH:MM", default 21:00): the sandbox ACH network originates then. */
+  readonly achCutoffMinuteOfDay: number;
   /** Requests per minute per credential, and per client address, on both APIs (docs/api-decisions.md section 13). */
   readonly rateLimitPerMin: number;
   readonly rateLimitPerAddressPerMin: number;
@@ -108,9 +111,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     return raw === undefined || raw === '' ? null : raw;
   };
 
-  const closeTime = (name: string): number => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return 0;
+  const closeTime = (name: string, fallback = '00:00'): number => {
+    const raw = env[name] === undefined || env[name] === '' ? fallback : (env[name] as string);
     const minutes = parseCloseTime(raw);
     if (minutes === null) problems.push(`${name} must be a UTC time of day as HH:MM (00:00 to 23:59), got "${raw}"`);
     return minutes ?? 0;
@@ -134,6 +136,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     payoutNetwork: text('PAYRAIL_PAYOUT_NETWORK') ?? providerDefault,
     kyc: text('PAYRAIL_KYC_PROVIDER') ?? providerDefault,
     fx: text('PAYRAIL_FX_PROVIDER') ?? providerDefault,
+    // Checks are optional in production: without a real ACH network they are refused (behaviour section 17).
+    achNetwork: text('PAYRAIL_ACH_NETWORK') ?? (environment === 'sandbox' ? 'sandbox' : NO_ACH_NETWORK),
   };
   for (const [slot, value] of Object.entries(providers) as Array<[ConnectorSlot, string]>) {
     const problem = value === '' ? null : connectorChoiceProblem(slot, value);
@@ -160,6 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (environment === 'production') {
     for (const [slot, value] of Object.entries(providers) as Array<[ConnectorSlot, string]>) {
       if (value !== '' && value !== 'sandbox') continue;
+      if (slot === 'achNetwork' && value === '') continue;
       problems.push(`production needs a real ${CONNECTOR_SLOT_LABELS[slot]}, not the sandbox simulator: set PAYRAIL_${snake(slot)} to ${realChoices(slot)}`);
     }
     // A corridor may name its own network: the simulator is no more acceptable there.
@@ -221,6 +226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: (text('PAYRAIL_PUBLIC_URL') ?? `http://${host}:${port}`).replace(/\/+$/, ''),
     bodyLimitBytes: integer('PAYRAIL_BODY_LIMIT_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
     batchCloseMinuteOfDay: closeTime('PAYRAIL_BATCH_CLOSE_UTC'),
+    achCutoffMinuteOfDay: closeTime('PAYRAIL_ACH_CUTOFF_UTC', DEFAULT_ACH_CUTOFF_UTC),
     rateLimitPerMin: integer('PAYRAIL_RATE_LIMIT_PER_MIN', RATE_LIMIT_PER_CREDENTIAL_DEFAULT, 1, 10_000_000),
     rateLimitPerAddressPerMin: integer('PAYRAIL_RATE_LIMIT_PER_ADDRESS_PER_MIN', RATE_LIMIT_PER_ADDRESS_DEFAULT, 1, 10_000_000),
     authFailuresPerAddress: integer('PAYRAIL_AUTH_FAILURES_PER_ADDRESS', ADDRESS_FAILURES_MAX_DEFAULT, 1, 1_000_000),
@@ -256,7 +262,13 @@ function corridorsNaming(name: string, corridorsFile: string): string[] {
 }
 
 function snake(slot: ConnectorSlot): string {
-  const map: Record<ConnectorSlot, string> = { cardProcessor: 'CARD_PROCESSOR', payoutNetwork: 'PAYOUT_NETWORK', kyc: 'KYC_PROVIDER', fx: 'FX_PROVIDER' };
+  const map: Record<ConnectorSlot, string> = {
+    cardProcessor: 'CARD_PROCESSOR',
+    payoutNetwork: 'PAYOUT_NETWORK',
+    kyc: 'KYC_PROVIDER',
+    fx: 'FX_PROVIDER',
+    achNetwork: 'ACH_NETWORK',
+  };
   return map[slot];
 }
 

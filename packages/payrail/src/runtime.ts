@@ -13,6 +13,7 @@ import type { Service } from './service.ts';
 import type { Db } from './store/db.ts';
 import { newCommitSignalBuffer, openDb, openMigratedDb } from './store/open.ts';
 import { readInstallation } from './store/installation.ts';
+import { sandboxAchClocks } from './store/sandbox-ach-clocks.ts';
 import { sandboxReceiverStates } from './store/sandbox-receivers.ts';
 
 export interface ServiceOptions {
@@ -40,8 +41,15 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const corridors = loadCorridors(config.corridorsFile);
   const db = options.db ?? (await openOwnStore(config, log, options.storeThreadSignal));
   const clock = options.clock ?? systemClock;
-  const context = { environment: config.environment, publicUrl: config.publicUrl, sandboxDelayMs: config.sandboxDelayMs, clock, log };
-  const providers = await createProviders(config.providers, config.connectors, context, sandboxReceiverStates(db), corridors);
+  const context = {
+    environment: config.environment,
+    publicUrl: config.publicUrl,
+    sandboxDelayMs: config.sandboxDelayMs,
+    clock,
+    log,
+    achCutoffMinuteOfDay: config.achCutoffMinuteOfDay,
+  };
+  const providers = await createProviders(config.providers, config.connectors, context, sandboxReceiverStates(db), corridors, sandboxAchClocks(db));
   // Recorded when the store was created or migrated (store/installation.ts); a restored copy must take a new one.
   const installation = await readInstallation(db);
   const providerKeys = providerKeysOf(installation.id, installation.legacyPkMax);

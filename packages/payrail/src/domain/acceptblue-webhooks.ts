@@ -31,6 +31,9 @@ export const ACCEPTBLUE_EVENT_TYPES: readonly EventType[] = [
   'charge.voided',
   'charge.adjusted',
   'charge.expired',
+  'charge.originated',
+  'charge.settled',
+  'charge.returned',
   'refund.succeeded',
   'refund.declined',
   'batch.closed',
@@ -79,6 +82,13 @@ export function acceptBlueKindOf(type: EventType, transaction: TransactionFacts 
       return { event: 'transaction', type: 'updated', subType: 'adjust' };
     case 'charge.expired':
       return { event: 'transaction', type: 'status', subType: 'voided' };
+    // A check's life at the bank (behaviour section 17): the status it moved to.
+    case 'charge.originated':
+      return { event: 'transaction', type: 'status', subType: 'originated' };
+    case 'charge.settled':
+      return { event: 'transaction', type: 'status', subType: 'settled' };
+    case 'charge.returned':
+      return { event: 'transaction', type: 'status', subType: 'returned' };
     default:
       return null;
   }

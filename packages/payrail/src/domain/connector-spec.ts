@@ -21,8 +21,11 @@ export function connectorSpecProblem(spec: string): string | null {
   return 'must be an absolute path, a ./relative path or an installed package name (no URL or scheme)';
 }
 
-/** The four connectors configuration chooses. */
-export type ConnectorSlot = 'cardProcessor' | 'payoutNetwork' | 'kyc' | 'fx';
+/** The connectors configuration chooses. */
+export type ConnectorSlot = 'cardProcessor' | 'payoutNetwork' | 'kyc' | 'fx' | 'achNetwork';
+
+/** The ACH network choice that takes no check payments (checks are then refused): production's default without a real ACH network. */
+export const NO_ACH_NETWORK = 'none';
 
 /** How an operator reads each slot in a message. */
 export const CONNECTOR_SLOT_LABELS: Readonly<Record<ConnectorSlot, string>> = {
@@ -30,6 +33,7 @@ export const CONNECTOR_SLOT_LABELS: Readonly<Record<ConnectorSlot, string>> = {
   payoutNetwork: 'payout network',
   kyc: 'KYC provider',
   fx: 'FX provider',
+  achNetwork: 'ACH network',
 };
 
 /**
@@ -43,6 +47,7 @@ export const BUILT_IN_CONNECTORS: Readonly<Record<ConnectorSlot, { readonly ship
   payoutNetwork: { shipped: ['mtn-momo', 'pawapay'], planned: [] },
   kyc: { shipped: ['veriff'], planned: [] },
   fx: { shipped: ['openexchangerates'], planned: [] },
+  achNetwork: { shipped: [], planned: [] },
 };
 
 /** Whether `spec` chooses a connector Payrail ships for this slot (not a module to import). */
@@ -58,6 +63,7 @@ export function isBuiltInConnector(slot: ConnectorSlot, spec: string): boolean {
  */
 export function connectorChoiceProblem(slot: ConnectorSlot, spec: string): string | null {
   if (spec === 'sandbox' || isBuiltInConnector(slot, spec)) return null;
+  if (slot === 'achNetwork' && spec === NO_ACH_NETWORK) return null;
   if (BUILT_IN_CONNECTORS[slot].planned.includes(spec)) {
     return `names a built-in ${CONNECTOR_SLOT_LABELS[slot]} this version of Payrail does not ship yet; name a connector module meanwhile`;
   }

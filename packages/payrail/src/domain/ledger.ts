@@ -2,8 +2,15 @@
 // credit account for a positive amount: balanced by construction, as in
 // TigerBeetle. An account's balance is credits minus debits.
 
-/** Per-merchant accounts, all in USD cents. */
-export const MERCHANT_ACCOUNT_KINDS = ['available', 'in_flight', 'paid_out', 'card_payins'] as const;
+/**
+ * Per-merchant accounts, all in USD cents. The ACH ones (behaviour section
+ * 17): `ach_pending` holds checks accepted but not settled; `ach_payins` is
+ * the bank side of check payments (as card_payins is of cards);
+ * `ach_returns_due` takes a return of a settled check that the available
+ * balance could not cover (a bank return is a fact, never refused): its
+ * negative balance is what the merchant owes.
+ */
+export const MERCHANT_ACCOUNT_KINDS = ['available', 'in_flight', 'paid_out', 'card_payins', 'ach_pending', 'ach_payins', 'ach_returns_due'] as const;
 export type MerchantAccountKind = (typeof MERCHANT_ACCOUNT_KINDS)[number];
 
 /** The operator's funding account: top-ups are debited from it. It has no floor. */
@@ -49,6 +56,18 @@ export const POSTING_KINDS = {
   'refund.debit': { refType: 'charge' },
   /** The processor declined or failed the refund or credit: card payins -> available. */
   'refund.release': { refType: 'charge' },
+  /** A check charge accepted by the ACH network: ach payins -> ach pending (not yet the merchant's). */
+  'check.accept': { refType: 'charge' },
+  /** The check settled: ach pending -> available. */
+  'check.settle': { refType: 'charge' },
+  /** The check was voided before origination: ach pending -> ach payins. */
+  'check.void': { refType: 'charge' },
+  /** The bank returned the check: ach pending (not settled), available, or ach returns due (settled, uncovered) -> ach payins. */
+  'check.return': { refType: 'charge' },
+  /** A check refund or credit, held before the network is asked (ref: its own record): available -> ach payins. */
+  'check.credit_hold': { refType: 'charge' },
+  /** The network refused, voided or returned that credit: ach payins -> available. */
+  'check.credit_release': { refType: 'charge' },
 } as const;
 export type PostingKind = keyof typeof POSTING_KINDS;
 

@@ -8,8 +8,10 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
+import { DEFAULT_ACH_CUTOFF_UTC } from '../domain/ach.ts';
+import { parseCloseTime } from '../domain/card-lifecycle.ts';
 import type { Clock } from '../domain/clock.ts';
-import { connectorChoiceProblem, type ConnectorSlot } from '../domain/connector-spec.ts';
+import { connectorChoiceProblem, type ConnectorSlot, NO_ACH_NETWORK } from '../domain/connector-spec.ts';
 import type { CorridorTable } from '../domain/corridors.ts';
 import type { Environment } from '../domain/credentials.ts';
 import { createAuthorizeNet, type AuthorizeNetSettings } from './authorize-net/index.ts';
@@ -23,11 +25,15 @@ import type { KycConnector } from './kyc.ts';
 import { createOpenExchangeRates, type OpenExchangeRatesSettings } from './openexchangerates/index.ts';
 import type { PayoutNetwork } from './payout-network.ts';
 import { createPawaPay, type PawaPaySettings } from './pawapay/index.ts';
+import { type AchNetwork, checkAchNetwork } from './ach-network.ts';
+import { type AchClocks, SandboxAchNetwork } from './sandbox/ach-network.ts';
 import { SandboxFx } from './sandbox/fx.ts';
 import { SandboxKyc } from './sandbox/kyc.ts';
 import { SandboxPayoutNetwork } from './sandbox/payout-network.ts';
 import { SandboxReceivers, type ReceiverStates } from './sandbox/receivers.ts';
 import { createVeriff, type VeriffSettings } from './veriff/index.ts';
+
+const DEFAULT_ACH_CUTOFF_MINUTE = parseCloseTime(DEFAULT_ACH_CUTOFF_UTC)!;
 
 /** What a connector factory receives. */
 export interface ProviderContext {
@@ -38,6 +44,8 @@ export interface ProviderContext {
   readonly sandboxDelayMs: number;
   readonly clock: Clock;
   readonly log: Logger;
+  /** Minutes after midnight UTC of the daily ACH cut-off (the sandbox ACH network originates then); absent: 21:00. */
+  readonly achCutoffMinuteOfDay?: number;
 }
 
 /** The connector configured for each slot: `sandbox`, a built-in name or a module. */
@@ -66,6 +74,8 @@ export interface Providers {
   /** A look-up provider (the sandbox, modules) or one working in sessions (veriff): flows/transfers/lookups.ts handles both. */
   readonly kyc: KycConnector;
   readonly fx: FxProvider;
+  /** The ACH network of check payments; null when none is configured (PAYRAIL_ACH_NETWORK=none): checks are then refused. */
+  readonly achNetwork: AchNetwork | null;
 }
 
 /**
@@ -110,6 +120,7 @@ export async function createProviders(
   context: ProviderContext,
   receiverStates: ReceiverStates,
   corridors: CorridorTable,
+  achClocks: AchClocks,
 ): Promise<Providers> {
   const receivers = new SandboxReceivers(receiverStates);
   const cardProcessors: BuiltIns<CardProcessor> = {
@@ -159,6 +170,20 @@ export async function createProviders(
       }),
   };
   const fx = await loadProvider(choice.fx, context, () => new SandboxFx(), 'fx', fxBuiltIns);
+  const achBuiltIns: BuiltIns<AchNetwork> = {};
+  const achNetwork =
+    choice.achNetwork === NO_ACH_NETWORK
+      ? null
+      : checkAchNetwork(
+          await loadProvider<AchNetwork>(
+            choice.achNetwork,
+            context,
+            () =>
+              new SandboxAchNetwork({ clock: context.clock, clocks: achClocks, cutoffMinuteOfDay: context.achCutoffMinuteOfDay ?? DEFAULT_ACH_CUTOFF_MINUTE }),
+            'achNetwork',
+            achBuiltIns,
+          ),
+        );
   return {
     cardProcessor: withBreaker(choice.cardProcessor, cardProcessor, cardProcessorWithBreaker, context.log),
     payoutNetwork: payoutNetworks.get(choice.payoutNetwork)!,
@@ -166,6 +191,7 @@ export async function createProviders(
     payoutNetworks,
     kyc: withBreaker(choice.kyc, kyc, kycWithBreaker, context.log),
     fx: withBreaker(choice.fx, fx, fxWithBreaker, context.log),
+    achNetwork,
   };
 }
 

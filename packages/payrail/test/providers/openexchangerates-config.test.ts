@@ -103,7 +103,16 @@ describe('PAYRAIL_FX_PROVIDER=openexchangerates', () => {
       const config = loadConfig({ ...OXR, PAYRAIL_OXR_URL: standIn.url, PAYRAIL_OXR_APP_ID: standIn.appId });
       const corridors = parseCorridors(JSON.parse(fs.readFileSync(config.corridorsFile, 'utf8')));
       const context = { environment: 'sandbox' as const, publicUrl: 'http://x', sandboxDelayMs: 0, clock: new ManualClock(), log: createLogger('silent') };
-      const providers = await createProviders(config.providers, config.connectors, context, { get: () => undefined, set: () => undefined } as never, corridors);
+      const providers = await createProviders(
+        config.providers,
+        config.connectors,
+        context,
+        { get: () => undefined, set: () => undefined } as never,
+        corridors,
+        {
+          offsetMs: async () => 0,
+        },
+      );
       await standIn.requestsReached(1);
       assert.deepEqual(standIn.queries(), [{ symbols: 'EGP,GHS,KES,NGN,PHP,UGX' }]);
       assert.equal(typeof providers.fx.rate, 'function');

@@ -42,6 +42,7 @@ const names = [
   '026_payout_connector',
   '027_receiver_verifications',
   '028_transfer_reversals',
+  '029_checks_ach',
 ];
 
 export const MIGRATIONS: readonly Migration[] = names.map((name) => ({
