@@ -59,13 +59,15 @@ export interface ChargeRow {
   // Saved-card tokens (migration 015): the token a `save_card` request asks for, issued (card_ref) once approved.
   save_card_ref: string | null;
   card_ref: string | null;
+  /** 'check' for a check charge, refund or credit (migration 029): its ACH entry says where it is; card paths leave it alone. */
+  payment_type: 'card' | 'check';
 }
 
 /** Every column of ChargeRow, for the reads that return whole rows. */
 export const CHARGE_COLUMNS =
   'pk, merchant_id, source_id, status, amount_cents, currency, card_type, last4, bin, expiry_month, expiry_year, auth_code, avs_result_code, cvv_result_code, error_code, error_message, processor_ref, request_json, idem_key, created_at_ms, ' +
   'kind, parent_pk, auto_capture, stage, captured_cents, voided_cents, refunded_cents, linked_cents, batch_id, settled_at_ms, op, op_cents, op_source_id, op_idem_key, void_refused, ' +
-  'customer_pk, payment_method_pk, schedule_pk, save_card_ref, card_ref';
+  'customer_pk, payment_method_pk, schedule_pk, save_card_ref, card_ref, payment_type';
 const COLUMNS = CHARGE_COLUMNS;
 
 /**
@@ -133,6 +135,7 @@ export function pendingChargeRow(pk: number, charge: NewCharge): ChargeRow {
     schedule_pk: charge.schedule_pk ?? null,
     save_card_ref: charge.save_card_ref ?? null,
     card_ref: null,
+    payment_type: 'card',
   };
 }
 
@@ -436,7 +439,7 @@ export async function getReferenceCard(tx: Tx, pk: number, merchantId: string): 
   const row =
     (await tx.get<ReferenceCard>(
       `SELECT pk, source_id, card_type, last4, bin, expiry_month, expiry_year, request_json, customer_pk, payment_method_pk, ref_card_enc, network_transaction_id
-     FROM charges WHERE ${byKey('pk', "merchant_id = ? AND kind = 'charge' AND status = 'approved'")}`,
+     FROM charges WHERE ${byKey('pk', "merchant_id = ? AND kind = 'charge' AND status = 'approved' AND payment_type = 'card'")}`,
       [pk, merchantId],
     )) ??
     // An approved verification's card (its reference numbers have a range of their own).

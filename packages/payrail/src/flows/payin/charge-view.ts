@@ -23,8 +23,9 @@ export interface StoredChargeRequest extends StoredChargeExtras {
   readonly surcharge_cents?: number;
 }
 
-/** The fields of a charge row a reply is built from. */
-export type ChargeView = Pick<
+/** The fields of a charge row a reply is built from; a check's entry facts in `check` (absent or null: a card). */
+export type ChargeView = Partial<Pick<TransactionRow, 'check'>> &
+  Pick<
   TransactionRow,
   | 'pk'
   | 'status'
