@@ -13,6 +13,7 @@
 // An unanswered submission leaves the entry 'submitting' and answers the
 // check as pending; the worker submits it again with the same reference.
 import type { CardCipher } from '../../crypto/card-cipher.ts';
+import { cardCipherFor } from '../../crypto/card-key.ts';
 import { fail } from '../../errors.ts';
 import type { AchNetwork } from '../../providers/ach-network.ts';
 import type { Service } from '../../service.ts';
@@ -53,6 +54,11 @@ export function checkDepsOf(service: Pick<Service, 'db' | 'clock' | 'log' | 'pro
     cutoffMinuteOfDay: service.config.achCutoffMinuteOfDay,
     cipher,
   };
+}
+
+/** The same, loading the card-data key itself (for the routes, which never hold a cipher). */
+export function checkDepsFor(service: Pick<Service, 'db' | 'clock' | 'log' | 'providers' | 'providerKeys' | 'config'>): CheckDeps {
+  return checkDepsOf(service, cardCipherFor(service.config));
 }
 
 /** A check's reply in the dialect it was asked in: what the request answers and its Idempotency-Key keeps. */
