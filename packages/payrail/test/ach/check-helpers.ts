@@ -14,6 +14,8 @@ import { getAccount } from '../../src/store/ledger.ts';
 import { advanceAchClock, readAchClockOffsetMs } from '../../src/store/sandbox-ach-clocks.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { basicOf } from '../helpers/payin.ts';
+import { cardCipherFor } from '../../src/crypto/card-key.ts';
+import { Secret } from '../../src/domain/secret.ts';
 
 /** A routing number whose ABA check digit holds (JPMorgan Chase, New York). */
 export const ROUTING = '021000021';
@@ -102,4 +104,40 @@ export async function originateAndSettle(t: TestApp, merchant: CreatedMerchant, 
   const base = { chargePk: pk, merchantId: merchant.merchant_id, nowMs: t.clock.nowMs(), views: EVENT_VIEWS, nextCheckAtMs: null };
   if (entry.state === 'pending') assert.equal((await originateAchEntry(t.service.db, { ...base, originatedAtMs: report.originatedAtMs })).kind, 'moved');
   if (report.state === 'settled') assert.equal((await settleAchEntry(t.service.db, { ...base, settledAtMs: report.settledAtMs })).kind, 'moved');
+}
+
+/** A saved check payment method of a new customer of the merchant, written as the vault writes one (migration 029). Returns its id. */
+export async function saveCheckMethod(
+  t: TestApp,
+  merchant: CreatedMerchant,
+  method: { account: string; accountType: string; secCode: string; name?: string },
+): Promise<{ methodPk: number; customerPk: number }> {
+  const cipher = cardCipherFor(t.service.config);
+  return t.service.db.write(async (tx) => {
+    const nowMs = t.clock.nowMs();
+    const customerPk = await tx.insert(
+      'INSERT INTO customers (merchant_id, identifier, first_name, last_name, created_at_ms, updated_at_ms) VALUES (?, ?, ?, ?, ?, ?)',
+      [merchant.merchant_id, 'Ada', 'Ada', 'Lovelace', nowMs, nowMs],
+    );
+    const methodPk = await tx.insert(
+      `INSERT INTO payment_methods (merchant_id, customer_pk, source_id, card_number_enc, fingerprint, card_type, last4, bin, expiry_month, expiry_year, name, created_at_ms, updated_at_ms,
+         method_type, routing_number, account_type, sec_code)
+       VALUES (?, ?, ?, ?, ?, '', ?, '', 0, 0, ?, ?, ?, 'check', ?, ?, ?)`,
+      [
+        merchant.merchant_id,
+        customerPk,
+        merchant.source.id,
+        cipher.seal(new Secret(method.account), 'card_number', merchant.source.id),
+        cipher.fingerprint(new Secret(method.account), merchant.merchant_id),
+        method.account.slice(-4),
+        method.name ?? 'Ada Lovelace',
+        nowMs,
+        nowMs,
+        ROUTING,
+        method.accountType,
+        method.secCode,
+      ],
+    );
+    return { methodPk: Number(methodPk), customerPk: Number(customerPk) };
+  });
 }
