@@ -77,7 +77,7 @@ const COLUMNS = CHARGE_COLUMNS;
  */
 export function linkableChargeSql(c: string): string {
   const p = c === '' ? '' : `${c}.`;
-  return `${p}kind = 'charge' AND ${p}stage IN ('captured', 'settled') AND ${p}op IS NULL`;
+  return `${p}kind = 'charge' AND ${p}stage IN ('captured', 'settled') AND ${p}op IS NULL AND ${p}payment_type = 'card'`;
 }
 
 /** What of a charge's captured money is neither refunded nor linked to a transfer. */
@@ -369,7 +369,7 @@ export interface DueCharge extends ChargeRow {
 export async function getPendingChargeByProcessorRef(tx: Tx, processorRef: string): Promise<DueCharge | undefined> {
   const row = await tx.get<DueCharge>(
     `SELECT ${COLUMNS}, card_number_enc, stored_credential FROM charges
-     WHERE status = 'pending' AND processor_ref IS NOT NULL AND processor_ref = ? AND kind = 'charge' ORDER BY pk LIMIT 1`,
+     WHERE status = 'pending' AND processor_ref IS NOT NULL AND processor_ref = ? AND kind = 'charge' AND payment_type = 'card' ORDER BY pk LIMIT 1`,
     [processorRef],
   );
   return row === undefined ? undefined : chargeRowOf(row);
@@ -378,7 +378,7 @@ export async function getPendingChargeByProcessorRef(tx: Tx, processorRef: strin
 /** The pending charge `pk` (named by its provider key in a callback), processor id or not; undefined when it is not pending. */
 export async function getPendingCharge(tx: Tx, pk: number): Promise<DueCharge | undefined> {
   const row = await tx.get<DueCharge>(
-    `SELECT ${COLUMNS}, card_number_enc, stored_credential FROM charges WHERE ${byKey('pk', "status = 'pending' AND kind = 'charge'")}`,
+    `SELECT ${COLUMNS}, card_number_enc, stored_credential FROM charges WHERE ${byKey('pk', "status = 'pending' AND kind = 'charge' AND payment_type = 'card'")}`,
     [pk],
   );
   return row === undefined ? undefined : chargeRowOf(row);
@@ -405,7 +405,7 @@ export async function claimDueOfKind<T extends ChargeRow>(
 ): Promise<T[]> {
   const rows = await tx.all<T>(
     `UPDATE charges SET next_run_at_ms = ?
-     WHERE status = 'pending' AND kind = '${kind}' AND next_run_at_ms <= ?
+     WHERE status = 'pending' AND kind = '${kind}' AND next_run_at_ms <= ? AND payment_type = 'card'
        AND pk IN (SELECT pk FROM charges WHERE status = 'pending' AND kind = '${kind}' AND next_run_at_ms <= ? ORDER BY next_run_at_ms LIMIT ?)
      RETURNING ${returning}`,
     [leaseUntilMs, nowMs, nowMs, limit],

@@ -134,8 +134,19 @@ const nullableNumber = (value: unknown): number | null => (value === null || val
 
 /** A read row (with the entry's ach_* columns) as a TransactionRow: a check's facts gathered in `check`. */
 function rowOf(raw: Record<string, unknown>): TransactionRow {
-  const { ach_state, ach_account_name, ach_routing_number, ach_account_type, ach_sec_code, ach_originated_at_ms, ach_settled_at_ms, ach_returned_at_ms, ach_return_code, ach_return_reason, ...rest } =
-    raw;
+  const {
+    ach_state,
+    ach_account_name,
+    ach_routing_number,
+    ach_account_type,
+    ach_sec_code,
+    ach_originated_at_ms,
+    ach_settled_at_ms,
+    ach_returned_at_ms,
+    ach_return_code,
+    ach_return_reason,
+    ...rest
+  } = raw;
   const row = chargeRowOf(rest as unknown as ChargeRow) as unknown as TransactionRow;
   const check: CheckFacts | null =
     ach_state === null || ach_state === undefined

@@ -12,7 +12,6 @@ import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { acceptBlueMerchant } from '../helpers/acceptblue.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 import {
-  ACCOUNT,
   achBalances,
   BAD_ROUTING,
   chargeCheck,
@@ -89,8 +88,13 @@ for (const kind of STORE_KINDS) {
         t.logLines.join('\n'),
       ];
       for (const text of texts) assert.ok(!text.includes(secret), `account number found in ${text.slice(0, 200)}`);
-      const events = await t.service.db.read((tx) => tx.all<{ type: string; data_json: string }>('SELECT type, data_json FROM events WHERE merchant_id = ? ORDER BY pk', [merchant.merchant_id]));
-      assert.deepEqual(events.map((e) => e.type), ['charge.approved']);
+      const events = await t.service.db.read((tx) =>
+        tx.all<{ type: string; data_json: string }>('SELECT type, data_json FROM events WHERE merchant_id = ? ORDER BY pk', [merchant.merchant_id]),
+      );
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['charge.approved'],
+      );
       const data = JSON.parse(events[0]!.data_json);
       assert.equal(data.transaction.check_details.account_number_last4, '4321');
       assert.equal(data.transaction.status_details.status, 'pending');
@@ -107,7 +111,16 @@ for (const kind of STORE_KINDS) {
         routing_number: ROUTING,
         account_number: '123456789',
         account_type: 'Savings',
-        billing_info: { first_name: 'Ada', last_name: 'Lovelace', street: '1 Way', city: 'Springfield', state: 'IL', zip: '62701', country: 'US', email: 'ada@example.com' },
+        billing_info: {
+          first_name: 'Ada',
+          last_name: 'Lovelace',
+          street: '1 Way',
+          city: 'Springfield',
+          state: 'IL',
+          zip: '62701',
+          country: 'US',
+          email: 'ada@example.com',
+        },
         shipping_info: { first_name: 'Ada', last_name: 'Lovelace' },
         transaction_details: { order_number: '42' },
       });
@@ -182,7 +195,9 @@ for (const kind of STORE_KINDS) {
       const other = await post(t, merchant, 'charge', checkBody({ account_number: '000123456780' }), { 'idempotency-key': 'check-1' });
       assert.equal(other.statusCode, 400);
       assert.equal(other.json().error.code, 'idempotency_key_reused');
-      const count = await t.service.db.read((tx) => tx.get<{ n: number }>("SELECT COUNT(*) AS n FROM charges WHERE merchant_id = ? AND payment_type = 'check'", [merchant.merchant_id]));
+      const count = await t.service.db.read((tx) =>
+        tx.get<{ n: number }>("SELECT COUNT(*) AS n FROM charges WHERE merchant_id = ? AND payment_type = 'check'", [merchant.merchant_id]),
+      );
       assert.equal(Number(count!.n), 1);
       assert.deepEqual(await achBalances(t, merchant.merchant_id), { available: FUND_CENTS, ach_pending: 2500, ach_payins: -2500, ach_returns_due: 0 });
     });
@@ -210,13 +225,18 @@ for (const kind of STORE_KINDS) {
       assert.equal(authorizeOnly.statusCode, 400);
       assert.deepEqual(await achBalances(t, merchant.merchant_id), { available: FUND_CENTS, ach_pending: 1350, ach_payins: -1350, ach_returns_due: 0 });
       // The account sealed with the charge is the method's: the network is asked with it (its last four decide the sandbox's returns).
-      const sealed = await t.service.db.read((tx) => tx.get<{ card_number_enc: Buffer; source_id: string }>('SELECT card_number_enc, source_id FROM charges WHERE pk = ?', [plain.json().reference_number]));
+      const sealed = await t.service.db.read((tx) =>
+        tx.get<{ card_number_enc: Buffer; source_id: string }>('SELECT card_number_enc, source_id FROM charges WHERE pk = ?', [plain.json().reference_number]),
+      );
       assert.equal(cardCipherFor(t.service.config).open(sealed!.card_number_enc, 'card_number', sealed!.source_id).reveal(), '5551234567');
     });
 
     it("adds the merchant's check surcharge to a check charge", async () => {
       const merchant = await t.newMerchant({ fundCents: FUND_CENTS });
-      await changeSurcharges(t.service, { merchantId: merchant.merchant_id, changes: { card: { kind: 'percent', thousandthsOfPercent: 3000 }, check: { kind: 'currency', amountCents: 150 } } });
+      await changeSurcharges(t.service, {
+        merchantId: merchant.merchant_id,
+        changes: { card: { kind: 'percent', thousandthsOfPercent: 3000 }, check: { kind: 'currency', amountCents: 150 } },
+      });
       const reply = await chargeCheck(t, merchant, { amount: 20 });
       assert.equal(reply.auth_amount, 21.5);
       assert.equal(reply.transaction.amount_details.amount, 21.5);

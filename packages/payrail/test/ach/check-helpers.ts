@@ -14,6 +14,7 @@ import { getAccount } from '../../src/store/ledger.ts';
 import { advanceAchClock, readAchClockOffsetMs } from '../../src/store/sandbox-ach-clocks.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { basicOf } from '../helpers/payin.ts';
+import type { Loose } from '../helpers/acceptblue.ts';
 import { cardCipherFor } from '../../src/crypto/card-key.ts';
 import { Secret } from '../../src/domain/secret.ts';
 
@@ -41,9 +42,13 @@ export async function get(t: TestApp, merchant: CreatedMerchant, url: string) {
   return t.app.inject({ method: 'GET', url, headers: { authorization: basicOf(merchant) } });
 }
 
-/** POST /transactions/charge of a check; asserts 200 and returns the reply. */
-// biome-ignore lint/suspicious/noExplicitAny: replies are read loosely, as integrations read them.
-export async function chargeCheck(t: TestApp, merchant: CreatedMerchant, overrides: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<any> {
+/** POST /transactions/charge of a check; asserts 200 and returns the reply, read loosely as integrations read it. */
+export async function chargeCheck(
+  t: TestApp,
+  merchant: CreatedMerchant,
+  overrides: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<Loose> {
   const response = await post(t, merchant, 'charge', checkBody(overrides), headers);
   assert.equal(response.statusCode, 200, response.body);
   return response.json();
@@ -53,7 +58,12 @@ export type AchBalances = { available: number; ach_pending: number; ach_payins: 
 
 export async function achBalances(t: TestApp, merchantId: string): Promise<AchBalances> {
   const read = async (kind: keyof AchBalances) => Number((await t.service.db.read((tx) => getAccount(tx, merchantAccount(merchantId, kind))))!.balance_cents);
-  return { available: await read('available'), ach_pending: await read('ach_pending'), ach_payins: await read('ach_payins'), ach_returns_due: await read('ach_returns_due') };
+  return {
+    available: await read('available'),
+    ach_pending: await read('ach_pending'),
+    ach_payins: await read('ach_payins'),
+    ach_returns_due: await read('ach_returns_due'),
+  };
 }
 
 /** Everything a refused request must leave as it was. */

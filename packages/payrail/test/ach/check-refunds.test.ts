@@ -12,7 +12,7 @@ import { cardCipherFor } from '../../src/crypto/card-key.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { acceptBlueMerchant } from '../helpers/acceptblue.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
-import { achBalances, chargeCheck, checkBody, entryState, get, MONDAY_10_UTC_MS, originateAndSettle, post, ROUTING, snapshot } from './check-helpers.ts';
+import { achBalances, chargeCheck, checkBody, entryState, MONDAY_10_UTC_MS, originateAndSettle, post, ROUTING, snapshot } from './check-helpers.ts';
 
 const FUND_CENTS = 100_000;
 
@@ -32,8 +32,13 @@ for (const kind of STORE_KINDS) {
       assert.equal(reply.json().transaction.status_details.status, 'voided');
       assert.equal(await entryState(t, merchant, pk), 'voided');
       assert.deepEqual(await achBalances(t, merchant.merchant_id), { available: FUND_CENTS, ach_pending: 0, ach_payins: 0, ach_returns_due: 0 });
-      const events = await t.service.db.read((tx) => tx.all<{ type: string }>('SELECT type FROM events WHERE merchant_id = ? ORDER BY pk', [merchant.merchant_id]));
-      assert.deepEqual(events.map((e) => e.type), ['charge.approved', 'charge.voided']);
+      const events = await t.service.db.read((tx) =>
+        tx.all<{ type: string }>('SELECT type FROM events WHERE merchant_id = ? ORDER BY pk', [merchant.merchant_id]),
+      );
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['charge.approved', 'charge.voided'],
+      );
       const before = await snapshot(t, merchant);
       const again = await post(t, merchant, 'void', { reference_number: pk });
       assert.equal(again.statusCode, 400);
@@ -45,7 +50,9 @@ for (const kind of STORE_KINDS) {
       const merchant = await t.newMerchant({ fundCents: FUND_CENTS });
       const pk = (await chargeCheck(t, merchant)).reference_number;
       // The network originated it at the cut-off; Payrail has not heard yet (the entry is still pending).
-      await t.service.db.write((tx) => tx.run('INSERT INTO sandbox_ach_clocks (merchant_id, offset_ms, updated_at_ms) VALUES (?, ?, ?)', [merchant.merchant_id, DAY_MS, 0]));
+      await t.service.db.write((tx) =>
+        tx.run('INSERT INTO sandbox_ach_clocks (merchant_id, offset_ms, updated_at_ms) VALUES (?, ?, ?)', [merchant.merchant_id, DAY_MS, 0]),
+      );
       const reply = await post(t, merchant, 'void', { reference_number: pk });
       assert.equal(reply.statusCode, 400, reply.body);
       assert.match(reply.json().error.message, /already originated/);
@@ -118,7 +125,9 @@ for (const kind of STORE_KINDS) {
       assert.equal(Number(rows[1]!.parent_pk), pk);
       assert.equal(rows[1]!.payment_type, 'check');
       assert.equal(cardCipherFor(t.service.config).open(rows[1]!.card_number_enc, 'card_number', rows[1]!.source_id).reveal(), '44445555');
-      const entry = await t.service.db.read((tx) => tx.get<{ direction: string; state: string }>('SELECT direction, state FROM ach_entries WHERE charge_pk = ?', [refund.reference_number]));
+      const entry = await t.service.db.read((tx) =>
+        tx.get<{ direction: string; state: string }>('SELECT direction, state FROM ach_entries WHERE charge_pk = ?', [refund.reference_number]),
+      );
       assert.deepEqual({ ...entry }, { direction: 'credit', state: 'pending' });
 
       // The same key replays the refund; more than is left is refused; the rest (no amount) refunds it.
@@ -141,7 +150,7 @@ for (const kind of STORE_KINDS) {
       await originateAndSettle(t, merchant, pk, 'settled');
       await t.service.db.write((tx) => tx.run('UPDATE sandbox_ach_clocks SET offset_ms = ? WHERE merchant_id = ?', [7 * DAY_MS, merchant.merchant_id]));
       // The settled money funds something else meanwhile: nothing available is left.
-      await t.service.db.write((tx) => tx.run("UPDATE accounts SET balance_cents = 0, floor_cents = 0 WHERE id = ?", [`${merchant.merchant_id}:available`]));
+      await t.service.db.write((tx) => tx.run('UPDATE accounts SET balance_cents = 0, floor_cents = 0 WHERE id = ?', [`${merchant.merchant_id}:available`]));
       const before = await snapshot(t, merchant);
       const reply = await post(t, merchant, 'refund', { reference_number: pk });
       assert.equal(reply.statusCode, 400, reply.body);
@@ -174,7 +183,14 @@ for (const kind of STORE_KINDS) {
       const merchant = await acceptBlueMerchant(t, FUND_CENTS);
       const voided = await chargeCheck(t, merchant);
       const voidAnswer = await post(t, merchant, 'void', { reference_number: voided.reference_number });
-      assert.deepEqual(voidAnswer.json(), { version: voidAnswer.json().version, status: 'Approved', status_code: 'A', error_message: null, error_code: null, error_details: null });
+      assert.deepEqual(voidAnswer.json(), {
+        version: voidAnswer.json().version,
+        status: 'Approved',
+        status_code: 'A',
+        error_message: null,
+        error_code: null,
+        error_details: null,
+      });
       const reversed = await chargeCheck(t, merchant);
       const reversal = await post(t, merchant, 'reversal', { reference_number: reversed.reference_number });
       assert.equal(reversal.json().type, 'Void');
@@ -191,7 +207,13 @@ for (const kind of STORE_KINDS) {
 
     it('credits a bank account no charge names: a credit entry held from available; below the floor refused as a card credit', async () => {
       const merchant = await t.newMerchant({ fundCents: 5000 });
-      const reply = await post(t, merchant, 'credit', { amount: 30, name: 'Ada Lovelace', routing_number: ROUTING, account_number: '99990000', sec_code: 'PPD' });
+      const reply = await post(t, merchant, 'credit', {
+        amount: 30,
+        name: 'Ada Lovelace',
+        routing_number: ROUTING,
+        account_number: '99990000',
+        sec_code: 'PPD',
+      });
       assert.equal(reply.statusCode, 200, reply.body);
       const credit = reply.json();
       assert.equal(credit.status, 'Approved');
@@ -200,7 +222,11 @@ for (const kind of STORE_KINDS) {
       assert.equal(credit.transaction.check_details.account_number_last4, '0000');
       assert.equal(credit.transaction.check_details.account_type, 'checking');
       assert.deepEqual(await achBalances(t, merchant.merchant_id), { available: 2000, ach_pending: 0, ach_payins: 3000, ach_returns_due: 0 });
-      const row = await t.service.db.read((tx) => tx.get<{ kind: string; parent_pk: number | null; payment_type: string }>('SELECT kind, parent_pk, payment_type FROM charges WHERE pk = ?', [credit.reference_number]));
+      const row = await t.service.db.read((tx) =>
+        tx.get<{ kind: string; parent_pk: number | null; payment_type: string }>('SELECT kind, parent_pk, payment_type FROM charges WHERE pk = ?', [
+          credit.reference_number,
+        ]),
+      );
       assert.deepEqual({ ...row }, { kind: 'refund', parent_pk: null, payment_type: 'check' });
       const before = await snapshot(t, merchant);
       const tooMuch = await post(t, merchant, 'credit', { amount: 20.01, name: 'Ada Lovelace', routing_number: ROUTING, account_number: '99990000' });

@@ -16,7 +16,12 @@ import { chargeCard } from '../helpers/lifecycle.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 import { achBalances, chargeCheck, get, MONDAY_10_UTC_MS, originateAndSettle } from './check-helpers.ts';
 
-type Item = { id: number; status_details: { status: string; error_message: string | null }; card_details?: unknown; check_details?: { returned_code: string | null; returned_at: string | null } };
+type Item = {
+  id: number;
+  status_details: { status: string; error_message: string | null };
+  card_details?: unknown;
+  check_details?: { returned_code: string | null; returned_at: string | null };
+};
 
 for (const kind of STORE_KINDS) {
   describe(`check transactions in lists (${kind})`, () => {
@@ -77,7 +82,12 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(await list(`order=asc&limit=100&date_from=${from}&date_to=${to}&offset=100`), []);
 
       // The returned check gave its money back before settling; the settled one is available.
-      assert.deepEqual(await achBalances(t, merchant.merchant_id), { available: 100_000 + 700 + 3000, ach_pending: 2500, ach_payins: -5500, ach_returns_due: 0 });
+      assert.deepEqual(await achBalances(t, merchant.merchant_id), {
+        available: 100_000 + 700 + 3000,
+        ach_pending: 2500,
+        ach_payins: -5500,
+        ach_returns_due: 0,
+      });
     });
 
     it('spec dialect: the status filter takes originated and returned; a check shows check_details and a null batch', async () => {
@@ -86,8 +96,14 @@ for (const kind of STORE_KINDS) {
       await originateAndSettle(t, merchant, pk, 'originated');
       const response = await get(t, merchant, '/api/v2/transactions?status=originated');
       assert.equal(response.statusCode, 200, response.body);
-      const items = response.json() as Array<{ reference_number: number; transaction: { status_details: { status: string }; transaction_details: { batch_id: number | null } } }>;
-      assert.deepEqual(items.map((item) => item.reference_number), [pk]);
+      const items = response.json() as Array<{
+        reference_number: number;
+        transaction: { status_details: { status: string }; transaction_details: { batch_id: number | null } };
+      }>;
+      assert.deepEqual(
+        items.map((item) => item.reference_number),
+        [pk],
+      );
       assert.equal(items[0]!.transaction.status_details.status, 'originated');
       assert.equal(items[0]!.transaction.transaction_details.batch_id, null);
     });

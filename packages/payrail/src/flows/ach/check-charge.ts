@@ -24,14 +24,7 @@ import { IDEMPOTENCY_KEY_TTL_MS, IDEMPOTENCY_WAIT_MARGIN_MS, type KeyedRequest, 
 import { errorSummary } from '../common/error-summary.ts';
 import { dialectOf, renderCharge } from '../payin/charge-answers.ts';
 import { type ChargeRequest, type Payer, storedRequest } from '../payin/charge-request.ts';
-import {
-  type CheckAccount,
-  checkAccountOf,
-  type CheckFieldsRequest,
-  methodCheckAccount,
-  requireAchNetwork,
-  sendsBankAccount,
-} from './check-account.ts';
+import { type CheckAccount, checkAccountOf, type CheckFieldsRequest, methodCheckAccount, requireAchNetwork, sendsBankAccount } from './check-account.ts';
 import { parsePaymentSource } from '../../domain/payment-source.ts';
 import { isCheckMethod, readMethodAccount } from '../../store/ach/method-account.ts';
 import { achCallTimeoutMs } from '../../providers/ach-network.ts';
@@ -100,7 +93,10 @@ export async function chargeCheckOnce(
       amountCents: input.amountCents,
       accountSealed,
       last4: account.last4,
-      requestJson: JSON.stringify({ ...storedRequest(request, undefined, { wireDialect: payer.wireDialect ?? 'spec' }), surcharge_cents: input.surchargeCents }),
+      requestJson: JSON.stringify({
+        ...storedRequest(request, undefined, { wireDialect: payer.wireDialect ?? 'spec' }),
+        surcharge_cents: input.surchargeCents,
+      }),
       customerPk: request.customer?.customer_id ?? account.method?.customerPk ?? null,
       paymentMethodPk: account.method?.pk ?? null,
       accountName: account.name,
@@ -138,7 +134,10 @@ async function markUnanswered(deps: CheckDeps, payer: Payer, idemKey: string, pk
   try {
     await markKeyUnanswered(deps.db, { sourceId: payer.sourceId, idemKey, pendingJson });
   } catch (error) {
-    deps.log.error({ check: pk, err: errorSummary(error) }, 'could not mark the Idempotency-Key of an unanswered check; retries will wait for its request time');
+    deps.log.error(
+      { check: pk, err: errorSummary(error) },
+      'could not mark the Idempotency-Key of an unanswered check; retries will wait for its request time',
+    );
   }
 }
 

@@ -6,7 +6,7 @@
 // outside any transaction, recorded by the entry transitions.
 import type { AchNetwork } from '../../providers/ach-network.ts';
 import { reserveCheck } from '../../store/ach/check-reservation.ts';
-import { type KeyedRequest, type Reply } from '../common/idempotency-replay.ts';
+import type { KeyedRequest, Reply } from '../common/idempotency-replay.ts';
 import type { CheckAccount } from './check-account.ts';
 import { type CheckDeps, checkRetryAfterMs } from './check-charge.ts';
 import { failReservation, keyClaimOf, keyTaken, operationReplyJson, replayCredit } from './check-operations.ts';
@@ -21,7 +21,11 @@ export interface CheckCreditInput {
   readonly idem: KeyedRequest | null;
 }
 
-export async function creditCheck(deps: CheckDeps & { readonly network: AchNetwork }, caller: { merchantId: string; sourceId: string }, input: CheckCreditInput): Promise<Reply> {
+export async function creditCheck(
+  deps: CheckDeps & { readonly network: AchNetwork },
+  caller: { merchantId: string; sourceId: string },
+  input: CheckCreditInput,
+): Promise<Reply> {
   if (await keyTaken(deps, caller, input.idem)) return replayCredit(deps, caller, input.idem!);
   const { account } = input;
   const reservation = await reserveCheck(deps.db, {

@@ -142,7 +142,12 @@ export function keyClaimOf(caller: Caller, idem: KeyedRequest | null) {
 }
 
 /** A refusal of a check refund's or credit's reservation, as the card refund and credit word theirs. */
-export function failReservation(reservation: Extract<CheckReservation, { kind: 'refused' }>, pk: number, amountCents: number, what: 'refund' | 'credit'): never {
+export function failReservation(
+  reservation: Extract<CheckReservation, { kind: 'refused' }>,
+  pk: number,
+  amountCents: number,
+  what: 'refund' | 'credit',
+): never {
   switch (reservation.reason) {
     case 'below_floor':
       return fail('insufficient_funds', `balance + overdraft does not cover the ${what} of ${formatCents(amountCents)}`);
@@ -192,7 +197,10 @@ export async function voidCheck(deps: Checks, caller: Caller, input: { row: Tran
     );
     outcome = answer.outcome;
   } catch (error) {
-    deps.log.warn({ check: row.pk, network: deps.network.name, err: errorSummary(error) }, 'ACH network did not answer a void; check left voiding for the worker');
+    deps.log.warn(
+      { check: row.pk, network: deps.network.name, err: errorSummary(error) },
+      'ACH network did not answer a void; check left voiding for the worker',
+    );
     return { statusCode: 200, json: operationReplyJson(begun.row) };
   }
   const nowMs = deps.clock.nowMs();

@@ -34,7 +34,10 @@ export function checkStatusOf(check: CheckFacts): string {
 }
 
 /** A check's status_details error: a returned check's code and reason (WooCommerce's hourly job reads error_message), else the row's. */
-export function checkErrorOf(check: CheckFacts, row: { error_code: string | null; error_message: string | null }): { code: string | null; message: string | null } {
+export function checkErrorOf(
+  check: CheckFacts,
+  row: { error_code: string | null; error_message: string | null },
+): { code: string | null; message: string | null } {
   if (check.state === 'returned') return { code: check.return_code, message: check.return_reason };
   return { code: row.error_code, message: row.error_message };
 }

@@ -111,7 +111,14 @@ export function createCardLifecycleFlow(deps: OperationDeps, checks?: CheckDeps)
   }
 
   /** A check's operation (flows/ach/check-operations.ts): void, refund and reversal; the others are refused. */
-  function runCheck(name: Name, caller: Caller, row: TransactionRow, idem: Idem, amountCents: number | null, details: AdjustDetails | undefined): Promise<Reply> {
+  function runCheck(
+    name: Name,
+    caller: Caller,
+    row: TransactionRow,
+    idem: Idem,
+    amountCents: number | null,
+    details: AdjustDetails | undefined,
+  ): Promise<Reply> {
     if (name === 'capture' || name === 'adjust' || name === 'adjust-capture') return refuseCheckOperation(name, row.pk);
     const ach = requireChecks(checks);
     if (name === 'void') return voidCheck(ach, caller, { row, amountCents });
@@ -129,7 +136,8 @@ export function createCardLifecycleFlow(deps: OperationDeps, checks?: CheckDeps)
       // A check goes its own way (behaviour section 17); card operations never see one.
       const found = await readCheckTransaction(deps.db, input.referenceNumber, caller.merchantId);
       const check = found?.payment_type === 'check' ? found : null;
-      const start = (idem: Idem) => (check === null ? run(name, caller, input, idem, amountCents, details) : runCheck(name, caller, check, idem, amountCents, details));
+      const start = (idem: Idem) =>
+        check === null ? run(name, caller, input, idem, amountCents, details) : runCheck(name, caller, check, idem, amountCents, details);
       if (input.idempotencyKey === null) return start(null);
       const body = { reference_number: input.referenceNumber, amount: input.amountText ?? input.amount ?? null, ...(details === undefined ? {} : { details }) };
       const idem = keyedRequest(input.idempotencyKey, name, body);

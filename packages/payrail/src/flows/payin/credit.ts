@@ -229,7 +229,8 @@ export async function credit(deps: CreditDeps, caller: Caller, input: CreditInpu
   if (account !== null) {
     const ach = requireChecks(checks);
     const keyed = keyedCheckBodyOf(ach.cipher, caller.merchantId, input.body);
-    const idem = input.idempotencyKey === null ? null : keyedRequest(input.idempotencyKey, 'credit', { ...keyed, amount: input.amountText ?? input.body.amount });
+    const idem =
+      input.idempotencyKey === null ? null : keyedRequest(input.idempotencyKey, 'credit', { ...keyed, amount: input.amountText ?? input.body.amount });
     const customerId = input.body.customer?.customer_id;
     return creditCheck(ach, caller, {
       account,

@@ -68,7 +68,6 @@ export function renderAcceptBlueTransaction(charge: ChargeView, funded: readonly
   const surchargeCents = surchargeCentsOf(charge, request);
   const figures = amountBreakdown(amountCents, figuresOf(request, surchargeCents));
   const details = request.transaction_details;
-  const avs = avsResultOf(charge.avs_result_code);
   const billing = request.billing_info;
   // A check (accept.blue's CheckTransaction): check_details in place of card_details, its entry's status, no batch.
   const check = checkOf(charge);
@@ -124,7 +123,6 @@ export function renderAcceptBlueTransaction(charge: ChargeView, funded: readonly
     custom_fields: { ...request.custom_fields, ...fundingCustomFields(funded) },
     line_items: request.line_items ?? [],
     ...(check === null ? { card_details: cardDetailsOf(charge, request) } : { check_details: checkDetailsOf(check, charge.last4) }),
-
   };
 }
 

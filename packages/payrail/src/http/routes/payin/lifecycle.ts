@@ -210,7 +210,12 @@ export function payinLifecycleRoutes(service: Service): FastifyPluginAsyncTypebo
       },
       async (request, reply) => {
         const body = request.body as CreditTransactionRequest;
-        const result = await credit(creditDeps, callerOf(request), { body, amountText: amountTextOf(request), idempotencyKey: idempotencyKeyOf(request) }, checks);
+        const result = await credit(
+          creditDeps,
+          callerOf(request),
+          { body, amountText: amountTextOf(request), idempotencyKey: idempotencyKeyOf(request) },
+          checks,
+        );
         return answer(request, reply, 'credit', result, 0);
       },
     );
