@@ -132,7 +132,7 @@ const PAYMENT_TYPE_COLUMN: Readonly<Record<PaymentType, 'card' | 'check'>> = { c
 
 const nullableNumber = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
-/** A read row (with the entry's ach_* columns) as a TransactionRow: a check's facts gathered in `check`. */
+/** A read row (with the entry's ach_* columns) as a TransactionRow: a check's facts gathered in `check`, a card's row as it always read. */
 function rowOf(raw: Record<string, unknown>): TransactionRow {
   const {
     ach_state,
@@ -148,32 +148,35 @@ function rowOf(raw: Record<string, unknown>): TransactionRow {
     ...rest
   } = raw;
   const row = chargeRowOf(rest as unknown as ChargeRow) as unknown as TransactionRow;
-  const check: CheckFacts | null =
-    ach_state === null || ach_state === undefined
-      ? null
-      : {
-          state: ach_state as AchState,
-          account_name: String(ach_account_name),
-          routing_number: String(ach_routing_number),
-          account_type: String(ach_account_type),
-          sec_code: ach_sec_code as SecCode,
-          originated_at_ms: nullableNumber(ach_originated_at_ms),
-          settled_at_ms: nullableNumber(ach_settled_at_ms),
-          returned_at_ms: nullableNumber(ach_returned_at_ms),
-          return_code: (ach_return_code as string | null) ?? null,
-          return_reason: (ach_return_reason as string | null) ?? null,
-        };
-  return { ...row, check };
+  if (ach_state === null || ach_state === undefined) return row;
+  row.check = {
+    state: ach_state as AchState,
+    account_name: String(ach_account_name),
+    routing_number: String(ach_routing_number),
+    account_type: String(ach_account_type),
+    sec_code: ach_sec_code as SecCode,
+    originated_at_ms: nullableNumber(ach_originated_at_ms),
+    settled_at_ms: nullableNumber(ach_settled_at_ms),
+    returned_at_ms: nullableNumber(ach_returned_at_ms),
+    return_code: (ach_return_code as string | null) ?? null,
+    return_reason: (ach_return_reason as string | null) ?? null,
+  };
+  return row;
 }
 
-/** A transaction of the merchant by reference number; another merchant's reads as absent. */
+/**
+ * A transaction of the merchant by reference number; another merchant's
+ * reads as absent. A card is one statement by the charges key, as it always
+ * was; a check's entry is read by its own key after it.
+ */
 export async function getTransaction(tx: Tx, pk: number, merchantId: string): Promise<TransactionRow | undefined> {
   const row =
-    (await tx.get<Record<string, unknown>>(`SELECT ${C_COLUMNS}, ${ENTRY_COLUMNS} FROM charges c ${WITH_ENTRY} WHERE ${byKey('c.pk', 'c.merchant_id = ?')}`, [
-      pk,
-      merchantId,
-    ])) ?? (await tx.get<Record<string, unknown>>(`${VERIFICATION_AS_TRANSACTION} WHERE ${byKey('pk', 'merchant_id = ?')}`, [pk, merchantId]));
-  return row === undefined ? undefined : rowOf(row);
+    (await tx.get<Record<string, unknown>>(`SELECT ${CHARGE_COLUMNS} FROM charges WHERE ${byKey('pk', 'merchant_id = ?')}`, [pk, merchantId])) ??
+    (await tx.get<Record<string, unknown>>(`${VERIFICATION_AS_TRANSACTION} WHERE ${byKey('pk', 'merchant_id = ?')}`, [pk, merchantId]));
+  if (row === undefined) return undefined;
+  if (row.payment_type !== 'check') return rowOf(row);
+  const entry = await tx.get<Record<string, unknown>>(`SELECT ${ENTRY_COLUMNS} FROM ach_entries e WHERE e.charge_pk = ?`, [pk]);
+  return rowOf({ ...row, ...entry });
 }
 
 /** Verifications are listed only with the merchant's transactions, and only where a filter can find one (they never settle). */
