@@ -5,8 +5,8 @@
 // sees it. Outside the sandbox no merchant has an offset: the service clock.
 import type { Clock } from '../../domain/clock.ts';
 import type { Service } from '../../service.ts';
-import { readAchClockOffsetMs } from '../../store/sandbox-ach-clocks.ts';
+import { sandboxAchClocks } from '../../store/sandbox-ach-clocks.ts';
 
 export async function achNowMs(deps: { readonly db: Service['db']; readonly clock: Clock }, merchantId: string): Promise<number> {
-  return deps.clock.nowMs() + (await deps.db.read((tx) => readAchClockOffsetMs(tx, merchantId)));
+  return deps.clock.nowMs() + (await sandboxAchClocks(deps.db).offsetMs(merchantId));
 }
