@@ -10,6 +10,7 @@ import { ManualClock } from '../../src/domain/clock.ts';
 import { changeSurcharges } from '../../src/flows/merchants/surcharges.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { acceptBlueMerchant } from '../helpers/acceptblue.ts';
+import { chargeCard } from '../helpers/lifecycle.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 import {
   achBalances,
@@ -243,6 +244,62 @@ for (const kind of STORE_KINDS) {
       assert.equal(reply.transaction.amount_details.surcharge, 1.5);
       assert.deepEqual(await achBalances(t, merchant.merchant_id), { available: FUND_CENTS, ach_pending: 2150, ach_payins: -2150, ach_returns_due: 0 });
     });
+
+    it('leaves an unanswered submission submitting and answers it pending; a retry with the key answers pending at once', async () => {
+      const merchant = await t.newMerchant({ fundCents: FUND_CENTS });
+      const network = t.service.providers.achNetwork!;
+      const submit = network.submit;
+      let calls = 0;
+      (network as { submit: typeof submit }).submit = async () => {
+        calls += 1;
+        throw new Error('connection reset');
+      };
+      try {
+        const first = await post(t, merchant, 'charge', checkBody(), { 'idempotency-key': 'unanswered-1' });
+        assert.equal(first.statusCode, 200, first.body);
+        assert.equal(first.json().status, 'Pending');
+        assert.equal(first.json().status_code, 'P');
+        assert.equal(first.json().transaction.status_details.status, 'pending');
+        const pk = first.json().reference_number;
+        assert.equal(await entryState(t, merchant, pk), 'submitting');
+        const row = await t.service.db.read((tx) =>
+          tx.get<{ status: string; next_run_at_ms: number | null }>('SELECT status, next_run_at_ms FROM charges WHERE pk = ?', [pk]),
+        );
+        // Card recovery never picks a check: its retry is the ACH entry's.
+        assert.deepEqual({ ...row }, { status: 'pending', next_run_at_ms: null });
+        const retry = await post(t, merchant, 'charge', checkBody(), { 'idempotency-key': 'unanswered-1' });
+        assert.equal(retry.body, first.body);
+        assert.equal(calls, 1);
+        assert.deepEqual(await achBalances(t, merchant.merchant_id), { available: FUND_CENTS, ach_pending: 0, ach_payins: 0, ach_returns_due: 0 });
+      } finally {
+        (network as { submit: typeof submit }).submit = submit;
+      }
+    });
+
+    it('records a declined entry: shape B in the spec dialect, Declined in the accept.blue one, no money moved', async () => {
+      const network = t.service.providers.achNetwork!;
+      const submit = network.submit;
+      (network as { submit: typeof submit }).submit = async () => ({ outcome: 'declined', networkRef: 'achs_declined', declineMessage: 'Account frozen' });
+      try {
+        const merchant = await t.newMerchant({ fundCents: FUND_CENTS });
+        const spec = await post(t, merchant, 'charge', checkBody());
+        assert.equal(spec.statusCode, 200, spec.body);
+        assert.equal(spec.json().status, 'declined');
+        assert.deepEqual(spec.json().error, { code: 'check_declined', message: 'Account frozen' });
+        assert.equal(spec.json().card.last_four, '6789');
+        const abMerchant = await acceptBlueMerchant(t, FUND_CENTS);
+        const ab = await post(t, abMerchant, 'charge', checkBody());
+        assert.equal(ab.json().status, 'Declined');
+        assert.equal(ab.json().status_code, 'D');
+        assert.equal(ab.json().error_message, 'Account frozen');
+        assert.equal(ab.json().transaction.status_details.status, 'declined');
+        for (const m of [merchant, abMerchant]) {
+          assert.deepEqual(await achBalances(t, m.merchant_id), { available: FUND_CENTS, ach_pending: 0, ach_payins: 0, ach_returns_due: 0 });
+        }
+      } finally {
+        (network as { submit: typeof submit }).submit = submit;
+      }
+    });
   });
 }
 
@@ -265,6 +322,8 @@ for (const kind of STORE_KINDS) {
         assert.match(response.json().error.message, /no ACH network/);
       }
       assert.deepEqual(await snapshot(t, merchant), before);
+      const card = await chargeCard(t, merchant, { amount: 5 });
+      assert.equal((await get(t, merchant, `/api/v2/transactions/${card}`)).json().transaction.status_details.status, 'captured');
     });
   });
 }

@@ -13,6 +13,7 @@ import { verifyLedger } from '../../src/flows/operations/ledger-verify.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { acceptBlueMerchant } from '../helpers/acceptblue.ts';
 import { chargeCard } from '../helpers/lifecycle.ts';
+import { caller, failure, transferBody } from '../helpers/transfers.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 import { achBalances, chargeCheck, get, MONDAY_10_UTC_MS, originateAndSettle } from './check-helpers.ts';
 
@@ -106,6 +107,19 @@ for (const kind of STORE_KINDS) {
       );
       assert.equal(items[0]!.transaction.status_details.status, 'originated');
       assert.equal(items[0]!.transaction.transaction_details.batch_id, null);
+    });
+
+    it('refuses a settled check as a gatewayId: only card payins fund transfers', async () => {
+      const merchant = await t.newMerchant({ fundCents: 10_000 });
+      const pk = (await chargeCheck(t, merchant, { amount: 60 })).reference_number;
+      await originateAndSettle(t, merchant, pk, 'settled');
+      const api = caller(t.app, merchant.transfer_api_key);
+      const body = transferBody({ amount: '10.00', attribute: [{ name: 'gatewayId', value: String(pk) }] });
+      assert.deepEqual(await api.execute(body), {
+        status: 400,
+        body: failure('invalid_request', `attribute gatewayId ${pk} names a check (ACH) payment; only card payins can fund a transfer`),
+      });
+      assert.deepEqual(await achBalances(t, merchant.merchant_id), { available: 16_000, ach_pending: 0, ach_payins: -6000, ach_returns_due: 0 });
     });
 
     it('leaves ledger verify clean after check money moved', { todo: 'until ledger verify reads check rows by the ACH rules' }, async (context) => {

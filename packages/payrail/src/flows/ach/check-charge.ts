@@ -57,6 +57,15 @@ export function checkDepsFor(service: Pick<Service, 'db' | 'clock' | 'log' | 'pr
 /** A check's reply in the dialect it was asked in: what the request answers and its Idempotency-Key keeps. */
 export const checkReplyJson = (row: TransactionRow): string => JSON.stringify(renderCharge(row, [], dialectOf(row)));
 
+/**
+ * The reply a check row's Idempotency-Key keeps, whoever records its answer
+ * (the request, or the worker re-submitting an unanswered entry): a charge's
+ * in the dialect it was asked in; a refund's or credit's in the spec
+ * dialect, which the route translates for accept.blue callers as it does a
+ * card operation's.
+ */
+export const checkRowReplyJson = (row: TransactionRow): string => (row.kind === 'charge' ? checkReplyJson(row) : JSON.stringify(renderCharge(row)));
+
 /** The worker asks about a check whose request never recorded the network's answer after this long: the request surely gave up. */
 export function checkRetryAfterMs(network: AchNetwork): number {
   return 2 * achCallTimeoutMs(network);
