@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/domain/clock.ts';
+import type { AchNetwork } from '../../src/providers/ach-network.ts';
 import { changeSurcharges } from '../../src/flows/merchants/surcharges.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { acceptBlueMerchant } from '../helpers/acceptblue.ts';
@@ -273,6 +274,27 @@ for (const kind of STORE_KINDS) {
         assert.deepEqual(await achBalances(t, merchant.merchant_id), { available: FUND_CENTS, ach_pending: 0, ach_payins: 0, ach_returns_due: 0 });
       } finally {
         (network as { submit: typeof submit }).submit = submit;
+      }
+    });
+
+    it('stops waiting for a network that hangs at its deadline, aborting the call, and answers the check pending', async () => {
+      const merchant = await t.newMerchant({ fundCents: FUND_CENTS });
+      const network = t.service.providers.achNetwork! as { submit: AchNetwork['submit']; callTimeoutMs?: number };
+      const submit = network.submit;
+      let signal: AbortSignal | undefined;
+      network.callTimeoutMs = 50;
+      network.submit = (submission) => {
+        signal = submission.signal;
+        return new Promise(() => undefined);
+      };
+      try {
+        const reply = await chargeCheck(t, merchant);
+        assert.equal(reply.status, 'Pending');
+        assert.equal(signal?.aborted, true);
+        assert.equal(await entryState(t, merchant, reply.reference_number), 'submitting');
+      } finally {
+        network.submit = submit;
+        delete network.callTimeoutMs;
       }
     });
 
