@@ -348,7 +348,12 @@ export const ShapeA = Type.Object(
     transaction: Type.Object({
       id: Type.Integer(),
       created_at: Type.String(),
-      status_details: Type.Object({ status: Type.String({ description: 'approved (authorized), captured, pending, settled, voided, expired' }) }),
+      status_details: Type.Object({
+        status: Type.String({
+          description:
+            'approved (authorized), captured, pending, settled, voided, expired; a check: its ACH entry’s pending, originated, settled, returned, voided, declined, error',
+        }),
+      }),
       amount_details: Type.Object({
         amount: Type.Number(),
         subtotal: Type.Number(),

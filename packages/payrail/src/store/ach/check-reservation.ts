@@ -62,35 +62,44 @@ export function reserveCheck(db: Db, input: { clock: Clock; key: CheckKeyClaim |
       const { sourceId, idemKey, requestHash, ttlMs } = input.key;
       if (!(await reserveKey(tx, { sourceId, idemKey, requestHash, nowMs, staleAtOrBeforeMs: nowMs - ttlMs }))) return { kind: 'taken' };
     }
-    const refuse = (reason: CheckRefusalReason): never => {
-      throw new Refusal<CheckReservation>({ kind: 'refused', reason });
-    };
-    const row = input.row;
-    if (row.paymentMethodPk !== null && !(await methodLives(tx, row.merchantId, row.paymentMethodPk))) refuse('method_not_found');
-    // A refund goes to a check that is still settled (a return since the caller looked takes it out of reach).
-    if (row.parentPk !== null && !(await parentSettled(tx, row.merchantId, row.parentPk))) refuse('not_settled');
-    const pk = await insertCheckRow(tx, row, input.key?.idemKey ?? null, await customerOf(tx, row.merchantId, row.customerPk), nowMs);
-    await insertAchEntry(tx, {
-      chargePk: pk,
-      merchantId: row.merchantId,
-      direction: row.kind === 'charge' ? 'debit' : ('credit' satisfies AchDirection),
-      amountCents: row.amountCents,
-      accountName: row.accountName,
-      routingNumber: row.routingNumber,
-      accountType: row.accountType,
-      secCode: row.secCode,
-      network: row.network,
-      retryAtMs: nowMs + row.retryAfterMs,
-      nowMs,
-    });
-    if (row.kind === 'refund') {
-      const held = await holdAchCredit(tx, { chargePk: pk, merchantId: row.merchantId, parentPk: row.parentPk, amountCents: row.amountCents, nowMs });
-      if (held !== 'held') refuse(held);
-    }
-    const reserved = await getTransaction(tx, pk, row.merchantId);
-    if (reserved === undefined) throw new Error(`check ${pk} vanished in its own reservation`);
-    return { kind: 'reserved', row: reserved };
+    const reserved = await reserveCheckIn(tx, input.row, input.key?.idemKey ?? null, nowMs);
+    if (reserved.kind === 'refused') throw new Refusal<CheckReservation>(reserved);
+    return reserved;
   });
+}
+
+/**
+ * The check row and its entry (and a credit's hold) inside the caller's
+ * transaction: a schedule's run reserves its charge in the transaction that
+ * records the run. A refusal is answered; the caller rolls back.
+ */
+export async function reserveCheckIn(tx: Tx, row: NewCheckRow, idemKey: string | null, nowMs: number): Promise<Exclude<CheckReservation, { kind: 'taken' }>> {
+  const refused = (reason: CheckRefusalReason) => ({ kind: 'refused', reason }) as const;
+  if (row.paymentMethodPk !== null && !(await methodLives(tx, row.merchantId, row.paymentMethodPk))) return refused('method_not_found');
+  // A refund goes to a check that is still settled (a return since the caller looked takes it out of reach).
+  if (row.parentPk !== null && !(await parentSettled(tx, row.merchantId, row.parentPk))) return refused('not_settled');
+  const pk = await insertCheckRow(tx, row, idemKey, await customerOf(tx, row.merchantId, row.customerPk), nowMs);
+  await insertAchEntry(tx, {
+    chargePk: pk,
+    merchantId: row.merchantId,
+    direction: row.kind === 'charge' ? 'debit' : ('credit' satisfies AchDirection),
+    amountCents: row.amountCents,
+    accountName: row.accountName,
+    routingNumber: row.routingNumber,
+    accountType: row.accountType,
+    secCode: row.secCode,
+    network: row.network,
+    retryAtMs: nowMs + row.retryAfterMs,
+    nowMs,
+  });
+  if (row.kind === 'refund') {
+    const held = await holdAchCredit(tx, { chargePk: pk, merchantId: row.merchantId, parentPk: row.parentPk, amountCents: row.amountCents, nowMs });
+    // The row and entry just written go with the caller's rollback.
+    if (held !== 'held') return refused(held);
+  }
+  const reserved = await getTransaction(tx, pk, row.merchantId);
+  if (reserved === undefined) throw new Error(`check ${pk} vanished in its own reservation`);
+  return { kind: 'reserved', row: reserved };
 }
 
 async function insertCheckRow(tx: Tx, row: NewCheckRow, idemKey: string | null, customerPk: number | null, nowMs: number): Promise<number> {
