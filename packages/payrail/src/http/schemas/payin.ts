@@ -351,7 +351,7 @@ export const ShapeA = Type.Object(
       status_details: Type.Object({
         status: Type.String({
           description:
-            'approved (authorized), captured, pending, settled, voided, expired; a check: its ACH entry’s pending, originated, settled, returned, voided, declined, error',
+            'approved (authorized), captured, pending, settled, voided, expired; a check, the status of its ACH entry: pending, originated, settled, returned, voided, declined, error',
         }),
       }),
       amount_details: Type.Object({
