@@ -12,7 +12,18 @@ import { cardCipherFor } from '../../src/crypto/card-key.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { acceptBlueMerchant } from '../helpers/acceptblue.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
-import { achBalances, chargeCheck, checkBody, entryState, MONDAY_10_UTC_MS, originateAndSettle, post, ROUTING, snapshot } from './check-helpers.ts';
+import {
+  achBalances,
+  chargeCheck,
+  checkBody,
+  entryState,
+  MONDAY_10_UTC_MS,
+  originateAndSettle,
+  post,
+  ROUTING,
+  saveCheckMethod,
+  snapshot,
+} from './check-helpers.ts';
 
 const FUND_CENTS = 100_000;
 
@@ -203,6 +214,38 @@ for (const kind of STORE_KINDS) {
       assert.equal(refund.json().type, 'Refund');
       assert.equal(refund.json().status_code, 'A');
       assert.notEqual(refund.json().reference_number, settled.reference_number);
+    });
+
+    it('leaves a void the network does not answer voiding (shown pending) for the worker, with the money still in ach_pending', async () => {
+      const merchant = await t.newMerchant({ fundCents: FUND_CENTS });
+      const pk = (await chargeCheck(t, merchant)).reference_number;
+      const network = t.service.providers.achNetwork!;
+      const voidEntry = network.voidEntry;
+      (network as { voidEntry: typeof voidEntry }).voidEntry = async () => {
+        throw new Error('timeout');
+      };
+      try {
+        const reply = await post(t, merchant, 'void', { reference_number: pk });
+        assert.equal(reply.statusCode, 200, reply.body);
+        assert.equal(reply.json().transaction.status_details.status, 'pending');
+        assert.equal(await entryState(t, merchant, pk), 'voiding');
+        assert.deepEqual(await achBalances(t, merchant.merchant_id), { available: FUND_CENTS, ach_pending: 2500, ach_payins: -2500, ach_returns_due: 0 });
+        const again = await post(t, merchant, 'void', { reference_number: pk });
+        assert.equal(again.statusCode, 400);
+        assert.match(again.json().error.message, /void of the check is in progress/);
+      } finally {
+        (network as { voidEntry: typeof voidEntry }).voidEntry = voidEntry;
+      }
+    });
+
+    it('credits a saved check method (pm-) with its account', async () => {
+      const merchant = await t.newMerchant({ fundCents: 5000 });
+      const saved = await saveCheckMethod(t, merchant, { account: '12340007', accountType: 'savings', secCode: 'CCD' });
+      const reply = await post(t, merchant, 'credit', { amount: 12, source: `pm-${saved.methodPk}` });
+      assert.equal(reply.statusCode, 200, reply.body);
+      assert.equal(reply.json().transaction.check_details.account_number_last4, '0007');
+      assert.equal(reply.json().transaction.check_details.sec_code, 'CCD');
+      assert.deepEqual(await achBalances(t, merchant.merchant_id), { available: 3800, ach_pending: 0, ach_payins: 1200, ach_returns_due: 0 });
     });
 
     it('credits a bank account no charge names: a credit entry held from available; below the floor refused as a card credit', async () => {
