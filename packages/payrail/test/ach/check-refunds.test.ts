@@ -38,10 +38,13 @@ for (const kind of STORE_KINDS) {
     it('voids a check before origination: the money goes back to ach_payins, the check reads voided, a second void is refused', async () => {
       const merchant = await t.newMerchant({ fundCents: FUND_CENTS });
       const pk = (await chargeCheck(t, merchant)).reference_number;
-      const reply = await post(t, merchant, 'void', { reference_number: pk });
+      const reply = await post(t, merchant, 'void', { reference_number: pk }, { 'idempotency-key': 'void-1' });
       assert.equal(reply.statusCode, 200, reply.body);
       assert.equal(reply.json().transaction.status_details.status, 'voided');
       assert.equal(await entryState(t, merchant, pk), 'voided');
+      const replay = await post(t, merchant, 'void', { reference_number: pk }, { 'idempotency-key': 'void-1' });
+      assert.equal(replay.body, reply.body);
+      assert.equal(replay.headers['idempotent-replayed'], 'true');
       assert.deepEqual(await achBalances(t, merchant.merchant_id), { available: FUND_CENTS, ach_pending: 0, ach_payins: 0, ach_returns_due: 0 });
       const events = await t.service.db.read((tx) =>
         tx.all<{ type: string }>('SELECT type FROM events WHERE merchant_id = ? ORDER BY pk', [merchant.merchant_id]),
@@ -64,9 +67,12 @@ for (const kind of STORE_KINDS) {
       await t.service.db.write((tx) =>
         tx.run('INSERT INTO sandbox_ach_clocks (merchant_id, offset_ms, updated_at_ms) VALUES (?, ?, ?)', [merchant.merchant_id, DAY_MS, 0]),
       );
-      const reply = await post(t, merchant, 'void', { reference_number: pk });
+      const reply = await post(t, merchant, 'void', { reference_number: pk }, { 'idempotency-key': 'too-late' });
       assert.equal(reply.statusCode, 400, reply.body);
       assert.match(reply.json().error.message, /already originated/);
+      // A refused void keeps no key.
+      const keys = await t.service.db.read((tx) => tx.all('SELECT idem_key FROM idempotency_keys WHERE source_id = ?', [merchant.source.id]));
+      assert.deepEqual(keys, []);
       assert.equal(await entryState(t, merchant, pk), 'pending');
       assert.deepEqual(await achBalances(t, merchant.merchant_id), { available: FUND_CENTS, ach_pending: 2500, ach_payins: -2500, ach_returns_due: 0 });
     });

@@ -21,6 +21,7 @@ import { fail } from '../../errors.ts';
 import type { AchNetwork } from '../../providers/ach-network.ts';
 import { type CheckReservation, readCheckTransaction, readSealedCheckAccount, reserveCheck } from '../../store/ach/check-reservation.ts';
 import { beginAchVoid, finishAchVoid, undoAchVoid } from '../../store/ach/transitions.ts';
+import { completeOperationKey, markOperationKeyUnanswered, releaseOperationKey, reserveOperationKey } from '../../store/ach/check-keys.ts';
 import { refundHoldingKey } from '../../store/payin/refund.ts';
 import { readIdempotencyKey } from '../../store/payin/charge-reads.ts';
 import type { TransactionRow } from '../../store/transactions.ts';
@@ -171,15 +172,40 @@ export function replayCredit(deps: Checks, caller: Caller, idem: KeyedRequest): 
   });
 }
 
-/** Void of a check before origination: written first, then the network asked, then finished or undone. */
-export async function voidCheck(deps: Checks, caller: Caller, input: { row: TransactionRow; amountCents: number | null }): Promise<Reply> {
+/**
+ * Void of a check before origination: written first, then the network
+ * asked, then finished or undone. With an Idempotency-Key, a retry replays
+ * the first void's reply.
+ */
+export async function voidCheck(
+  deps: Checks,
+  caller: Caller,
+  input: { row: TransactionRow; amountCents: number | null; idem?: KeyedRequest | null },
+): Promise<Reply> {
   const { row } = input;
+  const idem = input.idem ?? null;
+  if (await keyTaken(deps, caller, idem)) return replayVoid(deps, caller, idem!, row.pk);
   const refused = (state: AchState): never => fail('invalid_request', `${ref(row.pk)}: ${achVoidProblem(state) ?? 'it cannot be voided now'}`);
-  const problem = achVoidProblem(checkFactsOf(row).state);
-  if (problem !== null) refused(checkFactsOf(row).state);
+  if (achVoidProblem(checkFactsOf(row).state) !== null) refused(checkFactsOf(row).state);
   if (input.amountCents !== null && input.amountCents !== row.amount_cents) {
     fail('invalid_amount', `a void cancels the whole amount ${formatCents(row.amount_cents)}`);
   }
+  const key = keyClaimOf(caller, idem);
+  if (key !== null && !(await reserveOperationKey(deps.db, key, deps.clock.nowMs()))) return replayVoid(deps, caller, idem!, row.pk);
+  try {
+    const reply = await voidOnce(deps, caller, row, refused);
+    if (key !== null) {
+      if (reply.answered) await completeOperationKey(deps.db, key, reply.json);
+      else await markOperationKeyUnanswered(deps.db, key, reply.json);
+    }
+    return { statusCode: 200, json: reply.json };
+  } catch (error) {
+    if (key !== null) await releaseOperationKey(deps.db, key);
+    throw error;
+  }
+}
+
+async function voidOnce(deps: Checks, caller: Caller, row: TransactionRow, refused: (state: AchState) => never): Promise<{ json: string; answered: boolean }> {
   const base = { chargePk: row.pk, merchantId: caller.merchantId, views: EVENT_VIEWS };
   const begun = await beginAchVoid(deps.db, { ...base, nowMs: deps.clock.nowMs(), nextCheckAtMs: deps.clock.nowMs() + checkRetryAfterMs(deps.network) });
   if (begun.kind === 'stale') return refused(begun.state ?? 'failed');
@@ -201,7 +227,7 @@ export async function voidCheck(deps: Checks, caller: Caller, input: { row: Tran
       { check: row.pk, network: deps.network.name, err: errorSummary(error) },
       'ACH network did not answer a void; check left voiding for the worker',
     );
-    return { statusCode: 200, json: operationReplyJson(begun.row) };
+    return { json: operationReplyJson(begun.row), answered: false };
   }
   const nowMs = deps.clock.nowMs();
   if (outcome === 'too_late') {
@@ -211,7 +237,17 @@ export async function voidCheck(deps: Checks, caller: Caller, input: { row: Tran
   const finished = await finishAchVoid(deps.db, { ...base, nowMs, nextCheckAtMs: null });
   const current = finished.kind === 'moved' ? finished.row : await readCheckTransaction(deps.db, row.pk, caller.merchantId);
   if (current === undefined) throw new Error(`check ${row.pk} vanished`);
-  return { statusCode: 200, json: operationReplyJson(current) };
+  return { json: operationReplyJson(current), answered: true };
+}
+
+/** A same-key void made elsewhere: its reply, or the check as it is now. */
+function replayVoid(deps: Checks, caller: Caller, idem: KeyedRequest, pk: number): Promise<Reply> {
+  const waitMs = achCallTimeoutMs(deps.network) + IDEMPOTENCY_WAIT_MARGIN_MS;
+  return replayKey(deps, caller.sourceId, idem, waitMs, async () => {
+    const row = await readCheckTransaction(deps.db, pk, caller.merchantId);
+    if (row === undefined) fail('not_found', `${ref(pk)} not found`);
+    return { statusCode: 200, json: operationReplyJson(row) };
+  });
 }
 
 /** Reversal of a check: a void while it is pending, a refund once settled; an amount on an unsettled check is refused (ACH cannot be adjusted). */
@@ -225,5 +261,5 @@ export async function reverseCheck(
   if (input.amountCents !== null) {
     fail('invalid_request', `${ref(input.row.pk)} is an unsettled check: ACH transactions cannot be adjusted; reverse it without an amount to void it`);
   }
-  return voidCheck(deps, caller, { row: input.row, amountCents: null });
+  return voidCheck(deps, caller, { row: input.row, amountCents: null, idem: input.idem });
 }

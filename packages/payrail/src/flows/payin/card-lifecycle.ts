@@ -121,7 +121,7 @@ export function createCardLifecycleFlow(deps: OperationDeps, checks?: CheckDeps)
   ): Promise<Reply> {
     if (name === 'capture' || name === 'adjust' || name === 'adjust-capture') return refuseCheckOperation(name, row.pk);
     const ach = requireChecks(checks);
-    if (name === 'void') return voidCheck(ach, caller, { row, amountCents });
+    if (name === 'void') return voidCheck(ach, caller, { row, amountCents, idem });
     if (name === 'refund') return refundCheck(ach, caller, { parent: row, amountCents, idem, details });
     return reverseCheck(ach, caller, { row, amountCents, idem, details });
   }
