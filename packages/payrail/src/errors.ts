@@ -51,6 +51,8 @@ export const ERRORS = {
   not_offered: { code: 'not_offered', status: 400, message: 'This kind of payment is not offered' },
   // accept.blue's /transactions/queue: the transaction is not an approved, unsettled authorization (docs/acceptblue-compatibility.md).
   invalid_state: { code: 'invalid_state', status: 422, message: 'The transaction is not in a state this call acts on' },
+  // Behaviour section 17: this installation has no ACH network (PAYRAIL_ACH_NETWORK=none); nothing was written.
+  check_payments_unavailable: { code: 'check_payments_unavailable', status: 400, message: 'Check (ACH) payments are not available on this installation' },
   idempotency_key_reused: {
     code: 'idempotency_key_reused',
     status: 400,

@@ -25,7 +25,8 @@ export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
  * accept.blue's list filter statuses (its `status_details.status` enum with
  * `expired` in place of `unknown`): the `acceptblue` dialect's `status`
  * filter takes any of them. Those no Payrail transaction reaches (reserve,
- * originated, returned, cancelled, blocked) match nothing.
+ * cancelled, blocked) match nothing; originated and returned only checks
+ * reach (domain/ach.ts ACH_STATUS_NAMES).
  */
 export const ACCEPTBLUE_TRANSACTION_STATUSES = [
   'captured',
@@ -49,7 +50,7 @@ export type AcceptBlueTransactionStatus = (typeof ACCEPTBLUE_TRANSACTION_STATUSE
 export const TRANSACTION_TYPES = ['charge', 'refund', 'verify'] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
-/** accept.blue's `payment_type` filter: card transactions and checks (no check is taken yet, behaviour section 17). */
+/** accept.blue's `payment_type` filter: card transactions and checks (behaviour section 17). */
 export const PAYMENT_TYPES = ['credit_card', 'check'] as const;
 export type PaymentType = (typeof PAYMENT_TYPES)[number];
 

@@ -59,13 +59,15 @@ export interface ChargeRow {
   // Saved-card tokens (migration 015): the token a `save_card` request asks for, issued (card_ref) once approved.
   save_card_ref: string | null;
   card_ref: string | null;
+  /** 'check' for a check charge, refund or credit (migration 029): its ACH entry says where it is; card paths leave it alone. */
+  payment_type: 'card' | 'check';
 }
 
 /** Every column of ChargeRow, for the reads that return whole rows. */
 export const CHARGE_COLUMNS =
   'pk, merchant_id, source_id, status, amount_cents, currency, card_type, last4, bin, expiry_month, expiry_year, auth_code, avs_result_code, cvv_result_code, error_code, error_message, processor_ref, request_json, idem_key, created_at_ms, ' +
   'kind, parent_pk, auto_capture, stage, captured_cents, voided_cents, refunded_cents, linked_cents, batch_id, settled_at_ms, op, op_cents, op_source_id, op_idem_key, void_refused, ' +
-  'customer_pk, payment_method_pk, schedule_pk, save_card_ref, card_ref';
+  'customer_pk, payment_method_pk, schedule_pk, save_card_ref, card_ref, payment_type';
 const COLUMNS = CHARGE_COLUMNS;
 
 /**
@@ -75,7 +77,7 @@ const COLUMNS = CHARGE_COLUMNS;
  */
 export function linkableChargeSql(c: string): string {
   const p = c === '' ? '' : `${c}.`;
-  return `${p}kind = 'charge' AND ${p}stage IN ('captured', 'settled') AND ${p}op IS NULL`;
+  return `${p}kind = 'charge' AND ${p}stage IN ('captured', 'settled') AND ${p}op IS NULL AND ${p}payment_type = 'card'`;
 }
 
 /** What of a charge's captured money is neither refunded nor linked to a transfer. */
@@ -133,6 +135,7 @@ export function pendingChargeRow(pk: number, charge: NewCharge): ChargeRow {
     schedule_pk: charge.schedule_pk ?? null,
     save_card_ref: charge.save_card_ref ?? null,
     card_ref: null,
+    payment_type: 'card',
   };
 }
 
@@ -366,7 +369,7 @@ export interface DueCharge extends ChargeRow {
 export async function getPendingChargeByProcessorRef(tx: Tx, processorRef: string): Promise<DueCharge | undefined> {
   const row = await tx.get<DueCharge>(
     `SELECT ${COLUMNS}, card_number_enc, stored_credential FROM charges
-     WHERE status = 'pending' AND processor_ref IS NOT NULL AND processor_ref = ? AND kind = 'charge' ORDER BY pk LIMIT 1`,
+     WHERE status = 'pending' AND processor_ref IS NOT NULL AND processor_ref = ? AND kind = 'charge' AND payment_type = 'card' ORDER BY pk LIMIT 1`,
     [processorRef],
   );
   return row === undefined ? undefined : chargeRowOf(row);
@@ -375,7 +378,7 @@ export async function getPendingChargeByProcessorRef(tx: Tx, processorRef: strin
 /** The pending charge `pk` (named by its provider key in a callback), processor id or not; undefined when it is not pending. */
 export async function getPendingCharge(tx: Tx, pk: number): Promise<DueCharge | undefined> {
   const row = await tx.get<DueCharge>(
-    `SELECT ${COLUMNS}, card_number_enc, stored_credential FROM charges WHERE ${byKey('pk', "status = 'pending' AND kind = 'charge'")}`,
+    `SELECT ${COLUMNS}, card_number_enc, stored_credential FROM charges WHERE ${byKey('pk', "status = 'pending' AND kind = 'charge' AND payment_type = 'card'")}`,
     [pk],
   );
   return row === undefined ? undefined : chargeRowOf(row);
@@ -402,7 +405,7 @@ export async function claimDueOfKind<T extends ChargeRow>(
 ): Promise<T[]> {
   const rows = await tx.all<T>(
     `UPDATE charges SET next_run_at_ms = ?
-     WHERE status = 'pending' AND kind = '${kind}' AND next_run_at_ms <= ?
+     WHERE status = 'pending' AND kind = '${kind}' AND next_run_at_ms <= ? AND payment_type = 'card'
        AND pk IN (SELECT pk FROM charges WHERE status = 'pending' AND kind = '${kind}' AND next_run_at_ms <= ? ORDER BY next_run_at_ms LIMIT ?)
      RETURNING ${returning}`,
     [leaseUntilMs, nowMs, nowMs, limit],
@@ -436,7 +439,7 @@ export async function getReferenceCard(tx: Tx, pk: number, merchantId: string): 
   const row =
     (await tx.get<ReferenceCard>(
       `SELECT pk, source_id, card_type, last4, bin, expiry_month, expiry_year, request_json, customer_pk, payment_method_pk, ref_card_enc, network_transaction_id
-     FROM charges WHERE ${byKey('pk', "merchant_id = ? AND kind = 'charge' AND status = 'approved'")}`,
+     FROM charges WHERE ${byKey('pk', "merchant_id = ? AND kind = 'charge' AND status = 'approved' AND payment_type = 'card'")}`,
       [pk, merchantId],
     )) ??
     // An approved verification's card (its reference numbers have a range of their own).

@@ -429,7 +429,7 @@ export interface GatewayChargeFacts {
 export async function gatewayChargeFacts(tx: Tx, chargePk: number): Promise<GatewayChargeFacts | undefined> {
   // The status as a transfer link sees it: only captured money can fund a transfer (docs/api-decisions.md section 10).
   const row = await tx.get<GatewayChargeFacts>(
-    `SELECT merchant_id, CASE WHEN ${linkableChargeSql('')} THEN 'approved' WHEN kind = 'refund' THEN 'a refund' WHEN status <> 'approved' THEN status
+    `SELECT merchant_id, CASE WHEN payment_type = 'check' THEN 'check' WHEN ${linkableChargeSql('')} THEN 'approved' WHEN kind = 'refund' THEN 'a refund' WHEN status <> 'approved' THEN status
        WHEN op IS NOT NULL THEN 'pending' WHEN stage = 'authorized' THEN 'authorized only (not captured)' ELSE stage END AS status,
        ${unlinkedCentsSql('')} AS unlinked_cents FROM charges WHERE pk = ?`,
     [chargePk],

@@ -296,7 +296,7 @@ for (const kind of STORE_KINDS) {
       const DATES_REVERSED = 'the date range ends before it starts: date_from/created_from must not be after date_to/created_to';
       const merchant = await t.newMerchant();
       for (const [query, message] of [
-        ['status=stolen', 'status must be one of approved, captured, pending, settled, voided, expired, declined, error'],
+        ['status=stolen', 'status must be one of approved, captured, pending, settled, voided, expired, declined, error, originated, returned'],
         ['type=sale', 'type must be one of charge, refund, verify'],
         ['limit=101', 'limit must be an integer from 1 to 100'],
         ['limit=0', 'limit must be an integer from 1 to 100'],

@@ -25,6 +25,10 @@ import { IDEMPOTENCY_WAIT_MARGIN_MS, keyedRequest, type Reply, replayKey, Runnin
 import { refundOnce } from './refund.ts';
 import { type AdjustDetails, adjustOnce } from './adjust.ts';
 import { queueAuthorization } from '../../store/payin/queue.ts';
+import { readCheckTransaction } from '../../store/ach/check-reservation.ts';
+import type { TransactionRow } from '../../store/transactions.ts';
+import { type CheckDeps, requireChecks } from '../ach/check-charge.ts';
+import { refundCheck, refuseCheckOperation, reverseCheck, voidCheck } from '../ach/check-operations.ts';
 
 export type { Caller, OperationDeps, OperationInput };
 
@@ -49,7 +53,8 @@ type Name = Operation | 'refund' | 'reversal' | 'adjust' | 'adjust-capture';
 
 const NO_DETAILS: AdjustDetails = {};
 
-export function createCardLifecycleFlow(deps: OperationDeps): CardLifecycleFlow {
+/** `checks`: what the operations of a check need (behaviour section 17); absent, an operation on a check is refused as unavailable. */
+export function createCardLifecycleFlow(deps: OperationDeps, checks?: CheckDeps): CardLifecycleFlow {
   const running = new RunningRequests();
   const inFlight = new Map<number, Promise<Reply>>();
   const waitMs = processorTimeoutMs(deps.processor) + IDEMPOTENCY_WAIT_MARGIN_MS;
@@ -105,6 +110,22 @@ export function createCardLifecycleFlow(deps: OperationDeps): CardLifecycleFlow 
     return run('refund', caller, input, idem, amountCents, details);
   }
 
+  /** A check's operation (flows/ach/check-operations.ts): void, refund and reversal; the others are refused. */
+  function runCheck(
+    name: Name,
+    caller: Caller,
+    row: TransactionRow,
+    idem: Idem,
+    amountCents: number | null,
+    details: AdjustDetails | undefined,
+  ): Promise<Reply> {
+    if (name === 'capture' || name === 'adjust' || name === 'adjust-capture') return refuseCheckOperation(name, row.pk);
+    const ach = requireChecks(checks);
+    if (name === 'void') return voidCheck(ach, caller, { row, amountCents, idem });
+    if (name === 'refund') return refundCheck(ach, caller, { parent: row, amountCents, idem, details });
+    return reverseCheck(ach, caller, { row, amountCents, idem, details });
+  }
+
   function operation(name: Name) {
     return async (caller: Caller, input: OperationInput | AdjustInput): Promise<Reply> => {
       checkIdempotencyKey(input.idempotencyKey);
@@ -112,14 +133,21 @@ export function createCardLifecycleFlow(deps: OperationDeps): CardLifecycleFlow 
       // Details are part of what a key remembers only when sent, so the keys of bodies without them hash as they always did.
       const sent = 'details' in input ? input.details : undefined;
       const details = sent !== undefined && Object.keys(sent).length > 0 ? sent : undefined;
-      if (input.idempotencyKey === null) return run(name, caller, input, null, amountCents, details);
+      // A check goes its own way (behaviour section 17); card operations never see one.
+      const found = await readCheckTransaction(deps.db, input.referenceNumber, caller.merchantId);
+      const check = found?.payment_type === 'check' ? found : null;
+      const start = (idem: Idem) =>
+        check === null ? run(name, caller, input, idem, amountCents, details) : runCheck(name, caller, check, idem, amountCents, details);
+      if (input.idempotencyKey === null) return start(null);
       const body = { reference_number: input.referenceNumber, amount: input.amountText ?? input.amount ?? null, ...(details === undefined ? {} : { details }) };
       const idem = keyedRequest(input.idempotencyKey, name, body);
-      return running.run(`${caller.sourceId}\n${idem.key}`, idem.requestHash, () => run(name, caller, input, idem, amountCents, details));
+      return running.run(`${caller.sourceId}\n${idem.key}`, idem.requestHash, () => start(idem));
     };
   }
 
   async function queue(caller: Caller, referenceNumber: number): Promise<void> {
+    const found = await readCheckTransaction(deps.db, referenceNumber, caller.merchantId);
+    if (found?.payment_type === 'check') refuseCheckOperation('queue', referenceNumber);
     const answer = await queueAuthorization(deps.db, { pk: referenceNumber, merchantId: caller.merchantId });
     if (answer.kind === 'refused') failOperation(answer.refusal, referenceNumber, 'captured');
   }

@@ -11,6 +11,7 @@ import { ACCEPTBLUE_API_VERSION } from '../../domain/wire-dialect.ts';
 import type { FundedTransferRow } from '../../store/transfers.ts';
 import type { ChargeView, StoredChargeRequest } from './charge-view.ts';
 import { renderAcceptBlueTransaction, requestedCentsOf } from './transaction-acceptblue.ts';
+import { checkOf } from '../ach/check-view.ts';
 
 /** accept.blue's result and its code, by what the processor answered. */
 function resultOf(charge: ChargeView, partial: boolean): { status: string; status_code: string } {
@@ -35,7 +36,7 @@ export function renderAcceptBlueCharge(charge: ChargeView, funded: readonly Fund
   const refused = charge.status === 'declined' || charge.status === 'failed';
   const avsCode = charge.avs_result_code === null || charge.avs_result_code === '' ? null : charge.avs_result_code;
   const cvvCode = charge.cvv_result_code === null || charge.cvv_result_code === '' ? null : charge.cvv_result_code;
-  return {
+  const common = {
     version: ACCEPTBLUE_API_VERSION,
     ...resultOf(charge, partial),
     // A success carries no error value: some plugins fail any answer whose error_message is not empty.
@@ -45,6 +46,11 @@ export function renderAcceptBlueCharge(charge: ChargeView, funded: readonly Fund
     reference_number: charge.pk,
     auth_amount: approved ? centsToDollarNumber(charge.amount_cents) : 0,
     auth_code: approved && charge.auth_code !== null && charge.auth_code !== '' ? charge.auth_code : null,
+  };
+  // A check: accept.blue's Check Response (BaseChargeResponse with a CheckTransaction), no card members.
+  if (checkOf(charge) !== null) return { ...common, transaction: renderAcceptBlueTransaction(charge, funded) };
+  return {
+    ...common,
     avs_result: avsCode === null ? null : avsResultOf(avsCode).text,
     avs_result_code: avsCode,
     cvv2_result: cvvCode === null ? null : cvvResultOf(cvvCode),

@@ -11,6 +11,7 @@ import type { StoredChargeRequest } from './charge-answers.ts';
 import { type Address, type ChargeExtrasRequest, keptExtras } from './charge-extras.ts';
 import { checkOffered, checkSpecBilling } from './charge-rules.ts';
 import { checkCardOrSource } from './raw-card.ts';
+import { type CheckFieldsRequest, sendsBankAccount } from '../ach/check-account.ts';
 
 /** Charge amount bounds in cents (docs/api-decisions.md section 3 leaves them to us): 0.50 to 100,000.00 USD. */
 export const CHARGE_AMOUNT_CENTS_MIN = 50;
@@ -18,7 +19,7 @@ export const CHARGE_AMOUNT_CENTS_MAX = 10_000_000;
 
 type Text = string | undefined;
 
-export interface ChargeRequest extends ChargeExtrasRequest {
+export interface ChargeRequest extends ChargeExtrasRequest, CheckFieldsRequest {
   readonly amount: number;
   /** Exactly one of source and card (raw-card.ts turns a card into a nonce source before the charge is reserved). */
   readonly source?: string | undefined;
@@ -81,6 +82,14 @@ export function validateCharge(input: ChargeInput, nowMs: number, dialect: WireD
   if (parsed.cents < CHARGE_AMOUNT_CENTS_MIN) fail('invalid_amount', 'amount must be at least 0.50');
   if (parsed.cents > CHARGE_AMOUNT_CENTS_MAX) fail('invalid_amount', 'amount must be at most 100000.00');
   const request = input.request;
+  // A bank account sent as such is a check (behaviour section 17): exactly one way to pay, and no card rules apply.
+  if (sendsBankAccount(request)) {
+    if (request.card !== undefined || request.source !== undefined) {
+      fail('invalid_request', 'send exactly one of card, source or a bank account (routing_number, account_number, name), not several');
+    }
+    checkKeyForm(input.idempotencyKey);
+    return parsed.cents;
+  }
   checkCardOrSource(request);
   const source = request.source === undefined ? { kind: 'card' as const } : parsePaymentSource(request.source);
   if (source === null) {
@@ -101,10 +110,14 @@ export function validateCharge(input: ChargeInput, nowMs: number, dialect: WireD
     const expiryProblem = checkExpiry(request.expiry_month, request.expiry_year, nowMs);
     if (expiryProblem !== null) fail('invalid_card', expiryProblem);
   }
-  if (input.idempotencyKey !== null && !IDEMPOTENCY_KEY_PATTERN.test(input.idempotencyKey)) {
+  checkKeyForm(input.idempotencyKey);
+  return parsed.cents;
+}
+
+function checkKeyForm(idempotencyKey: string | null): void {
+  if (idempotencyKey !== null && !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
     fail('invalid_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters');
   }
-  return parsed.cents;
 }
 
 /** The source of a request validate() accepted. */

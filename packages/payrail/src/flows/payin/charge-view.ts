@@ -23,37 +23,38 @@ export interface StoredChargeRequest extends StoredChargeExtras {
   readonly surcharge_cents?: number;
 }
 
-/** The fields of a charge row a reply is built from. */
-export type ChargeView = Pick<
-  TransactionRow,
-  | 'pk'
-  | 'status'
-  | 'amount_cents'
-  | 'currency'
-  | 'card_type'
-  | 'last4'
-  | 'bin'
-  | 'expiry_month'
-  | 'expiry_year'
-  | 'auth_code'
-  | 'avs_result_code'
-  | 'cvv_result_code'
-  | 'error_code'
-  | 'error_message'
-  | 'request_json'
-  | 'created_at_ms'
-  // The lifecycle (docs/api-decisions.md sections 10 and 14).
-  | 'kind'
-  | 'parent_pk'
-  | 'stage'
-  | 'op'
-  | 'captured_cents'
-  | 'batch_id'
-  | 'settled_at_ms'
-  // Stored customers and schedules (docs/api-decisions.md section 15).
-  | 'customer_pk'
-  | 'schedule_pk'
-  // Saved-card tokens (docs/acceptblue-compatibility.md).
-  | 'save_card_ref'
-  | 'card_ref'
->;
+/** The fields of a charge row a reply is built from; a check's entry facts in `check` (absent or null: a card). */
+export type ChargeView = Partial<Pick<TransactionRow, 'check'>> &
+  Pick<
+    TransactionRow,
+    | 'pk'
+    | 'status'
+    | 'amount_cents'
+    | 'currency'
+    | 'card_type'
+    | 'last4'
+    | 'bin'
+    | 'expiry_month'
+    | 'expiry_year'
+    | 'auth_code'
+    | 'avs_result_code'
+    | 'cvv_result_code'
+    | 'error_code'
+    | 'error_message'
+    | 'request_json'
+    | 'created_at_ms'
+    // The lifecycle (docs/api-decisions.md sections 10 and 14).
+    | 'kind'
+    | 'parent_pk'
+    | 'stage'
+    | 'op'
+    | 'captured_cents'
+    | 'batch_id'
+    | 'settled_at_ms'
+    // Stored customers and schedules (docs/api-decisions.md section 15).
+    | 'customer_pk'
+    | 'schedule_pk'
+    // Saved-card tokens (docs/acceptblue-compatibility.md).
+    | 'save_card_ref'
+    | 'card_ref'
+  >;

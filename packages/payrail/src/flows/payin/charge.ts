@@ -43,6 +43,9 @@ import { type ChargeInput, type ChargeRequest, chargeKeyedRequest, type Payer, v
 import { reserveCharge } from './charge-reservation.ts';
 import { cardSurchargeCents } from './surcharge.ts';
 import { keyedBodyOf, withCardAsNonce } from './raw-card.ts';
+import { checkSurchargeCents } from './surcharge.ts';
+import { keyedCheckBodyOf } from '../ach/check-account.ts';
+import { type CheckDeps, chargeCheckOnce, checkAccountOfRequest, checkDepsOf, refuseCheckOnlyRules, requireChecks } from '../ach/check-charge.ts';
 
 // Kept where their importers find them.
 export { IDEMPOTENCY_KEY_TTL_MS } from '../common/idempotency-replay.ts';
@@ -65,17 +68,21 @@ export interface ChargeDeps {
   /** This installation's provider keys (the charge's reference). */
   readonly providerKeys: ProviderKeys;
   readonly cipher: CardCipher;
+  /** Check charges (behaviour section 17); absent: every check is refused (check_payments_unavailable). */
+  readonly checks?: CheckDeps | undefined;
 }
 
 /** What a charge gets from the service (the card-data key is loaded here, once per caller). */
 export function chargeDepsOf(service: Pick<Service, 'db' | 'clock' | 'log' | 'providers' | 'config' | 'providerKeys'>): ChargeDeps {
+  const cipher = cardCipherFor(service.config);
   return {
     db: service.db,
     clock: service.clock,
     log: service.log,
     processor: service.providers.cardProcessor,
     providerKeys: service.providerKeys,
-    cipher: cardCipherFor(service.config),
+    cipher,
+    checks: checkDepsOf(service, cipher),
   };
 }
 
@@ -101,6 +108,18 @@ export function createChargeFlow(deps: ChargeDeps): ChargeFlow {
 
   async function charge(payer: Payer, input: ChargeInput): Promise<ChargeReply> {
     const requestedCents = validateCharge(input, deps.clock.nowMs(), payer.wireDialect);
+    // A bank account, or a saved check method: a check charge (flows/ach/check-charge.ts), whatever the card processor's state.
+    const account = await checkAccountOfRequest(deps.checks, deps.db, payer.merchantId, input.request);
+    if (account !== null) {
+      refuseCheckOnlyRules(input.request);
+      const checks = requireChecks(deps.checks);
+      const surchargeCents = await checkSurchargeCents(deps.db, payer.merchantId, requestedCents);
+      const run = (idem: KeyedRequest | null) =>
+        chargeCheckOnce(checks, payer, { request: input.request, account, amountCents: requestedCents + surchargeCents, surchargeCents, idem });
+      if (input.idempotencyKey === null) return run(null);
+      const idem = chargeKeyedRequest(input.idempotencyKey, keyedCheckBodyOf(deps.cipher, payer.merchantId, input.request));
+      return running.run(`${payer.sourceId}\n${idem.key}`, idem.requestHash, () => run(idem));
+    }
     refuseWhileProcessorDown(deps.processor);
     // The merchant's mandatory card surcharge adds to the amount (surcharge.ts); the charge keeps what it added.
     const surchargeCents = await cardSurchargeCents(deps.db, payer.merchantId, requestedCents);

@@ -44,9 +44,12 @@ import {
 import { processorTimeoutMs } from '../../providers/card-processor.ts';
 import { IDEMPOTENCY_WAIT_MARGIN_MS } from '../common/idempotency-replay.ts';
 import { checkCardOrSource, keyedBodyOf, withCardAsNonce } from './raw-card.ts';
+import { type CheckFieldsRequest, keyedCheckBodyOf, sendsBankAccount } from '../ach/check-account.ts';
+import { type CheckDeps, checkAccountOfRequest, requireChecks } from '../ach/check-charge.ts';
+import { creditCheck } from '../ach/check-credit.ts';
 
 /** A credit's body as received (accept.blue's SourceCredit and CreditCardCredit). */
-export interface CreditBody {
+export interface CreditBody extends CheckFieldsRequest {
   readonly amount: number;
   readonly source?: string | undefined;
   readonly card?: string | undefined;
@@ -214,10 +217,29 @@ export async function reserveCreditOnly(deps: CreditDeps, caller: Caller, body: 
   return step.credit;
 }
 
-/** One credit request. */
-export async function credit(deps: CreditDeps, caller: Caller, input: CreditInput): Promise<Reply> {
+/** One credit request; `checks`: what a check credit needs (behaviour section 17), absent: check credits are refused as unavailable. */
+export async function credit(deps: CreditDeps, caller: Caller, input: CreditInput, checks?: CheckDeps): Promise<Reply> {
   checkIdempotencyKey(input.idempotencyKey);
   const amountCents = creditCents(input);
+  if (sendsBankAccount(input.body) && (input.body.card !== undefined || input.body.source !== undefined)) {
+    fail('invalid_request', 'send exactly one of card, source or a bank account (routing_number, account_number, name), not several');
+  }
+  // A bank account, or a saved check method: a check credit (flows/ach/check-credit.ts).
+  const account = await checkAccountOfRequest(checks, deps.db, caller.merchantId, input.body);
+  if (account !== null) {
+    const ach = requireChecks(checks);
+    const keyed = keyedCheckBodyOf(ach.cipher, caller.merchantId, input.body);
+    const idem =
+      input.idempotencyKey === null ? null : keyedRequest(input.idempotencyKey, 'credit', { ...keyed, amount: input.amountText ?? input.body.amount });
+    const customerId = input.body.customer?.customer_id;
+    return creditCheck(ach, caller, {
+      account,
+      amountCents,
+      requestJson: storedCreditRequest(input.body, NO_BILLING),
+      customerPk: typeof customerId === 'number' ? customerId : null,
+      idem,
+    });
+  }
   // A key never remembers card data, not even hashed (a plain hash of a card number can be brute-forced).
   checkCardOrSource(input.body);
   const cipher = deps.cipher();

@@ -26,7 +26,7 @@ interface SpecReply {
   readonly auth_code?: string;
   readonly auth_amount?: number;
   readonly error?: { readonly code: string; readonly message: string };
-  readonly transaction?: { readonly status_details?: { readonly status?: string } };
+  readonly transaction?: { readonly status_details?: { readonly status?: string }; readonly check_details?: unknown };
 }
 
 const PENDING_MESSAGE = 'The card processor has not answered yet; ask again with the same Idempotency-Key, or read the transaction';
@@ -43,7 +43,9 @@ function outcomeOf(reply: SpecReply, requestedPk: number): Outcome {
   }
   const referenceNumber = reply.reference_number ?? requestedPk;
   const transactionStatus = reply.transaction?.status_details?.status ?? '';
-  if (reply.status !== 'Approved' || transactionStatus === 'pending') return { kind: 'pending', referenceNumber };
+  // An approved check is final even while its entry shows pending (it waits for the ACH cut-off, not for an answer).
+  const check = reply.transaction?.check_details !== undefined;
+  if (reply.status !== 'Approved' || (transactionStatus === 'pending' && !check)) return { kind: 'pending', referenceNumber };
   return { kind: 'approved', referenceNumber, authCode: reply.auth_code ?? '', authAmount: reply.auth_amount ?? 0, transactionStatus };
 }
 

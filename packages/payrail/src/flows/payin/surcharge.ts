@@ -70,3 +70,9 @@ export async function cardSurchargeRule(db: Service['db'], merchantId: string): 
   const settings = await surchargeSettingsOf(db, merchantId);
   return (amountCents) => surchargeCentsOf(settings.card, amountCents);
 }
+
+/** The surcharge a check charge of `amountCents` adds for this merchant: its check setting, applied as the card one is. */
+export async function checkSurchargeCents(db: Service['db'], merchantId: string, amountCents: number): Promise<number> {
+  const settings = await surchargeSettingsOf(db, merchantId);
+  return surchargeCentsOf(settings.check, amountCents);
+}

@@ -14,6 +14,7 @@ import type { FundedTransferRow } from '../../store/transfers.ts';
 import { fundingCustomFields } from '../transfers/funding.ts';
 import type { ChargeView, StoredChargeRequest } from './charge-view.ts';
 import type { Address } from './charge-extras.ts';
+import { checkDetailsOf, checkErrorOf, checkOf, checkSettledDateOf, checkStatusOf } from '../ach/check-view.ts';
 
 /** The funding type of card_details.bin_details (C: credit): no BIN table says otherwise, as in the spec dialect. */
 const BIN_TYPE = 'C';
@@ -37,7 +38,9 @@ const orNull = <T>(value: T | undefined): T | null => (value === undefined || va
  * "queued" (the integrations void queued, captured and pending transactions
  * and refund settled ones); every other status reads as in the spec dialect.
  */
-export function acceptBlueStatusOf(charge: Pick<ChargeView, 'kind' | 'status' | 'stage' | 'op'>): string {
+export function acceptBlueStatusOf(charge: Pick<ChargeView, 'kind' | 'status' | 'stage' | 'op' | 'check'>): string {
+  const check = checkOf(charge);
+  if (check !== null) return checkStatusOf(check);
   const status = transactionStatusOf(charge);
   return status === 'approved' && charge.kind === 'charge' ? 'queued' : status;
 }
@@ -65,12 +68,14 @@ export function renderAcceptBlueTransaction(charge: ChargeView, funded: readonly
   const surchargeCents = surchargeCentsOf(charge, request);
   const figures = amountBreakdown(amountCents, figuresOf(request, surchargeCents));
   const details = request.transaction_details;
-  const avs = avsResultOf(charge.avs_result_code);
   const billing = request.billing_info;
+  // A check (accept.blue's CheckTransaction): check_details in place of card_details, its entry's status, no batch.
+  const check = checkOf(charge);
+  const error = check === null ? { code: charge.error_code, message: charge.error_message } : checkErrorOf(check, charge);
   return {
     id: charge.pk,
     created_at: isoTime(charge.created_at_ms),
-    settled_date: charge.settled_at_ms === null ? null : utcDate(charge.settled_at_ms),
+    settled_date: check !== null ? checkSettledDateOf(check) : charge.settled_at_ms === null ? null : utcDate(charge.settled_at_ms),
     amount_details: {
       amount: centsToDollarNumber(amountCents),
       tax: centsToDollarNumber(figures.taxCents),
@@ -92,7 +97,7 @@ export function renderAcceptBlueTransaction(charge: ChargeView, funded: readonly
       invoice_number: details.invoice_number,
       po_number: details.po_number,
       order_number: details.order_number,
-      batch_id: charge.batch_id,
+      batch_id: check === null ? charge.batch_id : null,
       source: 'api',
       terminal_name: null,
       terminal_id: null,
@@ -110,30 +115,37 @@ export function renderAcceptBlueTransaction(charge: ChargeView, funded: readonly
     },
     status_details: {
       status: acceptBlueStatusOf(charge),
-      error_code: charge.error_code,
-      error_message: charge.error_message,
+      error_code: error.code,
+      error_message: error.message,
     },
     billing_info: addressOf(billing),
     shipping_info: addressOf(request.shipping_info),
     custom_fields: { ...request.custom_fields, ...fundingCustomFields(funded) },
     line_items: request.line_items ?? [],
-    card_details: {
-      name: orNull(request.name),
-      last4: charge.last4,
-      expiry_month: charge.expiry_month,
-      expiry_year: charge.expiry_year,
-      card_type: acceptBlueCardType(charge.card_type),
-      avs_street: orNull(request.avs_address ?? billing.street),
-      avs_zip: orNull(request.avs_zip ?? billing.zip),
-      auth_code: orNull(charge.auth_code ?? undefined),
-      bin: charge.bin,
-      bin_details: { type: BIN_TYPE },
-      avs_result: orNull(avs.text),
-      avs_result_code: orNull(charge.avs_result_code ?? undefined),
-      cvv_result: orNull(cvvResultOf(charge.cvv_result_code)),
-      cvv_result_code: orNull(charge.cvv_result_code ?? undefined),
-      cavv_result: null,
-      cavv_result_code: null,
-    },
+    ...(check === null ? { card_details: cardDetailsOf(charge, request) } : { check_details: checkDetailsOf(check, charge.last4) }),
+  };
+}
+
+/** accept.blue's card_details of a card transaction. */
+function cardDetailsOf(charge: ChargeView, request: StoredChargeRequest): Record<string, unknown> {
+  const avs = avsResultOf(charge.avs_result_code);
+  const billing = request.billing_info;
+  return {
+    name: orNull(request.name),
+    last4: charge.last4,
+    expiry_month: charge.expiry_month,
+    expiry_year: charge.expiry_year,
+    card_type: acceptBlueCardType(charge.card_type),
+    avs_street: orNull(request.avs_address ?? billing.street),
+    avs_zip: orNull(request.avs_zip ?? billing.zip),
+    auth_code: orNull(charge.auth_code ?? undefined),
+    bin: charge.bin,
+    bin_details: { type: BIN_TYPE },
+    avs_result: orNull(avs.text),
+    avs_result_code: orNull(charge.avs_result_code ?? undefined),
+    cvv_result: orNull(cvvResultOf(charge.cvv_result_code)),
+    cvv_result_code: orNull(charge.cvv_result_code ?? undefined),
+    cavv_result: null,
+    cavv_result_code: null,
   };
 }

@@ -12,6 +12,7 @@ import { centsToDollarNumber } from '../../domain/money.ts';
 import type { WireDialect } from '../../domain/wire-dialect.ts';
 import type { FundedTransferRow } from '../../store/transfers.ts';
 import { fundingCustomFields } from '../transfers/funding.ts';
+import { checkDetailsOf, checkOf, checkSettledDateOf, checkStatusOf } from '../ach/check-view.ts';
 import type { ChargeView, StoredChargeRequest } from './charge-view.ts';
 import { addressOf, figuresOf, renderAcceptBlueTransaction, requestedCentsOf, surchargeCentsOf } from './transaction-acceptblue.ts';
 
@@ -42,10 +43,30 @@ function renderSpecTransaction(charge: ChargeView, funded: readonly FundedTransf
   const cvvText = cvvResultOf(charge.cvv_result_code);
   const cvvCode = charge.cvv_result_code ?? '';
   const details = request.transaction_details;
+  // A check shows its account (check_details) in place of a card, its entry's status, and no batch (behaviour section 17).
+  const check = checkOf(charge);
+  const cardDetails = {
+    card_type: charge.card_type,
+    last4: charge.last4,
+    bin: charge.bin,
+    auth_code: authCode,
+    avs_result: avs.text,
+    avs_result_code: avsCode,
+    avs_street: avs.street,
+    avs_zip: avs.zip,
+    cvv_result: cvvText,
+    cvv_result_code: cvvCode,
+    cavv_result: '',
+    cavv_result_code: null,
+    expiry_month: charge.expiry_month,
+    expiry_year: charge.expiry_year,
+    bin_details: { type: BIN_TYPE },
+    name: request.name ?? null,
+  };
   return {
     id: charge.pk,
     created_at: isoTime(charge.created_at_ms),
-    status_details: { status: transactionStatusOf(charge) },
+    status_details: { status: check === null ? transactionStatusOf(charge) : checkStatusOf(check) },
     amount_details: {
       amount,
       subtotal: centsToDollarNumber(figures.subtotalCents),
@@ -58,31 +79,14 @@ function renderSpecTransaction(charge: ChargeView, funded: readonly FundedTransf
       original_requested_amount: centsToDollarNumber(requestedCentsOf(charge, request) - surchargeCents),
       original_authorized_amount: authorized,
     },
-    card_details: {
-      card_type: charge.card_type,
-      last4: charge.last4,
-      bin: charge.bin,
-      auth_code: authCode,
-      avs_result: avs.text,
-      avs_result_code: avsCode,
-      avs_street: avs.street,
-      avs_zip: avs.zip,
-      cvv_result: cvvText,
-      cvv_result_code: cvvCode,
-      cavv_result: '',
-      cavv_result_code: null,
-      expiry_month: charge.expiry_month,
-      expiry_year: charge.expiry_year,
-      bin_details: { type: BIN_TYPE },
-      name: request.name ?? null,
-    },
+    ...(check === null ? { card_details: cardDetails } : { check_details: checkDetailsOf(check, charge.last4) }),
     billing_info: { ...request.billing_info },
     shipping_info: addressOf(request.shipping_info),
     transaction_details: {
       type: charge.kind,
       source: 'api',
-      // Not in a batch (yet): 0, as the field is an integer that is never null.
-      batch_id: charge.batch_id ?? 0,
+      // Not in a batch (yet): 0, as the field is an integer that is never null for a card; a check is never in one (null).
+      batch_id: check === null ? (charge.batch_id ?? 0) : null,
       description: details.description,
       order_number: details.order_number,
       invoice_number: details.invoice_number,
@@ -101,6 +105,6 @@ function renderSpecTransaction(charge: ChargeView, funded: readonly FundedTransf
       fax: request.customer?.fax ?? null,
     },
     custom_fields: { ...request.custom_fields, ...fundingCustomFields(funded) },
-    settled_date: charge.settled_at_ms === null ? null : utcDate(charge.settled_at_ms),
+    settled_date: check !== null ? checkSettledDateOf(check) : charge.settled_at_ms === null ? null : utcDate(charge.settled_at_ms),
   };
 }

@@ -14,6 +14,7 @@ import {
   TRANSACTION_TYPES,
   type TransactionType,
 } from '../../domain/card-lifecycle.ts';
+import { achStatesShowing } from '../../domain/ach.ts';
 import { DAY_MS } from '../../domain/clock.ts';
 import { parseReferenceNumber } from '../../domain/references.ts';
 import type { WireDialect } from '../../domain/wire-dialect.ts';
@@ -51,12 +52,15 @@ export interface TransactionReader {
 
 const DATE_FIELDS = ['created_at', 'settled_at'] as const;
 
+/** The spec dialect's status filter: the card statuses, and the two only checks reach (domain/ach.ts ACH_STATUS_NAMES). */
+const SPEC_FILTER_STATUSES = [...TRANSACTION_STATUSES, 'originated', 'returned'] as const;
+
 /** accept.blue: settled_date leaves out transactions processed more than this before the day. */
 const SETTLED_DATE_LOOKBACK_MS = 30 * DAY_MS;
 
 /** The filters and page a list query asks for, read in `dialect`. */
 export function parseListQuery(query: TransactionListQuery, dialect: WireDialect): { filters: TransactionFilters; page: { limit: number; offset: number } } {
-  const statuses = commaList<string>('status', query.status, dialect === 'acceptblue' ? ACCEPTBLUE_TRANSACTION_STATUSES : TRANSACTION_STATUSES);
+  const statuses = commaList<string>('status', query.status, dialect === 'acceptblue' ? ACCEPTBLUE_TRANSACTION_STATUSES : SPEC_FILTER_STATUSES);
   const type: TransactionType | null = oneOf('type', query.type, TRANSACTION_TYPES);
   const paymentTypes = commaList('payment_type', query.payment_type, PAYMENT_TYPES);
   const dateField = oneOf('date_field', query.date_field, DATE_FIELDS) ?? 'created_at';
@@ -82,6 +86,8 @@ export function parseListQuery(query: TransactionListQuery, dialect: WireDialect
   }
   const filters: TransactionFilters = {
     states: statuses === null ? null : statesShowing(statuses, dialect),
+    // A check shows the status of its ACH entry, the same in both dialects.
+    achStates: statuses === null ? null : achStatesShowing(statuses),
     type,
     paymentTypes,
     createdFromMs: processedFromMs,

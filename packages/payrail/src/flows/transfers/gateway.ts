@@ -20,6 +20,8 @@ export interface NamedPayin {
 export function gatewayRefusal(payin: NamedPayin, facts: GatewayChargeFacts | undefined, merchantId: string, amountCents: number): string | null {
   const named = `attribute ${payin.attribute} ${payin.chargePk}`;
   if (facts === undefined || facts.merchant_id !== merchantId) return `${named} names no card payin`;
+  // A check's money reaches the merchant days later and may still be returned: only card payins fund transfers.
+  if (facts.status === 'check') return `${named} names a check (ACH) payment; only card payins can fund a transfer`;
   if (facts.status !== 'approved') return `${named} names a card payin that is ${facts.status}, not approved`;
   if (facts.unlinked_cents < amountCents) {
     return `${named} has ${formatCents(facts.unlinked_cents)} not yet linked to transfers, less than the amount ${formatCents(amountCents)}`;

@@ -6,7 +6,7 @@
 // the same in both dialects; the answers below are the accept.blue
 // dialect's (the spec dialect answers shape A or B, as before).
 import { Type, type Static } from 'typebox';
-import { ChargeResponse } from './payin.ts';
+import { ChargeResponse, CheckFields } from './payin.ts';
 
 const text = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
 const money = (description: string) => Type.Optional(Type.Number({ minimum: 0, maximum: 20_000_000, description }));
@@ -201,6 +201,8 @@ export const CreditTransactionRequest = Type.Object(
     name: text(255),
     avs_address: text(255),
     avs_zip: text(50),
+    // A check credit (accept.blue's CheckCredit): name, routing_number and account_number instead of a card or source.
+    ...CheckFields,
     customer: Type.Optional(OperationCustomer),
     transaction_details: Type.Optional(ExtendedTransactionDetails),
     transaction_flags: Type.Optional(TransactionFlags),

@@ -5,6 +5,7 @@
 // Unknown request fields are refused with the field named, so a misspelt
 // optional field is reported instead of silently dropped.
 import { Type, type Static, type TSchema } from 'typebox';
+import { ACCOUNT_TYPE_PATTERN, SEC_CODES } from '../../domain/ach.ts';
 
 const optionalText = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
 const nullableText = () => Type.Union([Type.String(), Type.Null()]);
@@ -201,6 +202,28 @@ const CardFields = {
   ),
 };
 
+/**
+ * A bank account sent as such (accept.blue's CheckFields; behaviour.md
+ * section 17): with `name`, a check charge or credit instead of a card. The
+ * routing number's check digit and the account number's length are checked
+ * by the flow (domain/ach.ts), so the refusal names the rule.
+ */
+export const CheckFields = {
+  routing_number: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'ABA routing number: 9 digits whose check digit holds' })),
+  account_number: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 32, description: 'Bank account number, 4 to 17 digits; never shown again (answers show its last four)' }),
+  ),
+  account_type: Type.Optional(
+    Type.String({ pattern: ACCOUNT_TYPE_PATTERN, description: 'checking (default) or savings, in either case; answers echo it as sent' }),
+  ),
+  sec_code: Type.Optional(
+    Type.Union(
+      SEC_CODES.map((code) => Type.Literal(code)),
+      { description: "Standard Entry Class: PPD, CCD, TEL or WEB (default WEB; with a pm- source, overrides the payment method's)" },
+    ),
+  ),
+};
+
 export const ChargeRequest = Type.Object(
   {
     amount: Type.Number({ description: 'Amount in dollars, at most 2 decimals, 0.50 to 100000.00' }),
@@ -221,6 +244,7 @@ export const ChargeRequest = Type.Object(
       Type.Boolean({ description: 'false authorizes only: nothing is credited until POST /api/v2/transactions/capture; authorizations expire after 7 days' }),
     ),
     ...ACCEPTBLUE_CHARGE_FIELDS,
+    ...CheckFields,
     ...NOT_OFFERED_FIELDS,
   },
   { title: 'ChargeRequest', additionalProperties: false },
@@ -286,6 +310,21 @@ const NullableAddress = Type.Object({
   phone: nullableText(),
 });
 
+/** accept.blue's check_details: a check transaction's account (never its number) and return. */
+export const CheckDetails = Type.Object(
+  {
+    name: Type.String(),
+    routing_number: Type.String(),
+    account_number_last4: Type.String(),
+    account_type: Type.String({ description: 'As sent (checking or savings, in the case sent)' }),
+    sec_code: Type.String(),
+    returned_at: Type.Union([Type.String(), Type.Null()], { description: 'YYYY-MM-DD when the bank returned it' }),
+    returned_code: Type.Union([Type.String(), Type.Null()], { description: 'NACHA return code (R01...)' }),
+    returned_reason: Type.Union([Type.String(), Type.Null()]),
+  },
+  { title: 'CheckDetails', description: 'A check transaction' },
+);
+
 /** Shape A: an approved (or pending) charge. */
 export const ShapeA = Type.Object(
   {
@@ -309,7 +348,12 @@ export const ShapeA = Type.Object(
     transaction: Type.Object({
       id: Type.Integer(),
       created_at: Type.String(),
-      status_details: Type.Object({ status: Type.String({ description: 'approved (authorized), captured, pending, settled, voided, expired' }) }),
+      status_details: Type.Object({
+        status: Type.String({
+          description:
+            'approved (authorized), captured, pending, settled, voided, expired; a check, the status of its ACH entry: pending, originated, settled, returned, voided, declined, error',
+        }),
+      }),
       amount_details: Type.Object({
         amount: Type.Number(),
         subtotal: Type.Number(),
@@ -322,24 +366,30 @@ export const ShapeA = Type.Object(
         original_requested_amount: Type.Number(),
         original_authorized_amount: Type.Number(),
       }),
-      card_details: Type.Object({
-        card_type: Type.String(),
-        last4: Type.String(),
-        bin: Type.String(),
-        auth_code: Type.String(),
-        avs_result: Type.String(),
-        avs_result_code: Type.String(),
-        avs_street: Type.String(),
-        avs_zip: Type.String(),
-        cvv_result: Type.String(),
-        cvv_result_code: Type.String(),
-        cavv_result: Type.String(),
-        cavv_result_code: nullableText(),
-        expiry_month: Type.Integer(),
-        expiry_year: Type.Integer(),
-        bin_details: Type.Object({ type: Type.String() }),
-        name: nullableText(),
-      }),
+      check_details: Type.Optional(CheckDetails),
+      card_details: Type.Optional(
+        Type.Object(
+          {
+            card_type: Type.String(),
+            last4: Type.String(),
+            bin: Type.String(),
+            auth_code: Type.String(),
+            avs_result: Type.String(),
+            avs_result_code: Type.String(),
+            avs_street: Type.String(),
+            avs_zip: Type.String(),
+            cvv_result: Type.String(),
+            cvv_result_code: Type.String(),
+            cavv_result: Type.String(),
+            cavv_result_code: nullableText(),
+            expiry_month: Type.Integer(),
+            expiry_year: Type.Integer(),
+            bin_details: Type.Object({ type: Type.String() }),
+            name: nullableText(),
+          },
+          { description: 'A card transaction' },
+        ),
+      ),
       billing_info: Type.Object({
         first_name: Type.String(),
         last_name: Type.String(),
@@ -355,7 +405,7 @@ export const ShapeA = Type.Object(
       transaction_details: Type.Object({
         type: Type.String(),
         source: Type.String(),
-        batch_id: Type.Integer(),
+        batch_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The batch of a card transaction (0: none yet); null for a check' }),
         description: nullableText(),
         order_number: nullableText(),
         invoice_number: nullableText(),
@@ -439,24 +489,27 @@ export const AcceptBlueTransaction = Type.Object(
     shipping_info: NullableAddress,
     custom_fields: Type.Object({}, { description: 'custom1 to custom20 as sent, and transfers: the transfers the charge funds' }),
     line_items: Type.Array(Type.Object({})),
-    card_details: Type.Object({
-      name: nullableText(),
-      last4: Type.String(),
-      expiry_month: Type.Integer(),
-      expiry_year: Type.Integer(),
-      card_type: Type.String({ description: 'Visa, MasterCard, Amex, Discover, JCB or Diners' }),
-      avs_street: nullableText(),
-      avs_zip: nullableText(),
-      auth_code: nullableText(),
-      bin: Type.String(),
-      bin_details: Type.Object({ type: nullableText() }),
-      avs_result: nullableText(),
-      avs_result_code: nullableText(),
-      cvv_result: nullableText(),
-      cvv_result_code: nullableText(),
-      cavv_result: nullableText(),
-      cavv_result_code: nullableText(),
-    }),
+    check_details: Type.Optional(CheckDetails),
+    card_details: Type.Optional(
+      Type.Object({
+        name: nullableText(),
+        last4: Type.String(),
+        expiry_month: Type.Integer(),
+        expiry_year: Type.Integer(),
+        card_type: Type.String({ description: 'Visa, MasterCard, Amex, Discover, JCB or Diners' }),
+        avs_street: nullableText(),
+        avs_zip: nullableText(),
+        auth_code: nullableText(),
+        bin: Type.String(),
+        bin_details: Type.Object({ type: nullableText() }),
+        avs_result: nullableText(),
+        avs_result_code: nullableText(),
+        cvv_result: nullableText(),
+        cvv_result_code: nullableText(),
+        cavv_result: nullableText(),
+        cavv_result_code: nullableText(),
+      }),
+    ),
   },
   { title: 'AcceptBlueTransaction' },
 );
@@ -486,7 +539,24 @@ export const AcceptBlueChargeResponse = Type.Object(
   { title: 'AcceptBlueChargeResult' },
 );
 
-export const ChargeResponse = Type.Union([ShapeA, ShapeB, AcceptBlueChargeResponse], { title: 'TransactionResult' });
+/** accept.blue's Check Response: BaseChargeResponse with a CheckTransaction (a check charge in the accept.blue dialect). */
+export const AcceptBlueCheckChargeResponse = Type.Object(
+  {
+    version: Type.String(),
+    status: Type.String({ description: 'Approved, Submitted (not answered yet), Declined or Error' }),
+    status_code: Type.String({ description: 'A, P, D or E' }),
+    error_message: nullableText(),
+    error_code: nullableText(),
+    error_details: Type.Null(),
+    reference_number: Type.Integer(),
+    auth_amount: Type.Number(),
+    auth_code: nullableText(),
+    transaction: AcceptBlueTransaction,
+  },
+  { title: 'AcceptBlueCheckChargeResult' },
+);
+
+export const ChargeResponse = Type.Union([ShapeA, ShapeB, AcceptBlueChargeResponse, AcceptBlueCheckChargeResponse], { title: 'TransactionResult' });
 
 // The card transaction lifecycle (docs/api-decisions.md sections 10 and 14) --------
 

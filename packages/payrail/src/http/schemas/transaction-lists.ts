@@ -13,10 +13,10 @@ const nullableText = () => Type.Union([Type.String(), Type.Null()]);
 export const TransactionListQuery = Type.Object(
   {
     status: queryText(
-      'Comma list. spec: approved, captured, pending, settled, voided, expired, declined, error. acceptblue: captured, pending, reserve, originated, returned, cancelled, queued, declined, error, settled, voided, approved, blocked, expired',
+      'Comma list. A check matches by the status of its ACH entry (pending, originated, settled, returned, voided, declined, error). spec: approved, captured, pending, settled, voided, expired, declined, error, originated, returned. acceptblue: captured, pending, reserve, originated, returned, cancelled, queued, declined, error, settled, voided, approved, blocked, expired',
     ),
     type: queryText('charge, refund or verify'),
-    payment_type: queryText('Comma list of credit_card, check (every transaction is a card transaction)'),
+    payment_type: queryText('Comma list of credit_card (cards and verifications), check (check charges, refunds and credits)'),
     date_field: queryText('What date_from and date_to bound: created_at (default) or settled_at'),
     date_from: queryText(
       'On or after. spec: YYYY-MM-DD (UTC) or an ISO 8601 timestamp. acceptblue: epoch milliseconds, YYYY-MM-DD or a timestamp, from the start of its UTC day',

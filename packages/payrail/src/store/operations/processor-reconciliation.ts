@@ -150,7 +150,11 @@ async function readIn(tx: Tx, column: 'processor_ref' | 'pk', values: readonly S
   for (const size of chunkSizes(values.length)) {
     const chunk = values.slice(at, at + size);
     at += size;
-    const rows = await tx.all(`SELECT ${TRANSACTION_COLUMNS} FROM charges WHERE ${column} IN (${chunk.map(() => '?').join(', ')}) ORDER BY pk`, chunk);
+    // Checks are the ACH network's business, never the card processor's (their network ids are not card processor ids).
+    const rows = await tx.all(
+      `SELECT ${TRANSACTION_COLUMNS} FROM charges WHERE ${column} IN (${chunk.map(() => '?').join(', ')}) AND payment_type = 'card' ORDER BY pk`,
+      chunk,
+    );
     facts.push(...rows.map(transactionFactOf));
   }
   return facts;
@@ -173,11 +177,10 @@ export async function transactionsByPk(db: Db, pks: readonly number[]): Promise<
 /** Transactions Payrail settled from `fromMs` (inclusive) to `toMs` (exclusive), at most `limit`, by pk. */
 export async function settledTransactions(db: Db, input: { fromMs: number; toMs: number; limit: number }): Promise<PayrailTransactionFact[]> {
   const rows = await db.read((tx) =>
-    tx.all(`SELECT ${TRANSACTION_COLUMNS} FROM charges WHERE settled_at_ms >= ? AND settled_at_ms < ? AND stage = 'settled' ORDER BY pk LIMIT ?`, [
-      input.fromMs,
-      input.toMs,
-      input.limit,
-    ]),
+    tx.all(
+      `SELECT ${TRANSACTION_COLUMNS} FROM charges WHERE settled_at_ms >= ? AND settled_at_ms < ? AND stage = 'settled' AND payment_type = 'card' ORDER BY pk LIMIT ?`,
+      [input.fromMs, input.toMs, input.limit],
+    ),
   );
   return rows.map(transactionFactOf);
 }

@@ -32,8 +32,17 @@ export function payinChargeRoutes(service: Service): FastifyPluginAsyncTypebox {
       {
         schema: {
           operationId: 'chargeCard',
-          summary: 'Charge a card by nonce',
-          errors: ['invalid_nonce', 'invalid_card', 'invalid_amount', 'idempotency_key_reused', 'not_found', 'not_offered', 'service_unavailable'],
+          summary: 'Charge a card by nonce, or a bank account (a check: routing_number, account_number, name)',
+          errors: [
+            'invalid_nonce',
+            'invalid_card',
+            'invalid_amount',
+            'idempotency_key_reused',
+            'not_found',
+            'not_offered',
+            'service_unavailable',
+            'check_payments_unavailable',
+          ],
           body: ChargeRequest,
           headers: ChargeHeaders,
           response: { 200: ChargeResponse, ...REFUSALS },

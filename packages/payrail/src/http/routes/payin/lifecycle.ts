@@ -13,6 +13,7 @@ import { createCardLifecycleFlow, type Caller } from '../../../flows/payin/card-
 import { createVerifyFlow, verifyDepsOf } from '../../../flows/payin/verify.ts';
 import { creditDepsOf, operationDepsOf } from '../../../flows/payin/operation-common.ts';
 import { credit } from '../../../flows/payin/credit.ts';
+import { checkDepsFor } from '../../../flows/ach/check-charge.ts';
 import type { ErrorName } from '../../../errors.ts';
 import type { Service } from '../../../service.ts';
 import { zeroExpiryIsAbsent } from '../../acceptblue-expiry.ts';
@@ -57,17 +58,17 @@ const DOCS = {
   void: {
     operationId: 'voidTransaction',
     summary: 'Void an authorization or an unsettled capture (a capture gives its credit back)',
-    errors: ['not_found', 'invalid_amount', 'insufficient_funds', 'idempotency_key_reused'],
+    errors: ['not_found', 'invalid_amount', 'insufficient_funds', 'idempotency_key_reused', 'check_payments_unavailable'],
   },
   refund: {
     operationId: 'refundTransaction',
-    summary: 'Refund a settled transaction, in full or in part (a transaction of its own)',
-    errors: ['not_found', 'invalid_amount', 'insufficient_funds', 'idempotency_key_reused'],
+    summary: 'Refund a settled transaction, in full or in part (a transaction of its own); a check from five business days after it was processed',
+    errors: ['not_found', 'invalid_amount', 'insufficient_funds', 'idempotency_key_reused', 'check_payments_unavailable'],
   },
   reversal: {
     operationId: 'reverseTransaction',
     summary: 'Void when unsettled, refund when settled',
-    errors: ['not_found', 'invalid_amount', 'insufficient_funds', 'idempotency_key_reused'],
+    errors: ['not_found', 'invalid_amount', 'insufficient_funds', 'idempotency_key_reused', 'check_payments_unavailable'],
   },
   adjust: {
     operationId: 'adjustTransaction',
@@ -81,8 +82,17 @@ const DOCS = {
   },
   credit: {
     operationId: 'creditCard',
-    summary: 'Send money to a card no charge names (an unmatched credit); debits the merchant like a refund',
-    errors: ['invalid_request', 'invalid_amount', 'invalid_nonce', 'invalid_card', 'not_found', 'insufficient_funds', 'idempotency_key_reused'],
+    summary: 'Send money to a card or bank account no charge names (an unmatched credit); debits the merchant like a refund',
+    errors: [
+      'invalid_request',
+      'invalid_amount',
+      'invalid_nonce',
+      'invalid_card',
+      'not_found',
+      'insufficient_funds',
+      'idempotency_key_reused',
+      'check_payments_unavailable',
+    ],
   },
   queue: {
     operationId: 'queueTransaction',
@@ -99,7 +109,9 @@ const DOCS = {
 export function payinLifecycleRoutes(service: Service): FastifyPluginAsyncTypebox {
   return async (app) => {
     keepRawJson(app);
-    const flow = createCardLifecycleFlow(operationDepsOf(service));
+    // Checks (behaviour section 17) share these routes: their operations go to flows/ach through the same flows.
+    const checks = checkDepsFor(service);
+    const flow = createCardLifecycleFlow(operationDepsOf(service), checks);
     const verifyFlow = createVerifyFlow(verifyDepsOf(service));
     // Credentials are checked on request, before the body is validated.
     const authenticate = basicAuth(service);
@@ -198,7 +210,12 @@ export function payinLifecycleRoutes(service: Service): FastifyPluginAsyncTypebo
       },
       async (request, reply) => {
         const body = request.body as CreditTransactionRequest;
-        const result = await credit(creditDeps, callerOf(request), { body, amountText: amountTextOf(request), idempotencyKey: idempotencyKeyOf(request) });
+        const result = await credit(
+          creditDeps,
+          callerOf(request),
+          { body, amountText: amountTextOf(request), idempotencyKey: idempotencyKeyOf(request) },
+          checks,
+        );
         return answer(request, reply, 'credit', result, 0);
       },
     );
