@@ -11,6 +11,7 @@ import { accountTypeOf, DEFAULT_SEC_CODE } from '../../src/domain/ach.ts';
 import { ACH_STATUS_POLL_INTERVAL_MS } from '../../src/domain/ach-schedule.ts';
 import { merchantAccount } from '../../src/domain/ledger.ts';
 import { Secret } from '../../src/domain/secret.ts';
+import { ACH_NETWORK_TIMEOUT_MS } from '../../src/providers/ach-network.ts';
 import { EVENT_VIEWS } from '../../src/flows/events/emit.ts';
 import { chargeReference } from '../../src/flows/common/provider-references.ts';
 import type { CreatedMerchant } from '../../src/flows/merchants/merchants.ts';
@@ -77,7 +78,7 @@ export async function createCheck(service: Service, merchant: CreatedMerchant, c
       accountType: 'Checking',
       secCode: DEFAULT_SEC_CODE,
       network: network.name,
-      retryAtMs: nowMs + 30_000,
+      retryAtMs: nowMs + ACH_NETWORK_TIMEOUT_MS,
       nowMs,
     });
     if (direction === 'credit') {
