@@ -90,12 +90,22 @@ for (const kind of STORE_KINDS) {
       }
       for (let i = 0; i < 4; i++) {
         const amount = 2_000 + i;
-        checks.set(await createCheck(t.service, merchant, { amountCents: amount, accountNumber: `8${i}001111`, submit: false }), { ending: '1111', amount, kind: 'lost' });
+        checks.set(await createCheck(t.service, merchant, { amountCents: amount, accountNumber: `8${i}001111`, submit: false }), {
+          ending: '1111',
+          amount,
+          kind: 'lost',
+        });
       }
       for (let i = 0; i < 4; i++) {
         const amount = 3_000 + i;
         const pk = await createCheck(t.service, merchant, { amountCents: amount, accountNumber: `9${i}002222` });
-        const begun = await beginAchVoid(t.service.db, { chargePk: pk, merchantId: merchant.merchant_id, nowMs: MONDAY_10_UTC, views: EVENT_VIEWS, nextCheckAtMs: MONDAY_10_UTC + 30_000 });
+        const begun = await beginAchVoid(t.service.db, {
+          chargePk: pk,
+          merchantId: merchant.merchant_id,
+          nowMs: MONDAY_10_UTC,
+          views: EVENT_VIEWS,
+          nextCheckAtMs: MONDAY_10_UTC + 30_000,
+        });
         assert.equal(begun.kind, 'moved');
         checks.set(pk, { ending: '2222', amount, kind: 'voiding' });
       }
@@ -146,7 +156,9 @@ for (const kind of STORE_KINDS) {
       });
 
       // One event per move made, never two.
-      const events = await t.service.db.read((tx) => tx.all<{ type: string; data_json: string }>('SELECT type, data_json FROM events WHERE merchant_id = ?', [merchant.merchant_id]));
+      const events = await t.service.db.read((tx) =>
+        tx.all<{ type: string; data_json: string }>('SELECT type, data_json FROM events WHERE merchant_id = ?', [merchant.merchant_id]),
+      );
       const seen = new Map<string, number>();
       for (const event of events) {
         const data = JSON.parse(event.data_json) as { id?: number | string; reference_number?: number };

@@ -26,7 +26,9 @@ function post(t: TestApp, apiKey: string | null, payload: string) {
 }
 
 async function offsetOf(t: TestApp, merchantId: string): Promise<number> {
-  const row = await t.service.db.read((tx) => tx.get<{ offset_ms: number | string }>('SELECT offset_ms FROM sandbox_ach_clocks WHERE merchant_id = ?', [merchantId]));
+  const row = await t.service.db.read((tx) =>
+    tx.get<{ offset_ms: number | string }>('SELECT offset_ms FROM sandbox_ach_clocks WHERE merchant_id = ?', [merchantId]),
+  );
   return row === undefined ? 0 : Number(row.offset_ms);
 }
 
@@ -60,7 +62,15 @@ for (const kind of STORE_KINDS) {
 
     it('refuses bad business_days with a 400 and writes nothing', async () => {
       const merchant = await t.newMerchant();
-      for (const payload of ['{"business_days":0}', '{"business_days":31}', '{"business_days":1.5}', '{"business_days":"2"}', '{}', '{"business_days":1,"x":1}', 'nope']) {
+      for (const payload of [
+        '{"business_days":0}',
+        '{"business_days":31}',
+        '{"business_days":1.5}',
+        '{"business_days":"2"}',
+        '{}',
+        '{"business_days":1,"x":1}',
+        'nope',
+      ]) {
         const response = await post(t, merchant.transfer_api_key, payload);
         assert.equal(response.statusCode, 400, `${payload}: ${response.body}`);
         assert.equal((response.json() as { success: unknown }).success, 'false', response.body);
@@ -97,16 +107,27 @@ for (const kind of STORE_KINDS) {
 
     it('is refused in production, before anything else', async () => {
       const merchant = await t.newMerchant();
-      const production = await createService({ ...t.service.config, environment: 'production' }, { db: t.store.db, clock: t.clock, log: createLogger('silent') });
+      const production = await createService(
+        { ...t.service.config, environment: 'production' },
+        { db: t.store.db, clock: t.clock, log: createLogger('silent') },
+      );
       const app = await buildApp(production);
       try {
-        const response = await app.inject({ method: 'POST', url: '/sandbox/ach/advance', headers: { 'content-type': 'application/json' }, payload: '{"business_days":1}' });
+        const response = await app.inject({
+          method: 'POST',
+          url: '/sandbox/ach/advance',
+          headers: { 'content-type': 'application/json' },
+          payload: '{"business_days":1}',
+        });
         assert.equal(response.statusCode, 404, response.body);
       } finally {
         await app.close();
       }
       // The flow the command runs refuses it the same way.
-      await assert.rejects(advanceSandboxAchClock(production, { merchantId: merchant.merchant_id, businessDays: 1 }), (error) => isApiError(error) && error.error === 'sandbox_only');
+      await assert.rejects(
+        advanceSandboxAchClock(production, { merchantId: merchant.merchant_id, businessDays: 1 }),
+        (error) => isApiError(error) && error.error === 'sandbox_only',
+      );
       assert.equal(await offsetOf(t, merchant.merchant_id), 0);
     });
 

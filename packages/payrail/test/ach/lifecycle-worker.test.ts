@@ -187,7 +187,13 @@ for (const kind of STORE_KINDS) {
       const early = await createCheck(t.service, merchant, { amountCents: AMOUNT, accountNumber: '55556666' });
       const late = await createCheck(t.service, merchant, { amountCents: 700, accountNumber: '55557777' });
       for (const pk of [early, late]) {
-        const begun = await beginAchVoid(t.service.db, { chargePk: pk, merchantId: merchant.merchant_id, nowMs: t.clock.nowMs(), views: EVENT_VIEWS, nextCheckAtMs: t.clock.nowMs() + 30_000 });
+        const begun = await beginAchVoid(t.service.db, {
+          chargePk: pk,
+          merchantId: merchant.merchant_id,
+          nowMs: t.clock.nowMs(),
+          views: EVENT_VIEWS,
+          nextCheckAtMs: t.clock.nowMs() + 30_000,
+        });
         assert.equal(begun.kind, 'moved');
       }
       t.clock.advance(SUBMIT_DEADLINE_MS);
@@ -256,13 +262,21 @@ for (const kind of STORE_KINDS) {
       const deps = achLifecycleDepsOf(t.service);
       const voided = await createCheck(t.service, merchant, { amountCents: AMOUNT, accountNumber: '88880001' });
       const open = await createCheck(t.service, merchant, { amountCents: AMOUNT, accountNumber: '88880002' });
-      await beginAchVoid(t.service.db, { chargePk: voided, merchantId: merchant.merchant_id, nowMs: t.clock.nowMs(), views: EVENT_VIEWS, nextCheckAtMs: t.clock.nowMs() });
+      await beginAchVoid(t.service.db, {
+        chargePk: voided,
+        merchantId: merchant.merchant_id,
+        nowMs: t.clock.nowMs(),
+        views: EVENT_VIEWS,
+        nextCheckAtMs: t.clock.nowMs(),
+      });
       t.clock.advance(SUBMIT_DEADLINE_MS);
       await t.service.db.write((tx) => tx.run('UPDATE ach_entries SET next_check_at_ms = ? WHERE charge_pk = ?', [t.clock.nowMs() + 400 * DAY_MS, open]));
       await sweepAll(deps);
       assert.equal((await entryOf(t.service, merchant, voided)).state, 'voided');
       const sealedOf = async (pk: number) =>
-        Buffer.from((await t.service.db.read((tx) => tx.get<{ card_number_enc: Uint8Array }>('SELECT card_number_enc FROM charges WHERE pk = ?', [pk])))!.card_number_enc);
+        Buffer.from(
+          (await t.service.db.read((tx) => tx.get<{ card_number_enc: Uint8Array }>('SELECT card_number_enc FROM charges WHERE pk = ?', [pk])))!.card_number_enc,
+        );
       t.clock.advance(ACH_ACCOUNT_RETENTION_MS - 1_000);
       assert.equal(await eraseExpiredAchAccounts(t.service), 0);
       t.clock.advance(2_000);

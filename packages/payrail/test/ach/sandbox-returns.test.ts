@@ -89,16 +89,31 @@ for (const kind of STORE_KINDS) {
       it(`an account ending ${last4} settles, then is returned ${code} one business day later, taken back from available`, async () => {
         const merchant = await t.newMerchant({ fundCents: 1_000 });
         const pk = await createCheck(t.service, merchant, { amountCents: AMOUNT, accountNumber: `1234${last4}` });
-        assert.deepEqual(await achBalances(t.service, merchant.merchant_id), { available: 1_000, ach_pending: AMOUNT, ach_payins: -AMOUNT, ach_returns_due: 0 });
+        assert.deepEqual(await achBalances(t.service, merchant.merchant_id), {
+          available: 1_000,
+          ach_pending: AMOUNT,
+          ach_payins: -AMOUNT,
+          ach_returns_due: 0,
+        });
         await assertLedgerOk(t);
 
         assert.deepEqual((await advance(t, merchant, 1)).moved, { ...none, originated: 1 });
-        assert.deepEqual(await achBalances(t.service, merchant.merchant_id), { available: 1_000, ach_pending: AMOUNT, ach_payins: -AMOUNT, ach_returns_due: 0 });
+        assert.deepEqual(await achBalances(t.service, merchant.merchant_id), {
+          available: 1_000,
+          ach_pending: AMOUNT,
+          ach_payins: -AMOUNT,
+          ach_returns_due: 0,
+        });
         await assertLedgerOk(t);
 
         // Tuesday to Wednesday 10:00: settlement is at Wednesday's 21:00 cut-off, not yet.
         assert.deepEqual((await advance(t, merchant, 1)).moved, none);
-        assert.deepEqual(await achBalances(t.service, merchant.merchant_id), { available: 1_000, ach_pending: AMOUNT, ach_payins: -AMOUNT, ach_returns_due: 0 });
+        assert.deepEqual(await achBalances(t.service, merchant.merchant_id), {
+          available: 1_000,
+          ach_pending: AMOUNT,
+          ach_payins: -AMOUNT,
+          ach_returns_due: 0,
+        });
         await assertLedgerOk(t);
 
         assert.deepEqual((await advance(t, merchant, 1)).moved, { ...none, settled: 1 });
@@ -106,7 +121,12 @@ for (const kind of STORE_KINDS) {
         assert.equal(settled.state, 'settled');
         assert.equal(settled.settled_at_ms, Date.UTC(2026, 11, 2, 21, 0));
         assert.ok(settled.next_check_at_ms !== null, 'a settled check is watched for returns');
-        assert.deepEqual(await achBalances(t.service, merchant.merchant_id), { available: 1_000 + AMOUNT, ach_pending: 0, ach_payins: -AMOUNT, ach_returns_due: 0 });
+        assert.deepEqual(await achBalances(t.service, merchant.merchant_id), {
+          available: 1_000 + AMOUNT,
+          ach_pending: 0,
+          ach_payins: -AMOUNT,
+          ach_returns_due: 0,
+        });
         await assertLedgerOk(t);
 
         assert.deepEqual((await advance(t, merchant, 1)).moved, { ...none, returned: 1 });
@@ -138,12 +158,22 @@ for (const kind of STORE_KINDS) {
       assert.equal(returned.returned_from, 'ach_returns_due');
       // The credit is still on its way (originated at Thursday's cut-off, not yet settled).
       assert.equal((await entryOf(t.service, merchant, credit)).state, 'originated');
-      assert.deepEqual(await achBalances(t.service, merchant.merchant_id), { available: 45, ach_pending: 0, ach_payins: AMOUNT - 45, ach_returns_due: -AMOUNT });
+      assert.deepEqual(await achBalances(t.service, merchant.merchant_id), {
+        available: 45,
+        ach_pending: 0,
+        ach_payins: AMOUNT - 45,
+        ach_returns_due: -AMOUNT,
+      });
       await assertLedgerOk(t);
 
       // The credit settles (no money moves: it was held when made) and stays watched, then is final.
       assert.deepEqual((await advance(t, merchant, 2)).moved, { ...none, settled: 1 });
-      assert.deepEqual(await achBalances(t.service, merchant.merchant_id), { available: 45, ach_pending: 0, ach_payins: AMOUNT - 45, ach_returns_due: -AMOUNT });
+      assert.deepEqual(await achBalances(t.service, merchant.merchant_id), {
+        available: 45,
+        ach_pending: 0,
+        ach_payins: AMOUNT - 45,
+        ach_returns_due: -AMOUNT,
+      });
       await advance(t, merchant, 10);
       assert.equal((await entryOf(t.service, merchant, credit)).next_check_at_ms, null);
       await assertLedgerOk(t);

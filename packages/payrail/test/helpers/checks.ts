@@ -82,7 +82,13 @@ export async function createCheck(service: Service, merchant: CreatedMerchant, c
       nowMs,
     });
     if (direction === 'credit') {
-      const held = await holdAchCredit(tx, { chargePk: pk, merchantId: merchant.merchant_id, parentPk: check.parentPk ?? null, amountCents: check.amountCents, nowMs });
+      const held = await holdAchCredit(tx, {
+        chargePk: pk,
+        merchantId: merchant.merchant_id,
+        parentPk: check.parentPk ?? null,
+        amountCents: check.amountCents,
+        nowMs,
+      });
       if (held !== 'held') throw new Refusal<number>(-1);
     }
     return pk;

@@ -10,14 +10,7 @@ import { type AchState, returnReasonOf, settlesAtMs } from '../../domain/ach.ts'
 import { achNextCheckAtMs, achRetryDelayMs, ACH_STUCK_RECHECK_MS } from '../../domain/ach-schedule.ts';
 import type { AchEntryReport } from '../../providers/ach-network.ts';
 import type { AchEntryRow } from '../../store/ach/entries.ts';
-import {
-  type AchMove,
-  beginAchVoid,
-  finishAchVoid,
-  originateAchEntry,
-  returnAchEntry,
-  settleAchEntry,
-} from '../../store/ach/transitions.ts';
+import { type AchMove, beginAchVoid, finishAchVoid, originateAchEntry, returnAchEntry, settleAchEntry } from '../../store/ach/transitions.ts';
 import { entryQuery, errorText, lastWaitMs, moveBase, reschedule, serviceTimeOf, type EntryStep } from './lifecycle-context.ts';
 import { statusWithDeadline } from './network-calls.ts';
 
@@ -112,7 +105,8 @@ async function applyNetworkVoid(step: EntryStep): Promise<AchState | null> {
 
 /** When an entry in its current state is asked about next, on the service clock. */
 export function nextCheck(step: EntryStep, entry: AchEntryRow): number | null {
-  const ownSettlementMs = entry.state === 'originated' && entry.direction === 'debit' && entry.originated_at_ms !== null ? settlesAtMs(entry.originated_at_ms) : null;
+  const ownSettlementMs =
+    entry.state === 'originated' && entry.direction === 'debit' && entry.originated_at_ms !== null ? settlesAtMs(entry.originated_at_ms) : null;
   return serviceTimeOf(
     step,
     achNextCheckAtMs({

@@ -76,7 +76,10 @@ export async function advanceAchEntry(deps: AchLifecycleDeps, entry: ClaimedAchE
         return null;
     }
   } catch (error) {
-    deps.log.error({ check: entry.charge_pk, state: entry.state, err: errorText(error) }, 'ACH entry could not be looked at; its claim lapses and it is tried again');
+    deps.log.error(
+      { check: entry.charge_pk, state: entry.state, err: errorText(error) },
+      'ACH entry could not be looked at; its claim lapses and it is tried again',
+    );
     return null;
   }
 }

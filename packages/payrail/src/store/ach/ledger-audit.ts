@@ -62,10 +62,9 @@ export async function readAchLedgerFacts(tx: Tx): Promise<AchLedgerFacts> {
     ),
     entriesWithMismatchedPostings: await entriesWithMismatchedPostings(tx),
     checksWithoutEntry: pks(
-      await tx.all(
-        "SELECT c.pk FROM charges c WHERE c.payment_type = 'check' AND NOT EXISTS (SELECT 1 FROM ach_entries e WHERE e.charge_pk = c.pk) LIMIT ?",
-        [ROWS_MAX],
-      ),
+      await tx.all("SELECT c.pk FROM charges c WHERE c.payment_type = 'check' AND NOT EXISTS (SELECT 1 FROM ach_entries e WHERE e.charge_pk = c.pk) LIMIT ?", [
+        ROWS_MAX,
+      ]),
     ),
     entriesNotMatchingTheirRow: pks(
       await tx.all(

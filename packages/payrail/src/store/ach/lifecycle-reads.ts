@@ -50,8 +50,6 @@ export async function claimOpenAchEntriesOfMerchant(
        RETURNING ${ACH_ENTRY_COLUMNS}, (SELECT last4 FROM charges c WHERE c.pk = ach_entries.charge_pk) AS account_last4`,
       [input.nowMs + input.leaseMs, input.merchantId, input.nowMs, input.limit, input.nowMs],
     );
-    return rows
-      .map((row) => ({ ...achEntryOf(row), account_last4: String(row.account_last4) }))
-      .sort((a, b) => a.charge_pk - b.charge_pk);
+    return rows.map((row) => ({ ...achEntryOf(row), account_last4: String(row.account_last4) })).sort((a, b) => a.charge_pk - b.charge_pk);
   });
 }
