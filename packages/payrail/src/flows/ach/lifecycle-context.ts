@@ -16,7 +16,7 @@ import type { Service } from '../../service.ts';
 import type { ClaimedAchEntry } from '../../store/ach/entries.ts';
 import { rescheduleAchEntry } from '../../store/ach/entries.ts';
 import type { EventViews } from '../../store/event-outbox.ts';
-import { readAchClockOffsetMs } from '../../store/sandbox-ach-clocks.ts';
+import { sandboxAchClocks } from '../../store/sandbox-ach-clocks.ts';
 import { EVENT_VIEWS } from '../events/emit.ts';
 import { chargeReference } from '../common/provider-references.ts';
 
@@ -36,6 +36,7 @@ export interface AchLifecycleDeps {
 
 export function achLifecycleDepsOf(service: Service): AchLifecycleDeps {
   const sandbox = service.config.environment === 'sandbox';
+  const clocks = sandboxAchClocks(service.db);
   return {
     db: service.db,
     clock: service.clock,
@@ -44,7 +45,7 @@ export function achLifecycleDepsOf(service: Service): AchLifecycleDeps {
     providerKeys: service.providerKeys,
     cipher: () => cardCipherFor(service.config),
     views: EVENT_VIEWS,
-    achClockOffsetMs: (merchantId) => (sandbox ? service.db.read((tx) => readAchClockOffsetMs(tx, merchantId)) : Promise.resolve(0)),
+    achClockOffsetMs: (merchantId) => (sandbox ? clocks.offsetMs(merchantId) : Promise.resolve(0)),
   };
 }
 

@@ -8,9 +8,8 @@
 import { type AchState, addBusinessDays } from '../../domain/ach.ts';
 import { fail } from '../../errors.ts';
 import type { Service } from '../../service.ts';
-import { claimOpenAchEntriesOfMerchant } from '../../store/ach/lifecycle-reads.ts';
-import { getMerchant } from '../../store/merchants.ts';
-import { advanceAchClock, readAchClockOffsetMs } from '../../store/sandbox-ach-clocks.ts';
+import { claimOpenAchEntriesOfMerchant, readMerchantAchClockOffsetMs } from '../../store/ach/lifecycle-reads.ts';
+import { advanceAchClock } from '../../store/sandbox-ach-clocks.ts';
 import { ACH_CLAIM_LEASE_MS, advanceClaimedEntries, achLifecycleDepsOf } from './lifecycle.ts';
 
 export const ACH_ADVANCE_BUSINESS_DAYS_MIN = 1;
@@ -49,10 +48,8 @@ export async function advanceSandboxAchClock(service: Service, input: { merchant
   const problem = businessDaysProblem(input.businessDays);
   if (problem !== null) fail('invalid_request', problem);
   const nowMs = service.clock.nowMs();
-  const offsetMs = await service.db.read(async (tx) => {
-    if ((await getMerchant(tx, input.merchantId)) === undefined) fail('not_found', `merchant ${input.merchantId} does not exist`);
-    return readAchClockOffsetMs(tx, input.merchantId);
-  });
+  const offsetMs = await readMerchantAchClockOffsetMs(service.db, input.merchantId);
+  if (offsetMs === null) fail('not_found', `merchant ${input.merchantId} does not exist`);
   const achNowMs = nowMs + offsetMs;
   const newOffsetMs = await advanceAchClock(service.db, {
     merchantId: input.merchantId,

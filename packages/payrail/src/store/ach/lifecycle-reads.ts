@@ -2,6 +2,8 @@
 // the sealed account of an entry sent again, and a merchant's open entries
 // claimed at once when the sandbox's ACH clock moves (flows/ach/sandbox-clock.ts).
 import type { Db } from '../db.ts';
+import { getMerchant } from '../merchants.ts';
+import { readAchClockOffsetMs } from '../sandbox-ach-clocks.ts';
 import { ACH_ENTRY_COLUMNS, achEntryOf, type ClaimedAchEntry } from './entries.ts';
 
 /** What sending an entry again needs from its charges row (and, for a refund, its charge's entry). */
@@ -52,4 +54,9 @@ export async function claimOpenAchEntriesOfMerchant(
     );
     return rows.map((row) => ({ ...achEntryOf(row), account_last4: String(row.account_last4) })).sort((a, b) => a.charge_pk - b.charge_pk);
   });
+}
+
+/** How far the merchant's sandbox ACH clock is ahead of the service clock, or null when there is no such merchant. */
+export function readMerchantAchClockOffsetMs(db: Db, merchantId: string): Promise<number | null> {
+  return db.read(async (tx) => ((await getMerchant(tx, merchantId)) === undefined ? null : readAchClockOffsetMs(tx, merchantId)));
 }
