@@ -66,6 +66,14 @@ for (const kind of STORE_KINDS) {
       t.clock.set(MONDAY_10_UTC);
       const merchant = await t.newMerchant();
       const pk = await createCheck(t.service, merchant, { amountCents: AMOUNT, accountNumber: '11112222', submit: false });
+      // The request held an Idempotency-Key, still in progress when it died.
+      await t.service.db.write(async (tx) => {
+        await tx.run("UPDATE charges SET idem_key = 'key-1' WHERE pk = ?", [pk]);
+        await tx.run(
+          "INSERT INTO idempotency_keys (source_id, idem_key, request_hash, status_code, response_json, created_at_ms) VALUES (?, 'key-1', 'h', 0, '', ?)",
+          [merchant.source.id, t.clock.nowMs()],
+        );
+      });
       const references: string[] = [];
       const deps = depsWith(
         t,
@@ -90,6 +98,16 @@ for (const kind of STORE_KINDS) {
       assert.match(entry.network_ref ?? '', /^achs_/);
       assert.equal(entry.next_check_at_ms, t.clock.nowMs() + ACH_STATUS_POLL_INTERVAL_MS);
       assert.equal(await eventCount(t.service, pk, 'charge.approved'), 1);
+      // The key now replays the answer the request would have sent.
+      const key = await t.service.db.read((tx) =>
+        tx.get<{ status_code: number | string; response_json: string }>("SELECT status_code, response_json FROM idempotency_keys WHERE idem_key = 'key-1'"),
+      );
+      assert.equal(Number(key!.status_code), 200);
+      assert.equal(
+        (JSON.parse(key!.response_json) as { reference_number?: number; id?: number }).reference_number ??
+          Number((JSON.parse(key!.response_json) as { id?: number }).id),
+        pk,
+      );
       assert.deepEqual(await achBalances(t.service, merchant.merchant_id), { available: 0, ach_pending: AMOUNT, ach_payins: -AMOUNT, ach_returns_due: 0 });
       await assertLedgerOk(t);
       // The account number is never in the log.

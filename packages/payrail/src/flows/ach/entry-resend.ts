@@ -8,7 +8,10 @@
 import { type AchState, accountTypeOf } from '../../domain/ach.ts';
 import { ACH_STUCK_RECHECK_MS, ACH_SUBMIT_MARGIN_MS, achRetryDelayMs } from '../../domain/ach-schedule.ts';
 import { ACH_NETWORK_TIMEOUT_MS, type AchSubmitResult, type AchVoidResult } from '../../providers/ach-network.ts';
+import type { AchEntryRow } from '../../store/ach/entries.ts';
 import { readAchResubmission } from '../../store/ach/lifecycle-reads.ts';
+import type { TransactionRow } from '../../store/transactions.ts';
+import { dialectOf, renderCharge } from '../payin/charge-answers.ts';
 import { acceptAchEntry, finishAchVoid, refuseAchEntry, undoAchVoid } from '../../store/ach/transitions.ts';
 import { chargeReference } from '../common/provider-references.ts';
 import { nextCheck } from './entry-status.ts';
@@ -76,7 +79,7 @@ export async function resubmitEntry(step: EntryStep): Promise<AchState | null> {
   }
   if (result.outcome === 'accepted') {
     const next = nextCheck(step, { ...entry, state: 'pending' });
-    const moved = await acceptAchEntry(deps.db, { ...moveBase(step, next), networkRef: result.networkRef });
+    const moved = await acceptAchEntry(deps.db, { ...moveBase(step, next), networkRef: result.networkRef, ...replyOf(entry) });
     return moved.kind === 'moved' ? 'pending' : null;
   }
   const moved = await refuseAchEntry(deps.db, {
@@ -84,8 +87,19 @@ export async function resubmitEntry(step: EntryStep): Promise<AchState | null> {
     outcome: result.outcome,
     errorCode: ACH_REFUSAL_CODES[result.outcome],
     message: result.declineMessage ?? REFUSAL_TEXT[result.outcome],
+    ...replyOf(entry),
   });
   return moved.kind === 'moved' ? result.outcome : null;
+}
+
+/**
+ * A check charge's Idempotency-Key keeps the reply its request would have
+ * sent, written by whoever records the answer (as the card worker does for
+ * a charge: flows/payin/charge-recovery.ts); a refund's or credit's reply is
+ * its request's to write.
+ */
+function replyOf(entry: AchEntryRow): { replyJson?: (row: TransactionRow) => string } {
+  return entry.direction === 'debit' ? { replyJson: (row) => JSON.stringify(renderCharge(row, [], dialectOf(row))) } : {};
 }
 
 /** A voiding entry: the void asked again once its first call is over; voided, or back to pending when the network had originated it. */
