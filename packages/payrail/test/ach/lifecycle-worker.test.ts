@@ -114,6 +114,27 @@ for (const kind of STORE_KINDS) {
       assert.ok(!t.logLines.join('').includes('11112222'));
     });
 
+    it('records a refusal of a submission sent again: declined, a held credit given back', async () => {
+      t.clock.set(MONDAY_10_UTC);
+      const merchant = await t.newMerchant({ fundCents: 10_000 });
+      const debit = await createCheck(t.service, merchant, { amountCents: AMOUNT, accountNumber: '12121212', submit: false });
+      const credit = await createCheck(t.service, merchant, { amountCents: 3_000, accountNumber: '13131313', direction: 'credit', submit: false });
+      assert.deepEqual(await achBalances(t.service, merchant.merchant_id), { available: 7_000, ach_pending: 0, ach_payins: 3_000, ach_returns_due: 0 });
+      const deps = depsWith(t, networkLike(t, { submit: async () => ({ outcome: 'declined', networkRef: '', declineMessage: 'Account frozen' }) }));
+      t.clock.advance(SUBMIT_DEADLINE_MS);
+      await sweepAll(deps);
+      for (const pk of [debit, credit]) {
+        const entry = await entryOf(t.service, merchant, pk);
+        assert.deepEqual([entry.state, entry.decline_message, entry.next_check_at_ms], ['declined', 'Account frozen', null]);
+        const row = await t.service.db.read((tx) =>
+          tx.get<{ status: string; error_code: string }>('SELECT status, error_code FROM charges WHERE pk = ?', [pk]),
+        );
+        assert.deepEqual({ ...row }, { status: 'declined', error_code: 'check_declined' });
+      }
+      assert.deepEqual(await achBalances(t.service, merchant.merchant_id), { available: 10_000, ach_pending: 0, ach_payins: 0, ach_returns_due: 0 });
+      await assertLedgerOk(t);
+    });
+
     it('does not send a submission again past the network resend window: logged, looked at again a day later', async () => {
       t.clock.set(MONDAY_10_UTC);
       const merchant = await t.newMerchant();

@@ -179,6 +179,32 @@ for (const kind of STORE_KINDS) {
       await assertLedgerOk(t);
     });
 
+    it('a refund returned by the bank gives its amount back to the merchant and to the refundable amount of its check', async () => {
+      const merchant = await t.newMerchant();
+      const pk = await createCheck(t.service, merchant, { amountCents: AMOUNT, accountNumber: '6660000' });
+      assert.deepEqual((await advance(t, merchant, 3)).moved, { ...none, settled: 1 });
+      // Refunded to an account the bank then returns (R03, before it settles).
+      const refund = await createCheck(t.service, merchant, { amountCents: 2_000, accountNumber: '6660003', direction: 'credit', parentPk: pk });
+      const refundedOf = async () =>
+        Number((await t.service.db.read((tx) => tx.get<{ r: number }>('SELECT refunded_cents AS r FROM charges WHERE pk = ?', [pk])))!.r);
+      assert.equal(await refundedOf(), 2_000);
+      assert.deepEqual(await achBalances(t.service, merchant.merchant_id), {
+        available: AMOUNT - 2_000,
+        ach_pending: 0,
+        ach_payins: 2_000 - AMOUNT,
+        ach_returns_due: 0,
+      });
+      await assertLedgerOk(t);
+      assert.deepEqual((await advance(t, merchant, 1)).moved, { ...none, originated: 1 });
+      assert.deepEqual((await advance(t, merchant, 1)).moved, { ...none, returned: 1 });
+      const returned = await entryOf(t.service, merchant, refund);
+      assert.deepEqual([returned.state, returned.return_code, returned.returned_from], ['returned', 'R03', null]);
+      assert.equal(await refundedOf(), 0);
+      assert.deepEqual(await achBalances(t.service, merchant.merchant_id), { available: AMOUNT, ach_pending: 0, ach_payins: -AMOUNT, ach_returns_due: 0 });
+      assert.equal(await eventCount(t.service, refund, 'charge.returned'), 1);
+      await assertLedgerOk(t);
+    });
+
     it('a check with no return settles and is final once the return window has passed', async () => {
       const merchant = await t.newMerchant();
       const pk = await createCheck(t.service, merchant, { amountCents: AMOUNT, accountNumber: '4444' });
