@@ -23,6 +23,7 @@ import { createWebhookWorker } from '../worker/webhook-worker.ts';
 import { Worker } from '../worker/worker.ts';
 import { describeFailure, failureJson, failureText, inStore, StoreCommandError } from './failure.ts';
 import { cliActor } from './actor.ts';
+import { registerAchCommands } from './ach-commands.ts';
 import { registerOnboardingCommands } from './onboarding-commands.ts';
 import { registerAuditCommand, registerOriginsCommand, registerUserAdminCommands } from './security-commands.ts';
 import { registerReconcileCommands } from './reconcile-commands.ts';
@@ -338,6 +339,7 @@ export function buildProgram(): Command {
   registerWebhookCommands(program, securityHelpers);
   registerSurchargeCommand(merchant, securityHelpers);
   registerReconcileCommands(program, securityHelpers);
+  registerAchCommands(program, securityHelpers);
 
   const transfer = program
     .command('transfer')

@@ -2,6 +2,7 @@
 // compares, read from one snapshot. Each returns rows that are either totals
 // to compare or records that break an invariant (bounded), so the verifier
 // (flows/operations/ledger-verify.ts) only decides what counts as a problem.
+import { type AchLedgerFacts, readAchLedgerFacts } from './ach/ledger-audit.ts';
 import type { Db, Tx } from './db.ts';
 
 /** Rows listed per kind of broken record; the verifier reports at most this many. */
@@ -37,8 +38,10 @@ export interface LedgerFacts {
   readonly transfersOfUnknownMerchants: Array<{ pk: number; merchant_id: string }>;
   readonly historyOfUnknownTransfers: Array<{ id: number; transfer_pk: number }>;
   readonly chargesWithWrongLinkedTotal: number[];
-  /** Charges whose refunded amount is not the sum of their refunds that were not declined or failed. */
+  /** Card charges whose refunded amount is not the sum of their refunds that were not declined or failed. */
   readonly chargesWithWrongRefundedTotal: number[];
+  /** Checks and their ACH entries (store/ach/ledger-audit.ts). */
+  readonly ach: AchLedgerFacts;
 }
 
 /** Reads every fact on one snapshot, so reads made at different moments cannot disagree. */
@@ -67,7 +70,7 @@ export function readLedgerFacts(db: Db): Promise<LedgerFacts> {
         // An unmatched credit (a refund of no charge) holds its amount from the merchant like a refund, until declined or failed.
         `SELECT merchant_id AS id, SUM(CASE WHEN kind = 'charge' THEN captured_cents - voided_cents - refunded_cents
            WHEN parent_pk IS NULL AND status IN ('pending', 'approved') THEN -amount_cents ELSE 0 END) AS total
-         FROM charges WHERE kind = 'charge' OR parent_pk IS NULL GROUP BY merchant_id`,
+         FROM charges WHERE payment_type = 'card' AND (kind = 'charge' OR parent_pk IS NULL) GROUP BY merchant_id`,
       ),
     ),
     transfersWithMismatchedPostings: await transfersWithMismatchedPostings(tx),
@@ -95,16 +98,17 @@ export function readLedgerFacts(db: Db): Promise<LedgerFacts> {
     ).map((row) => Number(row.pk)),
     chargesWithWrongRefundedTotal: (
       await tx.all<{ pk: number }>(
-        `SELECT c.pk FROM charges c WHERE c.kind = 'charge' AND c.refunded_cents <>
+        `SELECT c.pk FROM charges c WHERE c.kind = 'charge' AND c.payment_type = 'card' AND c.refunded_cents <>
            COALESCE((SELECT SUM(r.amount_cents) FROM charges r WHERE r.parent_pk = c.pk AND r.kind = 'refund' AND r.status IN ('pending', 'approved')), 0) LIMIT ?`,
         [AUDIT_ROWS_MAX],
       )
     ).map((row) => Number(row.pk)),
+    ach: await readAchLedgerFacts(tx),
   }));
 }
 
 /**
- * Each charge's postings add up to its record (docs/api-decisions.md section 10): its capture (at
+ * Each card charge's postings add up to its record (docs/api-decisions.md section 10): its capture (at
  * approval, or later) equals what it captured, its void holds less their
  * releases equal what its void took back; each refund holds its amount once,
  * and releases it exactly when the processor declined or failed it.
@@ -114,12 +118,12 @@ function chargesWithMismatchedPostings(tx: Tx): Promise<Array<{ pk: number; stat
     `COALESCE((SELECT SUM(p.amount_cents) FROM postings p WHERE p.ref_type = 'charge' AND p.ref_id = ${castText(tx, 'c.pk')} AND p.kind IN (${kinds})), 0)`;
   return tx.all(
     `SELECT c.pk, c.status FROM charges c
-     WHERE (c.kind = 'charge' AND (${sum("'charge.approve', 'charge.capture'")} <> c.captured_cents
+     WHERE c.payment_type = 'card' AND ((c.kind = 'charge' AND (${sum("'charge.approve', 'charge.capture'")} <> c.captured_cents
               OR ${sum("'charge.void'")} - ${sum("'charge.void_release'")} <> c.voided_cents
               OR ${sum("'refund.debit', 'refund.release'")} <> 0))
         OR (c.kind = 'refund' AND (${sum("'refund.debit'")} <> c.amount_cents
               OR ${sum("'refund.release'")} <> CASE WHEN c.status IN ('declined', 'failed') THEN c.amount_cents ELSE 0 END
-              OR ${sum("'charge.approve', 'charge.capture', 'charge.void', 'charge.void_release'")} <> 0))
+              OR ${sum("'charge.approve', 'charge.capture', 'charge.void', 'charge.void_release'")} <> 0)))
      LIMIT ?`,
     [AUDIT_ROWS_MAX],
   );

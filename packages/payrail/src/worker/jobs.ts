@@ -1,5 +1,6 @@
 // The worker's jobs, in the order they run each round.
 import type { Service } from '../service.ts';
+import { achJobs } from './ach-jobs.ts';
 import { cardLifecycleJobs, payinCleanupJob, pendingChargesJob, recurringSchedulesJob } from './charge-jobs.ts';
 import { kycBackstopJob } from './kyc-jobs.ts';
 import { mailSendJob } from './mail-jobs.ts';
@@ -17,6 +18,7 @@ export function createJobs(service: Service): Job[] {
     payinCleanupJob(service),
     abuseCountersPruneJob(service),
     ...createTransferJobs(service),
+    ...achJobs(service),
     kycBackstopJob(service),
     cardDataScrubJob(service),
     mailSendJob(service),

@@ -59,7 +59,7 @@ function checkBalances(facts: LedgerFacts, report: (text: string) => void): Map<
   return balances;
 }
 
-/** The ledger must agree with the transfers and charges it moved money for. */
+/** The ledger must agree with the transfers, card charges and checks it moved money for. */
 function checkBusinessRecords(facts: LedgerFacts, balances: Map<string, number>, report: (text: string) => void): void {
   for (const id of facts.merchantIds) {
     const check = (kind: string, expected: number, sign: 1 | -1) => {
@@ -69,6 +69,9 @@ function checkBusinessRecords(facts: LedgerFacts, balances: Map<string, number>,
     check('in_flight', facts.inFlightByMerchant.get(id) ?? 0, 1);
     check('paid_out', facts.paidOutByMerchant.get(id) ?? 0, 1);
     check('card_payins', facts.cardPayinsByMerchant.get(id) ?? 0, -1);
+    check('ach_pending', facts.ach.pendingByMerchant.get(id) ?? 0, 1);
+    check('ach_payins', facts.ach.payinsByMerchant.get(id) ?? 0, 1);
+    check('ach_returns_due', facts.ach.returnsDueByMerchant.get(id) ?? 0, -1);
   }
   for (const row of facts.transfersWithMismatchedPostings) report(`transfer ${row.pk} (state ${row.state}) has postings that do not match its state`);
   for (const row of facts.chargesWithMismatchedPostings) report(`charge ${row.pk} (${row.status}) has postings that do not match its status`);
@@ -77,4 +80,15 @@ function checkBusinessRecords(facts: LedgerFacts, balances: Map<string, number>,
   for (const row of facts.historyOfUnknownTransfers) report(`transfer history row ${row.id} names transfer ${row.transfer_pk}, which does not exist`);
   for (const pk of facts.chargesWithWrongLinkedTotal) report(`charge ${pk}: linked amount does not equal the sum of its transfer links`);
   for (const pk of facts.chargesWithWrongRefundedTotal) report(`charge ${pk}: refunded amount does not equal the sum of its refunds`);
+  checkAchRecords(facts, report);
+}
+
+/** Checks (behaviour.md section 17): each ACH entry's postings match its state; see store/ach/ledger-audit.ts for the rules. */
+function checkAchRecords(facts: LedgerFacts, report: (text: string) => void): void {
+  const ach = facts.ach;
+  for (const row of ach.entriesWithMismatchedPostings) report(`check ${row.pk} (${row.state}) has postings that do not match its state`);
+  for (const pk of ach.checksWithoutEntry) report(`check ${pk} has no ACH entry`);
+  for (const pk of ach.entriesNotMatchingTheirRow) report(`ACH entry ${pk} does not match its transaction (not a check, or another amount or merchant)`);
+  for (const pk of ach.cardsWithCheckPostings) report(`card charge ${pk} has check postings`);
+  for (const pk of ach.checksWithWrongRefundedTotal) report(`check ${pk}: refunded amount does not equal the sum of its live refunds`);
 }

@@ -1,6 +1,8 @@
 // Sandbox-only calls of the transfer API (docs/api-decisions.md section 6): a receiver
-// accepts a payment invitation, or completes KYC; and the merchant's open
-// settlement batch closes at once (section 10). API-KEY auth, no body,
+// accepts a payment invitation, or completes KYC; the merchant's open
+// settlement batch closes at once (section 10); the merchant's ACH clock
+// moves by business days (behaviour.md section 17). API-KEY auth, no body
+// (the ACH clock's takes {business_days}),
 // `{"success":true,"error":""}`. Refused in production before anything else,
 // so there they read as calls that do not exist.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -11,6 +13,8 @@ import { AccountParams, SandboxActionResponse } from '../schemas/transfers.ts';
 import { SandboxBatchCloseResponse } from '../schemas/payin.ts';
 import { closeOpenBatches } from '../../flows/payin/batches.ts';
 import { transferAuth } from '../auth-hooks.ts';
+import { advanceSandboxAchClock } from '../../flows/ach/sandbox-clock.ts';
+import { SandboxAchAdvanceRequest, SandboxAchAdvanceResponse } from '../schemas/sandbox-ach.ts';
 
 export function sandboxRoutes(service: Service): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -59,6 +63,25 @@ export function sandboxRoutes(service: Service): FastifyPluginAsyncTypebox {
       async (request) => {
         const batches = await closeOpenBatches(service, request.principal!.merchantId);
         return { success: true as const, error: '' as const, batches };
+      },
+    );
+
+    // behaviour.md section 17: move the merchant's ACH clock by business days; its checks move as the sandbox network now reports them.
+    app.post(
+      '/sandbox/ach/advance',
+      {
+        schema: {
+          operationId: 'sandboxAdvanceAchClock',
+          summary: "Sandbox: move the merchant's ACH clock forward by business days and apply what its checks did meanwhile",
+          errors: ['sandbox_only', 'invalid_request'],
+          body: SandboxAchAdvanceRequest,
+          response: { 200: SandboxAchAdvanceResponse },
+        },
+        onRequest,
+      },
+      async (request) => {
+        const advanced = await advanceSandboxAchClock(service, { merchantId: request.principal!.merchantId, businessDays: request.body.business_days });
+        return { success: true as const, error: '' as const, ...advanced };
       },
     );
   };

@@ -43,6 +43,7 @@ const names = [
   '027_receiver_verifications',
   '028_transfer_reversals',
   '029_checks_ach',
+  '030_acceptblue_check_events',
 ];
 
 export const MIGRATIONS: readonly Migration[] = names.map((name) => ({
