@@ -74,6 +74,24 @@ async function status(settings: AuthorizeNetSettings, query: AchEntryQuery): Pro
   return achReportOf(details);
 }
 
+/**
+ * Logs what an operator needs to follow an entry: a refusal with the
+ * gateway's words, an unknown outcome with its cause (both free of the
+ * account number: errors never carry it), and passes the result on.
+ */
+async function logged<T>(log: Logger, call: string, reference: string, run: () => Promise<T>): Promise<T> {
+  try {
+    const result = await run();
+    const refused = result as Partial<AchSubmitResult>;
+    if (refused.outcome === 'declined' || refused.outcome === 'failed')
+      log.info({ reference, outcome: refused.outcome, reason: refused.declineMessage }, `authorize-net: eCheck ${call} refused`);
+    return result;
+  } catch (error) {
+    log.warn({ reference, err: error instanceof Error ? error.message : 'error' }, `authorize-net: eCheck ${call} outcome unknown`);
+    throw error;
+  }
+}
+
 export function createAuthorizeNetEcheck(settings: AuthorizeNetSettings, context: { readonly log: Logger }): AchNetwork {
   const timeoutMs = settings.callTimeoutMs;
   if (timeoutMs !== undefined && !(Number.isSafeInteger(timeoutMs) && timeoutMs > 0))
@@ -84,8 +102,8 @@ export function createAuthorizeNetEcheck(settings: AuthorizeNetSettings, context
     returnWatchMs: ECHECK_RETURN_WATCH_MS,
     // A re-send is recognised as the first submission only within the duplicate window it carries.
     resendWindowMs: DUPLICATE_WINDOW_SECONDS * 1000,
-    submit: (submission) => submit(settings, context.log, submission),
-    voidEntry: (query) => voidEntry(settings, query),
-    status: (query) => status(settings, query),
+    submit: (submission) => logged(context.log, 'submit', submission.reference, () => submit(settings, context.log, submission)),
+    voidEntry: (query) => logged(context.log, 'void', query.reference, () => voidEntry(settings, query)),
+    status: (query) => logged(context.log, 'status', query.reference, () => status(settings, query)),
   };
 }
