@@ -276,7 +276,9 @@ function achNetworkDefault(cardProcessor: string | null): string {
 
 /** The setting(s) choosing the built-in `authorize-net`, as a problem names them; null when neither slot does. */
 function authorizeNetChosenBy(providers: Readonly<Record<ConnectorSlot, string>>): string | null {
-  const names = (['cardProcessor', 'achNetwork'] as const).filter((slot) => providers[slot] === 'authorize-net').map((slot) => `PAYRAIL_${snake(slot)}=authorize-net`);
+  const names = (['cardProcessor', 'achNetwork'] as const)
+    .filter((slot) => providers[slot] === 'authorize-net')
+    .map((slot) => `PAYRAIL_${snake(slot)}=authorize-net`);
   return names.length === 0 ? null : names.join(' and ');
 }
 

@@ -12,7 +12,7 @@ import { pino } from 'pino';
 import type { SecCode } from '../../src/domain/ach.ts';
 import { Secret } from '../../src/domain/secret.ts';
 import { type AchEntryQuery, type AchNetwork, type AchSubmission, checkAchNetwork } from '../../src/providers/ach-network.ts';
-import { createAuthorizeNetEcheck } from '../../src/providers/authorize-net/index.ts';
+import { createAuthorizeNet, createAuthorizeNetEcheck } from '../../src/providers/authorize-net/index.ts';
 import { type AuthorizeNetStandIn, ECHECK_DECLINE_LAST4, startAuthorizeNetStandIn, type StandInTransaction } from './authorize-net/stand-in.ts';
 
 const SANDBOX_URL = 'https://apitest.authorize.net/xml/v1/request.api';
@@ -199,6 +199,22 @@ function standInCases(target: () => Target & { readonly standIn: AuthorizeNetSta
     assert.ok(network.returnWatchMs >= 60 * 24 * HOUR_MS, 'Payrail keeps asking at least the 60 days of an R10');
   });
 
+  test("eChecks settle in batches of their own, which the card side's reconciliation leaves out", async () => {
+    const { network, standIn } = target();
+    const sent = submission();
+    const networkRef = await submitted(network, sent);
+    const cards = createAuthorizeNet(
+      { url: standIn.url, loginId: standIn.loginId, transactionKey: new Secret(standIn.transactionKey), signatureKey: null },
+      { log: pino({ level: 'silent' }) },
+    );
+    const fromMs = clock.nowMs - HOUR_MS;
+    clock.nowMs += HOUR_MS;
+    standIn.settle();
+    const batches = await cards.settlements!.settledBatches({ fromMs, toMs: clock.nowMs + 1, signal: signal() });
+    assert.ok(batches.every((batch) => batch.transactions.every((transaction) => transaction.processorRef !== networkRef)));
+    assert.equal(kept(standIn, networkRef)?.status, 'settledSuccessfully');
+  });
+
   test('a void after settlement is too_late, and the entry still settles', async () => {
     const { network, standIn } = target();
     const sent = submission();
@@ -215,7 +231,13 @@ function standInCases(target: () => Target & { readonly standIn: AuthorizeNetSta
     const debit = submission({ number, amountCents: 5000 });
     const debitRef = await submitted(network, debit);
     standIn.settle();
-    const refund = submission({ direction: 'credit', number, amountCents: 2000, secCode: 'WEB', refunds: { reference: debit.reference, networkRef: debitRef } });
+    const refund = submission({
+      direction: 'credit',
+      number,
+      amountCents: 2000,
+      secCode: 'WEB',
+      refunds: { reference: debit.reference, networkRef: debitRef },
+    });
     const refundRef = await submitted(network, refund);
     const transaction = kept(standIn, refundRef);
     assert.deepEqual([transaction?.refTransId, transaction?.settleAmountCents], [debitRef, 2000]);
@@ -280,7 +302,10 @@ function standInCases(target: () => Target & { readonly standIn: AuthorizeNetSta
     await assert.rejects(network.submit({ ...sent, signal: signal() }), /HTTP 500/);
     const networkRef = await submitted(network, sent);
     assert.deepEqual(
-      standIn.transactions().filter((transaction) => transaction.invoiceNumber === sent.reference).map((transaction) => transaction.transId),
+      standIn
+        .transactions()
+        .filter((transaction) => transaction.invoiceNumber === sent.reference)
+        .map((transaction) => transaction.transId),
       [networkRef],
     );
   });
@@ -314,7 +339,10 @@ function standInCases(target: () => Target & { readonly standIn: AuthorizeNetSta
 
   test('refused credentials are an unknown outcome, never a decline', async () => {
     const { standIn } = target();
-    const wrong = createAuthorizeNetEcheck({ url: standIn.url, loginId: standIn.loginId, transactionKey: new Secret('0000000000000000'), signatureKey: null }, { log: pino({ level: 'silent' }) });
+    const wrong = createAuthorizeNetEcheck(
+      { url: standIn.url, loginId: standIn.loginId, transactionKey: new Secret('0000000000000000'), signatureKey: null },
+      { log: pino({ level: 'silent' }) },
+    );
     await assert.rejects(wrong.submit({ ...submission(), signal: signal() }), /E00007/);
   });
 
@@ -348,7 +376,9 @@ function standInCases(target: () => Target & { readonly standIn: AuthorizeNetSta
     await capture(() => network.submit({ ...sent, signal: signal() }));
     await capture(() => network.submit({ ...sent, signal: signal() }));
     await capture(() => network.submit({ ...submission({ number, name: '' }), signal: signal() }));
-    await capture(() => network.submit({ ...submission({ number, secCode: 'WEB', direction: 'credit', refunds: { reference: 'x', networkRef: '1' } }), signal: signal() }));
+    await capture(() =>
+      network.submit({ ...submission({ number, secCode: 'WEB', direction: 'credit', refunds: { reference: 'x', networkRef: '1' } }), signal: signal() }),
+    );
     standIn.failNext('hang');
     await capture(() => network.submit({ ...submission({ number }), signal: AbortSignal.timeout(CALL_TIMEOUT_MS) }));
     assert.ok(lines.length > 0, 'the connector logged something to check');

@@ -110,7 +110,8 @@ export function submitResultOfDetails(details: WireTransactionDetails, reference
   if (ACCEPTED_STATUSES.has(status) || returnedItemsOf(details).length > 0) return { outcome: 'accepted', networkRef: transId, declineMessage: null };
   if (REVIEW_STATUSES.has(status)) throw new AuthorizeNetAnswerUnusable('authorize-net: the eCheck is held for review');
   const refused = Object.hasOwn(REFUSED_STATUSES, status) ? REFUSED_STATUSES[status] : undefined;
-  if (refused === undefined) throw new AuthorizeNetAnswerUnusable(`authorize-net: eCheck status ${JSON.stringify(status).slice(0, 60)} is not one Payrail knows`);
+  if (refused === undefined)
+    throw new AuthorizeNetAnswerUnusable(`authorize-net: eCheck status ${JSON.stringify(status).slice(0, 60)} is not one Payrail knows`);
   const reason = details.responseReasonCode === undefined ? '' : String(details.responseReasonCode);
   const text = (details.responseReasonDescription ?? '').slice(0, 255);
   return { outcome: refused, networkRef: transId, declineMessage: reason === '' ? text : `${reason}: ${text}` };
@@ -135,7 +136,8 @@ export function returnCodeOf(code: string | undefined): string {
   const text = (code ?? '').trim().toUpperCase();
   const digits = /^R?([0-9]{1,2})$/.exec(text);
   const normal = digits === null ? text : `R${digits[1]!.padStart(2, '0')}`;
-  if (!RETURN_CODE_PATTERN.test(normal)) throw new AuthorizeNetAnswerUnusable(`authorize-net: return code ${JSON.stringify(text).slice(0, 20)} is not a NACHA code`);
+  if (!RETURN_CODE_PATTERN.test(normal))
+    throw new AuthorizeNetAnswerUnusable(`authorize-net: return code ${JSON.stringify(text).slice(0, 20)} is not a NACHA code`);
   return normal;
 }
 

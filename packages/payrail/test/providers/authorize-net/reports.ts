@@ -92,7 +92,13 @@ function returnedItemsOf(transaction: StandInTransaction): JsonObject {
   const items = transaction.returnedItems ?? [];
   if (items.length === 0) return {};
   return {
-    returnedItems: items.map((item) => ({ id: item.id, dateUTC: utc(item.dateMs), dateLocal: local(item.dateMs), code: item.code, description: item.description })),
+    returnedItems: items.map((item) => ({
+      id: item.id,
+      dateUTC: utc(item.dateMs),
+      dateLocal: local(item.dateMs),
+      code: item.code,
+      description: item.description,
+    })),
   };
 }
 
@@ -158,9 +164,7 @@ export function unsettledList(ledger: Ledger, request: JsonObject): JsonObject {
     .all()
     .filter(
       (transaction) =>
-        transaction.batchId === null &&
-        transaction.status !== 'returnedItem' &&
-        (status !== 'pendingApproval' || transaction.status === 'FDSPendingReview'),
+        transaction.batchId === null && transaction.status !== 'returnedItem' && (status !== 'pendingApproval' || transaction.status === 'FDSPendingReview'),
     );
   return listAnswer(request, unsettled);
 }
