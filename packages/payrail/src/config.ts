@@ -137,7 +137,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     kyc: text('PAYRAIL_KYC_PROVIDER') ?? providerDefault,
     fx: text('PAYRAIL_FX_PROVIDER') ?? providerDefault,
     // Checks are optional in production: without a real ACH network they are refused (behaviour section 17).
-    achNetwork: text('PAYRAIL_ACH_NETWORK') ?? (environment === 'sandbox' ? 'sandbox' : NO_ACH_NETWORK),
+    // An Authorize.net card account takes eChecks on the same keys, so production offers them by default.
+    achNetwork: text('PAYRAIL_ACH_NETWORK') ?? (environment === 'sandbox' ? 'sandbox' : achNetworkDefault(text('PAYRAIL_CARD_PROCESSOR'))),
   };
   for (const [slot, value] of Object.entries(providers) as Array<[ConnectorSlot, string]>) {
     const problem = value === '' ? null : connectorChoiceProblem(slot, value);
@@ -147,8 +148,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const baseDir = text('INIT_CWD') ?? process.cwd();
   const settings: SettingsSource = { env, problems, baseDir, environment };
   const corridorsFile = path.resolve(baseDir, text('PAYRAIL_CORRIDORS_FILE') ?? path.join(PACKAGE_ROOT, 'config', 'corridors.sandbox.json'));
+  const authorizeNetChoice = authorizeNetChosenBy(providers);
   const connectors: BuiltInConnectorSettings = {
-    authorizeNet: providers.cardProcessor === 'authorize-net' ? authorizeNetSettings(settings) : null,
+    // One set of PAYRAIL_AUTHORIZE_NET_* serves both slots that may choose it.
+    authorizeNet: authorizeNetChoice === null ? null : authorizeNetSettings(settings, authorizeNetChoice),
     mtnMomo: payoutNetworkInUse('mtn-momo', providers.payoutNetwork, corridorsFile) ? mtnMomoSettings(settings) : null,
     veriff: providers.kyc === 'veriff' ? veriffSettings(settings) : null,
     pawaPay: payoutNetworkInUse('pawapay', providers.payoutNetwork, corridorsFile) ? pawaPaySettings(settings) : null,
@@ -259,6 +262,24 @@ function corridorsNaming(name: string, corridorsFile: string): string[] {
   } catch {
     return [];
   }
+}
+
+/**
+ * Production's ACH network when PAYRAIL_ACH_NETWORK is unset: Authorize.net's
+ * eCheck when the card processor is Authorize.net (the same account and
+ * keys; an account without eCheck.Net enabled refuses each check, which
+ * then fails with Authorize.net's reason), else none (checks refused).
+ */
+function achNetworkDefault(cardProcessor: string | null): string {
+  return cardProcessor === 'authorize-net' ? 'authorize-net' : NO_ACH_NETWORK;
+}
+
+/** The setting(s) choosing the built-in `authorize-net`, as a problem names them; null when neither slot does. */
+function authorizeNetChosenBy(providers: Readonly<Record<ConnectorSlot, string>>): string | null {
+  const names = (['cardProcessor', 'achNetwork'] as const)
+    .filter((slot) => providers[slot] === 'authorize-net')
+    .map((slot) => `PAYRAIL_${snake(slot)}=authorize-net`);
+  return names.length === 0 ? null : names.join(' and ');
 }
 
 function snake(slot: ConnectorSlot): string {

@@ -1,6 +1,7 @@
-// Settings of the built-in card processor `authorize-net`
-// (PAYRAIL_CARD_PROCESSOR=authorize-net; behaviour.md section 18), read only
-// when it is chosen. The transaction key and the signature key are secrets:
+// Settings of the built-in connector `authorize-net`, card processor
+// (PAYRAIL_CARD_PROCESSOR=authorize-net; behaviour.md section 18) and ACH
+// network (PAYRAIL_ACH_NETWORK=authorize-net) on the same account: one set,
+// read only when either slot chooses it. The transaction key and the signature key are secrets:
 // from their variable or a file (secret-setting.ts), boxed.
 import { Secret } from '../domain/secret.ts';
 import type { AuthorizeNetSettings } from '../providers/authorize-net/index.ts';
@@ -25,11 +26,12 @@ function normalHost(hostname: string): string {
 
 /** Authorize.net issues API login ids of at most 25 characters. */
 const LOGIN_ID = /^[\x21-\x7e]{1,25}$/;
-const WHY = 'with PAYRAIL_CARD_PROCESSOR=authorize-net';
 /** Stands in for a missing key while problems are collected; configuration with a problem is never used. */
 const UNSET = new Secret('');
 
-export function authorizeNetSettings(source: SettingsSource): AuthorizeNetSettings {
+/** `chosenBy` names the setting(s) that chose the connector, for the problems' words. */
+export function authorizeNetSettings(source: SettingsSource, chosenBy = 'PAYRAIL_CARD_PROCESSOR=authorize-net'): AuthorizeNetSettings {
+  const WHY = `with ${chosenBy}`;
   const url = providerUrlSetting(source, 'PAYRAIL_AUTHORIZE_NET_URL', AUTHORIZE_NET_URLS);
   const host = normalHost(new URL(url).hostname);
   // A sandbox deployment hands keys to anyone who signs up; pointed at the

@@ -47,7 +47,7 @@ export const BUILT_IN_CONNECTORS: Readonly<Record<ConnectorSlot, { readonly ship
   payoutNetwork: { shipped: ['mtn-momo', 'pawapay'], planned: [] },
   kyc: { shipped: ['veriff'], planned: [] },
   fx: { shipped: ['openexchangerates'], planned: [] },
-  achNetwork: { shipped: [], planned: [] },
+  achNetwork: { shipped: ['authorize-net'], planned: [] },
 };
 
 /** Whether `spec` chooses a connector Payrail ships for this slot (not a module to import). */

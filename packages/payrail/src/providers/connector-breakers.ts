@@ -5,6 +5,7 @@
 // interface it had, so the flows never know a breaker is there, except the
 // few request paths that ask breakerOf() before writing anything.
 import type { Logger } from 'pino';
+import type { AchNetwork } from './ach-network.ts';
 import { breakerSettingsOf, type BreakerTuning, ConnectorBreaker } from './breaker.ts';
 import type { CardProcessor } from './card-processor.ts';
 import type { ProcessorSettlements } from './card-settlements.ts';
@@ -132,6 +133,29 @@ export function fxWithBreaker(fx: FxProvider, log?: Logger): FxProvider {
     {
       ...(fx.lookupTimeoutMs === undefined ? {} : { lookupTimeoutMs: fx.lookupTimeoutMs }),
       rate: (corridor, signal) => breaker.call(signal, () => fx.rate(corridor, signal)),
+    },
+    breaker,
+  );
+}
+
+/**
+ * The ACH network's calls (submit, void, status) behind a breaker of their
+ * own: a card processor that also serves as the ACH network (authorize-net)
+ * keeps two breakers, so a slow eCheck status sweep never holds charges back.
+ * A call the open breaker refuses was never sent: the caller's unknown
+ * outcome is then simply asked again later.
+ */
+export function achNetworkWithBreaker(network: AchNetwork, log?: Logger): AchNetwork {
+  const breaker = breakerFor('ACH network', network, log);
+  return registered(
+    {
+      name: network.name,
+      ...(network.callTimeoutMs === undefined ? {} : { callTimeoutMs: network.callTimeoutMs }),
+      returnWatchMs: network.returnWatchMs,
+      ...(network.resendWindowMs === undefined ? {} : { resendWindowMs: network.resendWindowMs }),
+      submit: (submission) => breaker.call(submission.signal, () => network.submit(submission)),
+      voidEntry: (query) => breaker.call(query.signal, () => network.voidEntry(query)),
+      status: (query) => breaker.call(query.signal, () => network.status(query)),
     },
     breaker,
   );

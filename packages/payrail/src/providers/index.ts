@@ -14,12 +14,12 @@ import type { Clock } from '../domain/clock.ts';
 import { connectorChoiceProblem, type ConnectorSlot, NO_ACH_NETWORK } from '../domain/connector-spec.ts';
 import type { CorridorTable } from '../domain/corridors.ts';
 import type { Environment } from '../domain/credentials.ts';
-import { createAuthorizeNet, type AuthorizeNetSettings } from './authorize-net/index.ts';
+import { createAuthorizeNet, createAuthorizeNetEcheck, type AuthorizeNetSettings } from './authorize-net/index.ts';
 import { createMtnMomo, type MtnMomoSettings } from './mtn-momo/index.ts';
 import type { CardProcessor } from './card-processor.ts';
 import { SandboxCardProcessor } from './card-processor-sandbox.ts';
 import { checkCardProcessor } from './card-processor.ts';
-import { cardProcessorWithBreaker, fxWithBreaker, kycWithBreaker, payoutNetworkWithBreaker } from './connector-breakers.ts';
+import { achNetworkWithBreaker, cardProcessorWithBreaker, fxWithBreaker, kycWithBreaker, payoutNetworkWithBreaker } from './connector-breakers.ts';
 import type { FxProvider } from './fx.ts';
 import type { KycConnector } from './kyc.ts';
 import { createOpenExchangeRates, type OpenExchangeRatesSettings } from './openexchangerates/index.ts';
@@ -170,7 +170,11 @@ export async function createProviders(
       }),
   };
   const fx = await loadProvider(choice.fx, context, () => new SandboxFx(), 'fx', fxBuiltIns);
-  const achBuiltIns: BuiltIns<AchNetwork> = {};
+  const achBuiltIns: BuiltIns<AchNetwork> = {
+    // The same Authorize.net account and settings as the card processor of that name (one set of PAYRAIL_AUTHORIZE_NET_*).
+    'authorize-net': () =>
+      createAuthorizeNetEcheck(chosen(settings.authorizeNet, 'authorize-net'), { log: context.log.child({ connector: 'authorize-net', slot: 'achNetwork' }) }),
+  };
   const achNetwork =
     choice.achNetwork === NO_ACH_NETWORK
       ? null
@@ -191,7 +195,7 @@ export async function createProviders(
     payoutNetworks,
     kyc: withBreaker(choice.kyc, kyc, kycWithBreaker, context.log),
     fx: withBreaker(choice.fx, fx, fxWithBreaker, context.log),
-    achNetwork,
+    achNetwork: achNetwork === null ? null : withBreaker(choice.achNetwork, achNetwork, achNetworkWithBreaker, context.log),
   };
 }
 

@@ -3,7 +3,8 @@
 // one job: client.ts the transport, requests.ts the request bodies,
 // responses.ts and codes.ts the answers in Payrail's terms, operations.ts the
 // CardProcessor calls, webhooks.ts the callbacks, settlements.ts the
-// reconciliation reads.
+// reconciliation reads; echeck.ts is the same connector as an ACH network
+// (PAYRAIL_ACH_NETWORK=authorize-net), sharing the transport and settings.
 import type { Logger } from 'pino';
 import type { CardProcessor } from '../card-processor.ts';
 import * as operations from './operations.ts';
@@ -12,6 +13,7 @@ import { settlementsOf } from './settlements.ts';
 import { webhookReceiver } from './webhooks.ts';
 
 export type { AuthorizeNetSettings } from './settings.ts';
+export { createAuthorizeNetEcheck } from './echeck.ts';
 
 export function createAuthorizeNet(settings: AuthorizeNetSettings, context: { readonly log: Logger }): CardProcessor {
   const timeoutMs = settings.callTimeoutMs;

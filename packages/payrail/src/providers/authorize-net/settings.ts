@@ -45,3 +45,17 @@ export const BATCH_LIST_SPAN_MS_MAX = 31 * 24 * 3_600_000;
 
 /** Spans of 31 days read per settledBatches call at most (about 5 years). */
 export const BATCH_LIST_SPANS_MAX = 60;
+
+/**
+ * How long after settlement Payrail keeps asking about an eCheck for a
+ * return: NACHA lets a consumer's bank return an unauthorized debit (R07,
+ * R10, R11) up to 60 calendar days after the settlement date, and the return
+ * reaches Authorize.net's reports some business days after that. 60 days
+ * plus 10 for the return's way back (weekends and bank holidays included)
+ * covers the latest documented return; a return reported after it is left
+ * to the merchant's own reconciliation (docs/authorize-net.md).
+ */
+export const ECHECK_RETURN_WATCH_MS = 70 * 24 * 3_600_000;
+
+/** bankAccountType.nameOnAccount: up to 22 characters (API reference, "Debit a Bank Account"); a longer name is cut, not refused. */
+export const NAME_ON_ACCOUNT_CHARS_MAX = 22;

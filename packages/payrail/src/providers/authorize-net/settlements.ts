@@ -85,6 +85,8 @@ export function settlementsOf(settings: AuthorizeNetSettings): ProcessorSettleme
           if (batchId === '' || !Number.isFinite(settledAtMs)) throw new Error('authorize-net: a settled batch without batchId or settlementTimeUTC');
           // The processor's dates are inclusive at both ends: keep [fromMs, toMs) and each batch once.
           if (settledAtMs < fromMs || settledAtMs >= toMs || seen.has(batchId)) continue;
+          // eCheck batches are the ACH network's (echeck.ts): each entry is followed by its own status, not reconciled as cards.
+          if (batch.paymentMethod === 'eCheck') continue;
           seen.add(batchId);
           batches.push({ batchId, settledAtMs, transactions: await batchTransactions(settings, batchId, signal) });
         }

@@ -65,6 +65,20 @@ export interface WireTransactionDetails {
   readonly authAmount?: string | number;
   readonly settleAmount?: string | number;
   readonly networkTransId?: string;
+  /** The settlement batch, once the transaction settled. */
+  readonly batch?: WireBatch;
+  /** An eCheck's returns: each return is a transaction of its own (status returnedItem), listed here on the original. */
+  readonly returnedItems?: WireList<'returnedItem', WireReturnedItem>;
+  readonly responseReasonDescription?: string;
+}
+
+/** returnedItemType (AnetApiSchema.xsd): id, dateUTC, dateLocal, code, description, all required. */
+export interface WireReturnedItem {
+  readonly id?: string;
+  readonly dateUTC?: string;
+  readonly dateLocal?: string;
+  readonly code?: string;
+  readonly description?: string;
 }
 
 export interface WireTransactionDetailsResponse extends WireEnvelope {
@@ -75,6 +89,8 @@ export interface WireBatch {
   readonly batchId?: string;
   readonly settlementTimeUTC?: string;
   readonly settlementState?: string;
+  /** creditCard or eCheck: Authorize.net settles each payment method in batches of its own. */
+  readonly paymentMethod?: string;
 }
 
 export interface WireSettledBatchListResponse extends WireEnvelope {

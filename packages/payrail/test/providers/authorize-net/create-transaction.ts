@@ -3,6 +3,7 @@
 // Authorize a Credit Card, Charge a Credit Card, Capture a Previously
 // Authorized Amount, Refund a Transaction, Void a Transaction; request shapes
 // as in AuthorizeNet/sample-code-node PaymentTransactions/*.js).
+import { bankAccountOf, echeckCredit, echeckDebit } from './echeck.ts';
 import { decimal, type Json, type JsonObject, messages, text, bool, cents, child, ApiRefusal } from './wire.ts';
 import { duplicateKeyOf, type Ledger, newAuthCode, newNetworkTransId, type StandInTransaction, type StoredCredentialFields } from './ledger.ts';
 import {
@@ -40,7 +41,7 @@ const MIT_REASONS = new Set(['resubmission', 'delayedCharge', 'reauthorization',
 /** AFDS "authorize and hold" answers FDSAuthorizedPendingReview; the stand-in holds before authorizing (reason 252, FDSPendingReview). */
 const HELD_REASON = 252;
 
-interface Common {
+export interface Common {
   readonly loginId: string;
   readonly nowMs: number;
   readonly refId: string | null;
@@ -54,12 +55,14 @@ export function createTransaction(ledger: Ledger, request: JsonObject, common: C
   switch (type) {
     case 'authOnlyTransaction':
     case 'authCaptureTransaction':
+      if (bankAccountOf(tx) !== null) return echeckDebit(ledger, tx, type, common);
       return authorize(ledger, tx, type, common);
     case 'priorAuthCaptureTransaction':
       return capture(ledger, tx, common);
     case 'voidTransaction':
       return voidTransaction(ledger, tx, common);
     case 'refundTransaction':
+      if (bankAccountOf(tx) !== null) return echeckCredit(ledger, tx, common);
       return refund(ledger, tx, common);
     default:
       throw new ApiRefusal(
@@ -70,7 +73,7 @@ export function createTransaction(ledger: Ledger, request: JsonObject, common: C
 }
 
 /** The answer of a transaction the rules refused or decided: transactionResponse plus the envelope. */
-function answerOf(common: Common, fields: TransactionFields, reason: ReasonNumber): CreateOutcome['answer'] {
+export function answerOf(common: Common, fields: TransactionFields, reason: ReasonNumber): CreateOutcome['answer'] {
   const { responseCode, text: reasonText } = REASONS[reason];
   const succeeded = responseCode === '1' || responseCode === '4';
   const transactionResponse: JsonObject = {
@@ -94,7 +97,7 @@ function answerOf(common: Common, fields: TransactionFields, reason: ReasonNumbe
   };
 }
 
-interface TransactionFields {
+export interface TransactionFields {
   readonly transId?: string;
   readonly refTransId?: string;
   readonly authCode?: string;
@@ -105,7 +108,7 @@ interface TransactionFields {
   readonly networkTransId?: string | null;
 }
 
-function fieldsOf(transaction: StandInTransaction): TransactionFields {
+export function fieldsOf(transaction: StandInTransaction): TransactionFields {
   return {
     transId: transaction.transId,
     ...(transaction.refTransId === null ? {} : { refTransId: transaction.refTransId }),
@@ -118,7 +121,7 @@ function fieldsOf(transaction: StandInTransaction): TransactionFields {
   };
 }
 
-function refused(common: Common, reason: ReasonNumber, fields: TransactionFields = {}): CreateOutcome {
+export function refused(common: Common, reason: ReasonNumber, fields: TransactionFields = {}): CreateOutcome {
   return { answer: answerOf(common, fields, reason), events: [] };
 }
 
@@ -134,7 +137,7 @@ function settingOf(tx: JsonObject, wanted: string): string | null {
 }
 
 /** The duplicate window this request asks for (transactionSettings duplicateWindow), and whether it asked at all. */
-function duplicateWindowOf(tx: JsonObject): { readonly seconds: number; readonly sent: boolean } {
+export function duplicateWindowOf(tx: JsonObject): { readonly seconds: number; readonly sent: boolean } {
   const value = settingOf(tx, 'duplicateWindow');
   if (value === null) return { seconds: DUPLICATE_WINDOW_DEFAULT_S, sent: false };
   const seconds = Number(value);
@@ -150,7 +153,7 @@ function duplicateWindowOf(tx: JsonObject): { readonly seconds: number; readonly
  * duplicateWindow, the original's transId, AVS and CVV results, and its
  * authCode when it was approved. Without duplicateWindow: no details.
  */
-function duplicateAnswer(common: Common, original: StandInTransaction, windowSent: boolean): CreateOutcome {
+export function duplicateAnswer(common: Common, original: StandInTransaction, windowSent: boolean): CreateOutcome {
   if (!windowSent) return refused(common, 11);
   return refused(common, 11, {
     transId: original.transId,

@@ -18,7 +18,26 @@ export type TransactionStatus =
   | 'refundPendingSettlement'
   | 'refundSettledSuccessfully'
   /** A partial approval whose split tender group is not yet released (updateSplitTenderGroupRequest). */
-  | 'authorizedPendingRelease';
+  | 'authorizedPendingRelease'
+  /** An eCheck return: a transaction of its own, listed in the original's returnedItems. */
+  | 'returnedItem';
+
+/** An eCheck's bank account as the stand-in keeps it: never the whole account number. */
+export interface StandInBankAccount {
+  readonly accountType: string;
+  readonly routingNumber: string;
+  readonly accountLastFour: string;
+  readonly nameOnAccount: string;
+  readonly echeckType: string;
+}
+
+/** returnedItemType: one return of an eCheck. */
+export interface StandInReturnedItem {
+  readonly id: string;
+  readonly dateMs: number;
+  readonly code: string;
+  readonly description: string;
+}
 
 export interface StoredCredentialFields {
   readonly isFirstRecurringPayment: boolean | null;
@@ -61,10 +80,16 @@ export interface StandInTransaction {
   settledAtMs: number | null;
   /** The duplicate check's digest of the fields the gateway compares; not a card number. */
   readonly duplicateKey: string;
+  /** Set for an eCheck (payment.bankAccount); absent for cards. */
+  readonly bankAccount?: StandInBankAccount;
+  /** An eCheck's returns, oldest first. */
+  returnedItems?: StandInReturnedItem[];
 }
 
 export interface Batch {
   readonly batchId: string;
+  /** Authorize.net settles cards and eChecks in batches of their own. */
+  readonly paymentMethod: 'creditCard' | 'eCheck';
   readonly settledAtMs: number;
   readonly transIds: readonly string[];
 }
@@ -111,20 +136,30 @@ export class Ledger {
     return found;
   }
 
-  /** Settles every captured charge and pending refund into one new batch (the gateway's daily cut-off). */
+  /**
+   * Settles every captured charge and pending refund (the gateway's daily
+   * cut-off): cards into one new batch, which is answered, and eChecks into
+   * another (paymentMethod eCheck), made only when there are any.
+   */
   settle(nowMs: number): Batch {
+    const cards = this.#settleInto('creditCard', nowMs);
+    this.#settleInto('eCheck', nowMs);
+    return cards;
+  }
+
+  #settleInto(paymentMethod: Batch['paymentMethod'], nowMs: number): Batch {
     this.#nextBatchId += 1;
     const batchId = String(this.#nextBatchId);
     const transIds: string[] = [];
     for (const transaction of this.#transactions.values()) {
       const settled = SETTLES_TO[transaction.status];
-      if (settled === undefined) continue;
+      if (settled === undefined || (transaction.bankAccount !== undefined) !== (paymentMethod === 'eCheck')) continue;
       transaction.status = settled;
       transaction.batchId = batchId;
       transaction.settledAtMs = nowMs;
       transIds.push(transaction.transId);
     }
-    const batch = { batchId, settledAtMs: nowMs, transIds };
+    const batch = { batchId, paymentMethod, settledAtMs: nowMs, transIds };
     // An empty cut-off makes no batch at the gateway: the settled batch list shows only batches with transactions.
     if (transIds.length > 0) this.#batches.push(batch);
     return batch;

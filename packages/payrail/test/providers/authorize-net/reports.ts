@@ -56,7 +56,7 @@ export function transactionDetails(ledger: Ledger, request: JsonObject): JsonObj
       authAmount: decimal(transaction.authAmountCents),
       settleAmount: decimal(transaction.settleAmountCents),
       taxExempt: false,
-      payment: { creditCard: { cardNumber: `XXXX${transaction.cardLastFour}`, expirationDate: 'XXXX', cardType: transaction.accountType } },
+      payment: paymentOf(transaction),
       ...(transaction.firstName === null && transaction.lastName === null
         ? {}
         : { billTo: { firstName: transaction.firstName ?? '', lastName: transaction.lastName ?? '' } }),
@@ -64,8 +64,41 @@ export function transactionDetails(ledger: Ledger, request: JsonObject): JsonObj
       product: 'Card Not Present',
       marketType: 'eCommerce',
       ...(transaction.networkTransId === null ? {} : { networkTransId: transaction.networkTransId }),
+      ...returnedItemsOf(transaction),
     },
     messages: messages('I00001'),
+  };
+}
+
+/** payment as the details show it: a masked card, or a masked bank account (bankAccountMaskedType). */
+function paymentOf(transaction: StandInTransaction): JsonObject {
+  const bank = transaction.bankAccount;
+  if (bank === undefined) {
+    return { creditCard: { cardNumber: `XXXX${transaction.cardLastFour}`, expirationDate: 'XXXX', cardType: transaction.accountType } };
+  }
+  return {
+    bankAccount: {
+      accountType: bank.accountType,
+      routingNumber: `XXXX${bank.routingNumber.slice(-4)}`,
+      accountNumber: `XXXX${bank.accountLastFour}`,
+      nameOnAccount: bank.nameOnAccount,
+      echeckType: bank.echeckType,
+    },
+  };
+}
+
+/** An eCheck's returns (ArrayOfReturnedItem, rendered as a JSON array like the answers' other lists); nothing when it has none. */
+function returnedItemsOf(transaction: StandInTransaction): JsonObject {
+  const items = transaction.returnedItems ?? [];
+  if (items.length === 0) return {};
+  return {
+    returnedItems: items.map((item) => ({
+      id: item.id,
+      dateUTC: utc(item.dateMs),
+      dateLocal: local(item.dateMs),
+      code: item.code,
+      description: item.description,
+    })),
   };
 }
 
@@ -94,7 +127,7 @@ function listItem(transaction: StandInTransaction): JsonObject {
     settleAmount: decimal(transaction.settleAmountCents),
     marketType: 'eCommerce',
     product: 'Card Not Present',
-    hasReturnedItems: false,
+    hasReturnedItems: (transaction.returnedItems ?? []).length > 0,
   };
 }
 
@@ -129,7 +162,10 @@ export function unsettledList(ledger: Ledger, request: JsonObject): JsonObject {
   }
   const unsettled = ledger
     .all()
-    .filter((transaction) => transaction.batchId === null && (status !== 'pendingApproval' || transaction.status === 'FDSPendingReview'));
+    .filter(
+      (transaction) =>
+        transaction.batchId === null && transaction.status !== 'returnedItem' && (status !== 'pendingApproval' || transaction.status === 'FDSPendingReview'),
+    );
   return listAnswer(request, unsettled);
 }
 
@@ -163,7 +199,7 @@ export function settledBatchList(ledger: Ledger, request: JsonObject, nowMs: num
   return {
     batchList: batches.map((batch) => ({
       ...batchSummary(batch),
-      paymentMethod: 'creditCard',
+      paymentMethod: batch.paymentMethod,
       ...(withStatistics ? { statistics: statisticsOf(ledger, batch) } : {}),
     })),
     messages: messages('I00001'),

@@ -2,7 +2,7 @@
 // child there, and so does this): prints one JSON line
 // {url, controlUrl, loginId, transactionKey, signatureKey} on stdout, serves
 // POST /control/<verb> (failNext, transactions, resolveHeld, settle,
-// webhookTo, webhooksIdle, requestCount) on the same port, and exits on
+// returnItem {transId, code, description?}, webhookTo, webhooksIdle, requestCount) on the same port, and exits on
 // SIGTERM or SIGINT. Run: node --import tsx test/providers/authorize-net/stand-in-main.ts
 // Optional environment: STANDIN_PORT, STANDIN_LOGIN_ID, STANDIN_TRANSACTION_KEY, STANDIN_SIGNATURE_KEY.
 import { API_PATH, startAuthorizeNetStandIn } from './stand-in.ts';

@@ -4,10 +4,17 @@
 // create-transaction.ts, reports.ts; test data in test-data.ts), keeps its
 // transactions in memory, sends signed webhooks (webhooks.ts), and lets a
 // test break the line on purpose (failNext). Nothing here leaves loopback.
+//
+// eChecks (echeck.ts) are kept beside the cards. Stand-in-only triggers, by
+// the account number's last four digits (test-data.ts): 7999 declines;
+// 7001 R01, 7002 R02, 7003 R03, 7010 R10 settle at one settle() and are
+// returned at the next. returnItem(transId, code) returns any settled eCheck
+// on demand. Control verbs (stand-in-main.ts): settle, returnItem.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { createTransaction, type LedgerEvent, resolveHeld as resolveHeldTransaction, updateSplitTenderGroup } from './create-transaction.ts';
+import { dueTriggeredReturns, returnItem as returnEcheck } from './echeck.ts';
 import { Ledger, type StandInTransaction } from './ledger.ts';
 import { settledBatchList, transactionDetails, transactionList, unsettledList } from './reports.ts';
 import { WebhookSender } from './webhooks.ts';
@@ -39,7 +46,10 @@ export interface AuthorizeNetStandIn {
   failNext(mode: FailMode, count?: number): void;
   transactions(): readonly StandInTransaction[];
   resolveHeld(transId: string, decision: 'approve' | 'decline'): void;
+  /** The daily cut-off: eChecks owing a triggered return (test-data.ts ECHECK_RETURNS) are returned first, then everything captured settles. Answers the card batch's id. */
   settle(): string;
+  /** Returns a settled eCheck now with a NACHA code (R01...): its details then list the return in returnedItems. Answers the return's transId. */
+  returnItem(transId: string, code: string, description?: string): string;
   webhookTo(url: string | null): void;
   /** Resolves when every webhook sent so far has been delivered (or failed). */
   webhooksIdle(): Promise<void>;
@@ -48,6 +58,16 @@ export interface AuthorizeNetStandIn {
 }
 
 export const API_PATH = '/xml/v1/request.api';
+
+/** Return texts when a test names only the code (Authorize.net's eCheck return report wording). */
+const ACH_RETURN_TEXTS: Readonly<Record<string, string>> = {
+  R01: 'Insufficient Funds',
+  R02: 'Account Closed',
+  R03: 'No Account/Unable to Locate Account',
+  R04: 'Invalid Account Number',
+  R10: 'Customer Advises Not Authorized',
+  R29: 'Corporate Customer Advises Not Authorized',
+};
 /** The real endpoint's documented request limit is not published; 64 KiB is far above any request the connector sends. */
 const BODY_MAX_BYTES = 64 * 1024;
 const FAIL_COUNT_MAX = 1000;
@@ -142,7 +162,11 @@ export async function startAuthorizeNetStandIn(options: StandInOptions = {}): Pr
       if (transaction === undefined) throw new Error(`no transaction ${transId}`);
       emit([resolveHeldTransaction(transaction, decision)]);
     },
-    settle: () => ledger.settle(now()).batchId,
+    settle: () => {
+      dueTriggeredReturns(ledger, now());
+      return ledger.settle(now()).batchId;
+    },
+    returnItem: (transId, code, description) => returnEcheck(ledger, transId, code, description ?? ACH_RETURN_TEXTS[code] ?? `Return ${code}`, now()).transId,
     webhookTo: (url) => webhooks.to(url),
     webhooksIdle: () => webhooks.idle(),
     requestCount: () => requests,
@@ -239,6 +263,10 @@ async function serveControl(standIn: Omit<AuthorizeNetStandIn, 'url'>, verb: str
         return reply(200, {});
       case 'settle':
         return reply(200, { batchId: standIn.settle() });
+      case 'returnItem':
+        return reply(200, {
+          transId: standIn.returnItem(String(args.transId), String(args.code), typeof args.description === 'string' ? args.description : undefined),
+        });
       case 'webhookTo':
         standIn.webhookTo(typeof args.url === 'string' ? args.url : null);
         return reply(200, {});

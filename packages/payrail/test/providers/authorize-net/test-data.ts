@@ -85,6 +85,8 @@ export const REASONS = {
   6: { responseCode: '3', text: 'The credit card number is invalid.' },
   7: { responseCode: '3', text: 'Credit card expiration date is invalid.' },
   8: { responseCode: '3', text: 'The credit card has expired.' },
+  9: { responseCode: '3', text: 'The ABA code is invalid' },
+  10: { responseCode: '3', text: 'The account number is invalid' },
   11: { responseCode: '3', text: 'A duplicate transaction has been submitted.' },
   16: { responseCode: '3', text: 'The transaction cannot be found.' },
   19: { responseCode: '3', text: 'An error occurred during processing. Please try again in 5 minutes.' },
@@ -107,6 +109,7 @@ export const REASONS = {
     responseCode: '4',
     text: 'The amount of this request was only partially approved on the given prepaid card. An additional payment is required to fulfill the balance of this transaction.',
   },
+  246: { responseCode: '3', text: 'This eCheck.Net type is not allowed.' },
   310: { responseCode: '1', text: 'This transaction has already been voided.' },
   311: { responseCode: '1', text: 'This transaction has already been captured.' },
 } as const satisfies Readonly<Record<number, ReasonCode>>;
@@ -151,4 +154,31 @@ export function parseExpiry(text: string): { readonly year: number; readonly mon
       : [0, 0];
   if (month < 1 || month > 12) return null;
   return { year, month };
+}
+
+/**
+ * eCheck test data. The sandbox approves any eCheck with a valid routing
+ * number (ABA check digit) and account number, and never settles or returns
+ * one on demand; these are stand-in only, chosen by the account number's
+ * last four digits (different from Payrail's own sandbox network's, so a
+ * test never confuses the two):
+ * - ECHECK_DECLINE_LAST4: declined (response 2, reason 2);
+ * - ECHECK_RETURNS: settled, then returned with that code at the next
+ *   settle() after the one that settled it (as the bank's return reaches
+ *   Authorize.net a day or more after settlement).
+ * Any eCheck can also be returned by the control verb returnItem.
+ */
+export const ECHECK_DECLINE_LAST4 = '7999';
+export const ECHECK_RETURNS: Readonly<Record<string, { readonly code: string; readonly description: string }>> = {
+  '7001': { code: 'R01', description: 'Insufficient Funds' },
+  '7002': { code: 'R02', description: 'Account Closed' },
+  '7003': { code: 'R03', description: 'No Account/Unable to Locate Account' },
+  '7010': { code: 'R10', description: 'Customer Advises Not Authorized' },
+};
+
+/** Whether nine digits pass the ABA check digit (3, 7, 1 weights). */
+export function abaValid(routingNumber: string): boolean {
+  if (!/^\d{9}$/.test(routingNumber)) return false;
+  const d = [...routingNumber].map(Number);
+  return (3 * (d[0]! + d[3]! + d[6]!) + 7 * (d[1]! + d[4]! + d[7]!) + (d[2]! + d[5]! + d[8]!)) % 10 === 0;
 }
