@@ -127,6 +127,13 @@ export const StoredPageQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** A saved check's members (accept.blue's BaseCheckPM): a body with any of them and no source saves a check. */
+const checkFields = {
+  routing_number: optionalText(20, 'Check: the bank routing number, 9 digits with a valid ABA check digit (required)'),
+  account_type: optionalText(20, 'Check: checking or savings, in any case; kept and answered as sent (required)'),
+  sec_code: optionalText(10, 'Check: PPD, CCD, TEL or WEB (default WEB)'),
+};
+
 const paymentMethodFields = {
   source: Type.Optional(
     Type.String({
@@ -138,13 +145,11 @@ const paymentMethodFields = {
   ),
   expiry_month: Type.Optional(ExpiryMonth),
   expiry_year: Type.Optional(ExpiryYear),
-  name: optionalText(100, 'Name on the card, or a label'),
+  name: optionalText(100, 'Name on the card, or a label; for a check: the account holder (required)'),
   avs_address: optionalText(255, 'Street address for the AVS check'),
   avs_zip: optionalText(50, 'Postal code for the AVS check'),
-  routing_number: optionalText(9, 'Check (ACH) payment methods are not offered yet: refused'),
-  account_number: optionalText(17, 'Check (ACH) payment methods are not offered yet: refused'),
-  account_type: optionalText(20, 'Check (ACH) payment methods are not offered yet: refused'),
-  sec_code: optionalText(3, 'Check (ACH) payment methods are not offered yet: refused'),
+  ...checkFields,
+  account_number: optionalText(64, 'Check: the account number, 4 to 17 digits (required; sealed, only its last 4 digits are kept in clear and shown)'),
 };
 
 export const PaymentMethodCreate = Type.Object(
@@ -167,11 +172,13 @@ export const PaymentMethodUpdate = Type.Object(
     expiry_year: Type.Optional(ExpiryYear),
     avs_address: optionalText(255),
     avs_zip: optionalText(50),
+    ...checkFields,
+    account_number: optionalText(64, 'Refused: a saved check keeps its account number (save a new payment method for another account)'),
   },
   { title: 'PaymentMethodUpdateRequest', additionalProperties: false },
 );
 
-export const PaymentMethod = Type.Object(
+const CardPaymentMethod = Type.Object(
   {
     id: Type.Integer({ description: 'Charge it with source "pm-<id>"' }),
     customer_id: Type.Integer(),
@@ -187,12 +194,34 @@ export const PaymentMethod = Type.Object(
     bin: Type.Optional(Type.String({ description: 'accept.blue dialect: the first 6 digits' })),
     bin_details: Type.Optional(Type.Object({ type: Type.Null() }, { description: 'accept.blue dialect: credit or debit, null (not known)' })),
   },
-  { title: 'PaymentMethod' },
+  { title: 'CardPaymentMethod' },
 );
+
+/** A saved check, alike in both dialects; the card members a reader may index are present and null. */
+const CheckPaymentMethod = Type.Object(
+  {
+    id: Type.Integer({ description: 'Charge it with source "pm-<id>"' }),
+    customer_id: Type.Integer(),
+    created_at: Type.String(),
+    payment_method_type: Type.Literal('check'),
+    name: nullableText(),
+    routing_number: nullableText(),
+    account_type: Type.Union([Type.String(), Type.Null()], { description: 'As the request wrote it ("Checking" stays "Checking")' }),
+    sec_code: nullableText(),
+    last4: Type.String({ description: "The account number's last 4 digits" }),
+    account_number: Type.Null({ description: 'Never shown' }),
+    card_type: Type.Null(),
+    expiry_month: Type.Null(),
+    expiry_year: Type.Null(),
+  },
+  { title: 'CheckPaymentMethod' },
+);
+
+export const PaymentMethod = Type.Union([CardPaymentMethod, CheckPaymentMethod], { title: 'PaymentMethod' });
 
 export const PaymentMethodList = Type.Array(PaymentMethod, { description: 'Oldest first (order=desc: newest first)' });
 
-/** 409: the card is saved for the customer already; `id` is that method's. */
+/** 409: the card (or bank account) is saved for the customer already; `id` is that method's. */
 export const DuplicatePaymentMethod = Type.Object(
   {
     error: Type.Object({ code: Type.Literal('duplicate_payment_method'), message: Type.String() }),
