@@ -9,7 +9,7 @@ import type { CreatedMerchant } from '../../src/flows/merchants/merchants.ts';
 import { runDueSchedules, scheduleRunDepsOf } from '../../src/flows/vault/schedule-runs.ts';
 import { acceptBlueMerchant, type Loose, pluginCall, pluginOk } from '../helpers/acceptblue.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { call, callOk, newCustomer, saveCardFor } from '../helpers/stored.ts';
+import { call, newCustomer, saveCardFor } from '../helpers/stored.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 
 /** Routing numbers whose ABA check digit holds. */
@@ -157,6 +157,10 @@ for (const kind of STORE_KINDS) {
       assert.equal(listed[4].routing_number, undefined, 'a card has no check members');
       const all = await sendOk(merchant, 'GET', '/api/v2/payment-methods?limit=100');
       assert.equal(all.length, 5);
+      // The card paths never take a saved check for a card: no card token of it.
+      const token = await send(merchant, 'POST', '/api/v2/saved-cards', { source: `pm-${created.id}` });
+      assert.equal(token.statusCode, 404, token.body);
+      assert.equal(Number((await t.service.db.read((tx) => tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM card_tokens')))!.n), 0);
     });
 
     it('refuses the same account twice for a customer with 409 naming the method (whatever the name or type); another customer or routing number is another method', async () => {

@@ -178,46 +178,35 @@ export const PaymentMethodUpdate = Type.Object(
   { title: 'PaymentMethodUpdateRequest', additionalProperties: false },
 );
 
-const CardPaymentMethod = Type.Object(
+/**
+ * A saved card or check (accept.blue's PaymentMethod, one object told apart
+ * by payment_method_type). A check shows its own members and the card
+ * members a reader may index (card_type, the expiry) as null.
+ */
+export const PaymentMethod = Type.Object(
   {
     id: Type.Integer({ description: 'Charge it with source "pm-<id>"' }),
     customer_id: Type.Integer(),
-    payment_method_type: Type.Literal('card'),
-    card_type: Type.String({ description: "accept.blue dialect: Visa, MasterCard, Amex, Discover, JCB, Diners; spec: Payrail's names" }),
-    last4: Type.String(),
-    expiry_month: Type.Integer(),
-    expiry_year: Type.Integer(),
+    payment_method_type: Type.Union([Type.Literal('card'), Type.Literal('check')]),
+    card_type: Type.Union([Type.String(), Type.Null()], {
+      description: "accept.blue dialect: Visa, MasterCard, Amex, Discover, JCB, Diners; spec: Payrail's names; null for a check",
+    }),
+    last4: Type.String({ description: "The card's or the account number's last 4 digits" }),
+    expiry_month: Type.Union([Type.Integer(), Type.Null()], { description: 'null for a check' }),
+    expiry_year: Type.Union([Type.Integer(), Type.Null()], { description: 'null for a check' }),
     name: nullableText(),
     created_at: Type.String(),
     avs_address: addedMember(nullableText()),
     avs_zip: addedMember(nullableText()),
     bin: Type.Optional(Type.String({ description: 'accept.blue dialect: the first 6 digits' })),
     bin_details: Type.Optional(Type.Object({ type: Type.Null() }, { description: 'accept.blue dialect: credit or debit, null (not known)' })),
+    routing_number: Type.Optional(nullableText()),
+    account_type: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'Check: as the request wrote it ("Checking" stays "Checking")' })),
+    sec_code: Type.Optional(nullableText()),
+    account_number: Type.Optional(Type.Null({ description: 'Check: never shown (only last4)' })),
   },
-  { title: 'CardPaymentMethod' },
+  { title: 'PaymentMethod' },
 );
-
-/** A saved check, alike in both dialects; the card members a reader may index are present and null. */
-const CheckPaymentMethod = Type.Object(
-  {
-    id: Type.Integer({ description: 'Charge it with source "pm-<id>"' }),
-    customer_id: Type.Integer(),
-    created_at: Type.String(),
-    payment_method_type: Type.Literal('check'),
-    name: nullableText(),
-    routing_number: nullableText(),
-    account_type: Type.Union([Type.String(), Type.Null()], { description: 'As the request wrote it ("Checking" stays "Checking")' }),
-    sec_code: nullableText(),
-    last4: Type.String({ description: "The account number's last 4 digits" }),
-    account_number: Type.Null({ description: 'Never shown' }),
-    card_type: Type.Null(),
-    expiry_month: Type.Null(),
-    expiry_year: Type.Null(),
-  },
-  { title: 'CheckPaymentMethod' },
-);
-
-export const PaymentMethod = Type.Union([CardPaymentMethod, CheckPaymentMethod], { title: 'PaymentMethod' });
 
 export const PaymentMethodList = Type.Array(PaymentMethod, { description: 'Oldest first (order=desc: newest first)' });
 
