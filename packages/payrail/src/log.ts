@@ -15,6 +15,8 @@ export const REDACTED_PATHS = [
   '*.card',
   '*.cvv2',
   '*.cvv',
+  // A check's account number (a check charge, credit or saved check).
+  '*.account_number',
   '*.pin',
   '*.api_key',
   '*.transfer_api_key',

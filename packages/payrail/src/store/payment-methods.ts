@@ -2,10 +2,17 @@
 // card number is kept sealed (src/crypto/card-cipher.ts); deleting a method
 // erases the sealed number and the fingerprint in the same statement that
 // marks it deleted, so nothing is left to open. Reads name the merchant.
+// A saved check (method_type 'check', migration 029) lives in the same table:
+// its account number sealed where a card's number is, its last four in
+// last4, card_type and bin empty, expiry 0/0 (so the fingerprint-and-expiry
+// index also makes one method per bank account and customer).
 import type { Tx } from './db.ts';
+
+export type MethodType = 'card' | 'check';
 
 export interface PaymentMethodRow {
   pk: number;
+  method_type: MethodType;
   merchant_id: string;
   customer_pk: number;
   source_id: string;
@@ -17,6 +24,12 @@ export interface PaymentMethodRow {
   name: string | null;
   avs_address: string | null;
   avs_zip: string | null;
+  /** A check's bank routing number (null for a card). */
+  routing_number: string | null;
+  /** A check's account type as the request wrote it ("Checking" or "checking"; null for a card). */
+  account_type: string | null;
+  /** A check's SEC code (null for a card). */
+  sec_code: string | null;
   created_at_ms: number;
 }
 
@@ -26,7 +39,8 @@ export interface SealedPaymentMethod extends PaymentMethodRow {
   network_transaction_id: string | null;
 }
 
-const COLUMNS = 'pk, merchant_id, customer_pk, source_id, card_type, last4, bin, expiry_month, expiry_year, name, avs_address, avs_zip, created_at_ms';
+const COLUMNS =
+  'pk, method_type, merchant_id, customer_pk, source_id, card_type, last4, bin, expiry_month, expiry_year, name, avs_address, avs_zip, routing_number, account_type, sec_code, created_at_ms';
 const LIVE = 'deleted_at_ms IS NULL';
 /** What a deleted method keeps in place of its sealed card number. */
 const ERASED = Buffer.alloc(0);
@@ -95,6 +109,89 @@ export async function insertPaymentMethod(tx: Tx, method: NewPaymentMethod, nowM
   return { duplicateOf: existing.pk };
 }
 
+export interface NewCheckMethod {
+  merchant_id: string;
+  customer_pk: number;
+  source_id: string;
+  /** The account number, sealed as a card number is. */
+  card_number_enc: Buffer;
+  /** Keyed hash of the routing and account numbers: one method per bank account and customer. */
+  fingerprint: string;
+  last4: string;
+  name: string;
+  routing_number: string;
+  account_type: string;
+  sec_code: string;
+}
+
+/** A check has no expiry: 0/0, so the fingerprint-and-expiry index keeps one method per account and customer. */
+export const CHECK_EXPIRY = 0;
+
+/**
+ * Saves the check, unless the customer has this account already: then
+ * returns that method's id as `duplicateOf` and inserts nothing (the unique
+ * index decides between concurrent saves, as for cards).
+ */
+export async function insertCheckMethod(tx: Tx, method: NewCheckMethod, nowMs: number): Promise<{ created: PaymentMethodRow } | { duplicateOf: number }> {
+  const row = await tx.get<PaymentMethodRow>(
+    `INSERT INTO payment_methods (merchant_id, customer_pk, source_id, method_type, card_number_enc, fingerprint, card_type, last4, bin, expiry_month, expiry_year, name, routing_number, account_type, sec_code, created_at_ms, updated_at_ms)
+     VALUES (?, ?, ?, 'check', ?, ?, '', ?, '', ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (customer_pk, fingerprint, expiry_month, expiry_year) DO NOTHING RETURNING ${COLUMNS}`,
+    [
+      method.merchant_id,
+      method.customer_pk,
+      method.source_id,
+      method.card_number_enc,
+      method.fingerprint,
+      method.last4,
+      CHECK_EXPIRY,
+      CHECK_EXPIRY,
+      method.name,
+      method.routing_number,
+      method.account_type,
+      method.sec_code,
+      nowMs,
+      nowMs,
+    ],
+  );
+  if (row !== undefined) return { created: rowOf(row) };
+  const existing = await sameCardAndExpiry(tx, method.customer_pk, method.fingerprint, CHECK_EXPIRY, CHECK_EXPIRY);
+  if (existing === undefined) throw new Error('check payment method insert conflicted with no row');
+  return { duplicateOf: existing.pk };
+}
+
+/** A live saved check's sealed account number and the source it was sealed for (to fingerprint it again under a new routing number). */
+export async function getSealedCheckAccount(tx: Tx, merchantId: string, pk: number): Promise<{ card_number_enc: Buffer; source_id: string } | undefined> {
+  return tx.get<{ card_number_enc: Buffer; source_id: string }>(
+    `SELECT card_number_enc, source_id FROM payment_methods WHERE pk = ? AND merchant_id = ? AND method_type = 'check' AND ${LIVE}`,
+    [pk, merchantId],
+  );
+}
+
+/** What a saved check's change may set (its account number never changes: a new account is a new method). */
+export interface CheckMethodFields {
+  name?: string | undefined;
+  routing_number?: string | undefined;
+  account_type?: string | undefined;
+  sec_code?: string | undefined;
+  /** With a new routing number: the account's new fingerprint. */
+  fingerprint?: string | undefined;
+}
+
+export async function updateCheckMethod(
+  tx: Tx,
+  merchantId: string,
+  pk: number,
+  fields: CheckMethodFields,
+  nowMs: number,
+): Promise<PaymentMethodRow | undefined> {
+  const names = (Object.keys(fields) as Array<keyof CheckMethodFields>).filter((name) => fields[name] !== undefined);
+  const row = await tx.get<PaymentMethodRow>(
+    `UPDATE payment_methods SET ${[...names.map((name) => `${name} = ?`), 'updated_at_ms = ?'].join(', ')} WHERE pk = ? AND merchant_id = ? AND method_type = 'check' AND ${LIVE} RETURNING ${COLUMNS}`,
+    [...names.map((name) => fields[name] as string), nowMs, pk, merchantId],
+  );
+  return row === undefined ? undefined : rowOf(row);
+}
+
 /** The customer's live method with this card (by fingerprint) and expiry, if any. */
 export async function sameCardAndExpiry(
   tx: Tx,
@@ -124,10 +221,14 @@ export async function getPaymentMethod(tx: Tx, merchantId: string, pk: number): 
   return row === undefined ? undefined : rowOf(row);
 }
 
-/** A live method with its sealed card number, for a charge. */
+/**
+ * A live saved card with its sealed card number, for a card charge. A saved
+ * check reads as absent here: its account number must never reach a card
+ * processor as a card number.
+ */
 export async function getSealedPaymentMethod(tx: Tx, merchantId: string, pk: number): Promise<SealedPaymentMethod | undefined> {
   const row = await tx.get<SealedPaymentMethod>(
-    `SELECT ${COLUMNS}, card_number_enc, network_transaction_id FROM payment_methods WHERE pk = ? AND merchant_id = ? AND ${LIVE}`,
+    `SELECT ${COLUMNS}, card_number_enc, network_transaction_id FROM payment_methods WHERE pk = ? AND merchant_id = ? AND method_type = 'card' AND ${LIVE}`,
     [pk, merchantId],
   );
   return row === undefined ? undefined : rowOf(row);
@@ -159,6 +260,7 @@ export async function listMerchantPaymentMethods(
   return rows.map(rowOf);
 }
 
+/** Changes a saved card (a saved check is changed by updateCheckMethod). */
 export async function updatePaymentMethod(
   tx: Tx,
   merchantId: string,
@@ -168,7 +270,7 @@ export async function updatePaymentMethod(
 ): Promise<PaymentMethodRow | undefined> {
   const names = (Object.keys(fields) as Array<keyof typeof fields>).filter((name) => fields[name] !== undefined);
   const row = await tx.get<PaymentMethodRow>(
-    `UPDATE payment_methods SET ${[...names.map((name) => `${name} = ?`), 'updated_at_ms = ?'].join(', ')} WHERE pk = ? AND merchant_id = ? AND ${LIVE} RETURNING ${COLUMNS}`,
+    `UPDATE payment_methods SET ${[...names.map((name) => `${name} = ?`), 'updated_at_ms = ?'].join(', ')} WHERE pk = ? AND merchant_id = ? AND method_type = 'card' AND ${LIVE} RETURNING ${COLUMNS}`,
     [...names.map((name) => fields[name] as string | number | null), nowMs, pk, merchantId],
   );
   return row === undefined ? undefined : rowOf(row);

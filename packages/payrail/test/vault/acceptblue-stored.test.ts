@@ -323,7 +323,7 @@ for (const kind of STORE_KINDS) {
       assert.equal(await shop.request('DELETE', 'payment-methods/999999999'), undefined);
     });
 
-    it("creates Formidable's customer (its undocumented name ignored) and its card from a nonce; refuses check payment methods as not offered yet", async () => {
+    it("creates Formidable's customer (its undocumented name ignored) and its card from a nonce; saves Pinelab's check body beside it", async () => {
       const merchant = await useAcceptBlueDialect(t, await t.newMerchant());
       const shop = new PinelabClient(t, merchant);
       const customer = await shop.request('POST', 'customers', {
@@ -348,7 +348,7 @@ for (const kind of STORE_KINDS) {
       });
       assert.deepEqual([method.card_type, method.name, method.avs_zip, method.last4], ['Amex', 'Grace Hopper', '10001', '0005']);
 
-      // Pinelab's check body: refused, naming the field, nothing saved.
+      // Pinelab's check body: a saved check (test/ach/check-payment-methods.test.ts tells the rest).
       const check = await call(t, merchant, 'POST', `/api/v2/customers/${customer.id}/payment-methods`, {
         name: 'Grace Hopper',
         routing_number: '021000021',
@@ -356,12 +356,12 @@ for (const kind of STORE_KINDS) {
         account_type: 'Checking',
         sec_code: 'WEB',
       });
-      assert.equal(check.statusCode, 400, check.body);
+      assert.equal(check.statusCode, 201, check.body);
       assert.deepEqual(
-        [check.json().error_message, check.json().error_details],
-        ['check (ACH) payment methods are not offered yet; save a card', { routing_number: ['check (ACH) payment methods are not offered yet; save a card'] }],
+        [check.json().payment_method_type, check.json().account_type, check.json().last4, check.json().account_number],
+        ['check', 'Checking', '6789', null],
       );
-      assert.equal((await shop.request('GET', `customers/${customer.id}/payment-methods`)).length, 1);
+      assert.equal((await shop.request('GET', `customers/${customer.id}/payment-methods`)).length, 2);
     });
 
     it('creates a customer from a transaction: its billing details, the transaction linked; a card saved from ref- of it', async () => {

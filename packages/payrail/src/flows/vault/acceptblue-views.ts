@@ -7,6 +7,7 @@ import { isoTime } from '../../domain/iso-time.ts';
 import type { CustomerRow } from '../../store/customers.ts';
 import type { PaymentMethodRow } from '../../store/payment-methods.ts';
 import type { ScheduleRow } from '../../store/schedules.ts';
+import { type CheckMethodView, renderCheckMethod } from './check-method-view.ts';
 import { renderSchedule, type ScheduleView } from './schedule-view.ts';
 
 /** accept.blue's Address members (the request schema names the same). */
@@ -80,7 +81,8 @@ export interface AcceptBluePaymentMethod {
   last4: string;
 }
 
-export function acceptBluePaymentMethod(row: PaymentMethodRow): AcceptBluePaymentMethod {
+export function acceptBluePaymentMethod(row: PaymentMethodRow): AcceptBluePaymentMethod | CheckMethodView {
+  if (row.method_type === 'check') return renderCheckMethod(row);
   return {
     id: row.pk,
     customer_id: row.customer_pk,

@@ -27,6 +27,7 @@ import {
 } from '../../store/vault/payment-methods.ts';
 import { saveTokenMethodOnce } from '../../store/vault/card-tokens.ts';
 import { renderSchedule, type ScheduleView } from './schedule-view.ts';
+import { type CheckMethodView, renderCheckMethod } from './check-method-view.ts';
 import { transactionStatusOf } from '../../domain/card-lifecycle.ts';
 import { parsePaymentSource } from '../../domain/payment-source.ts';
 import type { WireDialect } from '../../domain/wire-dialect.ts';
@@ -95,7 +96,8 @@ export interface PaymentMethodView {
   avs_zip?: string;
 }
 
-export function renderPaymentMethod(row: PaymentMethodRow): PaymentMethodView {
+export function renderPaymentMethod(row: PaymentMethodRow): PaymentMethodView | CheckMethodView {
+  if (row.method_type === 'check') return renderCheckMethod(row);
   return {
     id: row.pk,
     customer_id: row.customer_pk,
@@ -111,7 +113,7 @@ export function renderPaymentMethod(row: PaymentMethodRow): PaymentMethodView {
   };
 }
 
-export type MethodView = PaymentMethodView | AcceptBluePaymentMethod;
+export type MethodView = PaymentMethodView | AcceptBluePaymentMethod | CheckMethodView;
 
 /** A payment method as the caller's dialect shows it. */
 export function methodViewFor(dialect: WireDialect | undefined): (row: PaymentMethodRow) => MethodView {
@@ -262,7 +264,7 @@ export interface SaveCardInput {
   readonly name?: string | undefined;
   readonly avs_address?: string | undefined;
   readonly avs_zip?: string | undefined;
-  /** accept.blue's check payment method fields: not offered yet, refused naming them. */
+  /** accept.blue's check payment method fields (a check is saved by check-methods.ts; with a card source they are refused naming them). */
   readonly routing_number?: string | undefined;
   readonly account_number?: string | undefined;
   readonly account_type?: string | undefined;
@@ -287,10 +289,10 @@ export class DuplicateMethodError extends ApiError {
 
 type SavedFrom = { readonly kind: 'nonce'; readonly nonce: string } | { readonly kind: 'reference'; readonly chargePk: number };
 
-/** What the card is saved from: a nonce (with its expiry) or `ref-<reference number>`; checks (ACH) are not offered yet. */
+/** What the card is saved from: a nonce (with its expiry) or `ref-<reference number>`; a check's fields beside it are refused. */
 function savedFromOf(input: SaveCardInput, nowMs: number): SavedFrom {
   const checkField = (['routing_number', 'account_number', 'account_type', 'sec_code'] as const).find((name) => input[name] !== undefined);
-  if (checkField !== undefined) failOn(checkField, 'invalid_request', 'check (ACH) payment methods are not offered yet; save a card');
+  if (checkField !== undefined) failOn(checkField, 'invalid_request', `${checkField} belongs to a check payment method, which takes no source`);
   if (input.source === undefined) failOn('source', 'invalid_request', 'source is required');
   const source = parsePaymentSource(input.source);
   if (source?.kind === 'reference') {
@@ -374,7 +376,7 @@ async function saveTokenCard(
   customerPk: number,
   input: SaveCardInput & { readonly source: string; readonly expiry_month: number; readonly expiry_year: number },
   idempotencyKey: string | null,
-): Promise<Created<PaymentMethodView>> {
+): Promise<Created<MethodView>> {
   const cardRef = input.source.slice(TOKEN_SOURCE_PREFIX.length);
   // Unknown and other merchants' tokens read alike, as an unknown payment method does.
   const noToken = (): never => fail('not_found', `saved card ${input.source.slice(0, 40)} not found`);
@@ -511,7 +513,7 @@ export async function removePaymentMethod(vault: VaultContext, owner: Owner, id:
 /** What the panel shows of a customer: its saved cards, schedules and latest transactions. */
 export interface CustomerPanelView {
   readonly customer: CustomerView;
-  readonly methods: PaymentMethodView[];
+  readonly methods: Array<PaymentMethodView | CheckMethodView>;
   readonly schedules: ScheduleView[];
   readonly transactions: TransactionSummary[];
 }

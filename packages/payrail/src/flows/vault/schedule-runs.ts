@@ -79,6 +79,20 @@ export function scheduleRunDepsOf(service: ScheduleRunService): ScheduleRunDeps 
 
 type Reserved = Exclude<ReservedRun, { kind: 'card-refused' }>;
 
+/**
+ * A run on a saved check is a check charge (an ACH debit through the check
+ * charge flow's `pm-` path), not a card charge. Until that path charges
+ * schedule runs, such a run waits: the schedule is neither charged nor
+ * stopped, and its next claim tries again.
+ */
+function holdCheckRun(deps: ScheduleRunDeps, schedule: ScheduleRow, runDate: string): null {
+  deps.log.warn(
+    { schedule: schedule.pk, runDate, method: schedule.payment_method_pk },
+    'recurring schedule charges a saved check; its run waits for the check charge path',
+  );
+  return null;
+}
+
 /** One worker step: charges a bounded batch of due schedules and applies finished runs; returns how much it did. */
 export async function runDueSchedules(deps: ScheduleRunDeps, limit = SCHEDULE_BATCH_MAX): Promise<number> {
   const nowMs = deps.clock.nowMs();
@@ -145,6 +159,7 @@ async function runOnce(deps: ScheduleRunDeps, schedule: ScheduleRow, runDate: st
     return null;
   }
   if (reserved.kind === 'taken') return null;
+  if (reserved.kind === 'check-method') return holdCheckRun(deps, schedule, runDate);
   const { charge, card } = reserved.reserved;
   let result: AuthorizationResult;
   try {

@@ -127,6 +127,13 @@ export const StoredPageQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** A saved check's members (accept.blue's BaseCheckPM): a body with any of them and no source saves a check. */
+const checkFields = {
+  routing_number: optionalText(20, 'Check: the bank routing number, 9 digits with a valid ABA check digit (required)'),
+  account_type: optionalText(20, 'Check: checking or savings, in any case; kept and answered as sent (required)'),
+  sec_code: optionalText(10, 'Check: PPD, CCD, TEL or WEB (default WEB)'),
+};
+
 const paymentMethodFields = {
   source: Type.Optional(
     Type.String({
@@ -138,13 +145,11 @@ const paymentMethodFields = {
   ),
   expiry_month: Type.Optional(ExpiryMonth),
   expiry_year: Type.Optional(ExpiryYear),
-  name: optionalText(100, 'Name on the card, or a label'),
+  name: optionalText(100, 'Name on the card, or a label; for a check: the account holder (required)'),
   avs_address: optionalText(255, 'Street address for the AVS check'),
   avs_zip: optionalText(50, 'Postal code for the AVS check'),
-  routing_number: optionalText(9, 'Check (ACH) payment methods are not offered yet: refused'),
-  account_number: optionalText(17, 'Check (ACH) payment methods are not offered yet: refused'),
-  account_type: optionalText(20, 'Check (ACH) payment methods are not offered yet: refused'),
-  sec_code: optionalText(3, 'Check (ACH) payment methods are not offered yet: refused'),
+  ...checkFields,
+  account_number: optionalText(64, 'Check: the account number, 4 to 17 digits (required; sealed, only its last 4 digits are kept in clear and shown)'),
 };
 
 export const PaymentMethodCreate = Type.Object(
@@ -167,32 +172,45 @@ export const PaymentMethodUpdate = Type.Object(
     expiry_year: Type.Optional(ExpiryYear),
     avs_address: optionalText(255),
     avs_zip: optionalText(50),
+    ...checkFields,
+    account_number: optionalText(64, 'Refused: a saved check keeps its account number (save a new payment method for another account)'),
   },
   { title: 'PaymentMethodUpdateRequest', additionalProperties: false },
 );
 
+/**
+ * A saved card or check (accept.blue's PaymentMethod, one object told apart
+ * by payment_method_type). A check shows its own members and the card
+ * members a reader may index (card_type, the expiry) as null.
+ */
 export const PaymentMethod = Type.Object(
   {
     id: Type.Integer({ description: 'Charge it with source "pm-<id>"' }),
     customer_id: Type.Integer(),
-    payment_method_type: Type.Literal('card'),
-    card_type: Type.String({ description: "accept.blue dialect: Visa, MasterCard, Amex, Discover, JCB, Diners; spec: Payrail's names" }),
-    last4: Type.String(),
-    expiry_month: Type.Integer(),
-    expiry_year: Type.Integer(),
+    payment_method_type: Type.Union([Type.Literal('card'), Type.Literal('check')]),
+    card_type: Type.Union([Type.String(), Type.Null()], {
+      description: "accept.blue dialect: Visa, MasterCard, Amex, Discover, JCB, Diners; spec: Payrail's names; null for a check",
+    }),
+    last4: Type.String({ description: "The card's or the account number's last 4 digits" }),
+    expiry_month: Type.Union([Type.Integer(), Type.Null()], { description: 'null for a check' }),
+    expiry_year: Type.Union([Type.Integer(), Type.Null()], { description: 'null for a check' }),
     name: nullableText(),
     created_at: Type.String(),
     avs_address: addedMember(nullableText()),
     avs_zip: addedMember(nullableText()),
     bin: Type.Optional(Type.String({ description: 'accept.blue dialect: the first 6 digits' })),
     bin_details: Type.Optional(Type.Object({ type: Type.Null() }, { description: 'accept.blue dialect: credit or debit, null (not known)' })),
+    routing_number: Type.Optional(nullableText()),
+    account_type: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'Check: as the request wrote it ("Checking" stays "Checking")' })),
+    sec_code: Type.Optional(nullableText()),
+    account_number: Type.Optional(Type.Null({ description: 'Check: never shown (only last4)' })),
   },
   { title: 'PaymentMethod' },
 );
 
 export const PaymentMethodList = Type.Array(PaymentMethod, { description: 'Oldest first (order=desc: newest first)' });
 
-/** 409: the card is saved for the customer already; `id` is that method's. */
+/** 409: the card (or bank account) is saved for the customer already; `id` is that method's. */
 export const DuplicatePaymentMethod = Type.Object(
   {
     error: Type.Object({ code: Type.Literal('duplicate_payment_method'), message: Type.String() }),

@@ -48,6 +48,8 @@ export type ReservedRun =
   | { readonly kind: 'reserved'; readonly reserved: RunCharge }
   | { readonly kind: 'taken' }
   | { readonly kind: 'no-method' }
+  /** The schedule charges a saved check: not a card charge (nothing written; the flow decides). */
+  | { readonly kind: 'check-method'; readonly method: PaymentMethodRow }
   | { readonly kind: 'card-refused'; readonly refusal: CardRefusal };
 
 /**
@@ -63,6 +65,8 @@ export function reserveScheduleRun(db: Db, input: { schedulePk: number; runDate:
     if (current === undefined || current.deleted || current.active !== 1 || current.next_run_date !== runDate) return { kind: 'taken' };
     const method = await getPaymentMethod(tx, current.merchant_id, current.payment_method_pk);
     if (method === undefined) return { kind: 'no-method' };
+    // A saved check's account number is never charged as a card.
+    if (method.method_type === 'check') return { kind: 'check-method', method };
     const reserved = await reserveChargeIn(tx, input.chargeOf(current, method), nowMs);
     // A card that cannot be charged any more: roll back what taking it wrote.
     if (reserved.kind === 'refused') throw new Refusal<ReservedRun>({ kind: 'card-refused', refusal: reserved });

@@ -73,8 +73,8 @@ export function customerDetailBody(view: CustomerPanelView): Html {
         <tbody>${view.methods.map(
           (m) => html`<tr>
             <th scope="row">pm-${m.id}</th>
-            <td>${m.card_type} ···· ${m.last4}</td>
-            <td>${String(m.expiry_month).padStart(2, '0')}/${m.expiry_year}</td>
+            <td>${m.payment_method_type === 'check' ? `Check (${m.account_type ?? ''})` : m.card_type} ···· ${m.last4}</td>
+            <td>${m.payment_method_type === 'check' ? '' : `${String(m.expiry_month).padStart(2, '0')}/${m.expiry_year}`}</td>
             <td>${m.name ?? ''}</td>
             <td>${timestamp(Date.parse(m.created_at))}</td>
           </tr>`,

@@ -12,7 +12,6 @@ import { ACCEPTBLUE_API_VERSION } from '../../../domain/wire-dialect.ts';
 import { createCustomerFromTransaction } from '../../../flows/vault/customer-from-transaction.ts';
 import {
   changeCustomer,
-  changePaymentMethod,
   createCustomer,
   customerTransactionsJson,
   DuplicateMethodError,
@@ -24,8 +23,8 @@ import {
   readPaymentMethod,
   removeCustomer,
   removePaymentMethod,
-  saveCard,
 } from '../../../flows/vault/customers.ts';
+import { changeAnyPaymentMethod, savePaymentMethod } from '../../../flows/vault/check-methods.ts';
 import type { Owner } from '../../../flows/vault/stored-common.ts';
 import type { Service } from '../../../service.ts';
 import { basicAuth } from '../../auth-hooks.ts';
@@ -221,7 +220,8 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
         schema: {
           operationId: 'createPaymentMethod',
           errors: ['not_found', 'invalid_nonce', 'invalid_card', 'duplicate_payment_method', 'idempotency_key_reused'],
-          summary: 'Save a card for a customer from a nonce or ref- source (the same card with the same expiry twice: 409 naming the existing method)',
+          summary:
+            'Save a card for a customer from a nonce or ref- source, or a check from name, routing_number, account_number, account_type and sec_code (the same card with the same expiry, or the same bank account, twice: 409 naming the existing method)',
           params: IdParams,
           headers: ChargeHeaders,
           body: PaymentMethodCreate,
@@ -232,7 +232,7 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
       },
       async (request, reply) =>
         answeringDuplicates(request, reply, async () =>
-          createdView(reply, await saveCard(service, ownerOf(request), request.params.id, request.body, idempotencyKeyOf(request))),
+          createdView(reply, await savePaymentMethod(service, ownerOf(request), request.params.id, request.body, idempotencyKeyOf(request))),
         ),
     );
     app.get(
@@ -241,7 +241,7 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
         schema: {
           operationId: 'listAllPaymentMethods',
           errors: [],
-          summary: 'List every saved card of the merchant (order, limit, offset)',
+          summary: 'List every saved card and check of the merchant (order, limit, offset)',
           querystring: StoredPageQuery,
           response: { 200: PaymentMethodList, ...STORED_REFUSALS },
         },
@@ -255,7 +255,7 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
         schema: {
           operationId: 'listPaymentMethods',
           errors: ['not_found'],
-          summary: "List a customer's saved cards (order, limit, offset)",
+          summary: "List a customer's saved cards and checks (order, limit, offset)",
           params: IdParams,
           querystring: StoredPageQuery,
           response: { 200: PaymentMethodList, ...STORED_REFUSALS },
@@ -270,7 +270,7 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
         schema: {
           operationId: 'getPaymentMethod',
           errors: ['not_found'],
-          summary: 'Read a saved card',
+          summary: 'Read a saved card or check',
           params: IdParams,
           response: { 200: PaymentMethod, ...STORED_REFUSALS },
         },
@@ -284,7 +284,8 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
         schema: {
           operationId: 'updatePaymentMethod',
           errors: ['not_found', 'invalid_card', 'duplicate_payment_method'],
-          summary: "Update a saved card's name, expiry or AVS address (another method's card and expiry: 409)",
+          summary:
+            "Update a saved card's name, expiry or AVS address (another method's card and expiry: 409), or a saved check's name, routing_number, account_type or sec_code (never its account_number)",
           params: IdParams,
           body: PaymentMethodUpdate,
           response: { 200: PaymentMethod, ...STORED_REFUSALS, ...DUPLICATE_REFUSAL },
@@ -292,7 +293,7 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
         onRequest,
         preValidation: acceptBlueRequests(PaymentMethodUpdate),
       },
-      async (request, reply) => answeringDuplicates(request, reply, () => changePaymentMethod(service, ownerOf(request), request.params.id, request.body)),
+      async (request, reply) => answeringDuplicates(request, reply, () => changeAnyPaymentMethod(service, ownerOf(request), request.params.id, request.body)),
     );
     app.delete(
       '/api/v2/payment-methods/:id',
@@ -300,7 +301,8 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
         schema: {
           operationId: 'deletePaymentMethod',
           errors: ['not_found', 'linked_to_active_schedules'],
-          summary: 'Delete a saved card: its card data is erased and schedules charging it stop (accept.blue dialect: 409 while one is active)',
+          summary:
+            'Delete a saved card or check: its card or account number is erased and schedules charging it stop (accept.blue dialect: 409 while one is active)',
           params: IdParams,
           response: { ...NO_CONTENT, ...STORED_REFUSALS },
         },
