@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { CreatedMerchant } from '../../src/flows/merchants/merchants.ts';
+import { verifyLedger } from '../../src/flows/operations/ledger-verify.ts';
 import { runDueSchedules, scheduleRunDepsOf } from '../../src/flows/vault/schedule-runs.ts';
 import { acceptBlueMerchant, type Loose, pluginCall, pluginOk } from '../helpers/acceptblue.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
@@ -357,7 +358,7 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(await sendOk(merchant, 'GET', `/api/v2/payment-methods/${created.id}`), created);
     });
 
-    it('creates, changes and lists schedules on a saved check; a run never charges the account as a card nor stops the schedule', async () => {
+    it('creates, changes and lists schedules on a saved check; a run is a check charge of the account, once per run date', async () => {
       const merchant = await t.newMerchant();
       const customer = await newCustomer(t, merchant);
       const check = await sendOk(merchant, 'POST', `/api/v2/customers/${customer.id}/payment-methods`, checkBody(), 201);
@@ -384,13 +385,26 @@ for (const kind of STORE_KINDS) {
       );
       assert.deepEqual(await sendOk(merchant, 'GET', `/api/v2/recurring-schedules/${schedule.id}/transactions`), []);
 
-      // Its run date comes: no card charge of the account, the schedule neither charged nor stopped.
+      // Its run date comes: a check charge of the schedule's amount, once, and the schedule moves on.
       t.clock.advance(86_400_000 + 60_000);
       await runDueSchedules(scheduleRunDepsOf(t.service));
-      const charges = await t.service.db.read((tx) => tx.all<{ pk: number }>('SELECT pk FROM charges WHERE merchant_id = ?', [merchant.merchant_id]));
-      assert.deepEqual(charges, []);
+      await runDueSchedules(scheduleRunDepsOf(t.service));
+      const charges = await t.service.db.read((tx) =>
+        tx.all<{ pk: number; payment_type: string; schedule_pk: number; amount_cents: number; status: string; last4: string; card_type: string }>(
+          'SELECT pk, payment_type, schedule_pk, amount_cents, status, last4, card_type FROM charges WHERE merchant_id = ?',
+          [merchant.merchant_id],
+        ),
+      );
+      assert.deepEqual(
+        charges.map((c) => [c.payment_type, Number(c.schedule_pk), Number(c.amount_cents), c.status, c.last4, c.card_type]),
+        [['check', schedule.id, 2500, 'approved', '4321', '']],
+      );
       const later = await sendOk(merchant, 'GET', `/api/v2/recurring-schedules/${schedule.id}`);
-      assert.deepEqual([later.status, later.active, later.num_left, later.next_run_date], ['active', true, 3, tomorrow]);
+      assert.deepEqual([later.status, later.active, later.num_left], ['active', true, 2]);
+      assert.notEqual(later.next_run_date, tomorrow);
+      const runs = await sendOk(merchant, 'GET', `/api/v2/recurring-schedules/${schedule.id}/transactions`);
+      assert.equal(runs.length, 1, JSON.stringify(runs));
+      assert.deepEqual((await verifyLedger(t.service.db)).problems, []);
 
       // accept.blue refuses deleting a method an active schedule charges: so does its dialect, for a check too.
       const blue = await acceptBlueMerchant(t);
@@ -406,6 +420,21 @@ for (const kind of STORE_KINDS) {
       });
       const refused = await pluginCall(t, blue, 'DELETE', `payment-methods/${blueCheck.id}`);
       assert.equal(refused.status, 409, refused.text);
+      // Run now in the sandbox: the run's transaction as the Vendure plugin reads a schedule's transactions.
+      const blueSchedules = await pluginOk(t, blue, 'GET', `customers/${blueCustomer.id}/recurring-schedules`, undefined, [200]);
+      const run = await t.app.inject({ method: 'POST', url: `/sandbox/schedules/${blueSchedules[0].id}/run`, headers: { 'api-key': blue.transfer_api_key } });
+      assert.equal(run.statusCode, 200, run.body);
+      answers.push(run.body);
+      const blueRuns = await pluginOk(t, blue, 'GET', `recurring-schedules/${blueSchedules[0].id}/transactions`, undefined, [200]);
+      answers.push(JSON.stringify(blueRuns));
+      assert.equal(blueRuns.length, 1, JSON.stringify(blueRuns));
+      assert.equal(blueRuns[0].amount_details.amount, 19.99);
+      assert.equal(blueRuns[0].status_details.status, 'pending');
+      assert.deepEqual(
+        [blueRuns[0].check_details.name, blueRuns[0].check_details.account_number_last4, blueRuns[0].check_details.routing_number],
+        ['Ada Lovelace', '4321', ROUTING],
+      );
+      assert.deepEqual((await verifyLedger(t.service.db)).problems, []);
     });
 
     it('never shows nor logs the account number', () => {

@@ -27,7 +27,6 @@ import { runDateOf } from '../../domain/recurring.ts';
 import { fail, isApiError } from '../../errors.ts';
 import { authorizeWithDeadline, CARD_PROCESSOR_TIMEOUT_MS, type AuthorizationResult, type CardProcessor } from '../../providers/card-processor.ts';
 import type { Service } from '../../service.ts';
-import type { ChargeRow } from '../../store/charges.ts';
 import type { ScheduleRow } from '../../store/schedules.ts';
 import {
   anyScheduleDue,
@@ -51,6 +50,9 @@ import { recordChargeOutcome } from '../payin/charge-outcome.ts';
 import { EVENT_VIEWS } from '../events/emit.ts';
 import { renderCharge } from '../payin/charge-answers.ts';
 import { idOf } from './stored-common.ts';
+import type { PaymentMethodRow } from '../../store/payment-methods.ts';
+import { type CheckDeps, checkDepsFor } from '../ach/check-charge.ts';
+import { runCheckOnce } from './check-schedule-runs.ts';
 import { renderSchedule, type ScheduleView } from './schedule-view.ts';
 
 /** Schedules claimed per worker step; their processor calls run concurrently. */
@@ -67,6 +69,8 @@ export interface ScheduleRunDeps {
   readonly processor: CardProcessor;
   readonly providerKeys: ProviderKeys;
   readonly cipher: () => CardCipher;
+  /** Runs on saved checks are check charges (check-schedule-runs.ts); absent: such runs wait. */
+  readonly checks?: CheckDeps | undefined;
 }
 
 type ScheduleRunService = Pick<Service, 'db' | 'clock' | 'log' | 'config' | 'providers' | 'providerKeys'>;
@@ -74,22 +78,35 @@ type ScheduleRunService = Pick<Service, 'db' | 'clock' | 'log' | 'config' | 'pro
 /** What the service gives schedule runs: the charge machinery's dependencies. */
 export function scheduleRunDepsOf(service: ScheduleRunService): ScheduleRunDeps {
   const { db, clock, log, providerKeys } = service;
-  return { db, clock, log, processor: service.providers.cardProcessor, providerKeys, cipher: () => cardCipherFor(service.config) };
+  return {
+    db,
+    clock,
+    log,
+    processor: service.providers.cardProcessor,
+    providerKeys,
+    cipher: () => cardCipherFor(service.config),
+    checks: checkDepsFor(service),
+  };
 }
 
 type Reserved = Exclude<ReservedRun, { kind: 'card-refused' }>;
 
 /**
- * A run on a saved check is a check charge (an ACH debit through the check
- * charge flow's `pm-` path), not a card charge. Until that path charges
- * schedule runs, such a run waits: the schedule is neither charged nor
- * stopped, and its next claim tries again.
+ * A run on a saved check is a check charge (check-schedule-runs.ts), never a
+ * card charge. One that cannot be made (no ACH network, the method gone)
+ * stops the schedule as an unusable card does.
  */
-function holdCheckRun(deps: ScheduleRunDeps, schedule: ScheduleRow, runDate: string): null {
-  deps.log.warn(
-    { schedule: schedule.pk, runDate, method: schedule.payment_method_pk },
-    'recurring schedule charges a saved check; its run waits for the check charge path',
-  );
+async function runCheck(deps: ScheduleRunDeps, schedule: ScheduleRow, runDate: string, method: PaymentMethodRow): Promise<{ readonly pk: number } | null> {
+  if (deps.checks === undefined) {
+    deps.log.warn({ schedule: schedule.pk, runDate }, 'recurring schedule charges a saved check and checks are not wired here; its run waits');
+    return null;
+  }
+  const result = await runCheckOnce(deps.checks, schedule, runDate, method);
+  if (result.kind === 'charged') return { pk: result.pk };
+  if (result.kind === 'unusable') {
+    deps.log.warn({ schedule: schedule.pk, runDate, why: result.why }, 'recurring schedule cannot charge its saved check; stopped');
+    await stopSchedule(deps, schedule, runDate);
+  }
   return null;
 }
 
@@ -143,7 +160,7 @@ function storedCredentialOfRun(schedule: ScheduleRow, card: ChargeCard) {
 }
 
 /** Runs the schedule's run of `runDate`, unless that date has one; returns the run's charge (null when none was made here). */
-async function runOnce(deps: ScheduleRunDeps, schedule: ScheduleRow, runDate: string): Promise<ChargeRow | null> {
+async function runOnce(deps: ScheduleRunDeps, schedule: ScheduleRow, runDate: string): Promise<{ readonly pk: number } | null> {
   let reserved: Reserved;
   try {
     reserved = await reserveRun(deps, schedule, runDate);
@@ -159,7 +176,7 @@ async function runOnce(deps: ScheduleRunDeps, schedule: ScheduleRow, runDate: st
     return null;
   }
   if (reserved.kind === 'taken') return null;
-  if (reserved.kind === 'check-method') return holdCheckRun(deps, schedule, runDate);
+  if (reserved.kind === 'check-method') return runCheck(deps, schedule, runDate, reserved.method);
   const { charge, card } = reserved.reserved;
   let result: AuthorizationResult;
   try {

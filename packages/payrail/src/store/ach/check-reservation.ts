@@ -38,6 +38,8 @@ export interface NewCheckRow {
   readonly customerPk: number | null;
   /** A saved check payment method the account came from: it must still be live when the row is written. */
   readonly paymentMethodPk: number | null;
+  /** The recurring schedule whose run this charge is (transaction_details.schedule_id); null otherwise. */
+  readonly schedulePk?: number | null;
   readonly accountName: string;
   readonly routingNumber: string;
   readonly accountType: string;
@@ -55,7 +57,14 @@ export type CheckReservation =
   | { readonly kind: 'reserved'; readonly row: TransactionRow }
   | { readonly kind: 'refused'; readonly reason: CheckRefusalReason };
 
-export function reserveCheck(db: Db, input: { clock: Clock; key: CheckKeyClaim | null; row: NewCheckRow }): Promise<CheckReservation> {
+/**
+ * `alsoWrite` writes what belongs to the same transaction (a schedule run's
+ * (schedule, run date) row); false reads as taken and rolls everything back.
+ */
+export function reserveCheck(
+  db: Db,
+  input: { clock: Clock; key: CheckKeyClaim | null; row: NewCheckRow; alsoWrite?: (tx: Tx, pk: number, nowMs: number) => Promise<boolean> },
+): Promise<CheckReservation> {
   return command(db, async (tx): Promise<CheckReservation> => {
     const nowMs = input.clock.nowMs();
     if (input.key !== null) {
@@ -64,6 +73,7 @@ export function reserveCheck(db: Db, input: { clock: Clock; key: CheckKeyClaim |
     }
     const reserved = await reserveCheckIn(tx, input.row, input.key?.idemKey ?? null, nowMs);
     if (reserved.kind === 'refused') throw new Refusal<CheckReservation>(reserved);
+    if (input.alsoWrite !== undefined && !(await input.alsoWrite(tx, reserved.row.pk, nowMs))) throw new Refusal<CheckReservation>({ kind: 'taken' });
     return reserved;
   });
 }
@@ -105,8 +115,8 @@ export async function reserveCheckIn(tx: Tx, row: NewCheckRow, idemKey: string |
 async function insertCheckRow(tx: Tx, row: NewCheckRow, idemKey: string | null, customerPk: number | null, nowMs: number): Promise<number> {
   const pk = await tx.insert(
     `INSERT INTO charges (merchant_id, source_id, status, amount_cents, currency, card_type, last4, bin, expiry_month, expiry_year, card_number_enc, request_json, idem_key,
-       next_run_at_ms, created_at_ms, updated_at_ms, auto_capture, customer_pk, payment_method_pk, kind, parent_pk, payment_type)
-     VALUES (?, ?, 'pending', ?, 'USD', '', ?, '', 0, 0, ?, ?, ?, NULL, ?, ?, 1, ?, ?, ?, ?, 'check')`,
+       next_run_at_ms, created_at_ms, updated_at_ms, auto_capture, customer_pk, payment_method_pk, kind, parent_pk, payment_type, schedule_pk)
+     VALUES (?, ?, 'pending', ?, 'USD', '', ?, '', 0, 0, ?, ?, ?, NULL, ?, ?, 1, ?, ?, ?, ?, 'check', ?)`,
     [
       row.merchantId,
       row.sourceId,
@@ -121,6 +131,7 @@ async function insertCheckRow(tx: Tx, row: NewCheckRow, idemKey: string | null, 
       row.paymentMethodPk,
       row.kind,
       row.parentPk,
+      row.schedulePk ?? null,
     ],
   );
   if (pk === null) throw new Error('INSERT INTO charges returned no pk');

@@ -6,7 +6,7 @@ import { afterRun } from '../../domain/recurring.ts';
 import type { EventType } from '../../domain/webhooks.ts';
 import { getCharge, type ChargeRow } from '../charges.ts';
 import { command, Refusal } from '../command.ts';
-import type { Db } from '../db.ts';
+import type { Db, Tx } from '../db.ts';
 import type { CardRefusal, ChargeCard } from '../payin/card-source.ts';
 import { type ChargeReservationInput, reserveChargeIn } from '../payin/charge-reservation.ts';
 import { emitScheduleEvent, type EventViews } from '../event-outbox.ts';
@@ -74,6 +74,20 @@ export function reserveScheduleRun(db: Db, input: { schedulePk: number; runDate:
     if (!(await insertScheduleRun(tx, current.pk, runDate, reserved.charge.pk, nowMs))) throw new Refusal<ReservedRun>({ kind: 'taken' });
     return { kind: 'reserved', reserved: { charge: reserved.charge, card: reserved.card } };
   });
+}
+
+/**
+ * Inside the transaction that reserves a run's check charge `chargePk`: the
+ * (schedule, run date) row, for the schedule as it is now (paused, deleted
+ * or moved to another date since it was claimed, or the date run already:
+ * false, and the reservation rolls back), as reserveScheduleRun does for a
+ * card.
+ */
+export async function recordCheckRunIn(tx: Tx, schedulePk: number, runDate: string, chargePk: number, nowMs: number): Promise<boolean> {
+  if ((await getScheduleRun(tx, schedulePk, runDate)) !== undefined) return false;
+  const current = await getScheduleForRun(tx, schedulePk);
+  if (current === undefined || current.deleted || current.active !== 1 || current.next_run_date !== runDate) return false;
+  return insertScheduleRun(tx, schedulePk, runDate, chargePk, nowMs);
 }
 
 /** A schedule whose card is gone or unusable stops as failed, with its event, unless it changed since it was claimed. */
