@@ -5,6 +5,7 @@
 import { inputError } from './errors.ts';
 import { amountCentsOf, centsOfWireDollars, formatCents, type AmountInput } from './money.ts';
 import type { ScheduleWire } from './webhooks.ts';
+import { type CheckPaymentMethod, readCheckPaymentMethod } from './checks.ts';
 
 type Json = Record<string, unknown>;
 
@@ -85,10 +86,13 @@ export interface PaymentMethodWire {
   bin_details?: { type: null };
 }
 
-export interface PaymentMethod extends PaymentMethodWire {
+export interface CardPaymentMethod extends PaymentMethodWire {
   /** What a charge sends as its source to use this card: `pm-<id>`. */
   source: string;
 }
+
+/** A saved card or bank account: tell them apart by `payment_method_type` ('card' or 'check'). */
+export type PaymentMethod = CardPaymentMethod | CheckPaymentMethod;
 
 export interface SaveCardInput extends Settable<Pick<PaymentMethodWire, 'expiry_month' | 'expiry_year' | 'last4' | 'name' | 'avs_address' | 'avs_zip'>> {
   /**
@@ -97,7 +101,7 @@ export interface SaveCardInput extends Settable<Pick<PaymentMethodWire, 'expiry_
    * transaction (its card; its expiry unless given).
    */
   source: string;
-  /** Check (ACH) payment methods are not offered yet: the server refuses these. */
+  /** A bank account is saved with paymentMethods.saveCheck(). */
   routing_number?: never;
   account_number?: never;
   account_type?: never;
@@ -168,7 +172,12 @@ export function readCustomer(body: Json): Customer {
   };
 }
 
+/** A saved card or check, by its payment_method_type. */
 export function readPaymentMethod(body: Json): PaymentMethod {
+  return body.payment_method_type === 'check' ? readCheckPaymentMethod(body) : readCardPaymentMethod(body);
+}
+
+export function readCardPaymentMethod(body: Json): CardPaymentMethod {
   const id = Number(body.id);
   return {
     id,
