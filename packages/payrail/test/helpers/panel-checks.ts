@@ -15,12 +15,28 @@ import {
   type AchMove,
   beginAchVoid,
   finishAchVoid,
+  holdAchCredit,
   originateAchEntry,
   refuseAchEntry,
   returnAchEntry,
   settleAchEntry,
 } from '../../src/store/ach/transitions.ts';
+import type { Config } from '../../src/config.ts';
+import type { ManualClock } from '../../src/domain/clock.ts';
+import type { Db } from '../../src/store/db.ts';
 import type { TestApp } from './app.ts';
+
+/** Where test checks are written: a store, the clock their times come from, and the configuration whose card key seals the account. */
+export interface CheckStore {
+  readonly db: Db;
+  readonly clock: ManualClock;
+  readonly config: Config;
+}
+
+/** A test app's store, clock and configuration. */
+export function checkStoreOf(t: TestApp): CheckStore {
+  return { db: t.service.db, clock: t.clock, config: t.service.config };
+}
 
 /**
  * Events of test checks show the reference number only: the panel reads
@@ -44,14 +60,18 @@ export interface TestCheck {
   readonly parentPk?: number;
 }
 
-/** A check charge (or refund) of the merchant in `submitting`, as a reservation leaves it; returns its reference number. */
-export async function insertCheck(t: TestApp, merchant: CreatedMerchant, check: TestCheck): Promise<number> {
+/**
+ * A check charge (or refund) of the merchant in `submitting`, as a
+ * reservation leaves it: a refund's amount is held from the available
+ * balance and counted against its check; returns its reference number.
+ */
+export async function insertCheck(t: CheckStore, merchant: CreatedMerchant, check: TestCheck): Promise<number> {
   const nowMs = t.clock.nowMs();
   const accountNumber = check.accountNumber ?? '000123456789';
   const sourceId = merchant.source.id;
-  const sealed = cipherOf(t.service).seal(new Secret(accountNumber), 'card_number', sourceId);
+  const sealed = cipherOf(t).seal(new Secret(accountNumber), 'card_number', sourceId);
   const isRefund = check.parentPk !== undefined;
-  return t.service.db.write(async (tx) => {
+  return t.db.write(async (tx) => {
     const pk = await tx.insert(
       `INSERT INTO charges (merchant_id, source_id, status, amount_cents, currency, card_type, last4, bin, expiry_month, expiry_year, card_number_enc,
          request_json, next_run_at_ms, created_at_ms, updated_at_ms, kind, parent_pk, payment_type)
@@ -82,6 +102,16 @@ export async function insertCheck(t: TestApp, merchant: CreatedMerchant, check: 
       retryAtMs: nowMs + 60_000,
       nowMs,
     });
+    if (isRefund) {
+      const held = await holdAchCredit(tx, {
+        chargePk: pk,
+        merchantId: merchant.merchant_id,
+        parentPk: check.parentPk!,
+        amountCents: check.amountCents,
+        nowMs,
+      });
+      if (held !== 'held') throw new Error(`the refund of check ${check.parentPk} was not held: ${held}`);
+    }
     return pk;
   });
 }
@@ -97,7 +127,7 @@ function moved(move: AchMove, what: string): void {
 
 /** Moves check `pk` along `path` through the guarded transitions, the clock advancing CHECK_STEP_MS before each move. */
 export async function moveCheck(
-  t: TestApp,
+  t: CheckStore,
   merchant: CreatedMerchant,
   pk: number,
   path: CheckPath,
@@ -109,35 +139,35 @@ export async function moveCheck(
   const step = () => t.clock.advance(CHECK_STEP_MS);
   if (path === 'declined') {
     step();
-    moved(await refuseAchEntry(t.service.db, { ...base(), outcome: 'declined', errorCode: 'declined', message: 'Account closed at the bank' }), 'refuse');
+    moved(await refuseAchEntry(t.db, { ...base(), outcome: 'declined', errorCode: 'declined', message: 'Account closed at the bank' }), 'refuse');
     return;
   }
   step();
-  moved(await acceptAchEntry(t.service.db, { ...base(), networkRef: `achs_test_${pk}` }), 'accept');
+  moved(await acceptAchEntry(t.db, { ...base(), networkRef: `achs_test_${pk}` }), 'accept');
   if (path === 'pending') return;
   if (path === 'voided') {
     step();
-    moved(await beginAchVoid(t.service.db, base()), 'begin void');
-    moved(await finishAchVoid(t.service.db, base()), 'finish void');
+    moved(await beginAchVoid(t.db, base()), 'begin void');
+    moved(await finishAchVoid(t.db, base()), 'finish void');
     return;
   }
   if (path === 'returned_pending') {
     step();
-    moved(await returnAchEntry(t.service.db, { ...base(), returnedAtMs: t.clock.nowMs(), returnCode, returnReason }), 'return');
+    moved(await returnAchEntry(t.db, { ...base(), returnedAtMs: t.clock.nowMs(), returnCode, returnReason }), 'return');
     return;
   }
   step();
-  moved(await originateAchEntry(t.service.db, { ...base(), originatedAtMs: t.clock.nowMs() }), 'originate');
+  moved(await originateAchEntry(t.db, { ...base(), originatedAtMs: t.clock.nowMs() }), 'originate');
   if (path === 'originated') return;
   step();
-  moved(await settleAchEntry(t.service.db, { ...base(), settledAtMs: t.clock.nowMs() }), 'settle');
+  moved(await settleAchEntry(t.db, { ...base(), settledAtMs: t.clock.nowMs() }), 'settle');
   if (path === 'settled') return;
   step();
-  moved(await returnAchEntry(t.service.db, { ...base(), returnedAtMs: t.clock.nowMs(), returnCode, returnReason }), 'return');
+  moved(await returnAchEntry(t.db, { ...base(), returnedAtMs: t.clock.nowMs(), returnCode, returnReason }), 'return');
 }
 
 /** A check charge of the merchant taken along `path`; returns its reference number. */
-export async function checkAt(t: TestApp, merchant: CreatedMerchant, path: CheckPath, check: TestCheck = { amountCents: 4_250 }): Promise<number> {
+export async function checkAt(t: CheckStore, merchant: CreatedMerchant, path: CheckPath, check: TestCheck = { amountCents: 4_250 }): Promise<number> {
   const pk = await insertCheck(t, merchant, check);
   await moveCheck(t, merchant, pk, path);
   return pk;

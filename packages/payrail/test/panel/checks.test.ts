@@ -14,7 +14,7 @@ import { createUser } from '../../src/flows/panel/users.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { chargeCard, snapshot } from '../helpers/lifecycle.ts';
 import { decodeEntities, PanelClient, textOf } from '../helpers/panel.ts';
-import { checkAt, type CheckPath } from '../helpers/panel-checks.ts';
+import { checkAt, type CheckPath, checkStoreOf } from '../helpers/panel-checks.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 
 const PASSWORD = 'correct horse battery staple';
@@ -55,6 +55,8 @@ for (const kind of STORE_KINDS) {
     let otherCheck = 0;
     /** A check settled more than five business days ago: refundable by the rules. */
     let oldSettled = 0;
+    /** A refund (an ACH credit) of 4.00 of oldSettled, accepted by the network. */
+    let refund = 0;
 
     before(async () => {
       t = await createTestApp(kind);
@@ -64,14 +66,15 @@ for (const kind of STORE_KINDS) {
       await createUser(deps, { email: 'shop@example.com', role: 'merchant', merchantId: shop.merchant_id, password: PASSWORD });
       await createUser(deps, { email: 'other@example.com', role: 'merchant', merchantId: other.merchant_id, password: PASSWORD });
       await createUser(deps, { email: 'ops@example.com', role: 'operator', password: PASSWORD });
-      oldSettled = await checkAt(t, shop, 'settled', { amountCents: 1_000, accountNumber: ACCOUNT });
+      oldSettled = await checkAt(checkStoreOf(t), shop, 'settled', { amountCents: 1_000, accountNumber: ACCOUNT });
       // Five business days are at most nine calendar days (from a Saturday).
       t.clock.advance(10 * DAY_MS);
       cardRef = await chargeCard(t, shop, { amount: 12 });
       for (const path of ['submitting', 'pending', 'originated', 'settled', 'returned_settled', 'returned_pending', 'voided', 'declined'] as const) {
-        refs[path] = await checkAt(t, shop, path, { amountCents: 4_250, accountNumber: ACCOUNT });
+        refs[path] = await checkAt(checkStoreOf(t), shop, path, { amountCents: 4_250, accountNumber: ACCOUNT });
       }
-      otherCheck = await checkAt(t, other, 'pending', { amountCents: 100, accountNumber: '99998888' });
+      refund = await checkAt(checkStoreOf(t), shop, 'pending', { amountCents: 400, accountNumber: ACCOUNT, parentPk: oldSettled });
+      otherCheck = await checkAt(checkStoreOf(t), other, 'pending', { amountCents: 100, accountNumber: '99998888' });
       panel = new PanelClient(t.app);
       otherPanel = new PanelClient(t.app);
       operator = new PanelClient(t.app);
@@ -88,14 +91,14 @@ for (const kind of STORE_KINDS) {
           [shop.merchant_id],
         ),
       );
-      // Pending and originated checks wait in ach_pending; the two settled ones and the card's capture are available;
+      // Pending and originated checks wait in ach_pending; the two settled ones and the card's capture are available, less the refund held;
       // the returned, voided, declined and submitting ones moved nothing that is still held.
       assert.deepEqual(
         balances.map((b) => [b.kind, Number(b.balance_cents)]),
         [
           ['ach_pending', 4_250 + 4_250],
           ['ach_returns_due', 0],
-          ['available', 1_200 + 1_000 + 4_250],
+          ['available', 1_200 + 1_000 + 4_250 - 400],
         ],
       );
     });
@@ -122,7 +125,9 @@ for (const kind of STORE_KINDS) {
       }
       assert.equal(rows.get(cardRef)?.paidWith, 'Visa ···· 1111');
       assert.equal(rows.get(cardRef)?.status, 'captured');
-      assert.equal(rows.size, 10, "the other merchant's check is not listed");
+      assert.equal(rows.size, 11, "the other merchant's check is not listed");
+      assert.equal(rows.get(refund)?.status, 'pending');
+      assert.equal(rows.get(refund)?.paidWith, 'Check ••••6789');
       assert.ok(!page.body.includes(ACCOUNT) && !page.body.includes('123456789'), 'never more than the last four digits');
       assert.match(page.body, /class="badge badge-busy">originated</);
       assert.match(page.body, /class="badge badge-bad">returned</);
@@ -131,7 +136,7 @@ for (const kind of STORE_KINDS) {
 
     it('filters by payment type and by a status only checks show, keeping the filters in the links', async () => {
       const checks = listRows((await panel.get('/dashboard/charges?payment_type=check')).body).map((r) => Number(r.ref));
-      assert.deepEqual(checks.sort(), [...Object.values(refs), oldSettled].sort());
+      assert.deepEqual(checks.sort(), [...Object.values(refs), oldSettled, refund].sort());
       const cards = listRows((await panel.get('/dashboard/charges?payment_type=card')).body).map((r) => Number(r.ref));
       assert.deepEqual(cards, [cardRef]);
 
@@ -148,7 +153,7 @@ for (const kind of STORE_KINDS) {
       // An accepted check's charges row says approved: it must not read as an approved card.
       assert.deepEqual(listRows((await panel.get('/dashboard/charges?status=approved')).body), []);
       const pending = listRows((await panel.get('/dashboard/charges?status=pending')).body).map((r) => Number(r.ref));
-      assert.deepEqual(pending.sort(), [refs.submitting, refs.pending].sort());
+      assert.deepEqual(pending.sort(), [refs.submitting, refs.pending, refund].sort());
       assert.deepEqual(
         listRows((await panel.get('/dashboard/charges?status=originated')).body).map((r) => Number(r.ref)),
         [refs.originated],
@@ -230,7 +235,21 @@ for (const kind of STORE_KINDS) {
       assert.match(decodeEntities(refused.body), /a check can be refunded from 5 business days/);
 
       const later = decodeEntities((await panel.get(`/dashboard/charges/${oldSettled}`)).body);
-      assert.match(later, /id="refund-amount"[^>]*value="10.00"[^>]*disabled/);
+      // 4.00 of it is being refunded already: what is left is offered.
+      assert.match(later, /id="refund-amount"[^>]*value="6.00"[^>]*disabled/);
+      assert.ok(later.includes('<dt>Refunded</dt><dd>4.00 USD</dd>'));
+      assert.ok(!later.includes('<dt>Captured</dt>'), 'a check is never captured');
+      const refunds = /<h2>Refunds<\/h2>([\s\S]*?)<\/table>/.exec(later)?.[1] ?? '';
+      assert.match(
+        refunds,
+        new RegExp(
+          `href="/dashboard/charges/${refund}">${refund}</a></th><td><span class="badge badge-wait">pending</span></td>\\s*<td class="num">4.00 USD</td>`,
+        ),
+      );
+      const refundPage = decodeEntities((await panel.get(`/dashboard/charges/${refund}`)).body);
+      assert.ok(refundPage.includes(`<dt>Refund of</dt><dd><a href="/dashboard/charges/${oldSettled}">${oldSettled}</a></dd>`));
+      assert.ok(refundPage.includes('<dt>Direction</dt><dd>Credit (money to the account)</dd>'));
+      assert.ok(!refundPage.includes('action="/dashboard/charges/'), 'a refund offers no action');
       assert.ok(later.includes(`<p class="hint" id="refund-blocked">${CHECK_ACTIONS_UNAVAILABLE}</p>`));
       const untouched = await snapshot(t, shop.merchant_id);
       assert.equal((await panel.post(`/dashboard/charges/${oldSettled}/refund`, { amount: '10.00', confirm: 'yes' })).status, 422);
@@ -269,7 +288,7 @@ for (const kind of STORE_KINDS) {
         ['payment_type', 'account_last4', 'ach_status', 'return_code', 'card_type', 'last4'].map((n) => column(card, n)),
         ['card', '', '', '', 'Visa', '1111'],
       );
-      assert.equal(lines.length, 11);
+      assert.equal(lines.length, 12);
       const onlyReturned = csvLines((await panel.get('/dashboard/charges/export?status=returned')).body);
       assert.equal(onlyReturned.length, 3);
       assert.ok(!lines.join('\n').includes(ACCOUNT));

@@ -206,7 +206,7 @@ function checkChargeBody(
     ['Status', statusBadge(charge)],
     ['Payment type', 'Check (ACH)'],
     ['Amount', `${amount(charge.amount_cents, charge.currency)}`],
-    ...lifecycleFacts(charge, base),
+    ...checkLifecycleFacts(charge, base),
     ['Linked to transfers', `${amount(charge.linked_cents, charge.currency)}`],
     ['Order number', orderNumber(charge.request_json) || '—'],
     ['Source', html`<code>${charge.source_id}</code>`],
@@ -228,6 +228,15 @@ function checkChargeBody(
   ${charge.kind === 'charge' ? refundList(lifecycle.refunds, base) : ''}
   <h2>Linked transfers</h2>
   ${linkedTransfers(transfers, base)}`;
+}
+
+/** What a check refunds or how much of it was refunded; its own times are in its timeline (a check is never captured). */
+function checkLifecycleFacts(charge: ChargeDetail, base: string): Array<readonly [string, string | Html]> {
+  if (charge.kind === 'refund') {
+    if (charge.parent_pk === null) return [['Credit', 'Unmatched: money to a bank account no check names']];
+    return [['Refund of', html`<a href="${base}/charges/${charge.parent_pk}">${charge.parent_pk}</a>`]];
+  }
+  return charge.refunded_cents > 0 ? [['Refunded', `${amount(charge.refunded_cents, charge.currency)}`]] : [];
 }
 
 /** The void and refund a check's page offers; one the check's state or the panel rules out is shown disabled with the reason. */
