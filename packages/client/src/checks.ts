@@ -8,6 +8,7 @@ import { inputError } from './errors.ts';
 import { amountCentsOf, formatCents, type AmountInput } from './money.ts';
 import type { BillingInfo, TransactionDetails } from './wire.ts';
 import type { ChargeExtrasWire } from './charge-extras.ts';
+import { type PaymentMethod, readPaymentMethod } from './stored.ts';
 
 type Json = Record<string, unknown>;
 
@@ -63,25 +64,26 @@ export interface CheckDetails {
   returned_reason: string | null;
 }
 
-/** A saved check payment method as the API answers it. */
-export interface CheckPaymentMethodWire {
-  id: number;
-  customer_id: number;
+/**
+ * A saved check payment method: a PaymentMethod whose payment_method_type is
+ * 'check', with its account's routing number, type (as stored, the case
+ * sent kept), SEC code and last four digits; no card type nor expiry, and
+ * the account number never shown (null).
+ */
+export interface CheckPaymentMethod extends PaymentMethod {
   payment_method_type: 'check';
-  name: string | null;
+  card_type: null;
+  expiry_month: null;
+  expiry_year: null;
   routing_number: string;
-  /** As stored (the case sent is kept). */
   account_type: string;
   sec_code: string;
-  last4: string;
-  /** Never shown: always null. */
   account_number: null;
-  created_at: string;
 }
 
-export interface CheckPaymentMethod extends CheckPaymentMethodWire {
-  /** What a charge sends as its source to debit this account: `pm-<id>`. */
-  source: string;
+/** Whether a payment method (of get(), list(), listAll()) is a saved check. */
+export function isCheckPaymentMethod(method: PaymentMethod): method is CheckPaymentMethod {
+  return method.payment_method_type === 'check';
 }
 
 /** Saves a bank account for a customer; every field is required (a duplicate throws `duplicate_payment_method`, 409). */
@@ -215,19 +217,17 @@ export function readCheckDetails(transaction: Json): CheckDetails | null {
 
 /** A saved check payment method; the account number is never read (the server answers null). */
 export function readCheckPaymentMethod(body: Json): CheckPaymentMethod {
-  const id = Number(body.id);
+  const method = readPaymentMethod(body);
   return {
-    id,
-    customer_id: Number(body.customer_id),
+    ...method,
     payment_method_type: 'check',
-    name: nullableText(body.name),
+    card_type: null,
+    expiry_month: null,
+    expiry_year: null,
     routing_number: text(body.routing_number),
     account_type: text(body.account_type),
     sec_code: text(body.sec_code),
-    last4: text(body.last4),
     account_number: null,
-    created_at: String(body.created_at),
-    source: `pm-${id}`,
   };
 }
 

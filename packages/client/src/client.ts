@@ -73,7 +73,6 @@ import {
   saveCheckBody,
 } from './checks.ts';
 import {
-  type CardPaymentMethod,
   type Customer,
   type CustomerFilters,
   type CustomerFromTransactionInput,
@@ -82,7 +81,6 @@ import {
   listOf,
   type PaymentMethod,
   type PaymentMethodChanges,
-  readCardPaymentMethod,
   readCustomer,
   readPaymentMethod,
   readSchedule,
@@ -397,8 +395,8 @@ export class Payrail {
    * `charge({ source: method.source, amount })`.
    */
   readonly paymentMethods = {
-    save: async (customerId: number | string, input: SaveCardInput): Promise<CardPaymentMethod> =>
-      this.stored(route(OPERATIONS.createPaymentMethod, { id: storedId(customerId, 'customer id') }), readCardPaymentMethod, defined(input)),
+    save: async (customerId: number | string, input: SaveCardInput): Promise<PaymentMethod> =>
+      this.stored(route(OPERATIONS.createPaymentMethod, { id: storedId(customerId, 'customer id') }), readPaymentMethod, defined(input)),
     /**
      * Saves a bank account (all five fields required); the answer shows its
      * last four digits, never the number. The same account saved twice for

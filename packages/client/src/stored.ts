@@ -5,7 +5,6 @@
 import { inputError } from './errors.ts';
 import { amountCentsOf, centsOfWireDollars, formatCents, type AmountInput } from './money.ts';
 import type { ScheduleWire } from './webhooks.ts';
-import { type CheckPaymentMethod, readCheckPaymentMethod } from './checks.ts';
 
 type Json = Record<string, unknown>;
 
@@ -67,15 +66,15 @@ export interface CustomerFilters extends StoredPage {
   customer_number?: string;
 }
 
-/** A saved card as the API answers it. */
+/** A saved card or check as the API answers it; a check has no card type nor expiry (null). */
 export interface PaymentMethodWire {
   id: number;
   customer_id: number;
-  payment_method_type: 'card';
-  card_type: string;
+  payment_method_type: 'card' | 'check';
+  card_type: string | null;
   last4: string;
-  expiry_month: number;
-  expiry_year: number;
+  expiry_month: number | null;
+  expiry_year: number | null;
   name: string | null;
   created_at: string;
   /** On the answer once given. */
@@ -84,32 +83,38 @@ export interface PaymentMethodWire {
   /** accept.blue-dialect answers only (the SDK's source speaks the spec dialect). */
   bin?: string;
   bin_details?: { type: null };
+  /** A check's: its routing number, account type as sent, SEC code; the account number is never shown. */
+  routing_number?: string | null;
+  account_type?: string | null;
+  sec_code?: string | null;
+  account_number?: null;
 }
 
-export interface CardPaymentMethod extends PaymentMethodWire {
+export interface PaymentMethod extends PaymentMethodWire {
   /** What a charge sends as its source to use this card: `pm-<id>`. */
   source: string;
 }
 
-/** A saved card or bank account: tell them apart by `payment_method_type` ('card' or 'check'). */
-export type PaymentMethod = CardPaymentMethod | CheckPaymentMethod;
-
-export interface SaveCardInput extends Settable<Pick<PaymentMethodWire, 'expiry_month' | 'expiry_year' | 'last4' | 'name' | 'avs_address' | 'avs_zip'>> {
+export interface SaveCardInput extends Settable<Pick<PaymentMethodWire, 'last4' | 'name' | 'avs_address' | 'avs_zip'>> {
   /**
    * A nonce from tokenize() or the hosted card form (used up; expiry_month
    * and expiry_year required), or `ref-<reference number>` of an approved
-   * transaction (its card; its expiry unless given).
+   * transaction (its card; its expiry unless given). Absent for a check.
    */
-  source: string;
-  /** A bank account is saved with paymentMethods.saveCheck(). */
-  routing_number?: never;
-  account_number?: never;
-  account_type?: never;
-  sec_code?: never;
+  source?: string;
+  expiry_month?: number;
+  expiry_year?: number;
+  /** A check instead of a card: name, routing_number, account_number (4 to 17 digits), account_type, sec_code (default WEB). */
+  routing_number?: string;
+  account_number?: string;
+  account_type?: string;
+  sec_code?: string;
 }
 
-/** Renames the card, changes its expiry (month and year together) or its AVS address. */
-export type PaymentMethodChanges = Settable<Pick<PaymentMethodWire, 'name' | 'expiry_month' | 'expiry_year' | 'avs_address' | 'avs_zip'>>;
+/** Renames the card, changes its expiry (month and year together) or its AVS address; or a check's routing number, account type or SEC code. */
+export type PaymentMethodChanges = Settable<
+  Pick<SaveCardInput, 'name' | 'expiry_month' | 'expiry_year' | 'avs_address' | 'avs_zip' | 'routing_number' | 'account_type' | 'sec_code'>
+>;
 
 export type Frequency = 'daily' | 'weekly' | 'biweekly' | 'monthly' | 'bimonthly' | 'quarterly' | 'biannually' | 'annually';
 export type ScheduleStatus = ScheduleWire['status'];
@@ -172,24 +177,28 @@ export function readCustomer(body: Json): Customer {
   };
 }
 
-/** A saved card or check, by its payment_method_type. */
 export function readPaymentMethod(body: Json): PaymentMethod {
-  return body.payment_method_type === 'check' ? readCheckPaymentMethod(body) : readCardPaymentMethod(body);
-}
-
-export function readCardPaymentMethod(body: Json): CardPaymentMethod {
   const id = Number(body.id);
   return {
     id,
     customer_id: Number(body.customer_id),
-    payment_method_type: 'card',
-    card_type: String(body.card_type),
+    payment_method_type: body.payment_method_type === 'check' ? 'check' : 'card',
+    card_type: nullableText(body.card_type),
     last4: String(body.last4),
-    expiry_month: Number(body.expiry_month),
-    expiry_year: Number(body.expiry_year),
+    expiry_month: body.expiry_month === null ? null : Number(body.expiry_month),
+    expiry_year: body.expiry_year === null ? null : Number(body.expiry_year),
     name: nullableText(body.name),
     created_at: String(body.created_at),
-    ...(given(body, ['avs_address', 'avs_zip', 'bin', 'bin_details']) as Partial<PaymentMethodWire>),
+    ...(given(body, [
+      'avs_address',
+      'avs_zip',
+      'bin',
+      'bin_details',
+      'routing_number',
+      'account_type',
+      'sec_code',
+      'account_number',
+    ]) as Partial<PaymentMethodWire>),
     source: `pm-${id}`,
   };
 }

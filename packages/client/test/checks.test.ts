@@ -4,7 +4,7 @@
 // what is refused before sending, without ever repeating the account number.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EVENT_TYPES, PayrailError, type PaymentMethod } from '../src/index.ts';
+import { EVENT_TYPES, isCheckPaymentMethod, PayrailError } from '../src/index.ts';
 import { chargeApproved, chargeDeclined, KEYS } from './fixtures.ts';
 import { clientWith } from './helpers.ts';
 
@@ -36,6 +36,9 @@ const CHECK_METHOD = {
   id: 12,
   customer_id: 7,
   payment_method_type: 'check',
+  card_type: null,
+  expiry_month: null,
+  expiry_year: null,
   name: 'Ada Lovelace',
   routing_number: '011000015',
   account_type: 'Checking',
@@ -189,15 +192,15 @@ describe('checks', () => {
       '{"name":"Ada Lovelace","routing_number":"011000015","account_number":"000123456789","account_type":"Checking","sec_code":"PPD"}',
     );
     assert.deepEqual(saved, { ...CHECK_METHOD, source: 'pm-12' });
-    const got: PaymentMethod = await client.paymentMethods.get(12);
-    assert.equal(got.payment_method_type, 'check');
-    if (got.payment_method_type === 'check') assert.deepEqual([got.last4, got.account_number, got.routing_number], ['6789', null, '011000015']);
+    const got = await client.paymentMethods.get(12);
+    assert.ok(isCheckPaymentMethod(got));
+    assert.deepEqual([got.last4, got.account_number, got.routing_number, got.account_type, got.sec_code], ['6789', null, '011000015', 'Checking', 'PPD']);
     const listed = await client.paymentMethods.list(7);
     assert.deepEqual(
-      listed.map((m) => [m.payment_method_type, m.source]),
+      listed.map((m) => [m.payment_method_type, m.source, isCheckPaymentMethod(m)]),
       [
-        ['check', 'pm-12'],
-        ['card', 'pm-11'],
+        ['check', 'pm-12', true],
+        ['card', 'pm-11', false],
       ],
     );
     const changed = await client.paymentMethods.updateCheck(12, { name: 'A. Lovelace', account_type: 'Savings' });
