@@ -2,6 +2,7 @@
 // what a charge or verify may carry besides the card and the amount, and the
 // accept.blue dialect's answer. Kept with the charge and shown on its
 // transaction in both dialects; none of them changes the amount charged.
+import type { CheckDetails } from './checks.ts';
 
 /** An address where every member may be absent (accept.blue's Address). */
 export interface Address {
@@ -117,7 +118,10 @@ export interface AcceptBlueTransactionWire {
   shipping_info: NullableAddress;
   custom_fields: Record<string, unknown>;
   line_items: LineItem[];
-  card_details: Record<string, unknown>;
+  /** A card transaction's. */
+  card_details?: Record<string, unknown>;
+  /** A check transaction's. */
+  check_details?: CheckDetails;
 }
 
 /** accept.blue's CreditCardResponse: every charge answer in the accept.blue dialect. */

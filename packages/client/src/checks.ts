@@ -7,7 +7,7 @@
 import { inputError } from './errors.ts';
 import { amountCentsOf, formatCents, type AmountInput } from './money.ts';
 import type { BillingInfo, TransactionDetails } from './wire.ts';
-import type { ChargeExtrasWire } from './charge-extras.ts';
+import type { AcceptBlueTransactionWire, ChargeExtrasWire } from './charge-extras.ts';
 import { type PaymentMethod, readPaymentMethod } from './stored.ts';
 
 type Json = Record<string, unknown>;
@@ -103,6 +103,31 @@ export interface AchAdvance {
   moved: Record<AchAdvanceState, number>;
 }
 
+/** accept.blue's Check Response: a check charge's answer in the accept.blue dialect (the SDK's source speaks the spec dialect). */
+export interface AcceptBlueCheckChargeWire {
+  version: string;
+  status: string;
+  status_code: string;
+  error_message: string | null;
+  error_code: string | null;
+  error_details: null;
+  reference_number: number;
+  auth_amount: number;
+  auth_code: string | null;
+  transaction: AcceptBlueTransactionWire;
+}
+
+/** Body of POST /sandbox/ach/advance. */
+export interface SandboxAchAdvanceRequestWire {
+  business_days: number;
+}
+
+/** Answer of POST /sandbox/ach/advance. */
+export interface SandboxAchAdvanceResponseWire extends AchAdvance {
+  success: true;
+  error: '';
+}
+
 /** The sandbox's bound on one move of the ACH clock. */
 export const ACH_ADVANCE_BUSINESS_DAYS_MAX = 30;
 
@@ -187,7 +212,7 @@ export function checkChangesBody(changes: CheckPaymentMethodChanges): Json {
 }
 
 /** The body of sandbox.advanceAch(): whole business days, 1 to ACH_ADVANCE_BUSINESS_DAYS_MAX. */
-export function achAdvanceBody(input: { businessDays: number }): Json {
+export function achAdvanceBody(input: { businessDays: number }): SandboxAchAdvanceRequestWire {
   const days = input?.businessDays;
   if (typeof days !== 'number' || !Number.isSafeInteger(days) || days < 1 || days > ACH_ADVANCE_BUSINESS_DAYS_MAX) {
     throw inputError('invalid_request', `businessDays must be an integer from 1 to ${ACH_ADVANCE_BUSINESS_DAYS_MAX}`);
