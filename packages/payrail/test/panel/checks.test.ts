@@ -7,10 +7,11 @@
 // panel cannot act on checks; the CSV export carries the check columns.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DAY_MS } from '../../src/domain/clock.ts';
+import { DAY_MS, ManualClock } from '../../src/domain/clock.ts';
 import type { CreatedMerchant } from '../../src/flows/merchants/merchants.ts';
 import { CHECK_ACTIONS_UNAVAILABLE } from '../../src/flows/panel/charge-actions.ts';
 import { createUser } from '../../src/flows/panel/users.ts';
+import { advanceAchClock } from '../../src/store/sandbox-ach-clocks.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { chargeCard, snapshot } from '../helpers/lifecycle.ts';
 import { decodeEntities, PanelClient, textOf } from '../helpers/panel.ts';
@@ -254,6 +255,26 @@ for (const kind of STORE_KINDS) {
       const untouched = await snapshot(t, shop.merchant_id);
       assert.equal((await panel.post(`/dashboard/charges/${oldSettled}/refund`, { amount: '10.00', confirm: 'yes' })).status, 422);
       assert.deepEqual(await snapshot(t, shop.merchant_id), untouched);
+    });
+
+    it("judges a check's refund by the merchant's sandbox ACH clock, as the payin API does", async () => {
+      const sandboxShop = await t.newMerchant({ name: 'Clocked shop' });
+      await createUser(
+        { db: t.service.db, clock: t.clock },
+        { email: 'clocked@example.com', role: 'merchant', merchantId: sandboxShop.merchant_id, password: PASSWORD },
+      );
+      const clocked = new PanelClient(t.app);
+      assert.equal((await clocked.signIn('clocked@example.com', PASSWORD)).status, 303);
+      // Its life happened over the last day, on a clock of its own, so the sessions' clock stays where it is.
+      const pastClock = new ManualClock(t.clock.nowMs() - DAY_MS);
+      const settled = await checkAt({ ...checkStoreOf(t), clock: pastClock }, sandboxShop, 'settled', { amountCents: 2_000, accountNumber: ACCOUNT });
+      const before = decodeEntities((await clocked.get(`/dashboard/charges/${settled}`)).body);
+      assert.match(before, /<p class="hint" id="refund-blocked">a check can be refunded from 5 business days/);
+      await advanceAchClock(t.service.db, { merchantId: sandboxShop.merchant_id, byMs: 10 * DAY_MS, nowMs: t.clock.nowMs() });
+      const after = decodeEntities((await clocked.get(`/dashboard/charges/${settled}`)).body);
+      assert.ok(after.includes(`<p class="hint" id="refund-blocked">${CHECK_ACTIONS_UNAVAILABLE}</p>`));
+      // Another merchant's clock is its own.
+      assert.match(decodeEntities((await panel.get(`/dashboard/charges/${refs.settled}`)).body), /a check can be refunded from 5 business days/);
     });
 
     it("shows the operator a check read only, and never another merchant's check", async () => {

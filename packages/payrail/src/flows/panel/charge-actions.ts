@@ -10,6 +10,7 @@ import { parseDollarString } from '../../domain/money.ts';
 import { fail } from '../../errors.ts';
 import type { Service } from '../../service.ts';
 import { readAchEntry } from '../../store/ach/entries.ts';
+import { readAchClockOffsetMs } from '../../store/sandbox-ach-clocks.ts';
 import { chargeOfMerchant } from '../../store/payin/operation-common.ts';
 import { createCardLifecycleFlow } from '../payin/card-lifecycle.ts';
 import { operationDepsOf } from '../payin/operation-common.ts';
@@ -32,6 +33,16 @@ export interface ActionOutcome {
  * and a post is refused with it.
  */
 export const CHECK_ACTIONS_UNAVAILABLE: string | null = 'Voiding and refunding checks from the control panel is not available yet.';
+
+/**
+ * "Now" for the check rules of the merchant: the service clock, moved by the
+ * merchant's sandbox ACH clock where POST /sandbox/ach/advance moved it (no
+ * merchant has an offset outside the sandbox), so the panel allows a refund
+ * when the payin API does.
+ */
+export async function checkRulesNowMs(service: Pick<Service, 'db' | 'clock'>, merchantId: string): Promise<number> {
+  return service.clock.nowMs() + (await service.db.read((tx) => readAchClockOffsetMs(tx, merchantId)));
+}
 
 /** An action a check's page offers: enabled when `blocked` is null, else shown disabled with the reason. */
 export interface OfferedCheckAction {
@@ -74,7 +85,8 @@ export async function runChargeAction(
   if (charge === undefined) fail('not_found', `No charge with reference number ${pk} was found.`);
   const amount = amountText.trim();
   if (amount !== '' && !parseDollarString(amount).ok) fail('invalid_amount', 'The amount must be dollars with at most 2 decimals, for example 12.50.');
-  if ((await readAchEntry(service.db, pk, merchantId)) !== undefined) return runCheckAction(service, merchantId, pk, action);
+  // A check goes through the same flow, which hands it to the check operations; what its state rules out is refused first, with the page's reason.
+  if ((await readAchEntry(service.db, pk, merchantId)) !== undefined) await refuseBlockedCheckAction(service, merchantId, pk, action);
   const flow = createCardLifecycleFlow(operationDepsOf(service));
   const caller = { merchantId, sourceId: charge.source_id };
   const input = { referenceNumber: pk, amount: amount === '' ? undefined : Number(amount), amountText: amount === '' ? null : amount, idempotencyKey: null };
@@ -99,20 +111,9 @@ export async function refuseBlockedCheckAction(
   const entry = charge === undefined ? undefined : await readAchEntry(service.db, pk, merchantId);
   if (charge === undefined || entry === undefined) return;
   if (action === 'capture') fail('invalid_state', 'A check is not captured: it settles by itself.');
-  const offered = checkActionsOffered({ ...charge, ach_state: entry.state }, service.clock.nowMs()).find((o) => o.action === action);
+  const offered = checkActionsOffered({ ...charge, ach_state: entry.state }, await checkRulesNowMs(service, merchantId)).find((o) => o.action === action);
   if (offered === undefined) {
     fail('invalid_state', action === 'void' ? (achVoidProblem(entry.state) ?? 'The check cannot be voided.') : `A ${entry.state} check cannot be refunded.`);
   }
   if (offered.blocked !== null) fail('invalid_state', offered.blocked);
-}
-
-/**
- * A check's void or refund. The check void and refund flows (flows/ach/) are
- * called here once they exist; until then CHECK_ACTIONS_UNAVAILABLE is set
- * and refuseBlockedCheckAction refuses every check action first.
- */
-async function runCheckAction(service: Pick<Service, 'db' | 'clock'>, merchantId: string, pk: number, action: PanelChargeAction): Promise<ActionOutcome> {
-  await refuseBlockedCheckAction(service, merchantId, pk, action);
-  // Reached only once CHECK_ACTIONS_UNAVAILABLE is null and the flows are wired here.
-  fail('invalid_state', 'Voiding and refunding checks from the control panel is not available yet.');
 }

@@ -34,6 +34,7 @@ import {
 import type { ActiveTransferKey, SourceListItem } from '../../store/panel-merchants.ts';
 import type { TransferChargeLink, TransferDetail, TransferEventItem, TransferListFilters, TransferListItem } from '../../store/panel-transfers.ts';
 import type { MerchantSummary } from '../merchants/merchants.ts';
+import { checkActionsOffered, checkRulesNowMs, type OfferedCheckAction } from './charge-actions.ts';
 import type { PanelDeps } from './deps.ts';
 
 export type {
@@ -180,15 +181,19 @@ export async function chargeExport(deps: PanelDeps, merchantId: string, filters:
 }
 
 /**
- * A charge (or refund) of the merchant with the transfers linked to it and
- * its refunds, or null when the merchant has no such charge.
+ * A charge (or refund) of the merchant with the transfers linked to it, its
+ * refunds and, for a check, the void or refund its page offers now; null
+ * when the merchant has no such charge.
  */
 export async function chargeDetail(
   deps: PanelDeps,
   merchantId: string,
   pk: number,
-): Promise<{ charge: ChargeDetail; transfers: ChargeTransferLink[]; refunds: ChargeListItem[] } | null> {
-  return readChargeRecord(deps.db, { merchantId, pk, linksMax: CHARGE_LINKS_LISTED_MAX, refundsMax: CHARGE_REFUNDS_LISTED_MAX });
+): Promise<{ charge: ChargeDetail; transfers: ChargeTransferLink[]; refunds: ChargeListItem[]; checkActions: OfferedCheckAction[] } | null> {
+  const record = await readChargeRecord(deps.db, { merchantId, pk, linksMax: CHARGE_LINKS_LISTED_MAX, refundsMax: CHARGE_REFUNDS_LISTED_MAX });
+  if (record === null) return null;
+  const checkActions = record.charge.check === null ? [] : checkActionsOffered(record.charge, await checkRulesNowMs(deps, merchantId));
+  return { ...record, checkActions };
 }
 
 export interface TransferFilters extends PageCursor {

@@ -142,7 +142,7 @@ export function recordRoutes(service: Service, place: RecordPlace): FastifyPlugi
       const found = pk === null ? null : await chargeDetail(service, merchantId, pk);
       if (found === null)
         return sendPage(reply, context(service, request), 'Charge not found', errorBody(`No charge with reference number ${ref} was found.`, true), 404);
-      const lifecycle = { refunds: found.refunds, csrf: userOf(request).csrfToken, notice: noticeFromQuery(request), nowMs: service.clock.nowMs() };
+      const lifecycle = { refunds: found.refunds, csrf: userOf(request).csrfToken, notice: noticeFromQuery(request), checkActions: found.checkActions };
       const body = chargeDetailBody(found.charge, found.transfers, lifecycle, place.viewOf(merchantId));
       return sendPage(reply, context(service, request), `Charge ${found.charge.pk}`, body);
     });

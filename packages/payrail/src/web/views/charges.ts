@@ -15,7 +15,7 @@ import {
   type ChargeTransferLink,
   type ListPage,
 } from '../../flows/panel/merchant-views.ts';
-import { checkActionsOffered, type OfferedCheckAction, type PanelChargeAction } from '../../flows/panel/charge-actions.ts';
+import type { OfferedCheckAction, PanelChargeAction } from '../../flows/panel/charge-actions.ts';
 import { badge, countedPager, csrfField, emptyState, exportLink, facts, MERCHANT_VIEW, notice, type RecordView } from './components.ts';
 import { checkDetailSections, paidWith } from './check-details.ts';
 
@@ -111,10 +111,18 @@ function statusBadge(c: Pick<ChargeListItem, 'payment_type' | 'ach_state' | 'sta
   return badge(chargeTone(status), status);
 }
 
+/** What a charge's page shows besides the charge: its refunds, the session's CSRF token, a notice, and a check's offered void or refund. */
+export interface ChargeLifecycle {
+  readonly refunds: readonly ChargeListItem[];
+  readonly csrf: string;
+  readonly notice: Html | null;
+  readonly checkActions: readonly OfferedCheckAction[];
+}
+
 export function chargeDetailBody(
   charge: ChargeDetail,
   transfers: readonly ChargeTransferLink[],
-  lifecycle: { refunds: readonly ChargeListItem[]; csrf: string; notice: Html | null; nowMs?: number } = { refunds: [], csrf: '', notice: null },
+  lifecycle: ChargeLifecycle = { refunds: [], csrf: '', notice: null, checkActions: [] },
   view: RecordView = MERCHANT_VIEW,
 ): Html {
   const base = view.base;
@@ -195,12 +203,7 @@ function actionForms(charge: ChargeDetail, csrf: string): Html {
 }
 
 /** A check's page: its account, the timeline of its ACH entry and, when returned, the return up front. */
-function checkChargeBody(
-  charge: ChargeDetail,
-  transfers: readonly ChargeTransferLink[],
-  lifecycle: { refunds: readonly ChargeListItem[]; csrf: string; notice: Html | null; nowMs?: number },
-  view: RecordView,
-): Html {
+function checkChargeBody(charge: ChargeDetail, transfers: readonly ChargeTransferLink[], lifecycle: ChargeLifecycle, view: RecordView): Html {
   const base = view.base;
   const rows: Array<readonly [string, string | Html]> = [
     ['Status', statusBadge(charge)],
@@ -221,7 +224,7 @@ function checkChargeBody(
       'Recurring schedule',
       view.readOnly ? String(charge.schedule_pk) : html`<a href="/dashboard/schedules/${charge.schedule_pk}">${charge.schedule_pk}</a>`,
     ]);
-  const offered = view.readOnly || charge.check === null ? [] : checkActionsOffered(charge, lifecycle.nowMs ?? Date.now());
+  const offered = view.readOnly ? [] : lifecycle.checkActions;
   return html`${lifecycle.notice}<p><a href="${base}/charges">← All charges</a></p>
   ${checkDetailSections(charge.check, charge.last4, rows)}
   ${checkActionForms(charge.pk, offered, lifecycle.csrf)}
