@@ -2,7 +2,6 @@
 // what a charge or verify may carry besides the card and the amount, and the
 // accept.blue dialect's answer. Kept with the charge and shown on its
 // transaction in both dialects; none of them changes the amount charged.
-import type { CheckDetails } from './checks.ts';
 
 /** An address where every member may be absent (accept.blue's Address). */
 export interface Address {
@@ -101,6 +100,21 @@ export interface NotOfferedWire {
   magstripe?: string;
   terminal_id?: string | number;
   token?: string | Record<string, unknown>;
+}
+
+/** What a check transaction shows of its account (never the number) and of a return (transaction.check_details). */
+export interface CheckDetails {
+  name: string;
+  routing_number: string;
+  account_number_last4: string;
+  /** As sent. */
+  account_type: string;
+  sec_code: string;
+  /** YYYY-MM-DD when the bank returned it; null unless returned. */
+  returned_at: string | null;
+  /** The NACHA return code (R01...); null unless returned. */
+  returned_code: string | null;
+  returned_reason: string | null;
 }
 
 type NullableAddress = { [K in keyof Required<Address>]: string | null };

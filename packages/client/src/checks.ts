@@ -7,7 +7,9 @@
 import { inputError } from './errors.ts';
 import { amountCentsOf, formatCents, type AmountInput } from './money.ts';
 import type { BillingInfo, TransactionDetails } from './wire.ts';
-import type { AcceptBlueTransactionWire, ChargeExtrasWire } from './charge-extras.ts';
+import type { AcceptBlueTransactionWire, ChargeExtrasWire, CheckDetails } from './charge-extras.ts';
+
+export type { CheckDetails };
 import { type PaymentMethod, readPaymentMethod } from './stored.ts';
 
 type Json = Record<string, unknown>;
@@ -48,21 +50,6 @@ export type CheckCreditInput = CheckAccountInput & {
   transaction_details?: TransactionDetails;
   idempotency_key?: string;
 } & AmountInput;
-
-/** What a check transaction shows of its account (never the number) and of a return (transaction.check_details). */
-export interface CheckDetails {
-  name: string;
-  routing_number: string;
-  account_number_last4: string;
-  /** As sent. */
-  account_type: string;
-  sec_code: string;
-  /** YYYY-MM-DD when the bank returned it; null unless returned. */
-  returned_at: string | null;
-  /** The NACHA return code (R01...); null unless returned. */
-  returned_code: string | null;
-  returned_reason: string | null;
-}
 
 /**
  * A saved check payment method: a PaymentMethod whose payment_method_type is
