@@ -102,6 +102,21 @@ export interface NotOfferedWire {
   token?: string | Record<string, unknown>;
 }
 
+/** What a check transaction shows of its account (never the number) and of a return (transaction.check_details). */
+export interface CheckDetails {
+  name: string;
+  routing_number: string;
+  account_number_last4: string;
+  /** As sent. */
+  account_type: string;
+  sec_code: string;
+  /** YYYY-MM-DD when the bank returned it; null unless returned. */
+  returned_at: string | null;
+  /** The NACHA return code (R01...); null unless returned. */
+  returned_code: string | null;
+  returned_reason: string | null;
+}
+
 type NullableAddress = { [K in keyof Required<Address>]: string | null };
 
 /** accept.blue's Transaction object (the accept.blue dialect). */
@@ -117,7 +132,10 @@ export interface AcceptBlueTransactionWire {
   shipping_info: NullableAddress;
   custom_fields: Record<string, unknown>;
   line_items: LineItem[];
-  card_details: Record<string, unknown>;
+  /** A card transaction's. */
+  card_details?: Record<string, unknown>;
+  /** A check transaction's. */
+  check_details?: CheckDetails;
 }
 
 /** accept.blue's CreditCardResponse: every charge answer in the accept.blue dialect. */

@@ -58,6 +58,21 @@ import {
 } from './lifecycle.ts';
 import type { SourceSurcharge, SurchargeLookup, SurchargeSettings } from './surcharge.ts';
 import {
+  type AchAdvance,
+  achAdvanceBody,
+  type CheckChargeInput,
+  checkChangesBody,
+  checkChargeBody,
+  type CheckCreditInput,
+  checkCreditBody,
+  type CheckPaymentMethod,
+  type CheckPaymentMethodChanges,
+  readAchAdvance,
+  readCheckPaymentMethod,
+  type SaveCheckInput,
+  saveCheckBody,
+} from './checks.ts';
+import {
   type Customer,
   type CustomerFilters,
   type CustomerFromTransactionInput,
@@ -338,6 +353,13 @@ export class Payrail {
         schedule: readSchedule(isRecord(body.schedule) ? body.schedule : {}),
         transaction: readTransaction(isRecord(body.transaction) ? body.transaction : {}),
       })),
+    /**
+     * Moves the merchant's sandbox ACH clock forward by whole business days
+     * (1 to 30): its checks originate, settle and return as the sandbox
+     * network then reports them; the answer counts the checks moved.
+     */
+    advanceAch: async (input: { businessDays: number }): Promise<AchAdvance> =>
+      this.transfer(route(OPERATIONS.sandboxAdvanceAchClock), readAchAdvance, achAdvanceBody(input)),
   };
 
   // ---- Stored customers, saved cards, recurring schedules (docs/api-decisions.md section 15) ----
@@ -375,6 +397,14 @@ export class Payrail {
   readonly paymentMethods = {
     save: async (customerId: number | string, input: SaveCardInput): Promise<PaymentMethod> =>
       this.stored(route(OPERATIONS.createPaymentMethod, { id: storedId(customerId, 'customer id') }), readPaymentMethod, defined(input)),
+    /**
+     * Saves a bank account (all five fields required); the answer shows its
+     * last four digits, never the number. The same account saved twice for
+     * one customer throws `duplicate_payment_method` (409). Charge it with
+     * `charge({ source: method.source, amount })`.
+     */
+    saveCheck: async (customerId: number | string, input: SaveCheckInput): Promise<CheckPaymentMethod> =>
+      this.stored(route(OPERATIONS.createPaymentMethod, { id: storedId(customerId, 'customer id') }), readCheckPaymentMethod, saveCheckBody(input)),
     list: async (customerId: number | string, page: StoredPage = {}): Promise<PaymentMethod[]> =>
       this.stored(route(OPERATIONS.listPaymentMethods, { id: storedId(customerId, 'customer id') }, payinQuery(page)), listOf(readPaymentMethod)),
     /** Every saved card of the merchant, oldest first unless order is 'desc'. */
@@ -388,7 +418,10 @@ export class Payrail {
     /** Renames the card or changes its expiry (month and year together). */
     update: async (id: number | string, changes: PaymentMethodChanges): Promise<PaymentMethod> =>
       this.stored(route(OPERATIONS.updatePaymentMethod, { id: storedId(id, 'payment method id') }), readPaymentMethod, defined(changes)),
-    /** Deletes the card (its card data is erased); schedules charging it stop. */
+    /** Changes a saved bank account's name, routing number, account type or SEC code (never its number). */
+    updateCheck: async (id: number | string, changes: CheckPaymentMethodChanges): Promise<CheckPaymentMethod> =>
+      this.stored(route(OPERATIONS.updatePaymentMethod, { id: storedId(id, 'payment method id') }), readCheckPaymentMethod, checkChangesBody(changes)),
+    /** Deletes the card or bank account (its number is erased); schedules charging it stop. */
     delete: async (id: number | string): Promise<void> => {
       await this.stored(route(OPERATIONS.deletePaymentMethod, { id: storedId(id, 'payment method id') }), ignoreBody);
     },
@@ -563,6 +596,34 @@ export class Payrail {
   async credit(input: CreditInput): Promise<Transaction> {
     const key = input.idempotency_key ?? this.makeIdempotencyKey();
     const call = this.payinCall(route(OPERATIONS.creditCard), { authorization: this.basicAuthorization(), 'idempotency-key': key }, creditBody(input));
+    return this.ask(call, readTransaction);
+  }
+
+  /**
+   * POST /api/v2/transactions/charge with a bank account: a check (ACH
+   * debit). Accepted checks show `pending`, then `originated` at the next
+   * ACH cut-off, `settled` two business days later (when the merchant is
+   * credited) or `returned` with a NACHA code in `check_details`. Void it
+   * with voidTransaction() while pending; refund() it from five business
+   * days after it was made. A decline is a result, not an error. Carries an
+   * Idempotency-Key (the caller's, or a fresh one its retries reuse).
+   */
+  async chargeCheck(input: CheckChargeInput): Promise<Transaction> {
+    const body = checkChargeBody(input);
+    const key = input.idempotency_key ?? this.makeIdempotencyKey();
+    const call = this.payinCall(route(OPERATIONS.chargeCard), { authorization: this.basicAuthorization(), 'idempotency-key': key }, body);
+    return this.ask(call, readTransaction);
+  }
+
+  /**
+   * POST /api/v2/transactions/credit with a bank account: money paid into an
+   * account no check names (an ACH credit), held from the merchant's
+   * balance while under way. A decline is a result, not an error.
+   */
+  async creditCheck(input: CheckCreditInput): Promise<Transaction> {
+    const body = checkCreditBody(input);
+    const key = input.idempotency_key ?? this.makeIdempotencyKey();
+    const call = this.payinCall(route(OPERATIONS.creditCard), { authorization: this.basicAuthorization(), 'idempotency-key': key }, body);
     return this.ask(call, readTransaction);
   }
 

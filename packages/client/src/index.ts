@@ -10,6 +10,8 @@ export type * from './lifecycle.ts';
 export type * from './stored.ts';
 export type * from './surcharge.ts';
 export type * from './acceptblue.ts';
+export type * from './checks.ts';
+export { isCheckPaymentMethod, SEC_CODES } from './checks.ts';
 export type { SavedCard, SavedCardChanges, SavedCardExpiry, SavedCardInput } from './saved-cards.ts';
 export { tokenSource } from './saved-cards.ts';
 export { verifyAcceptBlueWebhook, verifyWebhook, EVENT_TYPES, WEBHOOK_SIGNATURE_ERROR, WEBHOOK_TOLERANCE_DEFAULT_S } from './webhooks.ts';

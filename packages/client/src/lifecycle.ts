@@ -6,10 +6,15 @@ import { CLIENT_ERROR_CODES, PayrailError, inputError } from './errors.ts';
 import { amountCentsOf, centsOfWireDollars, formatCents } from './money.ts';
 import { readCharge } from './normalize.ts';
 import type { Charge } from './types.ts';
+import { type CheckDetails, readCheckDetails } from './checks.ts';
 import type { AdjustDetailsWire, CreditRequestWire, OperationRequestWire } from './wire.ts';
 
-/** transaction.status_details.status (and the list's status filter). */
-export type TransactionStatus = 'approved' | 'captured' | 'pending' | 'settled' | 'voided' | 'expired' | 'declined' | 'error';
+/**
+ * transaction.status_details.status (and the list's status filter). A check
+ * shows pending (accepted, not yet sent to the ACH network), originated,
+ * settled, returned, voided, declined or error.
+ */
+export type TransactionStatus = 'approved' | 'captured' | 'pending' | 'originated' | 'settled' | 'returned' | 'voided' | 'expired' | 'declined' | 'error';
 export type TransactionType = 'charge' | 'refund' | 'verify';
 
 /** A charge, refund or verification with its place in the lifecycle. */
@@ -33,6 +38,8 @@ export interface Transaction extends Charge {
   batch_id: number | null;
   /** YYYY-MM-DD once settled. */
   settled_date: string | null;
+  /** A check's account (last four digits only) and its return; null for a card transaction. */
+  check_details: CheckDetails | null;
 }
 
 /** An optional amount for capture, refund and reversal: the whole amount when absent. */
@@ -57,7 +64,7 @@ export interface Batch {
 }
 
 export type ListOrder = 'asc' | 'desc';
-/** Card transactions (`credit_card`) or checks (`check`, none taken yet). */
+/** Card transactions (`credit_card`) or checks (`check`). */
 export type PaymentType = 'credit_card' | 'check';
 
 /** The parameters of every transaction list (the merchant's, a batch's, a customer's, a schedule's). */
@@ -95,7 +102,18 @@ export interface BatchFilters {
   offset?: number;
 }
 
-const STATUSES: readonly TransactionStatus[] = ['approved', 'captured', 'pending', 'settled', 'voided', 'expired', 'declined', 'error'];
+const STATUSES: readonly TransactionStatus[] = [
+  'approved',
+  'captured',
+  'pending',
+  'originated',
+  'settled',
+  'returned',
+  'voided',
+  'expired',
+  'declined',
+  'error',
+];
 const REFERENCE_PATTERN = /^[1-9][0-9]{0,14}$/;
 type Json = Record<string, unknown>;
 
@@ -130,8 +148,12 @@ export function creditBody(input: CreditInput): CreditRequestWire {
   return { ...rest, amount: Number(formatCents(amountCentsOf(input))) };
 }
 
-/** Where a charge holds money but has moved none to the merchant (an authorization only) or none any more. */
-const NOTHING_MOVED: readonly TransactionStatus[] = ['approved', 'pending', 'voided', 'expired'];
+/**
+ * Where a charge holds money but has moved none to the merchant (an
+ * authorization only, a check not yet settled) or none any more (a returned
+ * check's money went back).
+ */
+const NOTHING_MOVED: readonly TransactionStatus[] = ['approved', 'pending', 'originated', 'returned', 'voided', 'expired'];
 
 /** A transaction in shape A or B, with its lifecycle fields. */
 export function readTransaction(body: Json): Transaction {
@@ -147,6 +169,7 @@ export function readTransaction(body: Json): Transaction {
       refunded_reference: null,
       batch_id: null,
       settled_date: null,
+      check_details: null,
     };
   }
   const details = isObject(transaction.transaction_details) ? transaction.transaction_details : {};
@@ -167,6 +190,7 @@ export function readTransaction(body: Json): Transaction {
     refunded_reference: typeof details.reference_number === 'string' && type === 'refund' ? details.reference_number : null,
     batch_id: batch,
     settled_date: typeof transaction.settled_date === 'string' ? transaction.settled_date : null,
+    check_details: readCheckDetails(transaction),
   };
 }
 

@@ -23,6 +23,7 @@ export const OPERATIONS = {
   sandboxCompleteKyc: { method: 'POST', path: '/sandbox/kyc/{account}/verify' },
   sandboxCloseBatch: { method: 'POST', path: '/sandbox/batches/close' },
   sandboxRunSchedule: { method: 'POST', path: '/sandbox/schedules/{id}/run' },
+  sandboxAdvanceAchClock: { method: 'POST', path: '/sandbox/ach/advance' },
 
   // Card payin: tokenization, charges and their lifecycle, batches
   createCardToken: { method: 'POST', path: '/api/v2/tokens' },

@@ -27,6 +27,7 @@ import type {
   ScheduleRequestWire,
 } from './stored.ts';
 import type { AcceptBlueBatchWire } from './acceptblue.ts';
+import type { AcceptBlueCheckChargeWire, CheckDetails, SandboxAchAdvanceRequestWire, SandboxAchAdvanceResponseWire } from './checks.ts';
 import type {
   Attribute,
   BalanceResponseWire,
@@ -171,6 +172,10 @@ export const WIRE_FIELDS = {
     billing_info: true,
     transaction_details: true,
     capture: true,
+    routing_number: true,
+    account_number: true,
+    account_type: true,
+    sec_code: true,
     ...CHARGE_EXTRAS,
     ...NOT_OFFERED,
   } satisfies Fields<ChargeRequestWire>,
@@ -257,6 +262,10 @@ export const WIRE_FIELDS = {
     transaction_details: true,
     transaction_flags: true,
     custom_fields: true,
+    routing_number: true,
+    account_number: true,
+    account_type: true,
+    sec_code: true,
   } satisfies Fields<CreditRequestWire>,
   QueueTransactionRequest: { reference_number: true } satisfies Fields<QueueRequestWire>,
   AcceptBlueAdjustCaptureResponse: {
@@ -349,6 +358,7 @@ export const WIRE_FIELDS = {
     custom_fields: true,
     line_items: true,
     card_details: true,
+    check_details: true,
   } satisfies Fields<AcceptBlueTransactionWire>,
   AcceptBlueChargeResult: {
     version: true,
@@ -370,6 +380,30 @@ export const WIRE_FIELDS = {
     bin_type: true,
     transaction: true,
   } satisfies Fields<AcceptBlueChargeWire>,
+  AcceptBlueCheckChargeResult: {
+    version: true,
+    status: true,
+    status_code: true,
+    error_message: true,
+    error_code: true,
+    error_details: true,
+    reference_number: true,
+    auth_amount: true,
+    auth_code: true,
+    transaction: true,
+  } satisfies Fields<AcceptBlueCheckChargeWire>,
+  CheckDetails: {
+    name: true,
+    routing_number: true,
+    account_number_last4: true,
+    account_type: true,
+    sec_code: true,
+    returned_at: true,
+    returned_code: true,
+    returned_reason: true,
+  } satisfies Fields<CheckDetails>,
+  SandboxAchAdvanceRequest: { business_days: true } satisfies Fields<SandboxAchAdvanceRequestWire>,
+  SandboxAchAdvanceResponse: { success: true, error: true, ach_time: true, business_days: true, moved: true } satisfies Fields<SandboxAchAdvanceResponseWire>,
   SavedCardCreateRequest: { card: true, source: true, expiry_month: true, expiry_year: true } satisfies Fields<SavedCardInput>,
   SavedCard: { cardRef: true } satisfies Fields<SavedCard>,
   SavedCardUpdateRequest: { expiry_month: true, expiry_year: true } satisfies Fields<SavedCardChanges>,

@@ -143,6 +143,11 @@ export interface ChargeRequestWire extends ChargeExtrasWire, NotOfferedWire {
   transaction_details?: TransactionDetails;
   /** false authorizes only; capture it later with capture(). */
   capture?: boolean;
+  /** A bank account instead of a card (a check; with `name`): send these through chargeCheck(). */
+  routing_number?: string;
+  account_number?: string;
+  account_type?: string;
+  sec_code?: string;
 }
 
 /** Body of POST /api/v2/transactions/capture, void, refund and reversal. */
@@ -230,6 +235,11 @@ export interface CreditRequestWire {
   transaction_details?: TransactionDetails;
   transaction_flags?: TransactionFlagsWire;
   custom_fields?: CustomFieldsWire;
+  /** A bank account instead of a card (a check credit; with `name`): send these through creditCheck(). */
+  routing_number?: string;
+  account_number?: string;
+  account_type?: string;
+  sec_code?: string;
 }
 
 /** Body of POST /api/v2/transactions/queue. */

@@ -52,8 +52,10 @@ export function stateTone(state: number, substate: number): 'ok' | 'bad' | 'wait
   return 'busy';
 }
 
+/** A CSS modifier for a charge's status badge, cards and checks alike: an originated check is on its way (busy), a returned one failed (bad). */
 export function chargeTone(status: string): 'ok' | 'bad' | 'wait' | 'busy' {
   if (status === 'approved' || status === 'captured' || status === 'settled') return 'ok';
   if (status === 'pending') return 'wait';
+  if (status === 'originated') return 'busy';
   return 'bad';
 }

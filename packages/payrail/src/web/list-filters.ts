@@ -5,11 +5,13 @@
 // (pages, tabs, export) that keep the filters.
 import type { FastifyRequest } from 'fastify';
 import {
+  CHARGE_PAYMENT_TYPES,
   CHARGE_STATUSES,
   TRANSFER_STATE_FILTERS,
   type ChargeFilters,
   type ChargeStatus,
   type PageCursor,
+  type PanelPaymentType,
   type TransferFilters,
   type TransferStateFilter,
 } from '../flows/panel/merchant-views.ts';
@@ -50,8 +52,12 @@ export function chargeFiltersOf(request: FastifyRequest): ParsedFilters<Omit<Cha
   const status = (CHARGE_STATUSES as readonly string[]).includes(statusText) ? (statusText as ChargeStatus) : null;
   if (statusText !== '' && status === null) problems.push(`unknown status "${statusText}"`);
   if (status !== null) query.status = status;
+  const typeText = queryField(request, 'payment_type');
+  const paymentType = (CHARGE_PAYMENT_TYPES as readonly string[]).includes(typeText) ? (typeText as PanelPaymentType) : null;
+  if (typeText !== '' && paymentType === null) problems.push(`unknown payment type "${typeText}"`);
+  if (paymentType !== null) query.payment_type = paymentType;
   const range = dayRangeOf(request, query, problems);
-  return { filters: { status, ...range }, query, problems };
+  return { filters: { status, paymentType, ...range }, query, problems };
 }
 
 export function transferFiltersOf(service: Service, request: FastifyRequest): ParsedFilters<Omit<TransferFilters, keyof PageCursor>> {

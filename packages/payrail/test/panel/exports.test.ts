@@ -115,7 +115,10 @@ for (const kind of STORE_KINDS) {
       assert.equal(response.headers['content-type'], 'text/csv; charset=utf-8');
       assert.match(String(response.headers['content-disposition']), /^attachment; filename="charges-\d{4}-\d{2}-\d{2}\.csv"$/);
       const rows = lines(response.body);
-      assert.equal(rows[0], 'reference,kind,refund_of,status,amount,currency,captured,refunded,linked,card_type,last4,created_at');
+      assert.equal(
+        rows[0],
+        'reference,kind,refund_of,status,amount,currency,captured,refunded,linked,card_type,last4,created_at,payment_type,account_last4,ach_status,return_code,return_reason',
+      );
       assert.equal(rows.length, 3);
       assert.match(rows[1]!, new RegExp(`^${declinedRef},charge,,declined,12.50,USD,`));
       assert.match(rows[2]!, new RegExp(`^${approvedRef},charge,,(approved|captured|settled),1234.50,USD,`));

@@ -2,10 +2,15 @@
 // section 10): the same flows as the payin API, for a charge of the
 // signed-in merchant. A panel action has no Idempotency-Key (the panel asks
 // for confirmation and answers with a redirect instead); a refund is
-// recorded under the charge's own payin source.
+// recorded under the charge's own payin source. A check (behaviour section
+// 17) is voided only while pending and refunded only when achRefundProblem
+// allows; it never goes through the card flows.
+import { achRefundProblem, achVoidProblem, type AchState } from '../../domain/ach.ts';
 import { parseDollarString } from '../../domain/money.ts';
 import { fail } from '../../errors.ts';
 import type { Service } from '../../service.ts';
+import { readAchEntry } from '../../store/ach/entries.ts';
+import { readAchClockOffsetMs } from '../../store/sandbox-ach-clocks.ts';
 import { chargeOfMerchant } from '../../store/payin/operation-common.ts';
 import { createCardLifecycleFlow } from '../payin/card-lifecycle.ts';
 import { operationDepsOf } from '../payin/operation-common.ts';
@@ -21,6 +26,53 @@ export interface ActionOutcome {
   readonly refused: { code: string; message: string } | null;
 }
 
+/**
+ * Why the panel cannot act on checks yet, or null once the check void and
+ * refund flows (flows/ach/) are wired into runCheckAction below. While set,
+ * a check's page shows its void and refund buttons disabled with this reason
+ * and a post is refused with it.
+ */
+export const CHECK_ACTIONS_UNAVAILABLE: string | null = 'Voiding and refunding checks from the control panel is not available yet.';
+
+/**
+ * "Now" for the check rules of the merchant: the service clock, moved by the
+ * merchant's sandbox ACH clock where POST /sandbox/ach/advance moved it (no
+ * merchant has an offset outside the sandbox), so the panel allows a refund
+ * when the payin API does.
+ */
+export async function checkRulesNowMs(service: Pick<Service, 'db' | 'clock'>, merchantId: string): Promise<number> {
+  return service.clock.nowMs() + (await service.db.read((tx) => readAchClockOffsetMs(tx, merchantId)));
+}
+
+/** An action a check's page offers: enabled when `blocked` is null, else shown disabled with the reason. */
+export interface OfferedCheckAction {
+  readonly action: 'void' | 'refund';
+  /** What the refund form starts with (what is left to refund); null for a void. */
+  readonly amountCents: number | null;
+  readonly blocked: string | null;
+}
+
+/**
+ * What a check charge's page offers at `nowMs`: a void while it is pending
+ * (or a void in progress, disabled), a refund once it is settled (disabled
+ * with the reason until achRefundProblem allows it). Refunds and credits
+ * (ACH credits) offer nothing.
+ */
+export function checkActionsOffered(
+  charge: { kind: string; created_at_ms: number; captured_cents: number; refunded_cents: number; linked_cents: number; ach_state: AchState | null },
+  nowMs: number,
+): OfferedCheckAction[] {
+  const state = charge.ach_state;
+  if (charge.kind !== 'charge' || state === null) return [];
+  if (state === 'pending' || state === 'voiding') {
+    return [{ action: 'void', amountCents: null, blocked: achVoidProblem(state) ?? CHECK_ACTIONS_UNAVAILABLE }];
+  }
+  if (state !== 'settled') return [];
+  const refundable = charge.captured_cents - charge.refunded_cents - charge.linked_cents;
+  if (refundable <= 0) return [];
+  return [{ action: 'refund', amountCents: refundable, blocked: achRefundProblem(state, charge.created_at_ms, nowMs) ?? CHECK_ACTIONS_UNAVAILABLE }];
+}
+
 /** Runs `action` on charge `pk` of the merchant; `amountText` is dollars ("12.50") or "" for the whole amount. */
 export async function runChargeAction(
   service: Pick<Service, 'db' | 'clock' | 'log' | 'providers' | 'providerKeys'>,
@@ -33,6 +85,8 @@ export async function runChargeAction(
   if (charge === undefined) fail('not_found', `No charge with reference number ${pk} was found.`);
   const amount = amountText.trim();
   if (amount !== '' && !parseDollarString(amount).ok) fail('invalid_amount', 'The amount must be dollars with at most 2 decimals, for example 12.50.');
+  // A check goes through the same flow, which hands it to the check operations; what its state rules out is refused first, with the page's reason.
+  if ((await readAchEntry(service.db, pk, merchantId)) !== undefined) await refuseBlockedCheckAction(service, merchantId, pk, action);
   const flow = createCardLifecycleFlow(operationDepsOf(service));
   const caller = { merchantId, sourceId: charge.source_id };
   const input = { referenceNumber: pk, amount: amount === '' ? undefined : Number(amount), amountText: amount === '' ? null : amount, idempotencyKey: null };
@@ -40,4 +94,26 @@ export async function runChargeAction(
   const reply = JSON.parse((await run(caller, input)).json) as { reference_number?: number; id?: string; error?: { code: string; message: string } };
   if (reply.error !== undefined) return { referenceNumber: Number(reply.id), refused: reply.error };
   return { referenceNumber: reply.reference_number ?? pk, refused: null };
+}
+
+/**
+ * Refuses (invalid_state, with the reason its page shows) an action the
+ * check `pk` does not allow now, before the confirmation step asks; a card
+ * charge, or an unknown one, passes (runChargeAction judges those).
+ */
+export async function refuseBlockedCheckAction(
+  service: Pick<Service, 'db' | 'clock'>,
+  merchantId: string,
+  pk: number,
+  action: PanelChargeAction,
+): Promise<void> {
+  const charge = await chargeOfMerchant(service.db, { pk, merchantId });
+  const entry = charge === undefined ? undefined : await readAchEntry(service.db, pk, merchantId);
+  if (charge === undefined || entry === undefined) return;
+  if (action === 'capture') fail('invalid_state', 'A check is not captured: it settles by itself.');
+  const offered = checkActionsOffered({ ...charge, ach_state: entry.state }, await checkRulesNowMs(service, merchantId)).find((o) => o.action === action);
+  if (offered === undefined) {
+    fail('invalid_state', action === 'void' ? (achVoidProblem(entry.state) ?? 'The check cannot be voided.') : `A ${entry.state} check cannot be refunded.`);
+  }
+  if (offered.blocked !== null) fail('invalid_state', offered.blocked);
 }

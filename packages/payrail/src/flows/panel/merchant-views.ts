@@ -4,8 +4,9 @@
 // merchant user can never see another merchant's records: an id of another
 // merchant reads as unknown. Lists are pages of PANEL_PAGE_SIZE, paged by
 // primary key.
+import { ACH_STATUS_NAMES } from '../../domain/ach.ts';
 import { DAY_MS } from '../../domain/clock.ts';
-import { TRANSACTION_STATUSES, type TransactionStatus } from '../../domain/card-lifecycle.ts';
+import { transactionStatusOf } from '../../domain/card-lifecycle.ts';
 import { fail } from '../../errors.ts';
 import type { ChargeRow } from '../../store/charges.ts';
 import {
@@ -20,10 +21,20 @@ import {
   readTransferRecord,
 } from '../../store/panel/merchant-records.ts';
 import { type DayTotal, readMerchantOverview } from '../../store/panel/overview.ts';
-import type { ChargeDetail, ChargeListItem, ChargeTransferLink } from '../../store/panel-charges.ts';
+import {
+  type CheckAccountDetail,
+  type ChargeDetail,
+  type ChargeListItem,
+  type ChargeTransferLink,
+  PANEL_CHARGE_STATUSES,
+  PANEL_PAYMENT_TYPES,
+  type PanelChargeStatus,
+  type PanelPaymentType,
+} from '../../store/panel-charges.ts';
 import type { ActiveTransferKey, SourceListItem } from '../../store/panel-merchants.ts';
 import type { TransferChargeLink, TransferDetail, TransferEventItem, TransferListFilters, TransferListItem } from '../../store/panel-transfers.ts';
 import type { MerchantSummary } from '../merchants/merchants.ts';
+import { checkActionsOffered, checkRulesNowMs, type OfferedCheckAction } from './charge-actions.ts';
 import type { PanelDeps } from './deps.ts';
 
 export type {
@@ -33,6 +44,8 @@ export type {
   ChargeDetail,
   ChargeListItem,
   ChargeTransferLink,
+  CheckAccountDetail,
+  PanelPaymentType,
   SourceListItem,
   TransferChargeLink,
   TransferDetail,
@@ -56,9 +69,26 @@ const SOURCES_LISTED_MAX = 200;
 /** Most rows a CSV export of a list holds; a longer list is cut (and the export says so). */
 export const EXPORT_ROWS_MAX = 10_000;
 
-/** The statuses the charge list filters by: those the payin API shows (docs/api-decisions.md section 10). */
-export const CHARGE_STATUSES: readonly TransactionStatus[] = TRANSACTION_STATUSES;
-export type ChargeStatus = TransactionStatus;
+/**
+ * The statuses the charge list filters by: those the payin API shows
+ * (docs/api-decisions.md section 10), a card's from its lifecycle facts and
+ * a check's from its ACH entry state (adds originated and returned).
+ */
+export const CHARGE_STATUSES: readonly PanelChargeStatus[] = PANEL_CHARGE_STATUSES;
+export type ChargeStatus = PanelChargeStatus;
+
+/** The payment types the charge list filters by (query `payment_type`). */
+export const CHARGE_PAYMENT_TYPES: readonly PanelPaymentType[] = PANEL_PAYMENT_TYPES;
+
+/**
+ * The status a charge shows on its page, its list row and its CSV line: a
+ * check's from its ACH entry state (ACH_STATUS_NAMES; no entry yet reads as
+ * submitting), a card's from its lifecycle facts, as the payin API shows them.
+ */
+export function chargeStatusOf(charge: Pick<ChargeListItem, 'payment_type' | 'ach_state' | 'status' | 'stage' | 'op'>): ChargeStatus {
+  if (charge.payment_type === 'check') return ACH_STATUS_NAMES[charge.ach_state ?? 'submitting'] as ChargeStatus;
+  return transactionStatusOf(charge);
+}
 
 /** Which transfers a list shows: all, one public state, or those waiting (state 0 substate 9). */
 export const TRANSFER_STATE_FILTERS = ['all', '0', '40', '60', '80', 'waiting'] as const;
@@ -114,6 +144,8 @@ export async function merchantOverview(deps: PanelDeps, merchantId: string): Pro
 
 export interface ChargeFilters extends PageCursor {
   readonly status: ChargeStatus | null;
+  /** Cards or checks only; null for both. */
+  readonly paymentType: PanelPaymentType | null;
   /** Start of the first UTC day included. */
   readonly fromMs: number | null;
   /** Start of the last UTC day included: the whole of that day is. */
@@ -128,6 +160,7 @@ function endOfDay(toDayMs: number | null): number | null {
 export async function chargePage(deps: PanelDeps, merchantId: string, filters: ChargeFilters): Promise<ListPage<ChargeListItem>> {
   const chargeFilters = {
     status: filters.status,
+    paymentType: filters.paymentType,
     fromMs: filters.fromMs,
     toMs: endOfDay(filters.toDayMs),
     beforePk: filters.beforePk,
@@ -141,22 +174,26 @@ export async function chargeExport(deps: PanelDeps, merchantId: string, filters:
   const toMs = endOfDay(filters.toDayMs);
   const rows = await readChargeItems(deps.db, {
     merchantId,
-    filters: { status: filters.status, fromMs: filters.fromMs, toMs, beforePk: null },
+    filters: { status: filters.status, paymentType: filters.paymentType, fromMs: filters.fromMs, toMs, beforePk: null },
     limit: EXPORT_ROWS_MAX + 1,
   });
   return toExport(rows);
 }
 
 /**
- * A charge (or refund) of the merchant with the transfers linked to it and
- * its refunds, or null when the merchant has no such charge.
+ * A charge (or refund) of the merchant with the transfers linked to it, its
+ * refunds and, for a check, the void or refund its page offers now; null
+ * when the merchant has no such charge.
  */
 export async function chargeDetail(
   deps: PanelDeps,
   merchantId: string,
   pk: number,
-): Promise<{ charge: ChargeDetail; transfers: ChargeTransferLink[]; refunds: ChargeRow[] } | null> {
-  return readChargeRecord(deps.db, { merchantId, pk, linksMax: CHARGE_LINKS_LISTED_MAX, refundsMax: CHARGE_REFUNDS_LISTED_MAX });
+): Promise<{ charge: ChargeDetail; transfers: ChargeTransferLink[]; refunds: ChargeListItem[]; checkActions: OfferedCheckAction[] } | null> {
+  const record = await readChargeRecord(deps.db, { merchantId, pk, linksMax: CHARGE_LINKS_LISTED_MAX, refundsMax: CHARGE_REFUNDS_LISTED_MAX });
+  if (record === null) return null;
+  const checkActions = record.charge.check === null ? [] : checkActionsOffered(record.charge, await checkRulesNowMs(deps, merchantId));
+  return { ...record, checkActions };
 }
 
 export interface TransferFilters extends PageCursor {

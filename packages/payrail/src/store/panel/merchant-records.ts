@@ -1,7 +1,6 @@
 // What a merchant's record pages read (charges, transfers, credentials),
 // each page in one read. Every query takes the merchant id and hands it to
 // every statement, so a merchant sees only its own records.
-import type { ChargeRow } from '../charges.ts';
 import type { Db, Tx } from '../db.ts';
 import {
   type ChargeDetail,
@@ -10,6 +9,7 @@ import {
   countChargeItems,
   getChargeDetail,
   listChargeItems,
+  listChargeRefundItems,
   listChargeTransferLinks,
   type ChargeListItem,
 } from '../panel-charges.ts';
@@ -26,7 +26,6 @@ import {
   type TransferListFilters,
   type TransferListItem,
 } from '../panel-transfers.ts';
-import { listRefundsOf } from '../refunds.ts';
 import { getTransfer } from '../transfers.ts';
 import { type ListPage, readPage } from './pages.ts';
 
@@ -47,7 +46,7 @@ export async function readChargeItems(db: Db, input: { merchantId: string; filte
   return db.read((tx) => listChargeItems(tx, input.merchantId, input.filters, input.limit));
 }
 
-export type ChargeRecord = { charge: ChargeDetail; transfers: ChargeTransferLink[]; refunds: ChargeRow[] };
+export type ChargeRecord = { charge: ChargeDetail; transfers: ChargeTransferLink[]; refunds: ChargeListItem[] };
 
 /** A charge of the merchant with up to `linksMax` linked transfers and `refundsMax` refunds; null when it has no such charge. */
 export async function readChargeRecord(db: Db, input: { merchantId: string; pk: number; linksMax: number; refundsMax: number }): Promise<ChargeRecord | null> {
@@ -56,7 +55,7 @@ export async function readChargeRecord(db: Db, input: { merchantId: string; pk: 
     const charge = await getChargeDetail(tx, merchantId, pk);
     if (charge === undefined) return null;
     const transfers = await listChargeTransferLinks(tx, merchantId, pk, input.linksMax);
-    return { charge, transfers, refunds: await listRefundsOf(tx, merchantId, pk, input.refundsMax) };
+    return { charge, transfers, refunds: await listChargeRefundItems(tx, merchantId, pk, input.refundsMax) };
   });
 }
 

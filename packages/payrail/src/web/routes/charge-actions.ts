@@ -6,7 +6,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { parseReferenceNumber } from '../../domain/references.ts';
 import { fail } from '../../errors.ts';
-import { PANEL_CHARGE_ACTIONS, runChargeAction, type PanelChargeAction } from '../../flows/panel/charge-actions.ts';
+import { PANEL_CHARGE_ACTIONS, refuseBlockedCheckAction, runChargeAction, type PanelChargeAction } from '../../flows/panel/charge-actions.ts';
 import type { Service } from '../../service.ts';
 import { context, formField, merchantOf, pathParam, sendPage, userOf } from '../request.ts';
 import { confirmActionBody } from '../views/charges.ts';
@@ -23,6 +23,8 @@ export function chargeActionRoutes(service: Service): FastifyPluginAsync {
         const pk = parseReferenceNumber(pathParam(request, 'ref'));
         if (pk === null) fail('not_found', 'A reference number is digits only.');
         const amount = action === 'void' ? '' : formField(request, 'amount').trim();
+        // A check's action its state (or the panel) rules out is refused before anything is asked.
+        await refuseBlockedCheckAction(service, merchantOf(request), pk, action);
         if (formField(request, 'confirm') !== 'yes') {
           const body = confirmActionBody({ pk, action, amount, currency: 'USD', csrf: userOf(request).csrfToken });
           return sendPage(reply, context(service, request), TITLES[action], body);

@@ -5,13 +5,13 @@
 // /dashboard/operator/merchants/:id, read only (no capture, void or refund).
 // An export is a read, so every merchant role may make one.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { transactionStatusOf } from '../../domain/card-lifecycle.ts';
 import { formatCents } from '../../domain/money.ts';
 import { isTransferId, parseReferenceNumber, TRANSFER_ID_LENGTH_MAX } from '../../domain/references.ts';
 import {
   chargeDetail,
   chargeExport,
   chargePage,
+  chargeStatusOf,
   EXPORT_ROWS_MAX,
   NO_TRANSFER_FILTERS,
   transferDetail,
@@ -40,7 +40,28 @@ export interface RecordPlace {
   viewOf(merchantId: string): RecordView;
 }
 
-const CHARGE_HEADER = ['reference', 'kind', 'refund_of', 'status', 'amount', 'currency', 'captured', 'refunded', 'linked', 'card_type', 'last4', 'created_at'];
+// A check's status is its ACH entry's (ach_status repeats it, empty for a
+// card); card_type and last4 are a card's, account_last4 a check's bank
+// account's last four digits (never more of it), so no column mixes the two.
+const CHARGE_HEADER = [
+  'reference',
+  'kind',
+  'refund_of',
+  'status',
+  'amount',
+  'currency',
+  'captured',
+  'refunded',
+  'linked',
+  'card_type',
+  'last4',
+  'created_at',
+  'payment_type',
+  'account_last4',
+  'ach_status',
+  'return_code',
+  'return_reason',
+];
 const TRANSFER_HEADER = ['id', 'state', 'substate', 'state_name', 'amount', 'currency', 'receiver_phone', 'service', 'receiver_currency', 'created_at'];
 
 /** What the page ignored of its filters, said on the page (which answers 400). */
@@ -96,15 +117,20 @@ export function recordRoutes(service: Service, place: RecordPlace): FastifyPlugi
         c.pk,
         c.kind,
         c.parent_pk,
-        transactionStatusOf(c),
+        chargeStatusOf(c),
         formatCents(c.amount_cents),
         c.currency,
         formatCents(c.captured_cents),
         formatCents(c.refunded_cents),
         formatCents(c.linked_cents),
-        c.card_type,
-        c.last4,
+        c.payment_type === 'check' ? null : c.card_type,
+        c.payment_type === 'check' ? null : c.last4,
         isoTime(c.created_at_ms),
+        c.payment_type,
+        c.payment_type === 'check' ? c.last4 : null,
+        c.payment_type === 'check' ? chargeStatusOf(c) : null,
+        c.ach_return_code,
+        c.ach_return_reason,
       ]);
       return sendCsv(service, reply, 'charges', csvDocument(CHARGE_HEADER, lines, cut ? EXPORT_ROWS_MAX : null), cut);
     });
@@ -116,7 +142,7 @@ export function recordRoutes(service: Service, place: RecordPlace): FastifyPlugi
       const found = pk === null ? null : await chargeDetail(service, merchantId, pk);
       if (found === null)
         return sendPage(reply, context(service, request), 'Charge not found', errorBody(`No charge with reference number ${ref} was found.`, true), 404);
-      const lifecycle = { refunds: found.refunds, csrf: userOf(request).csrfToken, notice: noticeFromQuery(request) };
+      const lifecycle = { refunds: found.refunds, csrf: userOf(request).csrfToken, notice: noticeFromQuery(request), checkActions: found.checkActions };
       const body = chargeDetailBody(found.charge, found.transfers, lifecycle, place.viewOf(merchantId));
       return sendPage(reply, context(service, request), `Charge ${found.charge.pk}`, body);
     });

@@ -1,26 +1,33 @@
 // Charges: the filterable list and the detail page with linked transfers,
 // refunds and the lifecycle actions (capture, void, refund; each asks for
-// confirmation on a page of its own before anything happens).
+// confirmation on a page of its own before anything happens). Checks sit in
+// the same list beside cards; a check's page shows its bank account, the
+// timeline of its ACH entry and, when returned, the return code and reason.
 import { chargeTone, amount, stateName, stateTone, timestamp } from '../format.ts';
 import { html, type Html } from '../html.ts';
-import { transactionStatusOf } from '../../domain/card-lifecycle.ts';
 import { formatCents } from '../../domain/money.ts';
 import {
+  CHARGE_PAYMENT_TYPES,
   CHARGE_STATUSES,
+  chargeStatusOf,
   type ChargeDetail,
   type ChargeListItem,
-  type ChargeRow,
   type ChargeTransferLink,
   type ListPage,
 } from '../../flows/panel/merchant-views.ts';
-import type { PanelChargeAction } from '../../flows/panel/charge-actions.ts';
+import type { OfferedCheckAction, PanelChargeAction } from '../../flows/panel/charge-actions.ts';
 import { badge, countedPager, csrfField, emptyState, exportLink, facts, MERCHANT_VIEW, notice, type RecordView } from './components.ts';
+import { checkDetailSections, paidWith } from './check-details.ts';
 
 export interface ChargeFilterInput {
   readonly status: string;
+  readonly paymentType: string;
   readonly from: string;
   readonly to: string;
 }
+
+/** How the payment type filter names each type. */
+const PAYMENT_TYPE_LABELS: Readonly<Record<(typeof CHARGE_PAYMENT_TYPES)[number], string>> = { card: 'Card', check: 'Check' };
 
 function filterForm(input: ChargeFilterInput, base: string): Html {
   return html`<form method="get" action="${base}/charges" class="filters" role="search" aria-label="Filter charges">
@@ -29,6 +36,13 @@ function filterForm(input: ChargeFilterInput, base: string): Html {
       <select id="status" name="status">
         <option value="">Any</option>
         ${CHARGE_STATUSES.map((s) => html`<option value="${s}"${input.status === s ? html` selected` : ''}>${s}</option>`)}
+      </select>
+    </div>
+    <div class="field">
+      <label for="payment_type">Payment type</label>
+      <select id="payment_type" name="payment_type">
+        <option value="">Any</option>
+        ${CHARGE_PAYMENT_TYPES.map((t) => html`<option value="${t}"${input.paymentType === t ? html` selected` : ''}>${PAYMENT_TYPE_LABELS[t]}</option>`)}
       </select>
     </div>
     <div class="field"><label for="from">From (UTC)</label><input id="from" name="from" type="date" value="${input.from}"></div>
@@ -42,26 +56,26 @@ function filterForm(input: ChargeFilterInput, base: string): Html {
   </form>`;
 }
 
-/** `query` holds the valid filters only (status, from, to), as the links keep them. */
+/** `query` holds the valid filters only (status, payment_type, from, to), as the links keep them. */
 export function chargeListBody(query: Record<string, string>, page: ListPage<ChargeListItem>, base = '/dashboard'): Html {
   const rows = page.rows;
-  const input: ChargeFilterInput = { status: query.status ?? '', from: query.from ?? '', to: query.to ?? '' };
+  const input: ChargeFilterInput = { status: query.status ?? '', paymentType: query.payment_type ?? '', from: query.from ?? '', to: query.to ?? '' };
   const filtered = Object.keys(query).length > 0;
   const table =
     rows.length === 0
       ? emptyState(
           filtered ? 'No charges match these filters' : 'No charges yet',
-          filtered ? 'Try another status or date range.' : 'Card charges and their refunds will appear here.',
+          filtered ? 'Try another status, payment type or date range.' : 'Card and check charges and their refunds will appear here.',
         )
       : html`<div class="table-wrap"><table>
         <caption class="visually-hidden">Charges, newest first</caption>
-        <thead><tr><th scope="col">Reference</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col">Card</th><th scope="col" class="num">Linked</th><th scope="col">Created</th></tr></thead>
+        <thead><tr><th scope="col">Reference</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col">Paid with</th><th scope="col" class="num">Linked</th><th scope="col">Created</th></tr></thead>
         <tbody>${rows.map(
           (c) => html`<tr>
             <th scope="row"><a href="${base}/charges/${c.pk}">${c.pk}</a>${c.parent_pk !== null ? html` <span class="hint">refund of ${c.parent_pk}</span>` : c.kind === 'refund' ? html` <span class="hint">credit</span>` : ''}</th>
-            <td>${statusBadge(c)}</td>
+            <td>${statusBadge(c)}${c.ach_return_code === null ? '' : html` <span class="hint">${c.ach_return_code}</span>`}</td>
             <td class="num">${amount(c.amount_cents, c.currency)}</td>
-            <td>${c.card_type} ···· ${c.last4}</td>
+            <td>${paidWith(c)}</td>
             <td class="num">${amount(c.linked_cents, c.currency)}</td>
             <td>${timestamp(c.created_at_ms)}</td>
           </tr>`,
@@ -91,19 +105,28 @@ function orderNumber(requestJson: string): string {
   }
 }
 
-/** The status the payin API shows for the transaction (docs/api-decisions.md section 10). */
-function statusBadge(c: Pick<ChargeListItem, 'status' | 'stage' | 'op'>): Html {
-  const status = transactionStatusOf(c);
+/** The status the payin API shows for the transaction (docs/api-decisions.md section 10; a check's from its ACH entry). */
+function statusBadge(c: Pick<ChargeListItem, 'payment_type' | 'ach_state' | 'status' | 'stage' | 'op'>): Html {
+  const status = chargeStatusOf(c);
   return badge(chargeTone(status), status);
+}
+
+/** What a charge's page shows besides the charge: its refunds, the session's CSRF token, a notice, and a check's offered void or refund. */
+export interface ChargeLifecycle {
+  readonly refunds: readonly ChargeListItem[];
+  readonly csrf: string;
+  readonly notice: Html | null;
+  readonly checkActions: readonly OfferedCheckAction[];
 }
 
 export function chargeDetailBody(
   charge: ChargeDetail,
   transfers: readonly ChargeTransferLink[],
-  lifecycle: { refunds: readonly ChargeRow[]; csrf: string; notice: Html | null } = { refunds: [], csrf: '', notice: null },
+  lifecycle: ChargeLifecycle = { refunds: [], csrf: '', notice: null, checkActions: [] },
   view: RecordView = MERCHANT_VIEW,
 ): Html {
   const base = view.base;
+  if (charge.payment_type === 'check') return checkChargeBody(charge, transfers, lifecycle, view);
   const rows: Array<readonly [string, string | Html]> = [
     ['Status', statusBadge(charge)],
     ['Amount', `${amount(charge.amount_cents, charge.currency)}`],
@@ -129,21 +152,23 @@ export function chargeDetailBody(
       'Recurring schedule',
       view.readOnly ? String(charge.schedule_pk) : html`<a href="/dashboard/schedules/${charge.schedule_pk}">${charge.schedule_pk}</a>`,
     ]);
-  const linked =
-    transfers.length === 0
-      ? emptyState('No linked transfers', 'Transfers naming this charge in gatewayId, or reconciled with it, appear here.')
-      : html`<div class="table-wrap"><table>
-        <thead><tr><th scope="col">Transfer</th><th scope="col">State</th><th scope="col" class="num">Amount linked</th><th scope="col">How</th><th scope="col">Linked at</th></tr></thead>
-        <tbody>${transfers.map(
-          (t) => html`<tr><th scope="row"><a href="${base}/transfers/${encodeURIComponent(t.id)}">${t.id}</a></th>
-            <td>${badge(stateTone(t.state, -1), stateName(t.state, -1))}</td><td class="num">${amount(t.amount_cents, 'USD')}</td><td>${t.how}</td><td>${timestamp(t.created_at_ms)}</td></tr>`,
-        )}</tbody></table></div>`;
   return html`${lifecycle.notice}<p><a href="${base}/charges">← All charges</a></p>
   ${facts(rows)}
   ${view.readOnly ? '' : actionForms(charge, lifecycle.csrf)}
   ${charge.kind === 'charge' ? refundList(lifecycle.refunds, base) : ''}
   <h2>Linked transfers</h2>
-  ${linked}`;
+  ${linkedTransfers(transfers, base)}`;
+}
+
+function linkedTransfers(transfers: readonly ChargeTransferLink[], base: string): Html {
+  return transfers.length === 0
+    ? emptyState('No linked transfers', 'Transfers naming this charge in gatewayId, or reconciled with it, appear here.')
+    : html`<div class="table-wrap"><table>
+        <thead><tr><th scope="col">Transfer</th><th scope="col">State</th><th scope="col" class="num">Amount linked</th><th scope="col">How</th><th scope="col">Linked at</th></tr></thead>
+        <tbody>${transfers.map(
+          (t) => html`<tr><th scope="row"><a href="${base}/transfers/${encodeURIComponent(t.id)}">${t.id}</a></th>
+            <td>${badge(stateTone(t.state, -1), stateName(t.state, -1))}</td><td class="num">${amount(t.amount_cents, 'USD')}</td><td>${t.how}</td><td>${timestamp(t.created_at_ms)}</td></tr>`,
+        )}</tbody></table></div>`;
 }
 
 function lifecycleFacts(charge: ChargeDetail, base: string): Array<readonly [string, string | Html]> {
@@ -177,7 +202,63 @@ function actionForms(charge: ChargeDetail, csrf: string): Html {
   return html`<section aria-labelledby="actions-title"><h2 id="actions-title">Actions</h2>${forms}</section>`;
 }
 
-function refundList(refunds: readonly ChargeRow[], base: string): Html {
+/** A check's page: its account, the timeline of its ACH entry and, when returned, the return up front. */
+function checkChargeBody(charge: ChargeDetail, transfers: readonly ChargeTransferLink[], lifecycle: ChargeLifecycle, view: RecordView): Html {
+  const base = view.base;
+  const rows: Array<readonly [string, string | Html]> = [
+    ['Status', statusBadge(charge)],
+    ['Payment type', 'Check (ACH)'],
+    ['Amount', `${amount(charge.amount_cents, charge.currency)}`],
+    ...checkLifecycleFacts(charge, base),
+    ['Linked to transfers', `${amount(charge.linked_cents, charge.currency)}`],
+    ['Order number', orderNumber(charge.request_json) || '—'],
+    ['Source', html`<code>${charge.source_id}</code>`],
+    ['Created', timestamp(charge.created_at_ms)],
+    ['Updated', timestamp(charge.updated_at_ms)],
+  ];
+  if (charge.error_code !== null) rows.splice(1, 0, ['Error', `${charge.error_code}: ${charge.error_message ?? ''}`]);
+  if (charge.customer_pk !== null)
+    rows.push(['Customer', view.readOnly ? String(charge.customer_pk) : html`<a href="/dashboard/customers/${charge.customer_pk}">${charge.customer_pk}</a>`]);
+  if (charge.schedule_pk !== null)
+    rows.push([
+      'Recurring schedule',
+      view.readOnly ? String(charge.schedule_pk) : html`<a href="/dashboard/schedules/${charge.schedule_pk}">${charge.schedule_pk}</a>`,
+    ]);
+  const offered = view.readOnly ? [] : lifecycle.checkActions;
+  return html`${lifecycle.notice}<p><a href="${base}/charges">← All charges</a></p>
+  ${checkDetailSections(charge.check, charge.last4, rows)}
+  ${checkActionForms(charge.pk, offered, lifecycle.csrf)}
+  ${charge.kind === 'charge' ? refundList(lifecycle.refunds, base) : ''}
+  <h2>Linked transfers</h2>
+  ${linkedTransfers(transfers, base)}`;
+}
+
+/** What a check refunds or how much of it was refunded; its own times are in its timeline (a check is never captured). */
+function checkLifecycleFacts(charge: ChargeDetail, base: string): Array<readonly [string, string | Html]> {
+  if (charge.kind === 'refund') {
+    if (charge.parent_pk === null) return [['Credit', 'Unmatched: money to a bank account no check names']];
+    return [['Refund of', html`<a href="${base}/charges/${charge.parent_pk}">${charge.parent_pk}</a>`]];
+  }
+  return charge.refunded_cents > 0 ? [['Refunded', `${amount(charge.refunded_cents, charge.currency)}`]] : [];
+}
+
+/** The void and refund a check's page offers; one the check's state or the panel rules out is shown disabled with the reason. */
+function checkActionForms(pk: number, offered: readonly OfferedCheckAction[], csrf: string): Html {
+  if (offered.length === 0) return html``;
+  const forms = offered.map((o) => {
+    const reasonId = `${o.action}-blocked`;
+    const disabled = o.blocked !== null;
+    return html`<form method="post" action="/dashboard/charges/${pk}/${o.action}" class="filters">
+      ${csrfField(csrf)}
+      ${o.amountCents === null ? '' : html`<div class="field"><label for="${o.action}-amount">Amount (USD)</label><input id="${o.action}-amount" name="amount" inputmode="decimal" value="${formatCents(o.amountCents)}" required maxlength="16"${disabled ? html` disabled` : ''}></div>`}
+      <button type="submit" class="button danger"${disabled ? html` disabled aria-describedby="${reasonId}"` : ''}>${o.action === 'void' ? 'Void…' : 'Refund…'}</button>
+      ${disabled ? html`<p class="hint" id="${reasonId}">${o.blocked}</p>` : ''}
+    </form>`;
+  });
+  return html`<section aria-labelledby="actions-title"><h2 id="actions-title">Actions</h2>${forms}</section>`;
+}
+
+function refundList(refunds: readonly ChargeListItem[], base: string): Html {
   const table =
     refunds.length === 0
       ? emptyState('No refunds', 'Refunds of this charge appear here once it is settled and refunded.')
