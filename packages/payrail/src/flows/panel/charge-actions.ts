@@ -10,10 +10,11 @@ import { parseDollarString } from '../../domain/money.ts';
 import { fail } from '../../errors.ts';
 import type { Service } from '../../service.ts';
 import { readAchEntry } from '../../store/ach/entries.ts';
-import { readAchClockOffsetMs } from '../../store/sandbox-ach-clocks.ts';
+import { achNowMs } from '../ach/check-clock.ts';
 import { chargeOfMerchant } from '../../store/payin/operation-common.ts';
 import { createCardLifecycleFlow } from '../payin/card-lifecycle.ts';
 import { operationDepsOf } from '../payin/operation-common.ts';
+import { checkDepsFor } from '../ach/check-charge.ts';
 
 export type PanelChargeAction = 'capture' | 'void' | 'refund';
 export const PANEL_CHARGE_ACTIONS: readonly PanelChargeAction[] = ['capture', 'void', 'refund'];
@@ -32,17 +33,10 @@ export interface ActionOutcome {
  * a check's page shows its void and refund buttons disabled with this reason
  * and a post is refused with it.
  */
-export const CHECK_ACTIONS_UNAVAILABLE: string | null = 'Voiding and refunding checks from the control panel is not available yet.';
+export const CHECK_ACTIONS_UNAVAILABLE: string | null = null;
 
-/**
- * "Now" for the check rules of the merchant: the service clock, moved by the
- * merchant's sandbox ACH clock where POST /sandbox/ach/advance moved it (no
- * merchant has an offset outside the sandbox), so the panel allows a refund
- * when the payin API does.
- */
-export async function checkRulesNowMs(service: Pick<Service, 'db' | 'clock'>, merchantId: string): Promise<number> {
-  return service.clock.nowMs() + (await service.db.read((tx) => readAchClockOffsetMs(tx, merchantId)));
-}
+/** "Now" for the check rules: the payin API's (flows/ach/check-clock.ts), so the panel allows a refund when the API does. */
+export const checkRulesNowMs = achNowMs;
 
 /** An action a check's page offers: enabled when `blocked` is null, else shown disabled with the reason. */
 export interface OfferedCheckAction {
@@ -75,7 +69,7 @@ export function checkActionsOffered(
 
 /** Runs `action` on charge `pk` of the merchant; `amountText` is dollars ("12.50") or "" for the whole amount. */
 export async function runChargeAction(
-  service: Pick<Service, 'db' | 'clock' | 'log' | 'providers' | 'providerKeys'>,
+  service: Pick<Service, 'db' | 'clock' | 'log' | 'providers' | 'providerKeys' | 'config'>,
   merchantId: string,
   pk: number,
   action: PanelChargeAction,
@@ -87,7 +81,7 @@ export async function runChargeAction(
   if (amount !== '' && !parseDollarString(amount).ok) fail('invalid_amount', 'The amount must be dollars with at most 2 decimals, for example 12.50.');
   // A check goes through the same flow, which hands it to the check operations; what its state rules out is refused first, with the page's reason.
   if ((await readAchEntry(service.db, pk, merchantId)) !== undefined) await refuseBlockedCheckAction(service, merchantId, pk, action);
-  const flow = createCardLifecycleFlow(operationDepsOf(service));
+  const flow = createCardLifecycleFlow(operationDepsOf(service), checkDepsFor(service));
   const caller = { merchantId, sourceId: charge.source_id };
   const input = { referenceNumber: pk, amount: amount === '' ? undefined : Number(amount), amountText: amount === '' ? null : amount, idempotencyKey: null };
   const run = action === 'capture' ? flow.capture : action === 'void' ? flow.voidCharge : flow.refund;
