@@ -6,6 +6,7 @@
 // merchant's charge reads as absent; every list is bounded by `limit`.
 // A check (charges.payment_type 'check') brings its ACH entry (migration
 // 029) through a LEFT JOIN: the status it shows comes from the entry's state.
+import type { AchEntryRow } from './ach/entries.ts';
 import { type AchState, achStatesShowing } from '../domain/ach.ts';
 import { TRANSACTION_STATUSES, type TransactionStatus } from '../domain/card-lifecycle.ts';
 import { type ChargeRow, linkableChargeSql, unlinkedCentsSql } from './charges.ts';
@@ -147,24 +148,24 @@ export async function countChargeItems(tx: Tx, merchantId: string, filters: Char
  * the sealed number: its last four are the charge's last4) and the times of
  * the entry's life.
  */
-export interface CheckAccountDetail {
-  readonly direction: 'debit' | 'credit';
-  readonly account_name: string;
-  readonly routing_number: string;
-  /** As the request wrote it. */
-  readonly account_type: string;
-  readonly sec_code: string;
-  readonly state: AchState;
-  readonly submitted_at_ms: number;
-  readonly originated_at_ms: number | null;
-  readonly settled_at_ms: number | null;
-  readonly returned_at_ms: number | null;
-  readonly return_code: string | null;
-  readonly return_reason: string | null;
-  readonly decline_message: string | null;
-  /** The last change of the entry: when a void finished, for a voided one. */
-  readonly updated_at_ms: number;
-}
+/** A check's account and entry as its page shows them (the entry's columns, store/ach/entries.ts). */
+export type CheckAccountDetail = Pick<
+  AchEntryRow,
+  | 'direction'
+  | 'account_name'
+  | 'routing_number'
+  | 'account_type'
+  | 'sec_code'
+  | 'state'
+  | 'submitted_at_ms'
+  | 'originated_at_ms'
+  | 'settled_at_ms'
+  | 'returned_at_ms'
+  | 'return_code'
+  | 'return_reason'
+  | 'decline_message'
+  | 'updated_at_ms'
+>;
 
 /** A charge as its detail page shows it: never the sealed card number, nor processor or idempotency internals. */
 export type ChargeDetail = ChargeListItem &
@@ -202,7 +203,7 @@ function checkOf(row: Record<string, unknown>): CheckAccountDetail | null {
     account_name: String(row.e_account_name),
     routing_number: String(row.e_routing_number),
     account_type: String(row.e_account_type),
-    sec_code: String(row.e_sec_code),
+    sec_code: row.e_sec_code as CheckAccountDetail['sec_code'],
     state: row.ach_state as AchState,
     submitted_at_ms: Number(row.e_submitted_at_ms),
     originated_at_ms: msOrNull(row.e_originated_at_ms),
