@@ -13,7 +13,6 @@ import type { PaymentMethodRow } from '../../store/payment-methods.ts';
 import { reserveCheck } from '../../store/ach/check-reservation.ts';
 import { readMethodAccount } from '../../store/ach/method-account.ts';
 import type { ScheduleRow } from '../../store/schedules.ts';
-import { recordCheckRunIn } from '../../store/vault/schedule-runs.ts';
 import { methodCheckAccount } from '../ach/check-account.ts';
 import { type CheckDeps, checkReplyJson, checkRetryAfterMs } from '../ach/check-charge.ts';
 import { submitCheckEntry } from '../ach/check-submit.ts';
@@ -61,7 +60,7 @@ export async function runCheckOnce(checks: CheckDeps, schedule: ScheduleRow, run
       network: network.name,
       retryAfterMs: checkRetryAfterMs(network),
     },
-    alsoWrite: (tx, pk, nowMs) => recordCheckRunIn(tx, schedule.pk, runDate, pk, nowMs),
+    scheduleRun: { schedulePk: schedule.pk, runDate },
   });
   if (reservation.kind === 'taken') return { kind: 'taken' };
   if (reservation.kind === 'refused') return { kind: 'unusable', why: 'its saved check is gone' };

@@ -6,6 +6,7 @@
 // credit also holds its amount from the merchant's available balance
 // (transitions.ts holdAchCredit). Any refusal rolls all of it back, the key
 // included. The network is asked afterwards, outside any transaction.
+import { recordCheckRunIn } from '../vault/schedule-runs.ts';
 import type { AchDirection, SecCode } from '../../domain/ach.ts';
 import type { Clock } from '../../domain/clock.ts';
 import { command, Refusal } from '../command.ts';
@@ -58,12 +59,14 @@ export type CheckReservation =
   | { readonly kind: 'refused'; readonly reason: CheckRefusalReason };
 
 /**
- * `alsoWrite` writes what belongs to the same transaction (a schedule run's
- * (schedule, run date) row); false reads as taken and rolls everything back.
+ * `scheduleRun`: the check is a schedule's run of that date, whose
+ * (schedule, run date) row is written in the same transaction, so a date is
+ * charged at most once; a date already run (or a schedule changed since it
+ * was claimed) reads as taken and rolls everything back.
  */
 export function reserveCheck(
   db: Db,
-  input: { clock: Clock; key: CheckKeyClaim | null; row: NewCheckRow; alsoWrite?: (tx: Tx, pk: number, nowMs: number) => Promise<boolean> },
+  input: { clock: Clock; key: CheckKeyClaim | null; row: NewCheckRow; scheduleRun?: { schedulePk: number; runDate: string } },
 ): Promise<CheckReservation> {
   return command(db, async (tx): Promise<CheckReservation> => {
     const nowMs = input.clock.nowMs();
@@ -73,7 +76,10 @@ export function reserveCheck(
     }
     const reserved = await reserveCheckIn(tx, input.row, input.key?.idemKey ?? null, nowMs);
     if (reserved.kind === 'refused') throw new Refusal<CheckReservation>(reserved);
-    if (input.alsoWrite !== undefined && !(await input.alsoWrite(tx, reserved.row.pk, nowMs))) throw new Refusal<CheckReservation>({ kind: 'taken' });
+    const run = input.scheduleRun;
+    if (run !== undefined && !(await recordCheckRunIn(tx, run.schedulePk, run.runDate, reserved.row.pk, nowMs))) {
+      throw new Refusal<CheckReservation>({ kind: 'taken' });
+    }
     return reserved;
   });
 }
