@@ -64,6 +64,12 @@ export interface AchEntryQuery {
   readonly direction: AchDirection;
   /** The account's last four digits (the sandbox decides returns by them). */
   readonly accountLast4: string;
+  /**
+   * A void only: when it was first asked, on the merchant's ACH clock. The
+   * sandbox decides the void by it, so asking again answers as the first ask
+   * did; a real network knows what it did and ignores it.
+   */
+  readonly firstAskedAtMs?: number | undefined;
   readonly signal: AbortSignal;
 }
 

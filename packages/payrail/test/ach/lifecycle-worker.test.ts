@@ -16,6 +16,7 @@ import { type AchLifecycleDeps, achLifecycleDepsOf, sweepDueAchEntries } from '.
 import { EVENT_VIEWS } from '../../src/flows/events/emit.ts';
 import { verifyLedger } from '../../src/flows/operations/ledger-verify.ts';
 import { ACH_NETWORK_TIMEOUT_MS, type AchNetwork } from '../../src/providers/ach-network.ts';
+import { rescheduleAchEntry } from '../../src/store/ach/entries.ts';
 import { beginAchVoid } from '../../src/store/ach/transitions.ts';
 import { advanceAchClock } from '../../src/store/sandbox-ach-clocks.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
@@ -219,34 +220,35 @@ for (const kind of STORE_KINDS) {
       assert.equal((await entryOf(t.service, merchant, pk)).state, 'pending');
     });
 
-    it('asks a lost void again: voided before origination, back to pending (then originated) after', async () => {
+    it('asks a lost void again: voided when first asked before origination, back to pending (then originated) when first asked after', async () => {
       t.clock.set(MONDAY_10_UTC);
       const merchant = await t.newMerchant();
       const deps = achLifecycleDepsOf(t.service);
       const early = await createCheck(t.service, merchant, { amountCents: AMOUNT, accountNumber: '55556666' });
       const late = await createCheck(t.service, merchant, { amountCents: 700, accountNumber: '55557777' });
-      for (const pk of [early, late]) {
+      const begin = async (pk: number, voidAskedAchMs?: number) => {
         const begun = await beginAchVoid(t.service.db, {
           chargePk: pk,
           merchantId: merchant.merchant_id,
           nowMs: t.clock.nowMs(),
           views: EVENT_VIEWS,
           nextCheckAtMs: t.clock.nowMs() + 30_000,
+          ...(voidAskedAchMs === undefined ? {} : { voidAskedAchMs }),
         });
         assert.equal(begun.kind, 'moved');
-      }
+      };
+      await begin(early);
       t.clock.advance(SUBMIT_DEADLINE_MS);
-      // Only the first is swept before the cut-off.
-      await t.service.db.write((tx) => tx.run('UPDATE ach_entries SET next_check_at_ms = ? WHERE charge_pk = ?', [t.clock.nowMs() + DAY_MS, late]));
       await sweepAll(deps);
       assert.equal((await entryOf(t.service, merchant, early)).state, 'voided');
       assert.equal((await entryOf(t.service, merchant, early)).next_check_at_ms, null);
       assert.equal(await eventCount(t.service, early, 'charge.voided'), 1);
       assert.deepEqual(await achBalances(t.service, merchant.merchant_id), { available: 0, ach_pending: 700, ach_payins: -700, ach_returns_due: 0 });
       await assertLedgerOk(t);
-      // The ACH clock passes the cut-off; the void comes too late.
+      // The ACH clock passes the cut-off, then the void is first asked: too late.
       await advanceAchClock(t.service.db, { merchantId: merchant.merchant_id, byMs: DAY_MS, nowMs: t.clock.nowMs() });
-      await t.service.db.write((tx) => tx.run('UPDATE ach_entries SET next_check_at_ms = ? WHERE charge_pk = ?', [t.clock.nowMs(), late]));
+      await begin(late, t.clock.nowMs() + DAY_MS);
+      t.clock.advance(SUBMIT_DEADLINE_MS);
       await sweepAll(deps);
       const entry = await entryOf(t.service, merchant, late);
       assert.equal(entry.state, 'originated');
@@ -254,6 +256,72 @@ for (const kind of STORE_KINDS) {
       assert.equal(await eventCount(t.service, late, 'charge.originated'), 1);
       assert.deepEqual(await achBalances(t.service, merchant.merchant_id), { available: 0, ach_pending: 700, ach_payins: -700, ach_returns_due: 0 });
       await assertLedgerOk(t);
+    });
+
+    it('keeps a void the sandbox granted when its answer was lost and it is asked again after the cut-off', async () => {
+      t.clock.set(MONDAY_10_UTC);
+      const merchant = await t.newMerchant();
+      const pk = await createCheck(t.service, merchant, { amountCents: AMOUNT, accountNumber: '55558888' });
+      const asked: Array<number | undefined> = [];
+      const sandbox = t.service.providers.achNetwork!;
+      // The first ask, before the cut-off: the sandbox voids it, and the answer is lost (a crash before finishAchVoid).
+      const begun = await beginAchVoid(t.service.db, {
+        chargePk: pk,
+        merchantId: merchant.merchant_id,
+        nowMs: t.clock.nowMs(),
+        views: EVENT_VIEWS,
+        nextCheckAtMs: t.clock.nowMs() + SUBMIT_DEADLINE_MS,
+        voidAskedAchMs: t.clock.nowMs(),
+      });
+      assert.equal(begun.kind, 'moved');
+      // The merchant's ACH clock passes the cut-off before the worker asks again.
+      await advanceAchClock(t.service.db, { merchantId: merchant.merchant_id, byMs: DAY_MS, nowMs: t.clock.nowMs() });
+      t.clock.advance(SUBMIT_DEADLINE_MS);
+      await sweepAll(
+        depsWith(
+          t,
+          networkLike(t, {
+            voidEntry: (q) => {
+              asked.push(q.firstAskedAtMs);
+              return sandbox.voidEntry(q);
+            },
+          }),
+        ),
+      );
+      assert.deepEqual(asked, [MONDAY_10_UTC]);
+      assert.equal((await entryOf(t.service, merchant, pk)).state, 'voided');
+      assert.equal(await eventCount(t.service, pk, 'charge.originated'), 0);
+      assert.deepEqual(await achBalances(t.service, merchant.merchant_id), { available: 0, ach_pending: 0, ach_payins: 0, ach_returns_due: 0 });
+      await assertLedgerOk(t);
+    });
+
+    it('asks a lost void again at its first deadline even after reschedules, with a network whose calls end sooner', async () => {
+      t.clock.set(MONDAY_10_UTC);
+      const merchant = await t.newMerchant();
+      const pk = await createCheck(t.service, merchant, { amountCents: AMOUNT, accountNumber: '55559999' });
+      const startedAtMs = t.clock.nowMs();
+      await beginAchVoid(t.service.db, { chargePk: pk, merchantId: merchant.merchant_id, nowMs: startedAtMs, views: EVENT_VIEWS, nextCheckAtMs: startedAtMs + 10_000 });
+      const deps = depsWith(t, networkLike(t, { callTimeoutMs: 5_000 }));
+      // Claimed too early: rescheduled for the first call's deadline, not from the reschedule.
+      t.clock.set(startedAtMs + 10_000);
+      await sweepAll(deps);
+      assert.equal((await entryOf(t.service, merchant, pk)).state, 'voiding');
+      assert.equal((await entryOf(t.service, merchant, pk)).next_check_at_ms, startedAtMs + SUBMIT_DEADLINE_MS);
+      t.clock.set(startedAtMs + SUBMIT_DEADLINE_MS);
+      await sweepAll(deps);
+      assert.equal((await entryOf(t.service, merchant, pk)).state, 'voided');
+      await assertLedgerOk(t);
+    });
+
+    it('a reschedule by a worker leaves an entry another process moved meanwhile as that process wrote it', async () => {
+      t.clock.set(MONDAY_10_UTC);
+      const merchant = await t.newMerchant();
+      const pk = await createCheck(t.service, merchant, { amountCents: AMOUNT, accountNumber: '55550000' });
+      const before = await entryOf(t.service, merchant, pk);
+      await rescheduleAchEntry(t.service.db, { chargePk: pk, state: 'submitting', nextCheckAtMs: 1, nowMs: t.clock.nowMs() });
+      const after = await entryOf(t.service, merchant, pk);
+      assert.equal(after.next_check_at_ms, before.next_check_at_ms);
+      assert.equal(after.state, 'pending');
     });
 
     it("settles an originated debit on Payrail's own rule when the network says only originated", async () => {

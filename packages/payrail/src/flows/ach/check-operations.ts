@@ -207,7 +207,13 @@ export async function voidCheck(
 
 async function voidOnce(deps: Checks, caller: Caller, row: TransactionRow, refused: (state: AchState) => never): Promise<{ json: string; answered: boolean }> {
   const base = { chargePk: row.pk, merchantId: caller.merchantId, views: EVENT_VIEWS };
-  const begun = await beginAchVoid(deps.db, { ...base, nowMs: deps.clock.nowMs(), nextCheckAtMs: deps.clock.nowMs() + checkRetryAfterMs(deps.network) });
+  const voidAskedAchMs = await achNowMs(deps, caller.merchantId);
+  const begun = await beginAchVoid(deps.db, {
+    ...base,
+    nowMs: deps.clock.nowMs(),
+    nextCheckAtMs: deps.clock.nowMs() + checkRetryAfterMs(deps.network),
+    voidAskedAchMs,
+  });
   if (begun.kind === 'stale') return refused(begun.state ?? 'failed');
   let outcome: 'voided' | 'too_late';
   try {
@@ -218,6 +224,7 @@ async function voidOnce(deps: Checks, caller: Caller, row: TransactionRow, refus
         merchantId: caller.merchantId,
         direction: begun.entry.direction,
         accountLast4: row.last4,
+        firstAskedAtMs: begun.entry.void_asked_ach_ms ?? voidAskedAchMs,
         signal,
       }),
     );

@@ -105,8 +105,8 @@ function replyOf(entry: AchEntryRow): { replyJson?: (row: TransactionRow) => str
 /** A voiding entry: the void asked again once its first call is over; voided, or back to pending when the network had originated it. */
 export async function retryVoid(step: EntryStep): Promise<AchState | null> {
   const { entry, deps, network } = step;
-  // The void was written (beginAchVoid) when the entry last changed.
-  const settledBy = callSettledByMs(entry.updated_at_ms);
+  // From when the void was first written (beginAchVoid), which no reschedule moves; an entry from before it was recorded: from now on.
+  const settledBy = callSettledByMs(entry.void_asked_at_ms ?? entry.updated_at_ms);
   if (step.nowMs < settledBy) {
     await reschedule(step, settledBy);
     return null;
@@ -118,7 +118,8 @@ export async function retryVoid(step: EntryStep): Promise<AchState | null> {
   }
   let result: AchVoidResult;
   try {
-    result = await voidWithDeadline(network, entryQuery(step, entry.network_ref));
+    const firstAsked = entry.void_asked_ach_ms === null ? {} : { firstAskedAtMs: entry.void_asked_ach_ms };
+    result = await voidWithDeadline(network, { ...entryQuery(step, entry.network_ref), ...firstAsked });
   } catch (error) {
     deps.log.warn({ check: entry.charge_pk, network: network.name, err: errorText(error) }, 'ACH network did not answer a void; will ask again');
     await reschedule(step, step.nowMs + achRetryDelayMs(lastWaitMs(step)));

@@ -67,7 +67,7 @@ export function serviceTimeOf(step: EntryStep, networkMs: number | null): number
 
 /** Leaves the entry as it is, asked about again at `atMs` (service clock; null: never), and releases the claim. */
 export function reschedule(step: EntryStep, atMs: number | null): Promise<void> {
-  return rescheduleAchEntry(step.deps.db, { chargePk: step.entry.charge_pk, nextCheckAtMs: atMs, nowMs: step.nowMs });
+  return rescheduleAchEntry(step.deps.db, { chargePk: step.entry.charge_pk, state: step.entry.state, nextCheckAtMs: atMs, nowMs: step.nowMs });
 }
 
 /** The wait the entry was last given (what a failed call's backoff doubles). */

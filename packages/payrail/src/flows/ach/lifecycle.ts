@@ -57,7 +57,7 @@ export async function advanceAchEntry(deps: AchLifecycleDeps, entry: ClaimedAchE
         { check: entry.charge_pk, state: entry.state, network: entry.network, configured: network?.name ?? 'none' },
         'ACH entry of a network that is not configured: left as it is (configure PAYRAIL_ACH_NETWORK to that network to follow it)',
       );
-      await rescheduleAchEntry(deps.db, { chargePk: entry.charge_pk, nextCheckAtMs: nowMs + ACH_STUCK_RECHECK_MS, nowMs });
+      await rescheduleAchEntry(deps.db, { chargePk: entry.charge_pk, state: entry.state, nextCheckAtMs: nowMs + ACH_STUCK_RECHECK_MS, nowMs });
       return null;
     }
     const step: EntryStep = { deps, network, entry, nowMs, networkNowMs: nowMs + (await deps.achClockOffsetMs(entry.merchant_id)) };

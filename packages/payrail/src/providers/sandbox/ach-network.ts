@@ -12,8 +12,10 @@
 // Like the sandbox card processor it keeps no state of its own: the time of
 // submission on the merchant's ACH clock travels in the network reference,
 // so every process computes the same answer. A void is decided by the ACH
-// clock alone (before origination it voids), which agrees with `status` as
-// long as Payrail stops asking about a voided entry, as it does.
+// clock time of its first ask (AchEntryQuery.firstAskedAtMs, which Payrail
+// records with the void; before origination it voids), so asking again after
+// a lost answer gets the first answer; this agrees with `status` as long as
+// Payrail stops asking about a voided entry, as it does.
 import { addBusinessDays, nextCutoffAfterMs, SETTLEMENT_BUSINESS_DAYS } from '../../domain/ach.ts';
 import type { Clock } from '../../domain/clock.ts';
 import type { AchEntryQuery, AchEntryReport, AchNetwork, AchSubmission, AchSubmitResult, AchVoidResult } from '../ach-network.ts';
@@ -68,8 +70,9 @@ export class SandboxAchNetwork implements AchNetwork {
 
   async voidEntry(query: AchEntryQuery): Promise<AchVoidResult> {
     const submittedAtMs = this.#submittedAtMs(query);
-    const nowMs = await this.#achNowMs(query.merchantId);
-    return { outcome: nowMs < this.#originationMs(submittedAtMs) ? 'voided' : 'too_late' };
+    // Decided by the first ask: a void granted then stays granted when asked again after the cut-off.
+    const askedAtMs = query.firstAskedAtMs ?? (await this.#achNowMs(query.merchantId));
+    return { outcome: askedAtMs < this.#originationMs(submittedAtMs) ? 'voided' : 'too_late' };
   }
 
   async status(query: AchEntryQuery): Promise<AchEntryReport> {

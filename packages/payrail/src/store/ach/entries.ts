@@ -29,10 +29,15 @@ export interface AchEntryRow {
   readonly next_check_at_ms: number | null;
   readonly lease_until_ms: number;
   readonly updated_at_ms: number;
+  /** When its void was first written: service clock, and the merchant's ACH clock (migration 031). */
+  readonly void_asked_at_ms: number | null;
+  readonly void_asked_ach_ms: number | null;
+  /** When it was reserved, on the merchant's ACH clock (null for entries before migration 031). */
+  readonly submitted_ach_ms: number | null;
 }
 
 export const ACH_ENTRY_COLUMNS =
-  'charge_pk, merchant_id, direction, amount_cents, account_name, routing_number, account_type, sec_code, network, network_ref, state, submitted_at_ms, originated_at_ms, settled_at_ms, returned_at_ms, return_code, return_reason, returned_from, decline_message, next_check_at_ms, lease_until_ms, updated_at_ms';
+  'charge_pk, merchant_id, direction, amount_cents, account_name, routing_number, account_type, sec_code, network, network_ref, state, submitted_at_ms, originated_at_ms, settled_at_ms, returned_at_ms, return_code, return_reason, returned_from, decline_message, next_check_at_ms, lease_until_ms, updated_at_ms, void_asked_at_ms, void_asked_ach_ms, submitted_ach_ms';
 
 const nullableNumber = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
@@ -61,6 +66,9 @@ export function achEntryOf(row: Record<string, unknown>): AchEntryRow {
     next_check_at_ms: nullableNumber(row.next_check_at_ms),
     lease_until_ms: Number(row.lease_until_ms),
     updated_at_ms: Number(row.updated_at_ms),
+    void_asked_at_ms: nullableNumber(row.void_asked_at_ms),
+    void_asked_ach_ms: nullableNumber(row.void_asked_ach_ms),
+    submitted_ach_ms: nullableNumber(row.submitted_ach_ms),
   };
 }
 
@@ -144,13 +152,19 @@ export async function claimDueAchEntries(db: Db, input: { nowMs: number; leaseMs
   });
 }
 
-/** Sets when the entry is asked about next (null: never) and releases its claim; nothing else changes. */
-export async function rescheduleAchEntry(db: Db, input: { chargePk: number; nextCheckAtMs: number | null; nowMs: number }): Promise<void> {
+/**
+ * Sets when the entry is asked about next (null: never) and releases its
+ * claim; nothing else changes. Only while the entry is still in the state
+ * the worker claimed it in: a transition another process made meanwhile
+ * wrote its own next check, which stays.
+ */
+export async function rescheduleAchEntry(db: Db, input: { chargePk: number; state: AchState; nextCheckAtMs: number | null; nowMs: number }): Promise<void> {
   await db.write((tx) =>
-    tx.run('UPDATE ach_entries SET next_check_at_ms = ?, lease_until_ms = 0, updated_at_ms = ? WHERE charge_pk = ?', [
+    tx.run('UPDATE ach_entries SET next_check_at_ms = ?, lease_until_ms = 0, updated_at_ms = ? WHERE charge_pk = ? AND state = ?', [
       input.nextCheckAtMs,
       input.nowMs,
       input.chargePk,
+      input.state,
     ]),
   );
 }

@@ -138,9 +138,15 @@ export function returnAchEntry(db: Db, input: MoveBase & { returnedAtMs: number;
   });
 }
 
-/** A void written before the network is asked: pending -> voiding. No money moves, no event. */
-export function beginAchVoid(db: Db, input: MoveBase): Promise<AchMove> {
-  return move(db, input, ['pending'], 'voiding', {}, (tx, entry) => readRow(tx, entry.charge_pk, entry.merchant_id));
+/**
+ * A void written before the network is asked: pending -> voiding. No money
+ * moves, no event. It records when it was asked (service clock, and
+ * `voidAskedAchMs` on the merchant's ACH clock, default the service clock):
+ * a lost answer is asked again from then, with the first ask's ACH time.
+ */
+export function beginAchVoid(db: Db, input: MoveBase & { voidAskedAchMs?: number }): Promise<AchMove> {
+  const sets = { void_asked_at_ms: input.nowMs, void_asked_ach_ms: input.voidAskedAchMs ?? input.nowMs };
+  return move(db, input, ['pending'], 'voiding', sets, (tx, entry) => readRow(tx, entry.charge_pk, entry.merchant_id));
 }
 
 /** The network voided it: voiding -> voided. A debit's money goes back to the bank, a credit's to the merchant. */

@@ -44,6 +44,7 @@ const names = [
   '028_transfer_reversals',
   '029_checks_ach',
   '030_acceptblue_check_events',
+  '031_ach_entry_clocks',
 ];
 
 export const MIGRATIONS: readonly Migration[] = names.map((name) => ({
