@@ -126,7 +126,7 @@ export type AchDirection = 'debit' | 'credit';
 /** The moves the store may make, from -> allowed targets; every transition command checks its `from` against this. */
 export const ACH_TRANSITIONS: Readonly<Record<AchState, readonly AchState[]>> = {
   submitting: ['pending', 'declined', 'failed'],
-  pending: ['voiding', 'originated', 'returned'],
+  pending: ['voiding', 'voided', 'originated', 'returned'],
   voiding: ['voided', 'pending', 'originated'],
   originated: ['settled', 'returned'],
   settled: ['returned'],

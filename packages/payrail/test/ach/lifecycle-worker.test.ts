@@ -352,12 +352,25 @@ for (const kind of STORE_KINDS) {
       t.clock.set(MONDAY_10_UTC);
       const merchant = await t.newMerchant();
       const pk = await createCheck(t.service, merchant, { amountCents: AMOUNT, accountNumber: '77778888' });
-      const deps = depsWith(t, networkLike(t, { status: async () => ({ state: 'voided' }) }));
+      let voidsAsked = 0;
+      const deps = depsWith(
+        t,
+        networkLike(t, {
+          status: async () => ({ state: 'voided' }),
+          voidEntry: async () => {
+            voidsAsked += 1;
+            throw new Error('a declined transaction cannot be voided');
+          },
+        }),
+      );
       t.clock.advance(ACH_STATUS_POLL_INTERVAL_MS);
       await sweepAll(deps);
       const entry = await entryOf(t.service, merchant, pk);
       assert.equal(entry.state, 'voided');
       assert.equal(entry.next_check_at_ms, null);
+      // One move, pending -> voided: never written voiding, so never a void for the network to be asked again.
+      assert.equal(entry.void_asked_at_ms, null);
+      assert.equal(voidsAsked, 0);
       assert.equal(await eventCount(t.service, pk, 'charge.voided'), 1);
       assert.deepEqual(await achBalances(t.service, merchant.merchant_id), { available: 0, ach_pending: 0, ach_payins: 0, ach_returns_due: 0 });
       await assertLedgerOk(t);

@@ -215,6 +215,17 @@ function standInCases(target: () => Target & { readonly standIn: AuthorizeNetSta
     assert.equal(kept(standIn, networkRef)?.status, 'settledSuccessfully');
   });
 
+  test('a void of an eCheck the gateway ended without moving money (declined, failed review, an error) is voided, as status reports it', async () => {
+    const { network, standIn } = target();
+    for (const status of ['declined', 'failedReview', 'generalError'] as const) {
+      const sent = submission();
+      const networkRef = await submitted(network, sent);
+      standIn.endWithoutMoving(networkRef, status);
+      assert.deepEqual(await network.status(queryOf(sent, networkRef)), { state: 'voided' }, status);
+      assert.deepEqual(await network.voidEntry(queryOf(sent, networkRef)), { outcome: 'voided' }, status);
+    }
+  });
+
   test('a void after settlement is too_late, and the entry still settles', async () => {
     const { network, standIn } = target();
     const sent = submission();

@@ -10,7 +10,7 @@ import { type AchState, returnReasonOf, settlesAtMs } from '../../domain/ach.ts'
 import { achNextCheckAtMs, achRetryDelayMs, ACH_STUCK_RECHECK_MS } from '../../domain/ach-schedule.ts';
 import type { AchEntryReport } from '../../providers/ach-network.ts';
 import type { AchEntryRow } from '../../store/ach/entries.ts';
-import { type AchMove, beginAchVoid, finishAchVoid, originateAchEntry, returnAchEntry, settleAchEntry } from '../../store/ach/transitions.ts';
+import { type AchMove, applyNetworkVoidOf, originateAchEntry, returnAchEntry, settleAchEntry } from '../../store/ach/transitions.ts';
 import { entryQuery, errorText, lastWaitMs, moveBase, reschedule, serviceTimeOf, type EntryStep } from './lifecycle-context.ts';
 import { statusWithDeadline } from './network-calls.ts';
 
@@ -97,10 +97,8 @@ async function applyNetworkVoid(step: EntryStep): Promise<AchState | null> {
     await reschedule(step, step.nowMs + ACH_STUCK_RECHECK_MS);
     return null;
   }
-  // Written with a next check at once: a crash before the void is finished leaves a void the worker asks about again.
-  const begun = await beginAchVoid(deps.db, moveBase(step, step.nowMs));
-  if (begun.kind === 'stale') return staleNote(step, begun.state);
-  return movedTo(step, await finishAchVoid(deps.db, moveBase(step, null)));
+  // One command: nothing is left half way for the network to be asked about again (it would refuse to void an entry it ended).
+  return movedTo(step, await applyNetworkVoidOf(deps.db, moveBase(step, null)));
 }
 
 /** When an entry in its current state is asked about next, on the service clock. */

@@ -6,7 +6,8 @@
 //   with payment.bankAccount; a re-send within the duplicate window is
 //   answered as a duplicate naming the original, whose details are reported.
 // - voidEntry: voidTransaction; whatever it answers but an approval, the
-//   transaction's details decide (voided, or settled: too late).
+//   transaction's details decide (voided, or ended by the gateway without
+//   moving money, as status reads it: voided; settled or returned: too late).
 // - status: getTransactionDetails (echeck-answers.ts achReportOf).
 // A thrown error is an unknown outcome, as on the card side: transport
 // errors, 5xx, timeouts, refused credentials, answers Payrail cannot read.
@@ -61,8 +62,11 @@ async function voidEntry(settings: AuthorizeNetSettings, query: AchEntryQuery): 
   // Refused (settled already, "cannot be found" after settlement, a duplicate of the first void): the transaction says which.
   const details = await transactionDetails(settings, query.networkRef, query.signal);
   const status = details.transactionStatus ?? '';
-  if (status === 'voided') return { outcome: 'voided' };
-  if (TOO_LATE_TO_VOID_STATUSES.has(status) || achReportOf(details).state === 'returned') return { outcome: 'too_late' };
+  if (TOO_LATE_TO_VOID_STATUSES.has(status)) return { outcome: 'too_late' };
+  // Voided, or ended by the gateway without moving money (declined, failed review, an error): as status reports it, voided.
+  const report = achReportOf(details);
+  if (report.state === 'returned') return { outcome: 'too_late' };
+  if (report.state === 'voided') return { outcome: 'voided' };
   throw new AuthorizeNetAnswerUnusable(`authorize-net: the eCheck void was refused while its status is ${JSON.stringify(status).slice(0, 60)}`);
 }
 

@@ -151,12 +151,26 @@ export function beginAchVoid(db: Db, input: MoveBase & { voidAskedAchMs?: number
 
 /** The network voided it: voiding -> voided. A debit's money goes back to the bank, a credit's to the merchant. */
 export function finishAchVoid(db: Db, input: MoveBase): Promise<AchMove> {
-  return move(db, input, ['voiding'], 'voided', {}, async (tx, entry) => {
+  return move(db, input, ['voiding'], 'voided', {}, voidWork(input));
+}
+
+/**
+ * The network reports a pending entry voided (Payrail did not ask, or the
+ * network ended it without moving money): pending -> voided in one
+ * command, with finishAchVoid's event and posting, so no crash leaves it
+ * half way in 'voiding' for a void the network would refuse to repeat.
+ */
+export function applyNetworkVoidOf(db: Db, input: MoveBase): Promise<AchMove> {
+  return move(db, input, ['pending'], 'voided', {}, voidWork(input));
+}
+
+function voidWork(input: MoveBase): MoveWork {
+  return async (tx, entry) => {
     const row = await emit(tx, input, 'charge.voided');
     if (entry.direction === 'credit') await releaseCredit(tx, entry, input.nowMs);
     else await postAch(tx, entry, 'check.void', 'ach_pending', 'ach_payins', input.nowMs);
     return row;
-  });
+  };
 }
 
 /** The network had originated it already: voiding -> pending, and the worker's next look moves it on. */

@@ -20,7 +20,10 @@ export type TransactionStatus =
   /** A partial approval whose split tender group is not yet released (updateSplitTenderGroupRequest). */
   | 'authorizedPendingRelease'
   /** An eCheck return: a transaction of its own, listed in the original's returnedItems. */
-  | 'returnedItem';
+  | 'returnedItem'
+  /** Ended by the gateway without moving money (stand-in control endWithoutMoving). */
+  | 'failedReview'
+  | 'generalError';
 
 /** An eCheck's bank account as the stand-in keeps it: never the whole account number. */
 export interface StandInBankAccount {

@@ -46,6 +46,8 @@ export interface AuthorizeNetStandIn {
   failNext(mode: FailMode, count?: number): void;
   transactions(): readonly StandInTransaction[];
   resolveHeld(transId: string, decision: 'approve' | 'decline'): void;
+  /** The gateway ends a transaction on its own without moving money (declined after review, an error): its status becomes `status`. */
+  endWithoutMoving(transId: string, status: 'declined' | 'failedReview' | 'generalError'): void;
   /** The daily cut-off: eChecks owing a triggered return (test-data.ts ECHECK_RETURNS) are returned first, then everything captured settles. Answers the card batch's id. */
   settle(): string;
   /** Returns a settled eCheck now with a NACHA code (R01...): its details then list the return in returnedItems. Answers the return's transId. */
@@ -161,6 +163,11 @@ export async function startAuthorizeNetStandIn(options: StandInOptions = {}): Pr
       const transaction = ledger.get(transId);
       if (transaction === undefined) throw new Error(`no transaction ${transId}`);
       emit([resolveHeldTransaction(transaction, decision)]);
+    },
+    endWithoutMoving(transId, status) {
+      const transaction = ledger.get(transId);
+      if (transaction === undefined) throw new Error(`no transaction ${transId}`);
+      transaction.status = status;
     },
     settle: () => {
       dueTriggeredReturns(ledger, now());
