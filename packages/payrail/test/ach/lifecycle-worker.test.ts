@@ -348,6 +348,32 @@ for (const kind of STORE_KINDS) {
       await assertLedgerOk(t);
     });
 
+    it("settles an originated credit on Payrail's own rule too, posting nothing, so it is no longer asked about once its returns are watched", async () => {
+      t.clock.set(MONDAY_10_UTC);
+      const merchant = await t.newMerchant({ fundCents: AMOUNT });
+      const pk = await createCheck(t.service, merchant, { amountCents: AMOUNT, accountNumber: '66668888', direction: 'credit' });
+      const originatedAtMs = Date.UTC(2026, 10, 30, 21, 0);
+      const deps = depsWith(t, networkLike(t, { status: async () => ({ state: 'originated', originatedAtMs }) }));
+      t.clock.set(originatedAtMs + 60_000);
+      await sweepAll(deps);
+      assert.equal((await entryOf(t.service, merchant, pk)).state, 'originated');
+      assert.equal((await entryOf(t.service, merchant, pk)).next_check_at_ms, t.clock.nowMs() + ACH_STATUS_POLL_INTERVAL_MS);
+      const held = await achBalances(t.service, merchant.merchant_id);
+      t.clock.set(settlesAtMs(originatedAtMs));
+      await sweepAll(deps);
+      const settled = await entryOf(t.service, merchant, pk);
+      assert.equal(settled.state, 'settled');
+      assert.equal(settled.settled_at_ms, settlesAtMs(originatedAtMs));
+      assert.equal(await eventCount(t.service, pk, 'charge.settled'), 1);
+      assert.deepEqual(await achBalances(t.service, merchant.merchant_id), held);
+      // Asked about while a return may still come, then never again.
+      const network = deps.network!;
+      t.clock.set(settlesAtMs(originatedAtMs) + network.returnWatchMs + 1);
+      await sweepAll(deps);
+      assert.equal((await entryOf(t.service, merchant, pk)).next_check_at_ms, null);
+      await assertLedgerOk(t);
+    });
+
     it('applies a void the network reports for a pending entry', async () => {
       t.clock.set(MONDAY_10_UTC);
       const merchant = await t.newMerchant();

@@ -4,8 +4,11 @@
 // move at a time: a network that reports a step Payrail has not seen yet
 // (settled, for an entry still pending here) is applied as the moves in
 // between (originated, then settled), each with its event and posting.
-// Payrail also settles an originated debit on its own rule
-// (domain/ach.ts settlesAtMs) when the network says only "originated".
+// Payrail also settles an originated entry, debit or credit, on its own rule
+// (domain/ach.ts settlesAtMs) when the network says only "originated" (as
+// Authorize.net does for debits and refunds alike): settling a credit posts
+// nothing, but makes it final, so it stops being polled and its account
+// number can be erased after its retention.
 import { type AchState, returnReasonOf, settlesAtMs } from '../../domain/ach.ts';
 import { achNextCheckAtMs, achRetryDelayMs, ACH_STUCK_RECHECK_MS } from '../../domain/ach-schedule.ts';
 import type { AchEntryReport } from '../../providers/ach-network.ts';
@@ -59,7 +62,7 @@ async function applyReport(step: EntryStep, report: AchEntryReport): Promise<Ach
 
 /**
  * Moves the entry on to originated and, when the network reports it settled
- * (or an originated debit reached its own settlement time), to settled.
+ * (or an originated entry reached its own settlement time), to settled.
  * `settledAtMs` null: the network says only originated.
  */
 async function reachSettlement(step: EntryStep, originatedAtMs: number, reportedSettledAtMs: number | null): Promise<AchState | null> {
@@ -73,7 +76,7 @@ async function reachSettlement(step: EntryStep, originatedAtMs: number, reported
     current = moved.entry;
     reached = 'originated';
   }
-  const ownSettlementMs = current.direction === 'debit' && current.originated_at_ms !== null ? settlesAtMs(current.originated_at_ms) : null;
+  const ownSettlementMs = current.originated_at_ms !== null ? settlesAtMs(current.originated_at_ms) : null;
   const settledAtMs = reportedSettledAtMs ?? (ownSettlementMs !== null && step.networkNowMs >= ownSettlementMs ? ownSettlementMs : null);
   if (current.state === 'originated' && settledAtMs !== null) {
     const next = nextCheck(step, { ...current, state: 'settled', settled_at_ms: settledAtMs });
@@ -104,7 +107,7 @@ async function applyNetworkVoid(step: EntryStep): Promise<AchState | null> {
 /** When an entry in its current state is asked about next, on the service clock. */
 export function nextCheck(step: EntryStep, entry: AchEntryRow): number | null {
   const ownSettlementMs =
-    entry.state === 'originated' && entry.direction === 'debit' && entry.originated_at_ms !== null ? settlesAtMs(entry.originated_at_ms) : null;
+    entry.state === 'originated' && entry.originated_at_ms !== null ? settlesAtMs(entry.originated_at_ms) : null;
   return serviceTimeOf(
     step,
     achNextCheckAtMs({
