@@ -192,6 +192,17 @@ export function returnReasonOf(code: string, networkText: string | null = null):
 /** A return code as NACHA writes them (R plus two digits); anything else from a network is kept as text only. */
 export const RETURN_CODE_PATTERN = /^R[0-9]{2}$/;
 
+// Refusals ----------------------------------------------------------------------
+
+/** The error code a refused check entry records (shape B's error.code, status_details.error_code), whoever records the answer: the request or the worker. */
+export const ACH_REFUSAL_CODES = { declined: 'check_declined', failed: 'ach_network_error' } as const;
+
+/** The refusal's text when the network gave none. */
+export const ACH_REFUSAL_TEXTS = {
+  declined: 'declined by the ACH network',
+  failed: 'the ACH network could not process the entry',
+} as const;
+
 // Voids and refunds -------------------------------------------------------------
 
 /** Why a check in `state` cannot be voided now, or null. */

@@ -136,6 +136,20 @@ for (const kind of STORE_KINDS) {
       await assertLedgerOk(t);
     });
 
+    it('records a failure of a submission sent again with the code and text the request records', async () => {
+      t.clock.set(MONDAY_10_UTC);
+      const merchant = await t.newMerchant();
+      const pk = await createCheck(t.service, merchant, { amountCents: AMOUNT, accountNumber: '14141414', submit: false });
+      const deps = depsWith(t, networkLike(t, { submit: async () => ({ outcome: 'failed', networkRef: '', declineMessage: null }) }));
+      t.clock.advance(SUBMIT_DEADLINE_MS);
+      await sweepAll(deps);
+      const row = await t.service.db.read((tx) =>
+        tx.get<{ status: string; error_code: string; error_message: string }>('SELECT status, error_code, error_message FROM charges WHERE pk = ?', [pk]),
+      );
+      assert.deepEqual({ ...row }, { status: 'failed', error_code: 'ach_network_error', error_message: 'the ACH network could not process the entry' });
+      await assertLedgerOk(t);
+    });
+
     it('does not send a submission again past the network resend window: logged, looked at again a day later', async () => {
       t.clock.set(MONDAY_10_UTC);
       const merchant = await t.newMerchant();

@@ -8,7 +8,7 @@
 // reference, which the network recognises, so the account is debited or
 // credited at most once.
 import type { Logger } from 'pino';
-import { nextCutoffAfterMs } from '../../domain/ach.ts';
+import { ACH_REFUSAL_CODES, ACH_REFUSAL_TEXTS, nextCutoffAfterMs } from '../../domain/ach.ts';
 import type { Clock } from '../../domain/clock.ts';
 import type { ProviderKeys } from '../../domain/provider-keys.ts';
 import { achCallTimeoutMs, type AchNetwork, type AchSubmitResult } from '../../providers/ach-network.ts';
@@ -31,8 +31,8 @@ export interface CheckSubmitDeps {
   readonly cutoffMinuteOfDay: number;
 }
 
-/** The error code a refused check entry carries (shape B's error.code, status_details.error_code). */
-export const CHECK_DECLINE_CODES = { declined: 'check_declined', failed: 'ach_network_error' } as const;
+/** The error code a refused check entry carries (shape B's error.code, status_details.error_code): the worker records the same. */
+export const CHECK_DECLINE_CODES = ACH_REFUSAL_CODES;
 
 /** What became of a submission: recorded (the row as it now is), or unknown (the row as reserved: pending). */
 export type CheckSubmitOutcome = { readonly kind: 'recorded'; readonly row: TransactionRow } | { readonly kind: 'unknown'; readonly row: TransactionRow };
@@ -81,7 +81,7 @@ export async function submitCheckEntry(
     if (result.networkRef === '') throw new Error(`ACH network ${deps.network.name} accepted check ${row.pk} without a reference`);
     moved = await acceptAchEntry(deps.db, { ...base, networkRef: result.networkRef, nextCheckAtMs: nextCutoffAfterMs(nowMs, deps.cutoffMinuteOfDay) });
   } else {
-    const message = result.declineMessage ?? (result.outcome === 'declined' ? 'declined by the ACH network' : 'the ACH network could not process the entry');
+    const message = result.declineMessage ?? ACH_REFUSAL_TEXTS[result.outcome];
     moved = await refuseAchEntry(deps.db, { ...base, outcome: result.outcome, errorCode: CHECK_DECLINE_CODES[result.outcome], message, nextCheckAtMs: null });
   }
   if (moved.kind === 'moved') return { kind: 'recorded', row: moved.row };

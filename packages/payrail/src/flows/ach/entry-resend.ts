@@ -5,7 +5,7 @@
 // within the network's resend window (network-calls.ts mayResendAch), as
 // card charges are (flows/payin/charge-recovery.ts). The account number is
 // unsealed only for the call and never logged.
-import { type AchState, accountTypeOf } from '../../domain/ach.ts';
+import { ACH_REFUSAL_CODES, ACH_REFUSAL_TEXTS, type AchState, accountTypeOf } from '../../domain/ach.ts';
 import { ACH_STUCK_RECHECK_MS, ACH_SUBMIT_MARGIN_MS, achRetryDelayMs } from '../../domain/ach-schedule.ts';
 import { ACH_NETWORK_TIMEOUT_MS, type AchSubmitResult, type AchVoidResult } from '../../providers/ach-network.ts';
 import type { AchEntryRow } from '../../store/ach/entries.ts';
@@ -18,9 +18,6 @@ import { nextCheck } from './entry-status.ts';
 import { entryQuery, errorText, lastWaitMs, moveBase, reschedule, type EntryStep } from './lifecycle-context.ts';
 import { mayResendAch, submitWithDeadline, voidWithDeadline } from './network-calls.ts';
 
-/** The error codes a refused entry's charges row records (the same as the request's own refusal records). */
-export const ACH_REFUSAL_CODES = { declined: 'check_declined', failed: 'processor_error' } as const;
-const REFUSAL_TEXT = { declined: 'The ACH network declined the check', failed: 'The ACH network could not process the check; no money moved' } as const;
 
 /** When a call begun at `startedAtMs` must have ended, whatever became of it. */
 function callSettledByMs(startedAtMs: number): number {
@@ -86,7 +83,7 @@ export async function resubmitEntry(step: EntryStep): Promise<AchState | null> {
     ...moveBase(step, null),
     outcome: result.outcome,
     errorCode: ACH_REFUSAL_CODES[result.outcome],
-    message: result.declineMessage ?? REFUSAL_TEXT[result.outcome],
+    message: result.declineMessage ?? ACH_REFUSAL_TEXTS[result.outcome],
     ...replyOf(entry),
   });
   return moved.kind === 'moved' ? result.outcome : null;
