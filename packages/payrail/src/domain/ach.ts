@@ -214,7 +214,7 @@ export function achVoidProblem(state: AchState): string | null {
   return 'a check can be voided only before it is originated; refund it once settled';
 }
 
-/** Why a check charge in `state`, made at `createdAtMs`, cannot be refunded at `nowMs`, or null. */
+/** Why a check charge in `state`, made at `createdAtMs`, cannot be refunded at `nowMs` (both on the same clock: the merchant's ACH clock), or null. */
 export function achRefundProblem(state: AchState, createdAtMs: number, nowMs: number): string | null {
   if (state === 'pending' || state === 'voiding') return 'a check not yet originated is voided, not refunded';
   if (state !== 'settled') return `a ${ACH_STATUS_NAMES[state]} check cannot be refunded`;

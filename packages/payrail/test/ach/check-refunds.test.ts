@@ -9,6 +9,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DAY_MS, ManualClock } from '../../src/domain/clock.ts';
 import { cardCipherFor } from '../../src/crypto/card-key.ts';
+import { settlesAtMs } from '../../src/domain/ach.ts';
+import { EVENT_VIEWS } from '../../src/flows/events/emit.ts';
+import { originateAchEntry, settleAchEntry } from '../../src/store/ach/transitions.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { acceptBlueMerchant } from '../helpers/acceptblue.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
@@ -102,6 +105,35 @@ for (const kind of STORE_KINDS) {
       assert.equal(early.statusCode, 400);
       assert.match(early.json().error.message, /from 5 business days after it was processed \(2026-12-07T10:00:00.000Z\)/);
       assert.deepEqual(await snapshot(t, merchant), before);
+    });
+
+    it("counts the refund wait on the merchant's ACH clock from the check's time on that clock, when the clock was advanced before the charge", async () => {
+      const merchant = await t.newMerchant({ fundCents: FUND_CENTS });
+      const setOffset = (days: number) =>
+        t.service.db.write((tx) =>
+          tx.run(
+            `INSERT INTO sandbox_ach_clocks (merchant_id, offset_ms, updated_at_ms) VALUES (?, ?, 0)
+             ON CONFLICT (merchant_id) DO UPDATE SET offset_ms = excluded.offset_ms`,
+            [merchant.merchant_id, days * DAY_MS],
+          ),
+        );
+      // Charged on the ACH clock's Monday 7 December (the service clock's 30 November).
+      await setOffset(7);
+      const pk = (await chargeCheck(t, merchant)).reference_number;
+      const base = { chargePk: pk, merchantId: merchant.merchant_id, nowMs: t.clock.nowMs(), views: EVENT_VIEWS, nextCheckAtMs: null };
+      const originatedAtMs = Date.UTC(2026, 11, 7, 21, 0);
+      assert.equal((await originateAchEntry(t.service.db, { ...base, originatedAtMs })).kind, 'moved');
+      assert.equal((await settleAchEntry(t.service.db, { ...base, settledAtMs: settlesAtMs(originatedAtMs) })).kind, 'moved');
+      // Thursday 10 December on the ACH clock: three business days after it was processed there.
+      await setOffset(10);
+      const before = await snapshot(t, merchant);
+      const early = await post(t, merchant, 'refund', { reference_number: pk });
+      assert.equal(early.statusCode, 400, early.body);
+      assert.match(early.json().error.message, /from 5 business days after it was processed \(2026-12-14T10:00:00.000Z\)/);
+      assert.deepEqual(await snapshot(t, merchant), before);
+      await setOffset(14);
+      const refund = await post(t, merchant, 'refund', { reference_number: pk });
+      assert.equal(refund.statusCode, 200, refund.body);
     });
 
     it('refunds a settled check from five business days: a credit entry to the same account, held from available, part then the rest', async () => {

@@ -20,6 +20,7 @@ import { formatCents } from '../../domain/money.ts';
 import { fail } from '../../errors.ts';
 import type { AchNetwork } from '../../providers/ach-network.ts';
 import { type CheckReservation, readCheckTransaction, readSealedCheckAccount, reserveCheck } from '../../store/ach/check-reservation.ts';
+import { readAchEntry } from '../../store/ach/entries.ts';
 import { beginAchVoid, finishAchVoid, undoAchVoid } from '../../store/ach/transitions.ts';
 import { completeOperationKey, markOperationKeyUnanswered, releaseOperationKey, reserveOperationKey } from '../../store/ach/check-keys.ts';
 import { refundHoldingKey } from '../../store/payin/refund.ts';
@@ -79,7 +80,10 @@ export async function refundCheck(
   // A retry of a refund made already replays it, whatever the check's state now.
   if (await keyTaken(deps, caller, input.idem)) return replayCredit(deps, caller, input.idem!);
   if (parent.kind !== 'charge') fail('invalid_request', `${ref(parent.pk)} is a refund; only charges can be refunded`);
-  const problem = achRefundProblem(check.state, parent.created_at_ms, await achNowMs(deps, caller.merchantId));
+  // The wait is counted on the merchant's ACH clock from the check's submission on that clock, never against the service clock.
+  const entry = await readAchEntry(deps.db, parent.pk, caller.merchantId);
+  const processedAtAchMs = entry?.submitted_ach_ms ?? parent.created_at_ms;
+  const problem = achRefundProblem(check.state, processedAtAchMs, await achNowMs(deps, caller.merchantId));
   if (problem !== null) fail('invalid_request', `${ref(parent.pk)}: ${problem}`);
   const refundable = refundableCents(parent);
   const amountCents = input.amountCents ?? refundable;

@@ -87,11 +87,16 @@ export interface NewAchEntry {
   readonly nowMs: number;
 }
 
-/** The entry of a check charge, refund or credit just reserved, in `submitting`: inside the reservation's transaction. */
+/**
+ * The entry of a check charge, refund or credit just reserved, in
+ * `submitting`: inside the reservation's transaction. submitted_ach_ms is
+ * the same moment on the merchant's sandbox ACH clock (flows/ach/check-clock.ts;
+ * the service clock where no offset was ever set).
+ */
 export async function insertAchEntry(tx: Tx, entry: NewAchEntry): Promise<void> {
   await tx.run(
-    `INSERT INTO ach_entries (charge_pk, merchant_id, direction, amount_cents, account_name, routing_number, account_type, sec_code, network, state, submitted_at_ms, next_check_at_ms, updated_at_ms)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'submitting', ?, ?, ?)`,
+    `INSERT INTO ach_entries (charge_pk, merchant_id, direction, amount_cents, account_name, routing_number, account_type, sec_code, network, state, submitted_at_ms, next_check_at_ms, updated_at_ms, submitted_ach_ms)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'submitting', ?, ?, ?, ? + COALESCE((SELECT offset_ms FROM sandbox_ach_clocks WHERE merchant_id = ?), 0))`,
     [
       entry.chargePk,
       entry.merchantId,
@@ -105,6 +110,8 @@ export async function insertAchEntry(tx: Tx, entry: NewAchEntry): Promise<void> 
       entry.nowMs,
       entry.retryAtMs,
       entry.nowMs,
+      entry.nowMs,
+      entry.merchantId,
     ],
   );
 }
