@@ -17,7 +17,7 @@ import { EVENT_VIEWS } from '../../src/flows/events/emit.ts';
 import { verifyLedger } from '../../src/flows/operations/ledger-verify.ts';
 import { ACH_NETWORK_TIMEOUT_MS, type AchNetwork } from '../../src/providers/ach-network.ts';
 import { rescheduleAchEntry } from '../../src/store/ach/entries.ts';
-import { beginAchVoid } from '../../src/store/ach/transitions.ts';
+import { beginAchVoid, holdAchCredit, originateAchEntry, returnAchEntry, settleAchEntry } from '../../src/store/ach/transitions.ts';
 import { advanceAchClock } from '../../src/store/sandbox-ach-clocks.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { achBalances, createCheck, entryOf, eventCount } from '../helpers/checks.ts';
@@ -445,6 +445,56 @@ for (const kind of STORE_KINDS) {
       const kept = await sealedOf(open);
       assert.equal(cardCipherFor(t.service.config).open(kept, 'card_number', merchant.source.id).reveal(), '88880002');
       assert.equal(await eraseExpiredAchAccounts(t.service), 0);
+      await assertLedgerOk(t);
+    });
+
+    it('a bank return stops refunds of the check: nothing more refundable, a refund not yet sent is not sent, a racing hold refused', async () => {
+      t.clock.set(MONDAY_10_UTC);
+      const merchant = await t.newMerchant({ fundCents: 20_000 });
+      const check = await createCheck(t.service, merchant, { amountCents: AMOUNT, accountNumber: '98980000' });
+      const base = { chargePk: check, merchantId: merchant.merchant_id, nowMs: t.clock.nowMs(), views: EVENT_VIEWS, nextCheckAtMs: null };
+      const originatedAtMs = Date.UTC(2026, 10, 30, 21, 0);
+      assert.equal((await originateAchEntry(t.service.db, { ...base, originatedAtMs })).kind, 'moved');
+      assert.equal((await settleAchEntry(t.service.db, { ...base, settledAtMs: settlesAtMs(originatedAtMs) })).kind, 'moved');
+      // A refund reserved, its answer lost (still submitting), then the bank returns the check.
+      const refund = await createCheck(t.service, merchant, { amountCents: 1_000, accountNumber: '98980000', direction: 'credit', parentPk: check, submit: false });
+      const returned = await returnAchEntry(t.service.db, { ...base, returnedAtMs: settlesAtMs(originatedAtMs) + DAY_MS, returnCode: 'R01', returnReason: 'Insufficient funds' });
+      assert.equal(returned.kind, 'moved');
+      const amounts = () =>
+        t.service.db.read((tx) => tx.get<{ c: number; r: number }>('SELECT captured_cents AS c, refunded_cents AS r FROM charges WHERE pk = ?', [check]));
+      assert.deepEqual({ ...(await amounts()) }, { c: 1_000, r: 1_000 });
+      await assertLedgerOk(t);
+      // A hold reserved against the returned check (a refund racing the return) is refused, even where the captured amount would allow it.
+      await t.service.db.write((tx) => tx.run('UPDATE charges SET captured_cents = amount_cents WHERE pk = ?', [check]));
+      const held = await t.service.db.write((tx) =>
+        holdAchCredit(tx, { chargePk: refund, merchantId: merchant.merchant_id, parentPk: check, amountCents: 100, nowMs: t.clock.nowMs() }),
+      );
+      assert.equal(held, 'exceeds_refundable');
+      await t.service.db.write((tx) => tx.run('UPDATE charges SET captured_cents = refunded_cents WHERE pk = ?', [check]));
+      // The worker does not send the refund again: failed, its hold released, and the check's refundable amount stays zero.
+      let sent = 0;
+      const deps = depsWith(
+        t,
+        networkLike(t, {
+          submit: async (s) => {
+            sent += 1;
+            return t.service.providers.achNetwork!.submit(s);
+          },
+        }),
+      );
+      t.clock.advance(SUBMIT_DEADLINE_MS);
+      await sweepAll(deps);
+      assert.equal(sent, 0);
+      assert.equal((await entryOf(t.service, merchant, refund)).state, 'failed');
+      assert.deepEqual({ ...(await amounts()) }, { c: 0, r: 0 });
+      await assertLedgerOk(t);
+      // A check row whose captured amount disagrees with its entry is reported.
+      await t.service.db.write((tx) => tx.run('UPDATE charges SET captured_cents = amount_cents WHERE pk = ?', [check]));
+      const report = await verifyLedger(t.service.db);
+      assert.ok(report.problems.includes(`check ${check}: captured amount or status does not match its ACH entry's state`), report.problems.join('\n'));
+      await t.service.db.write((tx) => tx.run("UPDATE charges SET captured_cents = 0, status = 'declined' WHERE pk = ?", [check]));
+      assert.ok((await verifyLedger(t.service.db)).problems.includes(`check ${check}: captured amount or status does not match its ACH entry's state`));
+      await t.service.db.write((tx) => tx.run("UPDATE charges SET status = 'approved' WHERE pk = ?", [check]));
       await assertLedgerOk(t);
     });
 

@@ -47,6 +47,17 @@ export async function resubmitEntry(step: EntryStep): Promise<AchState | null> {
     await reschedule(step, step.nowMs + ACH_STUCK_RECHECK_MS);
     return null;
   }
+  if (facts.parent_pk !== null && facts.parent_state !== 'settled') {
+    // The refunded check was returned since the refund was reserved: nothing of it may be refunded, so the refund is not sent.
+    deps.log.warn({ check: entry.charge_pk, refunds: facts.parent_pk, parentState: facts.parent_state }, 'ACH refund of a check no longer settled: not sent again');
+    const moved = await refuseAchEntry(deps.db, {
+      ...moveBase(step, null),
+      outcome: 'failed',
+      errorCode: ACH_REFUSAL_CODES.failed,
+      message: `the refunded check is ${facts.parent_state ?? 'gone'}, no longer settled; the refund was not sent again`,
+    });
+    return moved.kind === 'moved' ? 'failed' : null;
+  }
   const refunds =
     facts.parent_pk !== null && facts.parent_network_ref !== null
       ? { refunds: { reference: chargeReference(deps.providerKeys, facts.parent_pk), networkRef: facts.parent_network_ref } }

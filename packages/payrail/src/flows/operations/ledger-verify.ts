@@ -91,4 +91,5 @@ function checkAchRecords(facts: LedgerFacts, report: (text: string) => void): vo
   for (const pk of ach.entriesNotMatchingTheirRow) report(`ACH entry ${pk} does not match its transaction (not a check, or another amount or merchant)`);
   for (const pk of ach.cardsWithCheckPostings) report(`card charge ${pk} has check postings`);
   for (const pk of ach.checksWithWrongRefundedTotal) report(`check ${pk}: refunded amount does not equal the sum of its live refunds`);
+  for (const pk of ach.checksNotMatchingTheirEntry) report(`check ${pk}: captured amount or status does not match its ACH entry's state`);
 }

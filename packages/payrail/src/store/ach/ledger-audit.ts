@@ -36,6 +36,15 @@ export interface AchLedgerFacts {
   readonly cardsWithCheckPostings: number[];
   /** Check charges whose refunded amount is not the sum of their refunds still live (not refused, voided or returned). */
   readonly checksWithWrongRefundedTotal: number[];
+  /**
+   * Check rows whose captured amount or status disagrees with their entry:
+   * a check charge has captured its amount exactly when settled, nothing
+   * before, and once returned exactly what its live refunds hold (nothing
+   * more may be refunded); a refund or credit captures nothing. The status
+   * is pending while submitting, declined or failed as refused, approved
+   * otherwise.
+   */
+  readonly checksNotMatchingTheirEntry: number[];
 }
 
 const LIVE_CREDIT = "('submitting', 'pending', 'voiding', 'originated', 'settled')";
@@ -77,6 +86,16 @@ export async function readAchLedgerFacts(tx: Tx): Promise<AchLedgerFacts> {
       await tx.all(
         `SELECT DISTINCT c.pk FROM charges c JOIN postings p ON p.ref_type = 'charge' AND p.ref_id = ${castText(tx, 'c.pk')}
          WHERE c.payment_type = 'card' AND p.kind LIKE 'check.%' LIMIT ?`,
+        [ROWS_MAX],
+      ),
+    ),
+    checksNotMatchingTheirEntry: pks(
+      await tx.all(
+        `SELECT c.pk FROM charges c JOIN ach_entries e ON e.charge_pk = c.pk
+         WHERE c.payment_type = 'check' AND (
+              c.captured_cents <> CASE WHEN e.direction = 'credit' THEN 0 WHEN e.state = 'settled' THEN c.amount_cents WHEN e.state = 'returned' THEN c.refunded_cents ELSE 0 END
+           OR c.status <> CASE e.state WHEN 'submitting' THEN 'pending' WHEN 'declined' THEN 'declined' WHEN 'failed' THEN 'failed' ELSE 'approved' END)
+         ORDER BY c.pk LIMIT ?`,
         [ROWS_MAX],
       ),
     ),

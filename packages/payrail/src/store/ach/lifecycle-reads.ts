@@ -1,6 +1,7 @@
 // What the ACH lifecycle (flows/ach/lifecycle.ts) reads beyond an entry:
 // the sealed account of an entry sent again, and a merchant's open entries
 // claimed at once when the sandbox's ACH clock moves (flows/ach/sandbox-clock.ts).
+import type { AchState } from '../../domain/ach.ts';
 import type { Db } from '../db.ts';
 import { getMerchant } from '../merchants.ts';
 import { readAchClockOffsetMs } from '../sandbox-ach-clocks.ts';
@@ -14,12 +15,14 @@ export interface AchResubmissionFacts {
   readonly parent_pk: number | null;
   /** The network's id of the refunded check, for a refund; null otherwise. */
   readonly parent_network_ref: string | null;
+  /** The refunded check's entry state, for a refund; null otherwise. */
+  readonly parent_state: AchState | null;
 }
 
 export async function readAchResubmission(db: Db, chargePk: number): Promise<AchResubmissionFacts | undefined> {
   const row = await db.read((tx) =>
     tx.get<Record<string, unknown>>(
-      `SELECT c.source_id, c.card_number_enc, c.parent_pk, p.network_ref AS parent_network_ref
+      `SELECT c.source_id, c.card_number_enc, c.parent_pk, p.network_ref AS parent_network_ref, p.state AS parent_state
        FROM charges c LEFT JOIN ach_entries p ON p.charge_pk = c.parent_pk
        WHERE c.pk = ? AND c.payment_type = 'check'`,
       [chargePk],
@@ -31,6 +34,7 @@ export async function readAchResubmission(db: Db, chargePk: number): Promise<Ach
     account_enc: Buffer.from(row.card_number_enc as Uint8Array),
     parent_pk: row.parent_pk === null || row.parent_pk === undefined ? null : Number(row.parent_pk),
     parent_network_ref: (row.parent_network_ref as string | null) ?? null,
+    parent_state: (row.parent_state as AchState | null) ?? null,
   };
 }
 

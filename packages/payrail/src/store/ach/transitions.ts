@@ -109,6 +109,11 @@ export function settleAchEntry(db: Db, input: MoveBase & { settledAtMs: number }
 export function returnAchEntry(db: Db, input: MoveBase & { returnedAtMs: number; returnCode: string; returnReason: string }): Promise<AchMove> {
   const sets = { returned_at_ms: input.returnedAtMs, return_code: input.returnCode.slice(0, 8), return_reason: input.returnReason.slice(0, 255) };
   return move(db, input, ['pending', 'originated', 'settled'], 'returned', sets, async (tx, entry, from) => {
+    if (entry.direction === 'debit') {
+      // Nothing more of a returned check may be refunded: its refundable amount (captured - refunded - linked) becomes zero in
+      // this transaction, on the row a refund's reservation guards (holdAchCredit), so the two never both commit.
+      await tx.run('UPDATE charges SET captured_cents = refunded_cents, updated_at_ms = ? WHERE pk = ?', [input.nowMs, entry.charge_pk]);
+    }
     const row = await emit(tx, input, 'charge.returned');
     if (entry.direction === 'credit') {
       await releaseCredit(tx, entry, input.nowMs);
@@ -182,7 +187,9 @@ export function undoAchVoid(db: Db, input: MoveBase): Promise<AchMove> {
  * Holds a check refund's or credit's amount from the merchant's available
  * balance (available -> ach_payins), inside the transaction that reserves
  * it; a refund also counts against its charge's refundable amount, guarded
- * in the same statement that adds it. The caller rolls back on a refusal.
+ * in the same statement that adds it, with the charge's entry still settled
+ * (a return zeroes the refundable amount on the same row, so a return and a
+ * refund racing never both commit). The caller rolls back on a refusal.
  */
 export async function holdAchCredit(
   tx: Tx,
@@ -191,7 +198,8 @@ export async function holdAchCredit(
   if (input.parentPk !== null) {
     const counted = await tx.run(
       `UPDATE charges SET refunded_cents = refunded_cents + ?, updated_at_ms = ?
-       WHERE pk = ? AND merchant_id = ? AND payment_type = 'check' AND refunded_cents + linked_cents + ? <= captured_cents`,
+       WHERE pk = ? AND merchant_id = ? AND payment_type = 'check' AND refunded_cents + linked_cents + ? <= captured_cents
+         AND EXISTS (SELECT 1 FROM ach_entries pe WHERE pe.charge_pk = charges.pk AND pe.state = 'settled')`,
       [input.amountCents, input.nowMs, input.parentPk, input.merchantId, input.amountCents],
     );
     if (counted.changes !== 1) return 'exceeds_refundable';
@@ -265,13 +273,18 @@ async function completeReply(tx: Tx, row: TransactionRow, replyJson: ((row: Tran
   if (keyed?.idem_key !== null && keyed?.idem_key !== undefined) await completeKey(tx, keyed.source_id, keyed.idem_key, 200, replyJson(row));
 }
 
-/** A credit's hold goes back to the merchant, and a refund no longer counts against its charge. */
+/**
+ * A credit's hold goes back to the merchant, and a refund no longer counts
+ * against its charge; of a returned charge, whose refundable amount stays
+ * zero, the captured amount goes down with it (captured = refunded).
+ */
 async function releaseCredit(tx: Tx, entry: AchEntryRow, nowMs: number): Promise<void> {
   if (entry.direction !== 'credit') return;
   await tx.run(
-    `UPDATE charges SET refunded_cents = refunded_cents - ?, updated_at_ms = ?
+    `UPDATE charges SET refunded_cents = refunded_cents - ?, updated_at_ms = ?,
+       captured_cents = captured_cents - CASE WHEN EXISTS (SELECT 1 FROM ach_entries pe WHERE pe.charge_pk = charges.pk AND pe.state = 'returned') THEN ? ELSE 0 END
      WHERE pk = (SELECT parent_pk FROM charges r WHERE r.pk = ?)`,
-    [entry.amount_cents, nowMs, entry.charge_pk],
+    [entry.amount_cents, nowMs, entry.amount_cents, entry.charge_pk],
   );
   await postAch(tx, entry, 'check.credit_release', 'ach_payins', 'available', nowMs);
 }
