@@ -64,6 +64,10 @@ export const POSTING_KINDS = {
   'check.void': { refType: 'charge' },
   /** The bank returned the check: ach pending (not settled), available, or ach returns due (settled, uncovered) -> ach payins. */
   'check.return': { refType: 'charge' },
+  /** The part of a settled check's return the available balance's floor could not cover: ach returns due -> ach payins. */
+  'check.return_due': { refType: 'charge' },
+  /** At a later check's settlement, what the merchant owes in ach returns due is recovered from it: available -> ach returns due. */
+  'check.returns_recover': { refType: 'charge' },
   /** A check refund or credit, held before the network is asked (ref: its own record): available -> ach payins. */
   'check.credit_hold': { refType: 'charge' },
   /** The network refused, voided or returned that credit: ach payins -> available. */

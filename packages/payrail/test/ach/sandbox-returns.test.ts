@@ -140,7 +140,7 @@ for (const kind of STORE_KINDS) {
       });
     }
 
-    it('a settled check returned when the available balance cannot cover it is taken from ach_returns_due', async () => {
+    it('a settled check returned when the available balance cannot cover it takes what available has, the rest from ach_returns_due, recovered from a later settlement', async () => {
       const merchant = await t.newMerchant();
       const pk = await createCheck(t.service, merchant, { amountCents: AMOUNT, accountNumber: '5550001' });
       assert.deepEqual((await advance(t, merchant, 3)).moved, { ...none, settled: 1 });
@@ -159,23 +159,35 @@ for (const kind of STORE_KINDS) {
       // The credit is still on its way (originated at Thursday's cut-off, not yet settled).
       assert.equal((await entryOf(t.service, merchant, credit)).state, 'originated');
       assert.deepEqual(await achBalances(t.service, merchant.merchant_id), {
-        available: 45,
+        available: 0,
         ach_pending: 0,
         ach_payins: AMOUNT - 45,
-        ach_returns_due: -AMOUNT,
+        ach_returns_due: -(AMOUNT - 45),
       });
       await assertLedgerOk(t);
 
       // The credit settles (no money moves: it was held when made) and stays watched, then is final.
       assert.deepEqual((await advance(t, merchant, 2)).moved, { ...none, settled: 1 });
       assert.deepEqual(await achBalances(t.service, merchant.merchant_id), {
-        available: 45,
+        available: 0,
         ach_pending: 0,
         ach_payins: AMOUNT - 45,
-        ach_returns_due: -AMOUNT,
+        ach_returns_due: -(AMOUNT - 45),
       });
       await advance(t, merchant, 10);
       assert.equal((await entryOf(t.service, merchant, credit)).next_check_at_ms, null);
+      await assertLedgerOk(t);
+
+      // The merchant's next check settles: what it owes in ach_returns_due is recovered from it first.
+      const next = await createCheck(t.service, merchant, { amountCents: 3 * AMOUNT, accountNumber: '5559999' });
+      await advance(t, merchant, 3);
+      assert.equal((await entryOf(t.service, merchant, next)).state, 'settled');
+      assert.deepEqual(await achBalances(t.service, merchant.merchant_id), {
+        available: 3 * AMOUNT - (AMOUNT - 45),
+        ach_pending: 0,
+        ach_payins: AMOUNT - 45 - 3 * AMOUNT,
+        ach_returns_due: 0,
+      });
       await assertLedgerOk(t);
     });
 

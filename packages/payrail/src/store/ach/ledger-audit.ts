@@ -5,8 +5,11 @@
 //
 //   debit (a check charge)  accept: ach_payins -> ach_pending; settle:
 //     ach_pending -> available; void, or return before settlement:
-//     ach_pending -> ach_payins; return after settlement: available (or
-//     ach_returns_due when available could not cover it) -> ach_payins.
+//     ach_pending -> ach_payins; return after settlement: available as far
+//     as its floor allows (check.return), the rest from ach_returns_due
+//     (check.return_due) -> ach_payins; a later settlement of the
+//     merchant's recovers what is owed: available -> ach_returns_due
+//     (check.returns_recover).
 //   credit (a refund, an unmatched credit)  hold at reservation: available
 //     -> ach_payins; release when refused, voided or returned: ach_payins ->
 //     available.
@@ -14,8 +17,9 @@
 // So per merchant: ach_pending = the debits in pending, voiding or
 // originated; ach_payins = the credits not refused, voided or returned
 // (submitting to settled) minus the debits accepted and not given back
-// (pending to settled); ach_returns_due = minus the returned debits taken
-// from it. Per entry, its postings match its state, exactly.
+// (pending to settled); ach_returns_due = minus what returned debits took
+// from it (their amount less what available covered) plus what settlements
+// recovered. Per entry, its postings match its state, exactly.
 import type { Tx } from '../db.ts';
 
 /** Rows listed per kind of broken record (as store/ledger-audit.ts AUDIT_ROWS_MAX). */
@@ -64,9 +68,17 @@ export async function readAchLedgerFacts(tx: Tx): Promise<AchLedgerFacts> {
          FROM ach_entries GROUP BY merchant_id`,
       ),
     ),
+    // What a return took from ach_returns_due is its amount less what available covered (the check.return posting, which the
+    // per-entry rules tie to the amount); less what later settlements recovered.
     returnsDueByMerchant: sumsBy(
       await tx.all(
-        "SELECT merchant_id AS id, SUM(amount_cents) AS total FROM ach_entries WHERE direction = 'debit' AND state = 'returned' AND returned_from = 'ach_returns_due' GROUP BY merchant_id",
+        `SELECT e.merchant_id AS id, SUM(CASE WHEN e.direction = 'debit' AND e.state = 'returned' AND e.returned_from = 'ach_returns_due'
+             THEN e.amount_cents - COALESCE(p.return_c, 0) ELSE 0 END - COALESCE(p.recover_c, 0)) AS total
+         FROM ach_entries e LEFT JOIN (
+           SELECT ref_id, SUM(CASE WHEN kind = 'check.return' THEN amount_cents ELSE 0 END) AS return_c,
+             SUM(CASE WHEN kind = 'check.returns_recover' THEN amount_cents ELSE 0 END) AS recover_c
+           FROM postings WHERE ref_type = 'charge' GROUP BY ref_id) p ON p.ref_id = ${castText(tx, 'e.charge_pk')}
+         GROUP BY e.merchant_id`,
       ),
     ),
     entriesWithMismatchedPostings: await entriesWithMismatchedPostings(tx),
@@ -122,7 +134,8 @@ export async function readAchLedgerFacts(tx: Tx): Promise<AchLedgerFacts> {
 function entriesWithMismatchedPostings(tx: Tx): Promise<Array<{ pk: number; state: string }>> {
   const kindSum = (kind: string, alias: string) => `SUM(CASE WHEN kind = '${kind}' THEN amount_cents ELSE 0 END) AS ${alias}`;
   const totals = `SELECT ref_id, ${kindSum('check.accept', 'accept_c')}, ${kindSum('check.settle', 'settle_c')}, ${kindSum('check.void', 'void_c')},
-      ${kindSum('check.return', 'return_c')}, ${kindSum('check.credit_hold', 'hold_c')}, ${kindSum('check.credit_release', 'release_c')},
+      ${kindSum('check.return', 'return_c')}, ${kindSum('check.return_due', 'return_due_c')}, ${kindSum('check.returns_recover', 'recover_c')},
+      ${kindSum('check.credit_hold', 'hold_c')}, ${kindSum('check.credit_release', 'release_c')},
       SUM(CASE WHEN kind LIKE 'check.%' THEN 0 ELSE amount_cents END) AS card_c
     FROM postings WHERE ref_type = 'charge' GROUP BY ref_id`;
   const got = (column: string) => `COALESCE(p.${column}, 0)`;
@@ -134,7 +147,10 @@ function entriesWithMismatchedPostings(tx: Tx): Promise<Array<{ pk: number; stat
               ${got('accept_c')} <> ${amountIf("e.state IN ('pending', 'voiding', 'originated', 'settled', 'returned', 'voided')")}
            OR ${got('settle_c')} <> ${amountIf('e.settled_at_ms IS NOT NULL')}
            OR ${got('void_c')} <> ${amountIf("e.state = 'voided'")}
-           OR ${got('return_c')} <> ${amountIf("e.state = 'returned'")}
+           OR ${got('return_c')} + ${got('return_due_c')} <> ${amountIf("e.state = 'returned'")}
+           OR (${got('return_due_c')} > 0) <> (COALESCE(e.returned_from, '') = 'ach_returns_due')
+           OR (e.returned_from = 'available' AND ${got('return_c')} <> e.amount_cents)
+           OR ${got('recover_c')} < 0 OR ${got('recover_c')} > ${amountIf('e.settled_at_ms IS NOT NULL')}
            OR ${got('hold_c')} + ${got('release_c')} <> 0
            OR (e.settled_at_ms IS NOT NULL AND e.state NOT IN ('settled', 'returned'))
            OR (e.state = 'returned' AND (e.returned_from IS NULL OR (e.returned_from = 'ach_pending') <> (e.settled_at_ms IS NULL)))
@@ -142,7 +158,7 @@ function entriesWithMismatchedPostings(tx: Tx): Promise<Array<{ pk: number; stat
         OR (e.direction = 'credit' AND (
               ${got('hold_c')} <> e.amount_cents
            OR ${got('release_c')} <> ${amountIf("e.state IN ('declined', 'failed', 'voided', 'returned')")}
-           OR ${got('accept_c')} + ${got('settle_c')} + ${got('void_c')} + ${got('return_c')} <> 0))
+           OR ${got('accept_c')} + ${got('settle_c')} + ${got('void_c')} + ${got('return_c')} + ${got('return_due_c')} + ${got('recover_c')} <> 0))
      ORDER BY e.charge_pk LIMIT ?`,
     [ROWS_MAX],
   );

@@ -8,9 +8,10 @@
 // Money (domain/ledger.ts): a debit (check charge) accepted by the network
 // sits in ach_pending; it reaches available when it settles; a void or a
 // return before settlement gives it back to ach_payins; a return after
-// settlement takes it back from available, or, where the available balance's
-// floor cannot cover it, from ach_returns_due (a bank return is a fact,
-// never refused). A credit (refund, unmatched credit) is held from available
+// settlement takes it back from available as far as the available balance's
+// floor allows (check.return) and the rest from ach_returns_due
+// (check.return_due: a bank return is a fact, never refused); a later check's
+// settlement recovers what is owed there (check.returns_recover). A credit (refund, unmatched credit) is held from available
 // when it is reserved (holdAchCredit) and released if the network refuses,
 // voids or returns it.
 import { type AchState, achTransitionAllowed } from '../../domain/ach.ts';
@@ -20,7 +21,7 @@ import { command, Refusal } from '../command.ts';
 import type { Db, SqlValue, Tx } from '../db.ts';
 import { type EventViews, emitTransactionEvent } from '../event-outbox.ts';
 import { completeKey } from '../idempotency.ts';
-import { post } from '../ledger.ts';
+import { getAccount, post } from '../ledger.ts';
 import { getTransaction, type TransactionRow } from '../transactions.ts';
 import { ACH_ENTRY_COLUMNS, type AchEntryRow, achEntryOf } from './entries.ts';
 
@@ -96,7 +97,10 @@ export function settleAchEntry(db: Db, input: MoveBase & { settledAtMs: number }
       await tx.run('UPDATE charges SET settled_at_ms = ?, updated_at_ms = ? WHERE pk = ?', [input.settledAtMs, input.nowMs, entry.charge_pk]);
     }
     const row = await emit(tx, input, 'charge.settled');
-    if (entry.direction === 'debit') await postAch(tx, entry, 'check.settle', 'ach_pending', 'available', input.nowMs);
+    if (entry.direction === 'debit') {
+      await postAch(tx, entry, 'check.settle', 'ach_pending', 'available', input.nowMs);
+      await recoverReturnsDue(tx, entry, input.nowMs);
+    }
     return row;
   });
 }
@@ -124,21 +128,25 @@ export function returnAchEntry(db: Db, input: MoveBase & { returnedAtMs: number;
       await setReturnedFrom(tx, entry.charge_pk, 'ach_pending');
       return row;
     }
-    const fromAvailable = await post(tx, {
-      kind: 'check.return',
-      debitAccountId: merchantAccount(entry.merchant_id, 'available'),
-      creditAccountId: merchantAccount(entry.merchant_id, 'ach_payins'),
-      amountCents: entry.amount_cents,
-      merchantId: entry.merchant_id,
-      refId: String(entry.charge_pk),
-      nowMs: input.nowMs,
-    });
-    if (fromAvailable === 'posted') {
-      await setReturnedFrom(tx, entry.charge_pk, 'available');
-    } else {
-      await postAch(tx, entry, 'check.return', 'ach_returns_due', 'ach_payins', input.nowMs);
-      await setReturnedFrom(tx, entry.charge_pk, 'ach_returns_due');
+    // What the available balance's floor allows is taken from it (check.return); only the rest is owed (check.return_due).
+    const available = await getAccount(tx, merchantAccount(entry.merchant_id, 'available'));
+    const room = available === undefined ? 0 : available.floor_cents === null ? entry.amount_cents : Number(available.balance_cents) - Number(available.floor_cents);
+    let coveredCents = Math.max(0, Math.min(entry.amount_cents, room));
+    if (coveredCents > 0) {
+      const fromAvailable = await post(tx, {
+        kind: 'check.return',
+        debitAccountId: merchantAccount(entry.merchant_id, 'available'),
+        creditAccountId: merchantAccount(entry.merchant_id, 'ach_payins'),
+        amountCents: coveredCents,
+        merchantId: entry.merchant_id,
+        refId: String(entry.charge_pk),
+        nowMs: input.nowMs,
+      });
+      if (fromAvailable !== 'posted') coveredCents = 0;
     }
+    const dueCents = entry.amount_cents - coveredCents;
+    if (dueCents > 0) await postAch(tx, entry, 'check.return_due', 'ach_returns_due', 'ach_payins', input.nowMs, dueCents);
+    await setReturnedFrom(tx, entry.charge_pk, dueCents > 0 ? 'ach_returns_due' : 'available');
     return row;
   });
 }
@@ -289,6 +297,27 @@ async function releaseCredit(tx: Tx, entry: AchEntryRow, nowMs: number): Promise
   await postAch(tx, entry, 'check.credit_release', 'ach_payins', 'available', nowMs);
 }
 
+/**
+ * What the merchant owes in ach_returns_due (returns its available balance
+ * could not cover) is recovered from a settling check, up to its amount:
+ * available -> ach_returns_due; a floor that refuses it leaves it owed.
+ */
+async function recoverReturnsDue(tx: Tx, entry: AchEntryRow, nowMs: number): Promise<void> {
+  const due = await getAccount(tx, merchantAccount(entry.merchant_id, 'ach_returns_due'));
+  const owedCents = due === undefined ? 0 : -Number(due.balance_cents);
+  const recoverCents = Math.min(owedCents, entry.amount_cents);
+  if (recoverCents <= 0) return;
+  await post(tx, {
+    kind: 'check.returns_recover',
+    debitAccountId: merchantAccount(entry.merchant_id, 'available'),
+    creditAccountId: merchantAccount(entry.merchant_id, 'ach_returns_due'),
+    amountCents: recoverCents,
+    merchantId: entry.merchant_id,
+    refId: String(entry.charge_pk),
+    nowMs,
+  });
+}
+
 async function setReturnedFrom(tx: Tx, chargePk: number, from: 'ach_pending' | 'available' | 'ach_returns_due'): Promise<void> {
   await tx.run('UPDATE ach_entries SET returned_from = ? WHERE charge_pk = ?', [from, chargePk]);
 }
@@ -301,12 +330,13 @@ async function postAch(
   from: 'ach_payins' | 'ach_pending' | 'available' | 'ach_returns_due',
   to: 'ach_payins' | 'ach_pending' | 'available',
   nowMs: number,
+  amountCents: number = entry.amount_cents,
 ): Promise<void> {
   const posted = await post(tx, {
     kind,
     debitAccountId: merchantAccount(entry.merchant_id, from),
     creditAccountId: merchantAccount(entry.merchant_id, to),
-    amountCents: entry.amount_cents,
+    amountCents,
     merchantId: entry.merchant_id,
     refId: String(entry.charge_pk),
     nowMs,
