@@ -314,7 +314,13 @@ for (const kind of STORE_KINDS) {
       const merchant = await t.newMerchant();
       const pk = await createCheck(t.service, merchant, { amountCents: AMOUNT, accountNumber: '55559999' });
       const startedAtMs = t.clock.nowMs();
-      await beginAchVoid(t.service.db, { chargePk: pk, merchantId: merchant.merchant_id, nowMs: startedAtMs, views: EVENT_VIEWS, nextCheckAtMs: startedAtMs + 10_000 });
+      await beginAchVoid(t.service.db, {
+        chargePk: pk,
+        merchantId: merchant.merchant_id,
+        nowMs: startedAtMs,
+        views: EVENT_VIEWS,
+        nextCheckAtMs: startedAtMs + 10_000,
+      });
       const deps = depsWith(t, networkLike(t, { callTimeoutMs: 5_000 }));
       // Claimed too early: rescheduled for the first call's deadline, not from the reschedule.
       t.clock.set(startedAtMs + 10_000);
@@ -457,8 +463,19 @@ for (const kind of STORE_KINDS) {
       assert.equal((await originateAchEntry(t.service.db, { ...base, originatedAtMs })).kind, 'moved');
       assert.equal((await settleAchEntry(t.service.db, { ...base, settledAtMs: settlesAtMs(originatedAtMs) })).kind, 'moved');
       // A refund reserved, its answer lost (still submitting), then the bank returns the check.
-      const refund = await createCheck(t.service, merchant, { amountCents: 1_000, accountNumber: '98980000', direction: 'credit', parentPk: check, submit: false });
-      const returned = await returnAchEntry(t.service.db, { ...base, returnedAtMs: settlesAtMs(originatedAtMs) + DAY_MS, returnCode: 'R01', returnReason: 'Insufficient funds' });
+      const refund = await createCheck(t.service, merchant, {
+        amountCents: 1_000,
+        accountNumber: '98980000',
+        direction: 'credit',
+        parentPk: check,
+        submit: false,
+      });
+      const returned = await returnAchEntry(t.service.db, {
+        ...base,
+        returnedAtMs: settlesAtMs(originatedAtMs) + DAY_MS,
+        returnCode: 'R01',
+        returnReason: 'Insufficient funds',
+      });
       assert.equal(returned.kind, 'moved');
       const amounts = () =>
         t.service.db.read((tx) => tx.get<{ c: number; r: number }>('SELECT captured_cents AS c, refunded_cents AS r FROM charges WHERE pk = ?', [check]));

@@ -18,7 +18,6 @@ import { nextCheck } from './entry-status.ts';
 import { entryQuery, errorText, lastWaitMs, moveBase, reschedule, type EntryStep } from './lifecycle-context.ts';
 import { mayResendAch, submitWithDeadline, voidWithDeadline } from './network-calls.ts';
 
-
 /** When a call begun at `startedAtMs` must have ended, whatever became of it. */
 function callSettledByMs(startedAtMs: number): number {
   return startedAtMs + ACH_NETWORK_TIMEOUT_MS + ACH_SUBMIT_MARGIN_MS;
@@ -49,7 +48,10 @@ export async function resubmitEntry(step: EntryStep): Promise<AchState | null> {
   }
   if (facts.parent_pk !== null && facts.parent_state !== 'settled') {
     // The refunded check was returned since the refund was reserved: nothing of it may be refunded, so the refund is not sent.
-    deps.log.warn({ check: entry.charge_pk, refunds: facts.parent_pk, parentState: facts.parent_state }, 'ACH refund of a check no longer settled: not sent again');
+    deps.log.warn(
+      { check: entry.charge_pk, refunds: facts.parent_pk, parentState: facts.parent_state },
+      'ACH refund of a check no longer settled: not sent again',
+    );
     const moved = await refuseAchEntry(deps.db, {
       ...moveBase(step, null),
       outcome: 'failed',

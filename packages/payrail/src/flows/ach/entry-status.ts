@@ -106,8 +106,7 @@ async function applyNetworkVoid(step: EntryStep): Promise<AchState | null> {
 
 /** When an entry in its current state is asked about next, on the service clock. */
 export function nextCheck(step: EntryStep, entry: AchEntryRow): number | null {
-  const ownSettlementMs =
-    entry.state === 'originated' && entry.originated_at_ms !== null ? settlesAtMs(entry.originated_at_ms) : null;
+  const ownSettlementMs = entry.state === 'originated' && entry.originated_at_ms !== null ? settlesAtMs(entry.originated_at_ms) : null;
   return serviceTimeOf(
     step,
     achNextCheckAtMs({

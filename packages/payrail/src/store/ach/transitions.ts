@@ -130,7 +130,8 @@ export function returnAchEntry(db: Db, input: MoveBase & { returnedAtMs: number;
     }
     // What the available balance's floor allows is taken from it (check.return); only the rest is owed (check.return_due).
     const available = await getAccount(tx, merchantAccount(entry.merchant_id, 'available'));
-    const room = available === undefined ? 0 : available.floor_cents === null ? entry.amount_cents : Number(available.balance_cents) - Number(available.floor_cents);
+    const room =
+      available === undefined ? 0 : available.floor_cents === null ? entry.amount_cents : Number(available.balance_cents) - Number(available.floor_cents);
     let coveredCents = Math.max(0, Math.min(entry.amount_cents, room));
     if (coveredCents > 0) {
       const fromAvailable = await post(tx, {
