@@ -228,7 +228,10 @@ describe('checks', () => {
   it("refuses a check payment method without its type or with an unknown SEC code, and a change of the account's number, before sending", async () => {
     const { client, fake } = clientWith([]);
     await refusedBeforeSending(client.paymentMethods.saveCheck(7, { ...ACCOUNT, sec_code: 'PPD' } as never), /account_type is required/);
-    await refusedBeforeSending(client.paymentMethods.saveCheck(7, { ...ACCOUNT, account_type: 'checking', sec_code: 'ARC' } as never), /sec_code must be one of/);
+    await refusedBeforeSending(
+      client.paymentMethods.saveCheck(7, { ...ACCOUNT, account_type: 'checking', sec_code: 'ARC' } as never),
+      /sec_code must be one of/,
+    );
     await refusedBeforeSending(client.paymentMethods.updateCheck(12, { account_number: ACCOUNT.account_number } as never), /number cannot change/);
     await refusedBeforeSending(client.paymentMethods.updateCheck(12, { routing_number: '1' }), /routing_number must be exactly 9 digits/);
     assert.equal(fake.sent.length, 0);
