@@ -73,8 +73,12 @@ export function isCheckPaymentMethod(method: PaymentMethod): method is CheckPaym
   return method.payment_method_type === 'check';
 }
 
-/** Saves a bank account for a customer; every field is required (a duplicate throws `duplicate_payment_method`, 409). */
-export type SaveCheckInput = Required<CheckAccountInput>;
+/**
+ * Saves a bank account for a customer: name, routing number, account number
+ * and type are required; the SEC code defaults to WEB on the server (a
+ * duplicate throws `duplicate_payment_method`, 409).
+ */
+export type SaveCheckInput = CheckAccountInput & { account_type: AccountType };
 
 /** Changes a saved account's name, routing number, type or SEC code; its number never changes (save a new method instead). */
 export type CheckPaymentMethodChanges = Partial<Omit<CheckAccountInput, 'account_number'>>;
@@ -183,10 +187,9 @@ export function checkCreditBody(input: CheckCreditInput): Json {
   };
 }
 
-/** The body that saves a bank account (all five fields). */
+/** The body that saves a bank account: its type required, its SEC code sent only when given (the server's default is WEB). */
 export function saveCheckBody(input: SaveCheckInput): Json {
   if (input?.account_type === undefined) throw inputError('invalid_request', 'account_type is required (checking or savings)');
-  if (input.sec_code === undefined) throw inputError('invalid_request', `sec_code is required (${SEC_CODES.join(', ')})`);
   return accountFields(input, true);
 }
 

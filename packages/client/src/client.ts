@@ -398,7 +398,8 @@ export class Payrail {
     save: async (customerId: number | string, input: SaveCardInput): Promise<PaymentMethod> =>
       this.stored(route(OPERATIONS.createPaymentMethod, { id: storedId(customerId, 'customer id') }), readPaymentMethod, defined(input)),
     /**
-     * Saves a bank account (all five fields required); the answer shows its
+     * Saves a bank account (name, routing and account number, account type;
+     * the SEC code is optional, WEB by default on the server); the answer shows its
      * last four digits, never the number. The same account saved twice for
      * one customer throws `duplicate_payment_method` (409). Charge it with
      * `charge({ source: method.source, amount })`.

@@ -215,10 +215,23 @@ describe('checks', () => {
     fake.done();
   });
 
-  it("refuses a check payment method without its type or SEC code, and a change of the account's number, before sending", async () => {
+  it('saves a check payment method without a SEC code, leaving the default (WEB) to the server', async () => {
+    const { client, fake } = clientWith([
+      { status: 201, body: { ...CHECK_METHOD, sec_code: 'WEB' }, expect: { method: 'POST', path: '/api/v2/customers/7/payment-methods' } },
+    ]);
+    const saved = await client.paymentMethods.saveCheck(7, { ...ACCOUNT, account_type: 'Checking' });
+    assert.equal(fake.sent[0]!.body, '{"name":"Ada Lovelace","routing_number":"011000015","account_number":"000123456789","account_type":"Checking"}');
+    assert.equal(saved.sec_code, 'WEB');
+    fake.done();
+  });
+
+  it("refuses a check payment method without its type or with an unknown SEC code, and a change of the account's number, before sending", async () => {
     const { client, fake } = clientWith([]);
     await refusedBeforeSending(client.paymentMethods.saveCheck(7, { ...ACCOUNT, sec_code: 'PPD' } as never), /account_type is required/);
-    await refusedBeforeSending(client.paymentMethods.saveCheck(7, { ...ACCOUNT, account_type: 'checking' } as never), /sec_code is required/);
+    await refusedBeforeSending(
+      client.paymentMethods.saveCheck(7, { ...ACCOUNT, account_type: 'checking', sec_code: 'ARC' } as never),
+      /sec_code must be one of/,
+    );
     await refusedBeforeSending(client.paymentMethods.updateCheck(12, { account_number: ACCOUNT.account_number } as never), /number cannot change/);
     await refusedBeforeSending(client.paymentMethods.updateCheck(12, { routing_number: '1' }), /routing_number must be exactly 9 digits/);
     assert.equal(fake.sent.length, 0);

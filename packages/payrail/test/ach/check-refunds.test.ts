@@ -15,6 +15,8 @@ import { originateAchEntry, settleAchEntry } from '../../src/store/ach/transitio
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { acceptBlueMerchant } from '../helpers/acceptblue.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
+import { EVENT_VIEWS } from '../../src/flows/events/emit.ts';
+import { finishAchVoid } from '../../src/store/ach/transitions.ts';
 import {
   achBalances,
   chargeCheck,
@@ -273,6 +275,35 @@ for (const kind of STORE_KINDS) {
         assert.match(again.json().error.message, /void of the check is in progress/);
       } finally {
         (network as { voidEntry: typeof voidEntry }).voidEntry = voidEntry;
+      }
+    });
+
+    it('answers a same-key void retry with the check as it is now once a void the network left unanswered is finished', async () => {
+      const merchant = await t.newMerchant({ fundCents: FUND_CENTS });
+      const pk = (await chargeCheck(t, merchant)).reference_number;
+      const network = t.service.providers.achNetwork! as { voidEntry: unknown; callTimeoutMs?: number };
+      const { voidEntry, callTimeoutMs } = network;
+      // The network hangs: the void's deadline passes without an answer.
+      network.voidEntry = () => new Promise(() => {});
+      network.callTimeoutMs = 20;
+      try {
+        const reply = await post(t, merchant, 'void', { reference_number: pk }, { 'idempotency-key': 'lost-void' });
+        assert.equal(reply.statusCode, 200, reply.body);
+        assert.equal(reply.json().transaction.status_details.status, 'pending');
+        assert.equal(await entryState(t, merchant, pk), 'voiding');
+        // The worker finishes the void; the void's request time is over.
+        const nowMs = t.clock.nowMs();
+        const finished = await finishAchVoid(t.service.db, { chargePk: pk, merchantId: merchant.merchant_id, nowMs, views: EVENT_VIEWS, nextCheckAtMs: null });
+        assert.equal(finished.kind, 'moved');
+        t.clock.advance(60_000);
+        const retry = await post(t, merchant, 'void', { reference_number: pk }, { 'idempotency-key': 'lost-void' });
+        assert.equal(retry.statusCode, 200, retry.body);
+        assert.equal(retry.headers['idempotent-replayed'], 'true');
+        assert.equal(retry.json().transaction.status_details.status, 'voided');
+      } finally {
+        network.voidEntry = voidEntry;
+        if (callTimeoutMs === undefined) delete network.callTimeoutMs;
+        else network.callTimeoutMs = callTimeoutMs;
       }
     });
 

@@ -17,6 +17,7 @@ import { runCliJson } from '../helpers/cli.ts';
 import { basicOf, chargeBody, getTransaction, nonceFor, postCharge } from '../helpers/payin.ts';
 import { call, callOk, type Json, newCustomer, runScheduleNow, saveCardFor } from '../helpers/stored.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
+import { ACCOUNT, chargeCheck, ROUTING } from '../ach/check-helpers.ts';
 
 for (const kind of STORE_KINDS) {
   describe(`surcharge (${kind})`, () => {
@@ -99,6 +100,27 @@ for (const kind of STORE_KINDS) {
         const refused = await call(t, merchant, 'POST', '/api/v2/surcharge', body);
         assert.equal(refused.statusCode, 400, `${JSON.stringify(body)}: ${refused.body}`);
       }
+    });
+
+    it('POST /surcharge answers a saved check (pm) and a check (ref) with the check setting', async () => {
+      const merchant = await t.newMerchant({ fundCents: 100_000 });
+      await setSurcharge(merchant, { card: { kind: 'percent', thousandthsOfPercent: 2999 }, check: { kind: 'currency', amountCents: 125 } });
+      const checkAnswer = { surcharge: { type: 'currency', value: 1.25 }, bin_type: null, payment_type: 'check' };
+      const customer = await newCustomer(t, merchant);
+      const method: Json = await callOk(
+        t,
+        merchant,
+        'POST',
+        `/api/v2/customers/${customer.id}/payment-methods`,
+        { name: 'Ada Lovelace', routing_number: ROUTING, account_number: ACCOUNT, account_type: 'Checking' },
+        201,
+      );
+      assert.equal(method.payment_method_type, 'check');
+      assert.deepEqual(await callOk(t, merchant, 'POST', '/api/v2/surcharge', { source_type: 'pm', source: String(method.id) }), checkAnswer);
+      const check = await chargeCheck(t, merchant);
+      assert.deepEqual(await callOk(t, merchant, 'POST', '/api/v2/surcharge', { source_type: 'ref', source: String(check.reference_number) }), checkAnswer);
+      await useAcceptBlue(merchant);
+      assert.deepEqual(await callOk(t, merchant, 'POST', '/api/v2/surcharge', { source_type: 'ref', source: String(check.reference_number) }), checkAnswer);
     });
 
     it('answers the accept.blue dialect: undocumented fields and nulls ignored, refusals in its envelope', async () => {

@@ -22,7 +22,7 @@ import type { AchNetwork } from '../../providers/ach-network.ts';
 import { type CheckReservation, readCheckTransaction, readSealedCheckAccount, reserveCheck } from '../../store/ach/check-reservation.ts';
 import { readAchEntry } from '../../store/ach/entries.ts';
 import { beginAchVoid, finishAchVoid, undoAchVoid } from '../../store/ach/transitions.ts';
-import { completeOperationKey, markOperationKeyUnanswered, releaseOperationKey, reserveOperationKey } from '../../store/ach/check-keys.ts';
+import { completeOperationKey, releaseOperationKey, reserveOperationKey } from '../../store/ach/check-keys.ts';
 import { refundHoldingKey } from '../../store/payin/refund.ts';
 import { readIdempotencyKey } from '../../store/payin/charge-reads.ts';
 import type { TransactionRow } from '../../store/transactions.ts';
@@ -179,7 +179,11 @@ export function replayCredit(deps: Checks, caller: Caller, idem: KeyedRequest): 
 /**
  * Void of a check before origination: written first, then the network
  * asked, then finished or undone. With an Idempotency-Key, a retry replays
- * the first void's reply.
+ * the first void's reply. A void the network did not answer leaves its key
+ * in progress, as a card charge whose key could not be marked does: the
+ * worker that later finishes or undoes the void does not know the key, so a
+ * stored pending reply would go stale; a retry instead waits out the void's
+ * request time and then answers the check as it is now.
  */
 export async function voidCheck(
   deps: Checks,
@@ -198,10 +202,7 @@ export async function voidCheck(
   if (key !== null && !(await reserveOperationKey(deps.db, key, deps.clock.nowMs()))) return replayVoid(deps, caller, idem!, row.pk);
   try {
     const reply = await voidOnce(deps, caller, row, refused);
-    if (key !== null) {
-      if (reply.answered) await completeOperationKey(deps.db, key, reply.json);
-      else await markOperationKeyUnanswered(deps.db, key, reply.json);
-    }
+    if (key !== null && reply.answered) await completeOperationKey(deps.db, key, reply.json);
     return { statusCode: 200, json: reply.json };
   } catch (error) {
     if (key !== null) await releaseOperationKey(deps.db, key);

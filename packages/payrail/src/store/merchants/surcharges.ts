@@ -81,13 +81,22 @@ export async function paymentTypeOfSource(
 ): Promise<PaymentType | null> {
   const source = input.source;
   return db.read(async (tx) => {
-    // Payrail saves and charges cards only (checks: behaviour.md section 17), so a known source is a card.
+    // A saved method and an earlier transaction are a card or a check (migration 029); a token is always a card.
     const found =
       source.kind === 'method'
-        ? await tx.get('SELECT pk FROM payment_methods WHERE pk = ? AND merchant_id = ? AND deleted_at_ms IS NULL', [source.methodPk, input.merchantId])
+        ? await tx.get<{ payment_type: PaymentType }>(
+            'SELECT method_type AS payment_type FROM payment_methods WHERE pk = ? AND merchant_id = ? AND deleted_at_ms IS NULL',
+            [source.methodPk, input.merchantId],
+          )
         : source.kind === 'token'
-          ? await tx.get('SELECT card_ref FROM card_tokens WHERE card_ref = ? AND merchant_id = ?', [source.cardRef, input.merchantId])
-          : await tx.get(`SELECT pk FROM charges WHERE pk = ? AND (merchant_id = ?) IS TRUE`, [source.chargePk, input.merchantId]);
-    return found === undefined ? null : 'card';
+          ? await tx.get<{ payment_type: PaymentType }>("SELECT 'card' AS payment_type FROM card_tokens WHERE card_ref = ? AND merchant_id = ?", [
+              source.cardRef,
+              input.merchantId,
+            ])
+          : await tx.get<{ payment_type: PaymentType }>(`SELECT payment_type FROM charges WHERE pk = ? AND (merchant_id = ?) IS TRUE`, [
+              source.chargePk,
+              input.merchantId,
+            ]);
+    return found === undefined ? null : found.payment_type;
   });
 }
