@@ -165,6 +165,7 @@ export type CheckAccountDetail = Pick<
   | 'return_reason'
   | 'decline_message'
   | 'updated_at_ms'
+  | 'submitted_ach_ms'
 >;
 
 /** A charge as its detail page shows it: never the sealed card number, nor processor or idempotency internals. */
@@ -192,7 +193,7 @@ export type ChargeDetail = ChargeListItem &
   };
 
 const CHECK_COLUMNS =
-  'e.direction AS e_direction, e.account_name AS e_account_name, e.routing_number AS e_routing_number, e.account_type AS e_account_type, e.sec_code AS e_sec_code, e.submitted_at_ms AS e_submitted_at_ms, e.originated_at_ms AS e_originated_at_ms, e.settled_at_ms AS e_settled_at_ms, e.returned_at_ms AS e_returned_at_ms, e.decline_message AS e_decline_message, e.updated_at_ms AS e_updated_at_ms';
+  'e.direction AS e_direction, e.account_name AS e_account_name, e.routing_number AS e_routing_number, e.account_type AS e_account_type, e.sec_code AS e_sec_code, e.submitted_at_ms AS e_submitted_at_ms, e.originated_at_ms AS e_originated_at_ms, e.settled_at_ms AS e_settled_at_ms, e.returned_at_ms AS e_returned_at_ms, e.decline_message AS e_decline_message, e.updated_at_ms AS e_updated_at_ms, e.submitted_ach_ms AS e_submitted_ach_ms';
 
 const msOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
@@ -213,6 +214,7 @@ function checkOf(row: Record<string, unknown>): CheckAccountDetail | null {
     return_reason: (row.ach_return_reason as string | null) ?? null,
     decline_message: (row.e_decline_message as string | null) ?? null,
     updated_at_ms: Number(row.e_updated_at_ms),
+    submitted_ach_ms: msOrNull(row.e_submitted_ach_ms),
   };
 }
 

@@ -11,12 +11,10 @@ import { DAY_MS, ManualClock } from '../../src/domain/clock.ts';
 import { cardCipherFor } from '../../src/crypto/card-key.ts';
 import { settlesAtMs } from '../../src/domain/ach.ts';
 import { EVENT_VIEWS } from '../../src/flows/events/emit.ts';
-import { originateAchEntry, settleAchEntry } from '../../src/store/ach/transitions.ts';
+import { finishAchVoid, originateAchEntry, settleAchEntry } from '../../src/store/ach/transitions.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { acceptBlueMerchant } from '../helpers/acceptblue.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
-import { EVENT_VIEWS } from '../../src/flows/events/emit.ts';
-import { finishAchVoid } from '../../src/store/ach/transitions.ts';
 import {
   achBalances,
   chargeCheck,

@@ -53,7 +53,16 @@ export interface OfferedCheckAction {
  * (ACH credits) offer nothing.
  */
 export function checkActionsOffered(
-  charge: { kind: string; created_at_ms: number; captured_cents: number; refunded_cents: number; linked_cents: number; ach_state: AchState | null },
+  charge: {
+    kind: string;
+    created_at_ms: number;
+    captured_cents: number;
+    refunded_cents: number;
+    linked_cents: number;
+    ach_state: AchState | null;
+    /** When the check was submitted, on the merchant's ACH clock (the API's refund wait counts from it); null for older checks. */
+    processed_at_ach_ms?: number | null;
+  },
   nowMs: number,
 ): OfferedCheckAction[] {
   const state = charge.ach_state;
@@ -64,7 +73,13 @@ export function checkActionsOffered(
   if (state !== 'settled') return [];
   const refundable = charge.captured_cents - charge.refunded_cents - charge.linked_cents;
   if (refundable <= 0) return [];
-  return [{ action: 'refund', amountCents: refundable, blocked: achRefundProblem(state, charge.created_at_ms, nowMs) ?? CHECK_ACTIONS_UNAVAILABLE }];
+  return [
+    {
+      action: 'refund',
+      amountCents: refundable,
+      blocked: achRefundProblem(state, charge.processed_at_ach_ms ?? charge.created_at_ms, nowMs) ?? CHECK_ACTIONS_UNAVAILABLE,
+    },
+  ];
 }
 
 /** Runs `action` on charge `pk` of the merchant; `amountText` is dollars ("12.50") or "" for the whole amount. */
@@ -105,7 +120,10 @@ export async function refuseBlockedCheckAction(
   const entry = charge === undefined ? undefined : await readAchEntry(service.db, pk, merchantId);
   if (charge === undefined || entry === undefined) return;
   if (action === 'capture') fail('invalid_state', 'A check is not captured: it settles by itself.');
-  const offered = checkActionsOffered({ ...charge, ach_state: entry.state }, await checkRulesNowMs(service, merchantId)).find((o) => o.action === action);
+  const offered = checkActionsOffered(
+    { ...charge, ach_state: entry.state, processed_at_ach_ms: entry.submitted_ach_ms },
+    await checkRulesNowMs(service, merchantId),
+  ).find((o) => o.action === action);
   if (offered === undefined) {
     fail('invalid_state', action === 'void' ? (achVoidProblem(entry.state) ?? 'The check cannot be voided.') : `A ${entry.state} check cannot be refunded.`);
   }

@@ -192,7 +192,10 @@ export async function chargeDetail(
 ): Promise<{ charge: ChargeDetail; transfers: ChargeTransferLink[]; refunds: ChargeListItem[]; checkActions: OfferedCheckAction[] } | null> {
   const record = await readChargeRecord(deps.db, { merchantId, pk, linksMax: CHARGE_LINKS_LISTED_MAX, refundsMax: CHARGE_REFUNDS_LISTED_MAX });
   if (record === null) return null;
-  const checkActions = record.charge.check === null ? [] : checkActionsOffered(record.charge, await checkRulesNowMs(deps, merchantId));
+  const checkActions =
+    record.charge.check === null
+      ? []
+      : checkActionsOffered({ ...record.charge, processed_at_ach_ms: record.charge.check?.submitted_ach_ms ?? null }, await checkRulesNowMs(deps, merchantId));
   return { ...record, checkActions };
 }
 
