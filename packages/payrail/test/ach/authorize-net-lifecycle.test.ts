@@ -6,8 +6,7 @@
 // originated at the batch time, then settled on Payrail's own rule (two
 // business days), with the merchant credited once; an account the stand-in
 // returns (R01) after settlement shows returned and the credit taken back.
-// The ledger verifies after each. The test skips, saying why, while the
-// check charge API or the worker's ACH sweep is not there.
+// The ledger verifies after each.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { merchantAccount } from '../../src/domain/ledger.ts';
@@ -36,7 +35,6 @@ for (const kind of STORE_KINDS) {
     let standIn: AuthorizeNetStandIn;
     let t: TestApp;
     const clock = new ManualClock(MONDAY_10_UTC_MS);
-    let missing: string | null = null;
 
     before(async () => {
       standIn = await startAuthorizeNetStandIn({ now: () => clock.nowMs() });
@@ -49,7 +47,10 @@ for (const kind of STORE_KINDS) {
           PAYRAIL_AUTHORIZE_NET_TRANSACTION_KEY: standIn.transactionKey,
         },
       });
-      if (!createJobs(t.service).some((job) => job.name === 'ach.lifecycle')) missing = 'needs the worker ACH sweep (job ach.lifecycle) to land';
+      assert.ok(
+        createJobs(t.service).some((job) => job.name === 'ach.lifecycle'),
+        'the worker follows checks (job ach.lifecycle)',
+      );
     });
     after(async () => {
       await t.close();
@@ -57,17 +58,13 @@ for (const kind of STORE_KINDS) {
     });
 
     // biome-ignore lint/suspicious/noExplicitAny: replies are read loosely, as integrations read them.
-    async function chargeCheck(merchant: CreatedMerchant, accountNumber: string, amount: number): Promise<any | null> {
+    async function chargeCheck(merchant: CreatedMerchant, accountNumber: string, amount: number): Promise<any> {
       const response = await t.app.inject({
         method: 'POST',
         url: '/api/v2/transactions/charge',
         headers: { authorization: basicOf(merchant), 'content-type': 'application/json' },
         payload: JSON.stringify({ amount, name: 'Ada Lovelace', routing_number: ROUTING, account_number: accountNumber }),
       });
-      if (response.statusCode === 400) {
-        missing = `needs the check charge API to land (POST /api/v2/transactions/charge answers 400 for check fields: ${response.body.slice(0, 160)})`;
-        return null;
-      }
       assert.equal(response.statusCode, 200, response.body);
       return response.json();
     }
@@ -111,11 +108,9 @@ for (const kind of STORE_KINDS) {
       return found[0]!;
     }
 
-    it('a check is debited at Authorize.net, originated when its batch settles, settled two business days later, credited once', async (context) => {
-      if (missing !== null) return context.skip(missing);
+    it('a check is debited at Authorize.net, originated when its batch settles, settled two business days later, credited once', async () => {
       const merchant = await t.newMerchant();
       const reply = await chargeCheck(merchant, SETTLING_ACCOUNT, 25);
-      if (reply === null) return context.skip(missing ?? '');
       const pk = Number(reply.reference_number);
       const entry = await entryOf(merchant, pk);
       assert.equal(entry.state, 'pending');
@@ -147,12 +142,10 @@ for (const kind of STORE_KINDS) {
       await ledgerClean();
     });
 
-    it('a check Authorize.net returns after settlement (R01) shows returned and its credit is taken back', async (context) => {
-      if (missing !== null) return context.skip(missing);
+    it('a check Authorize.net returns after settlement (R01) shows returned and its credit is taken back', async () => {
       toNextMonday10Utc();
       const merchant = await t.newMerchant();
       const reply = await chargeCheck(merchant, RETURNED_ACCOUNT, 40);
-      if (reply === null) return context.skip(missing ?? '');
       const pk = Number(reply.reference_number);
       await later(HOUR_MS);
       standIn.settle();

@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DAY_MS, ManualClock } from '../../src/domain/clock.ts';
 import type { CreatedMerchant } from '../../src/flows/merchants/merchants.ts';
-import { CHECK_ACTIONS_UNAVAILABLE } from '../../src/flows/panel/charge-actions.ts';
 import { createUser } from '../../src/flows/panel/users.ts';
 import { advanceAchClock } from '../../src/store/sandbox-ach-clocks.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
@@ -38,20 +37,11 @@ function listRows(body: string): Array<{ ref: string; status: string; paidWith: 
   });
 }
 
-/**
- * The void or refund form a check's page offers: pressable once the panel
- * acts on checks (CHECK_ACTIONS_UNAVAILABLE null), else shown disabled with
- * that reason beside it.
- */
+/** The void or refund form a check's page offers, pressable. */
 function assertOffered(body: string, action: 'void' | 'refund'): void {
   const label = action === 'void' ? 'Void…' : 'Refund…';
-  if (CHECK_ACTIONS_UNAVAILABLE === null) {
-    assert.ok(body.includes(`<button type="submit" class="button danger">${label}</button>`), `${action} offered`);
-    assert.ok(!body.includes(`id="${action}-blocked"`));
-    return;
-  }
-  assert.ok(body.includes(`<button type="submit" class="button danger" disabled aria-describedby="${action}-blocked">${label}</button>`), `${action} disabled`);
-  assert.ok(body.includes(`<p class="hint" id="${action}-blocked">${CHECK_ACTIONS_UNAVAILABLE}</p>`));
+  assert.ok(body.includes(`<button type="submit" class="button danger">${label}</button>`), `${action} offered`);
+  assert.ok(!body.includes(`id="${action}-blocked"`));
 }
 
 function csvLines(body: string): string[] {
@@ -226,13 +216,6 @@ for (const kind of STORE_KINDS) {
       assert.ok(!page.body.includes(`/${refs.pending}/refund"`), 'a pending check is voided, not refunded');
 
       const untouched = await snapshot(t, shop.merchant_id);
-      if (CHECK_ACTIONS_UNAVAILABLE !== null) {
-        const ask = await panel.post(`/dashboard/charges/${refs.pending}/void`);
-        assert.equal(ask.status, 422);
-        assert.ok(decodeEntities(ask.body).includes(CHECK_ACTIONS_UNAVAILABLE));
-        const done = await panel.post(`/dashboard/charges/${refs.pending}/void`, { confirm: 'yes' });
-        assert.equal(done.status, 422);
-      }
       const capture = await panel.post(`/dashboard/charges/${refs.pending}/capture`, { amount: '42.50', confirm: 'yes' });
       assert.equal(capture.status, 422);
       assert.match(decodeEntities(capture.body), /A check is not captured: it settles by itself\./);
@@ -269,11 +252,6 @@ for (const kind of STORE_KINDS) {
       assert.ok(refundPage.includes(`<dt>Refund of</dt><dd><a href="/dashboard/charges/${oldSettled}">${oldSettled}</a></dd>`));
       assert.ok(refundPage.includes('<dt>Direction</dt><dd>Credit (money to the account)</dd>'));
       assert.ok(!refundPage.includes('action="/dashboard/charges/'), 'a refund offers no action');
-      if (CHECK_ACTIONS_UNAVAILABLE !== null) {
-        const untouched = await snapshot(t, shop.merchant_id);
-        assert.equal((await panel.post(`/dashboard/charges/${oldSettled}/refund`, { amount: '6.00', confirm: 'yes' })).status, 422);
-        assert.deepEqual(await snapshot(t, shop.merchant_id), untouched);
-      }
     });
 
     it("judges a check's refund by the merchant's sandbox ACH clock, as the payin API does", async () => {

@@ -27,14 +27,6 @@ export interface ActionOutcome {
   readonly refused: { code: string; message: string } | null;
 }
 
-/**
- * Why the panel cannot act on checks yet, or null once the check void and
- * refund flows (flows/ach/) are wired into runCheckAction below. While set,
- * a check's page shows its void and refund buttons disabled with this reason
- * and a post is refused with it.
- */
-export const CHECK_ACTIONS_UNAVAILABLE: string | null = null;
-
 /** "Now" for the check rules: the payin API's (flows/ach/check-clock.ts), so the panel allows a refund when the API does. */
 export const checkRulesNowMs = achNowMs;
 
@@ -68,7 +60,7 @@ export function checkActionsOffered(
   const state = charge.ach_state;
   if (charge.kind !== 'charge' || state === null) return [];
   if (state === 'pending' || state === 'voiding') {
-    return [{ action: 'void', amountCents: null, blocked: achVoidProblem(state) ?? CHECK_ACTIONS_UNAVAILABLE }];
+    return [{ action: 'void', amountCents: null, blocked: achVoidProblem(state) }];
   }
   if (state !== 'settled') return [];
   const refundable = charge.captured_cents - charge.refunded_cents - charge.linked_cents;
@@ -77,7 +69,7 @@ export function checkActionsOffered(
     {
       action: 'refund',
       amountCents: refundable,
-      blocked: achRefundProblem(state, charge.processed_at_ach_ms ?? charge.created_at_ms, nowMs) ?? CHECK_ACTIONS_UNAVAILABLE,
+      blocked: achRefundProblem(state, charge.processed_at_ach_ms ?? charge.created_at_ms, nowMs),
     },
   ];
 }

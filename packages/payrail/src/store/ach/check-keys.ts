@@ -1,11 +1,12 @@
 // The Idempotency-Key of a check void (behaviour.md section 17): a void
 // writes no row of its own, so its key is reserved in a transaction of its
 // own before the void is written, completed with the reply once the network
-// answered, marked unanswered when it did not, and released when the void
+// answered, left in progress when it did not (a same-key retry then reads
+// the check as it is once the void's time is up), and released when the void
 // was refused (a refused request keeps no key, as a card operation's
 // refusal rolls its key back).
 import type { Db } from '../db.ts';
-import { completeKey, IN_PROGRESS, markKeyOutcomeUnknown, reserveKey } from '../idempotency.ts';
+import { completeKey, IN_PROGRESS, reserveKey } from '../idempotency.ts';
 
 export interface OperationKey {
   readonly sourceId: string;
@@ -23,10 +24,6 @@ export function reserveOperationKey(db: Db, key: OperationKey, nowMs: number): P
 
 export function completeOperationKey(db: Db, key: OperationKey, json: string): Promise<void> {
   return db.write((tx) => completeKey(tx, key.sourceId, key.idemKey, 200, json));
-}
-
-export function markOperationKeyUnanswered(db: Db, key: OperationKey, pendingJson: string): Promise<void> {
-  return db.write((tx) => markKeyOutcomeUnknown(tx, key.sourceId, key.idemKey, pendingJson));
 }
 
 /** Frees a key still in progress whose request was refused. */
