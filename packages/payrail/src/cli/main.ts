@@ -12,15 +12,11 @@ import { listAllMerchants, MERCHANT_LIST_LIMIT_MAX } from '../flows/merchants/li
 import * as merchants from '../flows/merchants/merchants.ts';
 import { createUser } from '../flows/panel/users.ts';
 import * as transferOps from '../flows/transfers/operator.ts';
-import { serve } from '../http/server.ts';
 import { createLogger } from '../log.ts';
 import { createService, migrateStore } from '../runtime.ts';
 import type { Service } from '../service.ts';
 import { openReadOnlyDb, StoreUnavailableError, storeLocation } from '../store-access.ts';
 import { PAYRAIL_VERSION } from '../version.ts';
-import { createJobs } from '../worker/jobs.ts';
-import { createWebhookWorker } from '../worker/webhook-worker.ts';
-import { Worker } from '../worker/worker.ts';
 import { describeFailure, failureJson, failureText, inStore, StoreCommandError } from './failure.ts';
 import { cliActor } from './actor.ts';
 import { registerAchCommands } from './ach-commands.ts';
@@ -138,6 +134,9 @@ export function buildProgram(): Command {
     .description('start the HTTP server (and the worker unless PAYRAIL_WORKER=off)')
     .action(async () => {
       const config = loadConfig();
+      // Loaded here, not at the top: the HTTP server and its routes are most of
+      // the command's start-up time, and no other command needs them.
+      const { serve } = await import('../http/server.ts');
       const server = await inStore(storeLocation(config), () => serve(config));
       await new Promise<void>((resolve) => {
         const stop = () => {
@@ -154,6 +153,11 @@ export function buildProgram(): Command {
     .action(async () => {
       const config = loadConfig();
       const service = await inStore(storeLocation(config), () => createService(config));
+      const [{ createJobs }, { createWebhookWorker }, { Worker }] = await Promise.all([
+        import('../worker/jobs.ts'),
+        import('../worker/webhook-worker.ts'),
+        import('../worker/worker.ts'),
+      ]);
       const worker = new Worker(createJobs(service), service.log.child({ component: 'worker' }));
       const webhooks = createWebhookWorker(service);
       worker.start();
