@@ -55,9 +55,28 @@ interface GlobalOptions {
   json?: boolean;
 }
 
-function output(command: Command, json: unknown, text: () => string): void {
-  const { json: asJson } = command.optsWithGlobals<GlobalOptions>();
-  process.stdout.write(asJson ? `${JSON.stringify(json)}\n` : `${text()}\n`);
+/**
+ * Where a command reads its settings and writes its results: the process's
+ * own environment and streams, or (in tests) given ones, so a command can run
+ * in-process exactly as it runs from a shell.
+ */
+export interface CliIo {
+  readonly env: NodeJS.ProcessEnv;
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+const processIo: CliIo = {
+  env: process.env,
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};
+
+function outputTo(io: CliIo) {
+  return (command: Command, json: unknown, text: () => string): void => {
+    const { json: asJson } = command.optsWithGlobals<GlobalOptions>();
+    io.stdout(asJson ? `${JSON.stringify(json)}\n` : `${text()}\n`);
+  };
 }
 
 function summaryText(s: merchants.MerchantSummary): string {
@@ -89,18 +108,20 @@ function sourceText(s: merchants.SourceCredentials): string {
  * Runs a store command; its errors name the store. `readOnly` commands open
  * the store read-only: they never create a data directory, migrate or write.
  */
-async function withService<T>(work: (service: Service, config: Config) => Promise<T>, options: { readOnly?: boolean } = {}): Promise<T> {
-  const config = loadConfig();
-  return inStore(storeLocation(config), async () => {
-    const db = options.readOnly === true ? await openReadOnlyDb(config) : undefined;
-    // Commands print their results; the log only carries warnings and errors.
-    const service = await createService(config, { log: createLogger(process.env.LOG_LEVEL ?? 'warn', undefined), ...(db === undefined ? {} : { db }) });
-    try {
-      return await work(service, config);
-    } finally {
-      await service.db.close();
-    }
-  });
+function withServiceOf(io: CliIo) {
+  return async function withService<T>(work: (service: Service, config: Config) => Promise<T>, options: { readOnly?: boolean } = {}): Promise<T> {
+    const config = loadConfig(io.env);
+    return inStore(storeLocation(config), async () => {
+      const db = options.readOnly === true ? await openReadOnlyDb(config) : undefined;
+      // Commands print their results; the log only carries warnings and errors.
+      const service = await createService(config, { log: createLogger(io.env.LOG_LEVEL ?? 'warn', undefined), ...(db === undefined ? {} : { db }) });
+      try {
+        return await work(service, config);
+      } finally {
+        await service.db.close();
+      }
+    });
+  };
 }
 
 /** A --limit of a list command. */
@@ -121,8 +142,11 @@ function processorDifferencesNote(open: number): string {
 
 const adminDeps = (service: Service) => merchants.issuingDeps(service);
 
-export function buildProgram(): Command {
+export function buildProgram(io: CliIo = processIo): Command {
+  const output = outputTo(io);
+  const withService = withServiceOf(io);
   const program = new Command('payrail')
+    .configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) })
     .description('Payrail: card payin and phone money transfer service')
     .version(PAYRAIL_VERSION, '-V, --version', 'print the version of payrail')
     .option('--json', 'print machine-readable JSON')
@@ -133,7 +157,7 @@ export function buildProgram(): Command {
     .command('serve')
     .description('start the HTTP server (and the worker unless PAYRAIL_WORKER=off)')
     .action(async () => {
-      const config = loadConfig();
+      const config = loadConfig(io.env);
       // Loaded here, not at the top: the HTTP server and its routes are most of
       // the command's start-up time, and no other command needs them.
       const { serve } = await import('../http/server.ts');
@@ -151,7 +175,7 @@ export function buildProgram(): Command {
     .command('worker')
     .description('run a worker process: drives transfers and pending charges (several may share PostgreSQL)')
     .action(async () => {
-      const config = loadConfig();
+      const config = loadConfig(io.env);
       const service = await inStore(storeLocation(config), () => createService(config));
       const [{ createJobs }, { createWebhookWorker }, { Worker }] = await Promise.all([
         import('../worker/jobs.ts'),
@@ -178,7 +202,7 @@ export function buildProgram(): Command {
     .command('migrate')
     .description('apply pending schema migrations')
     .action(async (_options, command: Command) => {
-      const config = loadConfig();
+      const config = loadConfig(io.env);
       const applied = await inStore(storeLocation(config), () => migrateStore(config));
       output(command, { applied }, () => `applied ${applied} migration(s)`);
     });
@@ -335,7 +359,7 @@ export function buildProgram(): Command {
       );
     });
 
-  const securityHelpers = { withService, output, usage: (message: string) => new UsageError(message) };
+  const securityHelpers = { withService, output, stderr: io.stderr, env: io.env, usage: (message: string) => new UsageError(message) };
   registerUserAdminCommands(user, securityHelpers);
   registerOriginsCommand(source, securityHelpers);
   registerAuditCommand(program, securityHelpers);
@@ -418,8 +442,8 @@ export function buildProgram(): Command {
   return program;
 }
 
-export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
+  const program = buildProgram(io);
   try {
     await program.parseAsync(argv);
     return 0;
@@ -429,8 +453,8 @@ export async function main(argv: string[]): Promise<number> {
     const code = (cause as { code?: string }).code;
     if (code === 'commander.helpDisplayed' || code === 'commander.version') return 0;
     if (typeof code === 'string' && code.startsWith('commander.')) return 2; // commander already printed the problem
-    const failure = describeFailure(error, (e) => e instanceof ConfigError || e instanceof UsageError || e instanceof StoreUnavailableError);
-    process.stderr.write(argv.includes('--json') ? failureJson(failure) : failureText(failure));
+    const failure = describeFailure(error, (e) => e instanceof ConfigError || e instanceof UsageError || e instanceof StoreUnavailableError, io.env.LOG_LEVEL);
+    io.stderr(argv.includes('--json') ? failureJson(failure) : failureText(failure));
     return 1;
   }
 }

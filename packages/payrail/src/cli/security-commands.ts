@@ -14,6 +14,10 @@ import { cliActor } from './actor.ts';
 export interface CliHelpers {
   withService<T>(work: (service: Service) => Promise<T>): Promise<T>;
   output(command: Command, json: unknown, text: () => string): void;
+  /** Writes progress and warnings (process.stderr, or a test's buffer). */
+  stderr(text: string): void;
+  /** The environment the command runs with. */
+  readonly env: NodeJS.ProcessEnv;
   /** Builds the error for a command line that cannot be carried out as written. */
   usage(message: string): Error;
 }

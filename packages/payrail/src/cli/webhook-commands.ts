@@ -153,7 +153,7 @@ export function registerWebhookCommands(program: Command, helpers: CliHelpers): 
             signal: stop.signal,
             ...(count === undefined ? {} : { count }),
             ready: () =>
-              process.stderr.write(
+              helpers.stderr(
                 `tailing events of ${options.merchant}${options.forwardTo === undefined ? '' : `, forwarding to ${options.forwardTo} signed with ${secret}`}\n`,
               ),
             onEvent: async (event) => {

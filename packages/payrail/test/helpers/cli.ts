@@ -1,4 +1,5 @@
-// Runs the real `payrail` command in a child process, as an operator would.
+// Runs `payrail` command lines: in this process through the command's own
+// entry point, or as the real command in a child process.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { storeLocation } from '../../src/store/location.ts';
@@ -14,7 +15,49 @@ export interface CliResult {
 /** Bounded so a hung command fails the test instead of hanging it. */
 const CLI_TIMEOUT_MS = 60_000;
 
-export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+/**
+ * `serve` and `worker` run until signalled and own process-wide state (signal
+ * handlers, the inline worker thread): they always run as a process of their own.
+ */
+const PROCESS_ONLY_COMMANDS = new Set(['serve', 'worker']);
+
+/**
+ * Runs a `payrail` command line. Commands run in this process through the
+ * same entry point as the shell's (`main` with its own environment and output
+ * streams), which costs milliseconds instead of a Node start-up per command;
+ * `serve` and `worker` run as processes (runCliProcess).
+ */
+export async function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  const command = args.find((arg) => !arg.startsWith('-'));
+  if (command !== undefined && PROCESS_ONLY_COMMANDS.has(command)) return runCliProcess(args, env);
+  const { main } = await import('../../src/cli/main.ts');
+  let stdout = '';
+  let stderr = '';
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`payrail ${args.join(' ')} timed out`)), CLI_TIMEOUT_MS);
+  });
+  try {
+    const code = await Promise.race([
+      main(['node', 'payrail', ...args], {
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env },
+        stdout: (text) => {
+          stdout += text;
+        },
+        stderr: (text) => {
+          stderr += text;
+        },
+      }),
+      timeout,
+    ]);
+    return { code, stdout, stderr };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Runs the real `payrail` command (bin/payrail.js, the built dist/) in a child process, as an operator would. */
+export function runCliProcess(args: string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env },
