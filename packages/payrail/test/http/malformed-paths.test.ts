@@ -40,7 +40,7 @@ describe('malformed API paths (sqlite)', () => {
   before(async () => {
     t = await createTestApp('sqlite', { validateResponses: false });
     const merchant = await t.newMerchant();
-    headersOf = (family) => (family === 'payin' ? { authorization: basicOf(merchant) } : { 'api-key': merchant.transfer_api_key });
+    headersOf = (family): Record<string, string> => (family === 'payin' ? { authorization: basicOf(merchant) } : { 'api-key': merchant.transfer_api_key });
   });
   after(() => t.close());
 
