@@ -95,3 +95,20 @@ for (const kind of STORE_KINDS) {
     });
   });
 }
+
+describe('link pages (sqlite)', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp('sqlite', { validateResponses: false });
+  });
+  after(async () => t?.close());
+
+  it('finding 2: pages reached by a link send no Referer on, and are never cached', async () => {
+    for (const route of ['/dashboard/password/reset/', '/dashboard/invitation/', '/dashboard/welcome/', '/signup/confirm/']) {
+      const reply = await t.app.inject({ method: 'GET', url: `${route}${FAKE_TOKEN}` });
+      assert.equal(reply.headers['referrer-policy'], 'no-referrer', route);
+      assert.equal(reply.headers['cache-control'], 'no-store', route);
+    }
+    assert.equal((await t.app.inject({ method: 'GET', url: '/dashboard/login' })).headers['referrer-policy'], 'same-origin');
+  });
+});
