@@ -3,6 +3,7 @@
 // encoded "/", a control character, bad percent-encoding, an over-long
 // segment. No path under an API prefix answers an HTML page or a 500.
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { basicOf } from '../helpers/payin.ts';
@@ -79,6 +80,33 @@ describe('malformed API paths (sqlite)', () => {
         success: 'false',
         error: { message: 'the URL is not valid: its account segment is empty or holds a reserved character', code: 'invalid_request' },
       });
+    }
+  });
+
+  it('finding 15: a raw "#" or "?" in the request line (the router cuts the path there) is answered in the envelope too', async () => {
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const port = (t.app.server.address() as net.AddressInfo).port;
+    const raw = (path: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = net.connect(port, '127.0.0.1', () => socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`));
+        let data = '';
+        socket.on('data', (chunk: Buffer) => {
+          data += chunk.toString('utf8');
+        });
+        socket.on('end', () => resolve(data));
+        socket.on('error', reject);
+      });
+    for (const path of [
+      '/sandbox/invitations/#/accept',
+      '/sandbox/invitations/a#b/accept',
+      '/sandbox/invitations/254712340003?/accept',
+      '/sandbox/kyc/#',
+      '/api/status/#x',
+      '/api/v2/transactions/#',
+    ]) {
+      const answer = await raw(path);
+      assert.match(answer, /^HTTP\/1\.1 4\d\d /, path);
+      assert.match(answer, /content-type: application\/json/i, path);
     }
   });
 

@@ -47,13 +47,17 @@ function errorPage(reply: FastifyReply, error: unknown): FastifyReply {
 }
 
 /**
- * The pages live under /sandbox/, the transfer API's prefix: a path that is
- * not one of their links (an empty account segment, or one holding a decoded
- * "/", "?", "#" or a control character) is a malformed API path, answered by
- * the app's error handler in the API's JSON envelope, never with a page.
+ * The pages live under /sandbox/, the transfer API's prefix, at exactly the
+ * links Payrail hands out: /sandbox/{kyc,invitations}/<account>, with no
+ * query or fragment. Anything else that reaches them (an empty account
+ * segment, one holding a decoded "/", "?", "#" or a control character, or a
+ * raw "?" or "#" after which the router cut the path) is a malformed API
+ * path, answered by the app's error handler in the API's JSON envelope,
+ * never with a page.
  */
-function pagePathAccount(account: string): string {
-  if (account === '' || /[/?#\u0000-\u001f\u007f]/.test(account)) {
+function pagePathAccount(request: { url: string; params: { account: string } }): string {
+  const account = request.params.account;
+  if (account === '' || /[/?#\u0000-\u001f\u007f]/.test(account) || /[?#]/.test(request.url)) {
     throw new ApiError('invalid_request', 'the URL is not valid: its account segment is empty or holds a reserved character');
   }
   return account;
@@ -68,7 +72,7 @@ export function sandboxPageRoutes(service: Service): FastifyPluginAsync {
     const hide = { hide: true };
 
     app.get<{ Params: { account: string } }>('/sandbox/kyc/:account', { schema: hide }, async (request, reply) => {
-      const account = pagePathAccount(request.params.account);
+      const account = pagePathAccount(request);
       try {
         const receiver = await sandboxReceiver(service, account, 'kyc');
         const phone = receiver.phone;
@@ -97,7 +101,7 @@ export function sandboxPageRoutes(service: Service): FastifyPluginAsync {
     });
 
     app.post<{ Params: { account: string } }>('/sandbox/kyc/:account', { schema: hide }, async (request, reply) => {
-      const account = pagePathAccount(request.params.account);
+      const account = pagePathAccount(request);
       try {
         await verifyKyc(service, account);
         return page(reply, 200, 'Verified', html`<h1 class="ok">Verified</h1><p>You can now receive up to 3000.00 USD per transfer.</p>`);
@@ -107,7 +111,7 @@ export function sandboxPageRoutes(service: Service): FastifyPluginAsync {
     });
 
     app.get<{ Params: { account: string } }>('/sandbox/invitations/:account', { schema: hide }, async (request, reply) => {
-      const account = pagePathAccount(request.params.account);
+      const account = pagePathAccount(request);
       try {
         const receiver = await sandboxReceiver(service, account, 'invitation');
         const phone = receiver.phone;
@@ -133,7 +137,7 @@ export function sandboxPageRoutes(service: Service): FastifyPluginAsync {
     });
 
     app.post<{ Params: { account: string } }>('/sandbox/invitations/:account', { schema: hide }, async (request, reply) => {
-      const account = pagePathAccount(request.params.account);
+      const account = pagePathAccount(request);
       try {
         const { released } = await acceptInvitation(service, account);
         const what = released === 1 ? '1 payment is' : `${released} payments are`;
