@@ -57,6 +57,7 @@ function errorPage(reply: FastifyReply, error: unknown): FastifyReply {
  */
 function pagePathAccount(request: { url: string; params: { account: string } }): string {
   const account = request.params.account;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
   if (account === '' || /[/?#\u0000-\u001f\u007f]/.test(account) || /[?#]/.test(request.url)) {
     throw new ApiError('invalid_request', 'the URL is not valid: its account segment is empty or holds a reserved character');
   }
