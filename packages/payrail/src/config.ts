@@ -212,6 +212,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   } catch (error) {
     problems.push(`PAYRAIL_WEBHOOK_ALLOWED_ADDRESSES must list IP addresses or CIDR ranges: ${(error as Error).message}`);
   }
+  // Production delivers to public addresses only (behaviour.md section 11): a list there would be silently ignored.
+  if (environment === 'production' && webhookAllowedAddresses.length > 0) {
+    problems.push('PAYRAIL_WEBHOOK_ALLOWED_ADDRESSES is for the sandbox only: production delivers webhooks to public addresses only; unset it');
+  }
 
   const smtpUrl = text('PAYRAIL_SMTP_URL');
   if (smtpUrl !== null && !/^smtps?:\/\/[^\s/]+/.test(smtpUrl)) {

@@ -109,7 +109,7 @@ describe('the public-address rule', () => {
     }
   });
 
-  it('the allow-list setting takes addresses and CIDR ranges and names a bad entry', () => {
+  it('the allow-list setting takes addresses and CIDR ranges, names a bad entry, and is refused in production', () => {
     const base = { PAYRAIL_DATA_DIR: '/tmp/payrail-unused' };
     assert.deepEqual(loadConfig({ ...base, PAYRAIL_WEBHOOK_ALLOWED_ADDRESSES: '10.1.0.0/16, fd00::5' }).webhookAllowedAddresses, ['10.1.0.0/16', 'fd00::5']);
     assert.throws(
@@ -117,6 +117,10 @@ describe('the public-address rule', () => {
       /PAYRAIL_WEBHOOK_ALLOWED_ADDRESSES must list IP addresses or CIDR ranges/,
     );
     assert.throws(() => loadConfig({ ...base, PAYRAIL_WEBHOOK_ALLOWED_ADDRESSES: 'intranet.local' }), /PAYRAIL_WEBHOOK_ALLOWED_ADDRESSES/);
+    assert.throws(
+      () => loadConfig({ ...base, PAYRAIL_ENV: 'production', PAYRAIL_WEBHOOK_ALLOWED_ADDRESSES: '10.1.0.0/16' }),
+      /PAYRAIL_WEBHOOK_ALLOWED_ADDRESSES is for the sandbox only/,
+    );
   });
 });
 
