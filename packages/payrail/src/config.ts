@@ -12,6 +12,7 @@ import type { SettingsSource } from './config/settings-source.ts';
 import { DEFAULT_ACH_CUTOFF_UTC } from './domain/ach.ts';
 import { BUILT_IN_CONNECTORS, CONNECTOR_SLOT_LABELS, connectorChoiceProblem, type ConnectorSlot, NO_ACH_NETWORK } from './domain/connector-spec.ts';
 import { parseCloseTime } from './domain/card-lifecycle.ts';
+import { addressList } from './providers/webhook-address-rule.ts';
 import type { Environment } from './domain/credentials.ts';
 import { weakKeyReason } from './domain/key-strength.ts';
 import type { BuiltInConnectorSettings } from './providers/index.ts';
@@ -69,6 +70,12 @@ export interface Config {
    * proxy. Empty: the socket's peer is the client.
    */
   readonly trustedProxies: readonly string[];
+  /**
+   * PAYRAIL_WEBHOOK_ALLOWED_ADDRESSES: IP addresses or CIDR ranges sandbox
+   * webhooks may be delivered to although they are not public (a receiver
+   * on a private network); empty by default (behaviour.md section 11).
+   */
+  readonly webhookAllowedAddresses: readonly string[];
   /** smtp:// or smtps:// URL of the mail server (PAYRAIL_SMTP_URL); null keeps mail in the outbox, shown in the panel and by `payrail mail list`. */
   readonly smtpUrl: string | null;
   /** Sender of Payrail's mail (PAYRAIL_MAIL_FROM). */
@@ -196,6 +203,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       problems.push(`PAYRAIL_TRUSTED_PROXIES must list IP addresses or CIDR ranges, got "${entry.slice(0, 60)}"`);
   }
 
+  const webhookAllowedAddresses = (text('PAYRAIL_WEBHOOK_ALLOWED_ADDRESSES') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  try {
+    addressList(webhookAllowedAddresses);
+  } catch (error) {
+    problems.push(`PAYRAIL_WEBHOOK_ALLOWED_ADDRESSES must list IP addresses or CIDR ranges: ${(error as Error).message}`);
+  }
+  // Production delivers to public addresses only (behaviour.md section 11): a list there would be silently ignored.
+  if (environment === 'production' && webhookAllowedAddresses.length > 0) {
+    problems.push('PAYRAIL_WEBHOOK_ALLOWED_ADDRESSES is for the sandbox only: production delivers webhooks to public addresses only; unset it');
+  }
+
   const smtpUrl = text('PAYRAIL_SMTP_URL');
   if (smtpUrl !== null && !/^smtps?:\/\/[^\s/]+/.test(smtpUrl)) {
     problems.push(
@@ -235,6 +256,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authFailuresPerAddress: integer('PAYRAIL_AUTH_FAILURES_PER_ADDRESS', ADDRESS_FAILURES_MAX_DEFAULT, 1, 1_000_000),
     docs: oneOf('PAYRAIL_DOCS', environment === 'sandbox' ? '1' : '0', ['0', '1']) === '1',
     trustedProxies,
+    webhookAllowedAddresses,
     smtpUrl,
     mailFrom,
     signupAutoApprove,

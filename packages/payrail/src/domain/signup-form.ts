@@ -42,6 +42,13 @@ function clean(text: string): string {
   return text.replace(CONTROL, ' ').replace(/\s+/g, ' ').trim();
 }
 
+/**
+ * Markup or a web address in a name: names go into mails to any inbox, so
+ * one that carries a link could make a Payrail mail point elsewhere. (Mails
+ * also defang whatever a name holds: domain/mail-templates.ts userText.)
+ */
+const LINK_OR_MARKUP = /[<>]|[a-z][a-z0-9+.-]*:\/\/|\bwww\.|\b(?:https?|ftp|mailto|javascript|data):/i;
+
 /** The form as it will be kept (trimmed, e-mail lower-cased), or what is wrong with each field. */
 export function checkSignupForm(input: SignupForm): { ok: true; form: SignupForm } | { ok: false; problems: SignupProblems; form: SignupForm } {
   const form: SignupForm = {
@@ -54,6 +61,10 @@ export function checkSignupForm(input: SignupForm): { ok: true; form: SignupForm
   if (form.name === '' || form.name.length > SIGNUP_NAME_LENGTH_MAX) problems.name = `Enter your name (at most ${SIGNUP_NAME_LENGTH_MAX} characters).`;
   if (form.company === '' || form.company.length > SIGNUP_COMPANY_LENGTH_MAX)
     problems.company = `Enter your company (at most ${SIGNUP_COMPANY_LENGTH_MAX} characters).`;
+  if (problems.name === undefined && LINK_OR_MARKUP.test(form.name)) problems.name = 'Enter your name without a web address or markup (< >).';
+  if (problems.company === undefined && LINK_OR_MARKUP.test(form.company)) {
+    problems.company = "Enter your company's name without a web address or markup (< >).";
+  }
   if (!isDeliverableAddress(form.email)) problems.email = 'Enter a valid e-mail address, like dev@example.com.';
   if (form.corridors === '' || form.corridors.length > SIGNUP_CORRIDORS_LENGTH_MAX)
     problems.corridors = `Say which corridors you plan to use, like US to Kenya (at most ${SIGNUP_CORRIDORS_LENGTH_MAX} characters).`;

@@ -1,22 +1,23 @@
 // Sends one webhook POST. Node's http/https with a deadline for the whole
 // exchange (an AbortSignal), an answer body read up to 1 KiB and then cut
-// off, and in production a DNS look-up of our own at connection time that
-// refuses any non-public address (public-address.ts). Never throws: every
-// failure is an outcome the delivery worker records.
+// off, and a DNS look-up of our own at connection time that refuses any
+// address the delivery rule does not allow (webhook-address-rule.ts: public
+// addresses, and in the sandbox loopback or allow-listed ones). Never
+// throws: every failure is an outcome the delivery worker records.
 import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { isPublicAddress } from './public-address.ts';
+import { hostAllowed, type WebhookAddressRule } from './webhook-address-rule.ts';
 
 export interface WebhookRequest {
   readonly url: string;
   readonly body: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
-  /** Production: only public addresses (checked on the resolved address). */
-  readonly publicOnly: boolean;
+  /** Which addresses may be sent to (checked on the resolved address), or null for any (the operator's own `webhooks tail`). */
+  readonly rule: WebhookAddressRule | null;
   readonly responseBodyBytesMax: number;
   /** Aborts the send (a worker shutting down); the answer is then an error. */
   readonly signal?: AbortSignal;
@@ -42,14 +43,14 @@ export type Resolve = (
   callback: (error: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void,
 ) => void;
 
-/** `resolve`, then every address it returned must be public; the connection goes to one of them. */
-const publicLookupWith =
-  (resolve: Resolve): LookupFunction =>
+/** `resolve`, then every address it returned must be allowed by the rule; the connection goes to one of them. */
+const checkedLookupWith =
+  (resolve: Resolve, rule: WebhookAddressRule): LookupFunction =>
   (hostname, options, callback) => {
     resolve(hostname, { ...options, all: true }, (error, addresses) => {
       if (error !== null) return callback(error, '', 0);
       const list = addresses as dns.LookupAddress[];
-      const refused = list.find((entry) => !isPublicAddress(entry.address));
+      const refused = list.find((entry) => !rule.allows(entry.address));
       if (refused !== undefined || list.length === 0) {
         return callback(new BlockedAddressError(`${hostname} resolves to a non-public address`) as NodeJS.ErrnoException, '', 0);
       }
@@ -59,13 +60,12 @@ const publicLookupWith =
   };
 
 export function createWebhookSender(resolve: Resolve = dns.lookup): WebhookSender {
-  const publicLookup = publicLookupWith(resolve);
-  return (request) => send(request, publicLookup);
+  return (request) => send(request, request.rule === null ? null : checkedLookupWith(resolve, request.rule));
 }
 
 export const sendWebhook: WebhookSender = createWebhookSender();
 
-function send(request: WebhookRequest, publicLookup: LookupFunction): Promise<WebhookResponse> {
+function send(request: WebhookRequest, checkedLookup: LookupFunction | null): Promise<WebhookResponse> {
   const startedAt = performance.now();
   const elapsed = () => Math.round(performance.now() - startedAt);
   return new Promise<WebhookResponse>((resolve) => {
@@ -81,10 +81,9 @@ function send(request: WebhookRequest, publicLookup: LookupFunction): Promise<We
     } catch {
       return finish({ statusCode: null, error: 'invalid url', body: null });
     }
-    if (request.publicOnly && url.protocol !== 'https:') return finish({ statusCode: null, error: 'url is not https', body: null });
-    // An IP literal is not looked up, so it is checked here.
-    const literal = url.hostname.replace(/^\[|\]$/g, '');
-    if (request.publicOnly && (literal === 'localhost' || (/^[0-9.:a-f]+$/i.test(literal) && !isPublicAddress(literal)))) {
+    if (request.rule?.httpsOnly === true && url.protocol !== 'https:') return finish({ statusCode: null, error: 'url is not https', body: null });
+    // An IP literal is not looked up, so it is checked here (the URL parser has made any IPv4 shorthand dotted).
+    if (request.rule !== null && !hostAllowed(request.rule, url.hostname)) {
       return finish({ statusCode: null, error: 'url names a non-public address', body: null });
     }
     const deadline = AbortSignal.timeout(request.timeoutMs);
@@ -97,7 +96,7 @@ function send(request: WebhookRequest, publicLookup: LookupFunction): Promise<We
         headers: { ...request.headers, 'Content-Length': String(Buffer.byteLength(request.body)) },
         signal,
         agent: false,
-        ...(request.publicOnly ? { lookup: publicLookup } : {}),
+        ...(checkedLookup === null ? {} : { lookup: checkedLookup }),
       },
       (res) => {
         const chunks: Buffer[] = [];

@@ -53,6 +53,16 @@ export async function retireLinkTokens(tx: Tx, purpose: LinkPurpose, subject: st
   return (await tx.run('UPDATE link_tokens SET used_at_ms = ? WHERE purpose = ? AND subject = ? AND used_at_ms IS NULL', [nowMs, purpose, subject])).changes;
 }
 
+/** How many links of a purpose and subject were made since `sinceMs` (used or not). */
+export async function countLinksSince(tx: Tx, purpose: LinkPurpose, subject: string, sinceMs: number): Promise<number> {
+  const row = await tx.get<{ n: number | string }>('SELECT COUNT(*) AS n FROM link_tokens WHERE purpose = ? AND subject = ? AND created_at_ms > ?', [
+    purpose,
+    subject,
+    sinceMs,
+  ]);
+  return Number(row?.n ?? 0);
+}
+
 export type LinkCheck = { readonly ok: true; readonly link: LinkTokenRow } | { readonly ok: false; readonly problem: LinkProblem };
 
 function secretHash(secret: string): string {

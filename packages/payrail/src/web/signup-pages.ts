@@ -8,6 +8,7 @@ import { confirmSignup, submitSignup } from '../flows/onboarding/signup.ts';
 import { newToken, sameToken } from '../flows/panel/sessions.ts';
 import type { Service } from '../service.ts';
 import type { SignupForm, SignupProblems } from '../domain/signup-form.ts';
+import { keepLinksPrivate } from './link-privacy.ts';
 import { registerPageBasics } from './page-basics.ts';
 import { context, cookieNames, cookieOptions, formField, pathParam, sendPage } from './request.ts';
 import { LINK_PROBLEM_STATUS, linkProblemBody } from './views/link-problem.ts';
@@ -28,6 +29,7 @@ export function signupPages(service: Service): FastifyPluginAsync {
 
   return async (app) => {
     await registerPageBasics(app, service);
+    keepLinksPrivate(app, (url) => url.startsWith('/signup/confirm/'));
 
     app.get('', async (request, reply) => renderForm(request, reply, EMPTY, {}, 200));
 

@@ -12,7 +12,10 @@ import { deliverDue, fanOut } from '../../src/flows/webhooks/deliver.ts';
 import { pruneOldEvents } from '../../src/flows/webhooks/retention.ts';
 import { createEndpoint } from '../../src/flows/webhooks/endpoints.ts';
 import { isPublicAddress } from '../../src/providers/public-address.ts';
+import { webhookAddressRule } from '../../src/providers/webhook-address-rule.ts';
 import { createWebhookSender, type Resolve, sendWebhook } from '../../src/providers/webhook-sender.ts';
+
+const PRODUCTION_RULE = webhookAddressRule({ environment: 'production', host: '0.0.0.0', webhookAllowedAddresses: [] });
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { basicOf } from '../helpers/payin.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
@@ -38,7 +41,7 @@ describe('endpoint URL rules', () => {
   });
 
   it('refuses to send to a non-public address in production, named or resolved', async () => {
-    const request = { body: '{}', headers: {}, timeoutMs: 1000, publicOnly: true, responseBodyBytesMax: 1024 };
+    const request = { body: '{}', headers: {}, timeoutMs: 1000, rule: PRODUCTION_RULE, responseBodyBytesMax: 1024 };
     for (const url of ['https://127.0.0.1/x', 'https://[::1]/x', 'https://10.1.2.3/x', 'https://169.254.169.254/latest', 'https://localhost/x']) {
       const response = await sendWebhook({ ...request, url });
       assert.equal(response.statusCode, null);
@@ -48,7 +51,7 @@ describe('endpoint URL rules', () => {
   });
 
   it('checks every address a name resolves to when connecting, so a name pointing inside is refused', async () => {
-    const request = { body: '{}', headers: {}, timeoutMs: 1000, publicOnly: true, responseBodyBytesMax: 1024 };
+    const request = { body: '{}', headers: {}, timeoutMs: 1000, rule: PRODUCTION_RULE, responseBodyBytesMax: 1024 };
     const resolvingTo =
       (addresses: string[]): Resolve =>
       (_hostname, _options, callback) =>
@@ -263,7 +266,7 @@ for (const kind of STORE_KINDS) {
       assert.equal((await call(t, merchant, 'POST', '/api/v2/events/evt_99999999/resend')).statusCode, 404);
     });
 
-    it('refuses http and loopback, private or link-local addresses for production endpoints when they are made', async () => {
+    it('finding 13: refuses http and loopback, private, link-local or special-purpose addresses for production endpoints when they are made', async () => {
       const merchant = await t.newMerchant();
       const production = {
         db: t.service.db,
@@ -277,6 +280,11 @@ for (const kind of STORE_KINDS) {
         ['https://192.168.1.20/x', /loopback, private or link-local/],
         ['https://169.254.169.254/latest/meta-data', /loopback, private or link-local/],
         ['https://localhost/x', /loopback, private or link-local/],
+        // finding 13: IPv4-compatible, local-use NAT64, 6to4 and IPv4-translated forms of inside addresses.
+        ['https://[::7f00:1]/', /loopback, private or link-local/],
+        ['https://[64:ff9b:1::a00:1]/', /loopback, private or link-local/],
+        ['https://[2002:7f00:1::1]/', /loopback, private or link-local/],
+        ['https://[::ffff:0:7f00:1]/', /loopback, private or link-local/],
       ] as const) {
         await assert.rejects(createEndpoint(production, merchant.merchant_id, { url }), { code: 'invalid_request', message }, url);
       }

@@ -5,6 +5,7 @@
 // that uses the link.
 import type { AuditActor } from '../../domain/audit.ts';
 import { randomBase62 } from '../../domain/ids.ts';
+import { INVITATIONS_PER_MERCHANT_MAX } from '../../domain/invitation-limits.ts';
 import { invitationMail } from '../../domain/mail-templates.ts';
 import { passwordProblem } from '../../domain/password-policy.ts';
 import { isDeliverableAddress } from '../../domain/signup-form.ts';
@@ -46,7 +47,7 @@ export async function inviteTeamMember(
       invitationMail({
         merchantName: link.merchantName,
         role,
-        invitedBy: by.label ?? 'An administrator',
+        invitedBy: by.label ?? null,
         url: linkUrl(deps, `${INVITATION_PATH}/${link.token}`),
         validForMs: LINK_TTL_MS.invitation,
       });
@@ -54,6 +55,9 @@ export async function inviteTeamMember(
     if (result.kind === 'no_merchant') fail('not_found', `merchant ${input.merchantId} not found`);
     if (result.kind === 'has_account') fail('invalid_request', `${email} already has a panel account.`);
     if (result.kind === 'inbox_saturated') fail('rate_limited', 'Too many mails to this address lately; try again in an hour.');
+    if (result.kind === 'merchant_limit') {
+      fail('rate_limited', `This merchant has sent ${INVITATIONS_PER_MERCHANT_MAX} invitations in the last 24 hours, the most allowed; try again tomorrow.`);
+    }
     return { email, role };
   });
 }

@@ -21,6 +21,7 @@ import {
   RESPONSE_BODY_BYTES_MAX,
   retryDelayMs,
 } from '../../domain/webhooks.ts';
+import { webhookAddressRule } from '../../providers/webhook-address-rule.ts';
 import { sendWebhook, type WebhookResponse, type WebhookSender } from '../../providers/webhook-sender.ts';
 import type { Service } from '../../service.ts';
 import type { Db } from '../../store/db.ts';
@@ -36,7 +37,7 @@ export interface DeliveryDeps {
   readonly db: Db;
   readonly clock: Clock;
   readonly log: Logger;
-  readonly config: Pick<Config, 'environment' | 'cardKeyBase64' | 'dataDir'>;
+  readonly config: Pick<Config, 'environment' | 'cardKeyBase64' | 'dataDir' | 'host' | 'webhookAllowedAddresses'>;
   readonly send: WebhookSender;
   /** The deadline of one send (10 s; tests make a hung endpoint give up sooner). */
   readonly timeoutMs?: number;
@@ -141,7 +142,8 @@ export async function deliver(deps: DeliveryDeps, claim: DeliveryRow): Promise<'
     body,
     headers,
     timeoutMs: deps.timeoutMs ?? DELIVERY_TIMEOUT_MS,
-    publicOnly: deps.config.environment === 'production',
+    // Checked again here, on the resolved address: a name may point elsewhere than when the endpoint was made.
+    rule: webhookAddressRule(deps.config),
     responseBodyBytesMax: RESPONSE_BODY_BYTES_MAX,
     ...(deps.signal === undefined ? {} : { signal: deps.signal }),
   });

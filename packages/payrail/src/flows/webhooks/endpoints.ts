@@ -19,9 +19,8 @@ import {
   EVENT_TYPES,
   isEventType,
 } from '../../domain/webhooks.ts';
-import { isIP } from 'node:net';
 import { fail } from '../../errors.ts';
-import { isPublicAddress } from '../../providers/public-address.ts';
+import { hostAllowed, webhookAddressRule } from '../../providers/webhook-address-rule.ts';
 import type { Db } from '../../store/db.ts';
 import type { EndpointRow } from '../../store/webhook-endpoints.ts';
 import { newAcceptBlueSecret } from './acceptblue-secret.ts';
@@ -37,7 +36,7 @@ import {
 export interface EndpointDeps {
   readonly db: Db;
   readonly clock: Clock;
-  readonly config: Pick<Config, 'environment' | 'cardKeyBase64' | 'dataDir'>;
+  readonly config: Pick<Config, 'environment' | 'cardKeyBase64' | 'dataDir' | 'host' | 'webhookAllowedAddresses'>;
 }
 
 export interface EndpointView {
@@ -76,13 +75,15 @@ function checkedUrl(deps: EndpointDeps, url: unknown): string {
   return url;
 }
 
-/** Production names no loopback, private or link-local address (`url` already passed the URL rules). */
+/**
+ * A URL names no address the delivery rule refuses (`url` already passed the
+ * URL rules): no loopback, private, link-local or special-purpose address,
+ * save the sandbox's exceptions (providers/webhook-address-rule.ts).
+ */
 export function checkAddress(deps: Pick<EndpointDeps, 'config'>, url: string, field: string): void {
-  // A name is checked again on the address it resolves to at every delivery (providers/webhook-sender.ts).
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  if (deps.config.environment === 'production' && (host === 'localhost' || (isIP(host) !== 0 && !isPublicAddress(host)))) {
-    fail('invalid_request', `${field} must not name a loopback, private or link-local address in production`);
-  }
+  // A name is checked on the address it resolves to at every delivery (providers/webhook-sender.ts).
+  const rule = webhookAddressRule(deps.config);
+  if (!hostAllowed(rule, new URL(url).hostname)) fail('invalid_request', `${field} ${rule.refusal}`);
 }
 
 function checkedTypes(events: unknown): EventType[] | null {

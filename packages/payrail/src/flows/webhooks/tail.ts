@@ -70,7 +70,7 @@ export function forwardEvent(event: TailedEvent, url: string, secret: string, no
     body: event.json,
     headers: { 'Content-Type': 'application/json', 'Payrail-Event-Id': event.id, ...signWebhook(new Secret(secret), event.json, nowMs) },
     timeoutMs: DELIVERY_TIMEOUT_MS,
-    publicOnly: false,
+    rule: null,
     responseBodyBytesMax: RESPONSE_BODY_BYTES_MAX,
   });
 }

@@ -3,7 +3,7 @@
 // script, readable on a small screen. Sandbox only.
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { formatCents } from '../../domain/money.ts';
-import { isApiError } from '../../errors.ts';
+import { ApiError, isApiError } from '../../errors.ts';
 import { acceptInvitation, sandboxReceiver, verifyKyc } from '../../flows/transfers/sandbox.ts';
 import type { Service } from '../../service.ts';
 import { html, type Html } from '../../web/html.ts';
@@ -46,6 +46,24 @@ function errorPage(reply: FastifyReply, error: unknown): FastifyReply {
   return page(reply, error.status, 'Not possible', html`<h1>Not possible</h1><p class="error">${error.message}</p>`);
 }
 
+/**
+ * The pages live under /sandbox/, the transfer API's prefix, at exactly the
+ * links Payrail hands out: /sandbox/{kyc,invitations}/<account>, with no
+ * query or fragment. Anything else that reaches them (an empty account
+ * segment, one holding a decoded "/", "?", "#" or a control character, or a
+ * raw "?" or "#" after which the router cut the path) is a malformed API
+ * path, answered by the app's error handler in the API's JSON envelope,
+ * never with a page.
+ */
+function pagePathAccount(request: { url: string; params: { account: string } }): string {
+  const account = request.params.account;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
+  if (account === '' || /[/?#\u0000-\u001f\u007f]/.test(account) || /[?#]/.test(request.url)) {
+    throw new ApiError('invalid_request', 'the URL is not valid: its account segment is empty or holds a reserved character');
+  }
+  return account;
+}
+
 export function sandboxPageRoutes(service: Service): FastifyPluginAsync {
   return async (app) => {
     // The buttons post empty forms; their bodies carry nothing to read.
@@ -55,8 +73,9 @@ export function sandboxPageRoutes(service: Service): FastifyPluginAsync {
     const hide = { hide: true };
 
     app.get<{ Params: { account: string } }>('/sandbox/kyc/:account', { schema: hide }, async (request, reply) => {
+      const account = pagePathAccount(request);
       try {
-        const receiver = await sandboxReceiver(service, request.params.account, 'kyc');
+        const receiver = await sandboxReceiver(service, account, 'kyc');
         const phone = receiver.phone;
         if (!receiver.registered) {
           return page(reply, 404, 'Not on the network', html`<h1>Not on the network yet</h1><p>${phone} has no wallet. Accept a payment invitation first.</p>`);
@@ -83,8 +102,9 @@ export function sandboxPageRoutes(service: Service): FastifyPluginAsync {
     });
 
     app.post<{ Params: { account: string } }>('/sandbox/kyc/:account', { schema: hide }, async (request, reply) => {
+      const account = pagePathAccount(request);
       try {
-        await verifyKyc(service, request.params.account);
+        await verifyKyc(service, account);
         return page(reply, 200, 'Verified', html`<h1 class="ok">Verified</h1><p>You can now receive up to 3000.00 USD per transfer.</p>`);
       } catch (error) {
         return errorPage(reply, error);
@@ -92,8 +112,9 @@ export function sandboxPageRoutes(service: Service): FastifyPluginAsync {
     });
 
     app.get<{ Params: { account: string } }>('/sandbox/invitations/:account', { schema: hide }, async (request, reply) => {
+      const account = pagePathAccount(request);
       try {
-        const receiver = await sandboxReceiver(service, request.params.account, 'invitation');
+        const receiver = await sandboxReceiver(service, account, 'invitation');
         const phone = receiver.phone;
         if (receiver.registered) {
           return page(
@@ -117,8 +138,9 @@ export function sandboxPageRoutes(service: Service): FastifyPluginAsync {
     });
 
     app.post<{ Params: { account: string } }>('/sandbox/invitations/:account', { schema: hide }, async (request, reply) => {
+      const account = pagePathAccount(request);
       try {
-        const { released } = await acceptInvitation(service, request.params.account);
+        const { released } = await acceptInvitation(service, account);
         const what = released === 1 ? '1 payment is' : `${released} payments are`;
         return page(reply, 200, 'Invitation accepted', html`<h1 class="ok">Welcome</h1><p>Your wallet is open and verified. ${what} on the way.</p>`);
       } catch (error) {

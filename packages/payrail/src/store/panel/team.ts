@@ -5,9 +5,10 @@ import type { AuditActor, AuditEvent } from '../../domain/audit.ts';
 import type { MailContent } from '../../domain/mail-templates.ts';
 import { type AuditNote, appendAudit, appendAuditNote } from '../audit-events.ts';
 import type { Db } from '../db.ts';
-import { issueLink, type LinkProblem, type LinkTokenRow, useLink } from '../link-tokens.ts';
+import { INVITATION_WINDOW_MS, INVITATIONS_PER_MERCHANT_MAX } from '../../domain/invitation-limits.ts';
+import { countLinksSince, issueLink, type LinkProblem, type LinkTokenRow, useLink } from '../link-tokens.ts';
 import { inboxSaturated, queueMail } from '../mail-outbox.ts';
-import { getMerchant } from '../merchants.ts';
+import { getMerchant, lockMerchant } from '../merchants.ts';
 import { getUserByEmail, insertUser, listMerchantUsers, type MerchantRole, type UserListItem } from '../panel-users.ts';
 
 export async function listTeam(db: Db, merchantId: string, limit: number): Promise<UserListItem[]> {
@@ -18,7 +19,8 @@ export type InvitationResult =
   | { readonly kind: 'invited' }
   | { readonly kind: 'no_merchant' }
   | { readonly kind: 'has_account' }
-  | { readonly kind: 'inbox_saturated' };
+  | { readonly kind: 'inbox_saturated' }
+  | { readonly kind: 'merchant_limit' };
 
 /**
  * Mails an invitation to join the merchant's team as `role`, with its event
@@ -39,6 +41,9 @@ export async function mailInvitation(
 ): Promise<InvitationResult> {
   const { merchantId, email, nowMs } = input;
   return db.write(async (tx): Promise<InvitationResult> => {
+    // The merchant's row is locked first, so concurrent invitations are counted one after the other and cannot pass the limit together.
+    await lockMerchant(tx, merchantId);
+    if ((await countLinksSince(tx, 'invitation', merchantId, nowMs - INVITATION_WINDOW_MS)) >= INVITATIONS_PER_MERCHANT_MAX) return { kind: 'merchant_limit' };
     const merchant = await getMerchant(tx, merchantId);
     if (merchant === undefined) return { kind: 'no_merchant' };
     if ((await getUserByEmail(tx, email)) !== undefined) return { kind: 'has_account' };

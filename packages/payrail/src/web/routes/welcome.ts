@@ -9,6 +9,7 @@ import { newToken, sameToken } from '../../flows/panel/sessions.ts';
 import { acceptInvitation, invitationState } from '../../flows/panel/team.ts';
 import type { Service } from '../../service.ts';
 import type { Html } from '../html.ts';
+import { keepLinksPrivate } from '../link-privacy.ts';
 import { context, type CookieNames, cookieOptions, formField, pathParam, sendPage } from '../request.ts';
 import { notice } from '../views/components.ts';
 import { LINK_PROBLEM_STATUS, linkProblemBody } from '../views/link-problem.ts';
@@ -30,6 +31,7 @@ export function linkRoutes(service: Service, names: CookieNames): FastifyPluginA
   }
 
   return async (app) => {
+    keepLinksPrivate(app, (url) => !url.startsWith('/dashboard/password/forgot'));
     app.get('/welcome/:token', async (request, reply) => {
       const token = pathParam(request, 'token');
       const problem = await credentialsLinkState(service, token);

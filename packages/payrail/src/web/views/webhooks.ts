@@ -69,7 +69,8 @@ export function webhooksBody(input: {
   ${disabled.length === 0 ? '' : notice('error', `${disabled.length} webhook endpoint(s) disabled by Payrail after failing for 3 days.`)}
   <section aria-labelledby="webhooks-title">
     <h2 id="webhooks-title">Webhook endpoints</h2>
-    <p class="hint">Payrail POSTs each event as JSON, signed with the endpoint's secret (<code>X-Signature</code> and <code>Payrail-Signature</code>), retries for 3 days until a 2xx answer, and disables an endpoint that fails for 3 days. Webhooks registered in accept.blue's format (by a shop plugin, through the API) get accept.blue's envelope instead.</p>
+    <p class="hint">Payrail POSTs each event as JSON, signed with the endpoint's secret, retries for 3 days until a 2xx answer, and disables an endpoint that fails for 3 days. Webhooks registered in accept.blue's format (by a shop plugin, through the API) get accept.blue's envelope instead.</p>
+    <p class="hint">${VERIFY_HINT}</p>
     ${input.endpoints.length === 0 ? emptyState('No webhook endpoints', 'Add one to receive events instead of polling.') : input.endpoints.map((e) => endpointSection(input.csrf, e.endpoint, e.acceptBlue, e.deliveries))}
     <form method="post" action="/dashboard/webhooks" class="filters">
       ${csrfField(input.csrf)}
@@ -80,10 +81,18 @@ export function webhooksBody(input: {
   </section>`;
 }
 
+/**
+ * The signature a receiver should check (behaviour.md section 11):
+ * Payrail-Signature binds the body to a time; X-Signature alone (kept for
+ * accept.blue plugins) would accept a captured delivery replayed any time.
+ */
+const VERIFY_HINT = html`Verify <code>Payrail-Signature</code> (<code>t=&lt;unix seconds&gt;,v1=&lt;hex HMAC-SHA256 of "t.body"&gt;</code>) and refuse a <code>t</code> more than 5 minutes from now, as the SDK's <code>verifyWebhook</code> does: <code>X-Signature</code> signs the body alone, so a receiver that checks only it accepts a captured delivery replayed at any time.`;
+
 export function webhookSecretBody(endpoint: EndpointWithSecret, what: 'created' | 'rotated'): Html {
   return html`${notice('success', what === 'created' ? `Endpoint ${endpoint.id} added.` : `Signing secret of ${endpoint.id} replaced; deliveries use the new one now.`)}
   <div class="card secrets">
     <p><strong>Copy the signing secret now.</strong> It is shown only once.</p>
+    <p class="hint">${VERIFY_HINT}</p>
     <div class="secret"><label for="webhook-secret">Signing secret</label>
       <div class="secret-row"><input id="webhook-secret" class="mono" readonly value="${endpoint.signature}" data-secret><button type="button" class="button subtle" data-copy="webhook-secret" hidden>Copy</button></div></div>
   </div>
