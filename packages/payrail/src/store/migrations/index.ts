@@ -45,6 +45,7 @@ const names = [
   '029_checks_ach',
   '030_acceptblue_check_events',
   '031_ach_entry_clocks',
+  '036_reference_card_retention',
 ];
 
 export const MIGRATIONS: readonly Migration[] = names.map((name) => ({
