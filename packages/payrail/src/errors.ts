@@ -41,6 +41,13 @@ export const ERRORS = {
   // Card payin API (shape C)
   invalid_nonce: { code: 'invalid_nonce', status: 400, message: 'Token invalid or expired' },
   invalid_card: { code: 'invalid_card', status: 400, message: 'Card number or details invalid' },
+  // docs/api-decisions.md section 15: a `ref-` source whose transaction no longer keeps its card (voided, or past its 24 hours
+  // or 13 months); the transaction itself exists, so not not_found. The caller saves the card (save_card, a payment method) to charge it later.
+  reference_card_not_kept: {
+    code: 'reference_card_not_kept',
+    status: 400,
+    message: 'The card of this reference is no longer kept; charge a saved card instead',
+  },
   // docs/api-decisions.md section 15: the card is already saved for the customer; the reply names that method's id.
   duplicate_payment_method: { code: 'duplicate_payment_method', status: 409, message: 'This card is already saved for this customer' },
   // Behaviour section 16: accept.blue answers 409 to a second registration of a webhook_url.

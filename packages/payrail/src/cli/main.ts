@@ -89,6 +89,7 @@ function summaryText(s: merchants.MerchantSummary): string {
     `paid out           ${formatCents(s.paid_out_cents)} USD`,
     `card payins        ${formatCents(s.card_payins_cents)} USD`,
     `payouts must link  ${s.payouts_must_link ? 'on' : 'off'}`,
+    `reference cards    ${s.keeps_reference_cards ? 'kept 13 months' : 'kept 24 hours unless saved'}`,
     ...s.sources.map((src) => `source             ${src.id} ${src.name} (dialect ${src.dialect})${src.revoked ? ' (revoked)' : ''}`),
   ].join('\n');
 }
@@ -253,6 +254,19 @@ export function buildProgram(io: CliIo = processIo): Command {
       if (options.on === options.off) throw new UsageError('give exactly one of --on or --off');
       const summary = await withService((service) =>
         merchants.setPayoutsMustLink(adminDeps(service), { merchantId: options.merchant, on: options.on === true }, cliActor()),
+      );
+      output(command, summary, () => summaryText(summary));
+    });
+  merchant
+    .command('reference-cards')
+    .requiredOption('--merchant <id>', 'merchant id')
+    .option('--on', "approved charges keep their card 13 months for later ref- charges (accept.blue's reference charges)")
+    .option('--off', 'only charges with save_card or a saved-card token keep their card 13 months; others 24 hours')
+    .description('set how long the card of an approved charge stays usable by ref- charges')
+    .action(async (options: { merchant: string; on?: boolean; off?: boolean }, command: Command) => {
+      if (options.on === options.off) throw new UsageError('give exactly one of --on or --off');
+      const summary = await withService((service) =>
+        merchants.setKeepsReferenceCards(adminDeps(service), { merchantId: options.merchant, on: options.on === true }, cliActor()),
       );
       output(command, summary, () => summaryText(summary));
     });

@@ -47,6 +47,7 @@ export const AUDIT_ACTIONS = [
   'merchant.overdraft',
   'merchant.link_required',
   'merchant.surcharge',
+  'merchant.reference_cards',
   'transfer.link',
   'transfer.cancel',
   // Reversals of completed payouts (flows/transfers/reversals.ts)

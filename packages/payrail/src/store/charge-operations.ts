@@ -5,7 +5,7 @@
 // crash in between leaves an operation the worker resolves, never a guess.
 // Each reservation is one conditional UPDATE: two captures, or a capture and
 // a void, of one charge can never both be reserved, however they interleave.
-import { CHARGE_COLUMNS, type ChargeRow, changeCharge, chargeRowOf } from './charges.ts';
+import { CHARGE_COLUMNS, type ChargeRow, changeCharge, chargeRowOf, ERASE_REFERENCE_CARD } from './charges.ts';
 import type { Tx } from './db.ts';
 import { byKey } from './by-key.ts';
 
@@ -69,7 +69,8 @@ export async function recordCaptured(tx: Tx, pk: number, capturedCents: number, 
 /** Records an approved void: the charge as voided, or undefined when someone recorded this operation first. */
 export async function recordVoided(tx: Tx, pk: number, nowMs: number): Promise<ChargeRow | undefined> {
   return changeCharge(tx, {
-    set: "stage = 'voided', op = NULL, op_cents = NULL, op_next_run_at_ms = NULL, updated_at_ms = ?",
+    // A voided charge moved no money: the card it kept for `ref-` charges goes with it.
+    set: `stage = 'voided', op = NULL, op_cents = NULL, op_next_run_at_ms = NULL, updated_at_ms = ?, ${ERASE_REFERENCE_CARD}`,
     values: [nowMs],
     pk,
     condition: "op = 'void'",
@@ -116,7 +117,8 @@ export async function expireAuthorizations(
   limit: number,
 ): Promise<Array<{ pk: number; merchant_id: string }>> {
   return tx.all<{ pk: number; merchant_id: string }>(
-    `UPDATE charges SET stage = 'expired', updated_at_ms = ?
+    // An expired authorization moved no money either: its kept card is erased (docs/api-decisions.md section 15).
+    `UPDATE charges SET stage = 'expired', updated_at_ms = ?, ${ERASE_REFERENCE_CARD}
      WHERE stage = 'authorized' AND op IS NULL
        AND pk IN (SELECT pk FROM charges WHERE stage = 'authorized' AND op IS NULL AND created_at_ms <= ? ORDER BY created_at_ms LIMIT ?)
      RETURNING pk, merchant_id`,

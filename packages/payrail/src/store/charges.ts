@@ -180,8 +180,10 @@ export interface NewCharge {
   customer_pk?: number | null;
   payment_method_pk?: number | null;
   schedule_pk?: number | null;
-  /** A nonce's card number kept for later `ref-` charges; erased if the charge is not approved. */
+  /** A nonce's card number kept for later `ref-` charges; erased if the charge is not approved, or is voided. */
   ref_card_enc?: Buffer | null;
+  /** Until when ref_card_enc is kept (domain/reference-card-retention.ts); required with it. */
+  ref_card_until_ms?: number | null;
   /** `save_card: true`: the token an approval issues (card_ref); null when none was asked for. */
   save_card_ref?: string | null;
   /** The credential-on-file flags sent (domain/stored-credential.ts, as JSON text); null for a one-off card. */
@@ -190,9 +192,12 @@ export interface NewCharge {
 
 /** Inserts a charge awaiting the processor's answer; returns its reference number. */
 export async function insertPendingCharge(tx: Tx, charge: NewCharge): Promise<number> {
+  const refCard = charge.ref_card_enc ?? null;
+  // A kept card without its end would be kept for ever: a programming error, not a request's.
+  if (refCard !== null && (charge.ref_card_until_ms ?? null) === null) throw new Error('a charge keeping a reference card needs ref_card_until_ms');
   const pk = await tx.insert(
-    `INSERT INTO charges (merchant_id, source_id, status, amount_cents, currency, card_type, last4, bin, expiry_month, expiry_year, card_number_enc, request_json, idem_key, next_run_at_ms, created_at_ms, updated_at_ms, auto_capture, customer_pk, payment_method_pk, schedule_pk, ref_card_enc, save_card_ref, stored_credential)
-     VALUES (?, ?, 'pending', ?, 'USD', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO charges (merchant_id, source_id, status, amount_cents, currency, card_type, last4, bin, expiry_month, expiry_year, card_number_enc, request_json, idem_key, next_run_at_ms, created_at_ms, updated_at_ms, auto_capture, customer_pk, payment_method_pk, schedule_pk, ref_card_enc, save_card_ref, stored_credential, ref_card_until_ms)
+     VALUES (?, ?, 'pending', ?, 'USD', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       charge.merchant_id,
       charge.source_id,
@@ -212,14 +217,22 @@ export async function insertPendingCharge(tx: Tx, charge: NewCharge): Promise<nu
       charge.customer_pk ?? null,
       charge.payment_method_pk ?? null,
       charge.schedule_pk ?? null,
-      charge.ref_card_enc ?? null,
+      refCard,
       charge.save_card_ref ?? null,
       charge.stored_credential ?? null,
+      refCard === null ? null : (charge.ref_card_until_ms ?? null),
     ],
   );
   if (pk === null) throw new Error('INSERT INTO charges returned no pk');
   return pk;
 }
+
+/**
+ * The SET items that erase a charge's kept card (for `ref-` charges): on a
+ * decline or failure, a void, an expired authorization; the worker erases the
+ * others at ref_card_until_ms (eraseExpiredReferenceCards).
+ */
+export const ERASE_REFERENCE_CARD = 'ref_card_enc = NULL, ref_card_until_ms = NULL';
 
 /** What a final charge keeps in place of its sealed card number. */
 const ERASED = Buffer.alloc(0);
@@ -260,7 +273,7 @@ export async function recordOutcome(
   // number is erased with the outcome; a pending one keeps it for recovery.
   const erase = outcome.status === 'pending' ? '' : ', card_number_enc = ?';
   // The copy kept for `ref-` charges outlives only an approval (docs/api-decisions.md section 15).
-  const eraseRef = outcome.status === 'declined' || outcome.status === 'failed' ? ', ref_card_enc = NULL' : '';
+  const eraseRef = outcome.status === 'declined' || outcome.status === 'failed' ? `, ${ERASE_REFERENCE_CARD}` : '';
   // An approval is captured at once (and credited) unless it authorizes only, and issues the
   // saved-card token a `save_card` request asked for; a partial approval authorizes (and captures) only its amount. (SET expressions read the row as it was, hence the amount twice.)
   const partialCents = outcome.status === 'approved' ? (outcome.authorized_cents ?? null) : null;
@@ -431,6 +444,8 @@ export interface ReferenceCard {
   customer_pk: number | null;
   payment_method_pk: number | null;
   ref_card_enc: Buffer | null;
+  /** Until when a charge's copy is kept (migration 036); null for a verification's (kept from when made). */
+  ref_card_until_ms: number | null;
   /** The transaction's approval's network transaction id (migration 023), null when unknown. */
   network_transaction_id: string | null;
 }
@@ -438,13 +453,13 @@ export interface ReferenceCard {
 export async function getReferenceCard(tx: Tx, pk: number, merchantId: string): Promise<ReferenceCard | undefined> {
   const row =
     (await tx.get<ReferenceCard>(
-      `SELECT pk, source_id, card_type, last4, bin, expiry_month, expiry_year, request_json, customer_pk, payment_method_pk, ref_card_enc, network_transaction_id
+      `SELECT pk, source_id, card_type, last4, bin, expiry_month, expiry_year, request_json, customer_pk, payment_method_pk, ref_card_enc, ref_card_until_ms, network_transaction_id
      FROM charges WHERE ${byKey('pk', "merchant_id = ? AND kind = 'charge' AND status = 'approved' AND payment_type = 'card'")}`,
       [pk, merchantId],
     )) ??
     // An approved verification's card (its reference numbers have a range of their own).
     (await tx.get<ReferenceCard>(
-      `SELECT pk, source_id, card_type, last4, bin, expiry_month, expiry_year, request_json, NULL AS customer_pk, NULL AS payment_method_pk, ref_card_enc, network_transaction_id
+      `SELECT pk, source_id, card_type, last4, bin, expiry_month, expiry_year, request_json, NULL AS customer_pk, NULL AS payment_method_pk, ref_card_enc, NULL AS ref_card_until_ms, network_transaction_id
      FROM verifications WHERE ${byKey('pk', "merchant_id = ? AND status = 'approved'")}`,
       [pk, merchantId],
     ));
@@ -456,6 +471,7 @@ export async function getReferenceCard(tx: Tx, pk: number, merchantId: string): 
     expiry_year: Number(row.expiry_year),
     customer_pk: row.customer_pk === null ? null : Number(row.customer_pk),
     payment_method_pk: row.payment_method_pk === null ? null : Number(row.payment_method_pk),
+    ref_card_until_ms: row.ref_card_until_ms === null ? null : Number(row.ref_card_until_ms),
   };
 }
 
@@ -476,25 +492,38 @@ export async function listChargesOf(
   return rows.map((row) => chargeRowOf(row));
 }
 
-/** The tables that keep reference cards: charges, and verifications (a verify's reference number is a `ref-` source too). */
-const REFERENCE_CARD_TABLES = ['charges', 'verifications'] as const;
+/** When kept reference cards are past their time: a charge's at its ref_card_until_ms, a verification's when made before `verificationsBeforeMs`. */
+export interface ReferenceCardBounds {
+  readonly nowMs: number;
+  readonly verificationsBeforeMs: number;
+}
 
-export async function hasExpiredReferenceCards(tx: Tx, createdBeforeMs: number): Promise<boolean> {
-  for (const table of REFERENCE_CARD_TABLES) {
-    const found = await tx.get(`SELECT 1 AS one FROM ${table} WHERE ref_card_enc IS NOT NULL AND created_at_ms < ? LIMIT 1`, [createdBeforeMs]);
+/**
+ * The tables that keep reference cards, each with the column its time is
+ * counted on: charges (each its own end, migration 036), and verifications
+ * (a verify's reference number is a `ref-` source too; kept from when made).
+ */
+const REFERENCE_CARD_TABLES = [
+  { table: 'charges', column: 'ref_card_until_ms', bound: (b: ReferenceCardBounds) => b.nowMs, erase: ERASE_REFERENCE_CARD },
+  { table: 'verifications', column: 'created_at_ms', bound: (b: ReferenceCardBounds) => b.verificationsBeforeMs, erase: 'ref_card_enc = NULL' },
+] as const;
+
+export async function hasExpiredReferenceCards(tx: Tx, bounds: ReferenceCardBounds): Promise<boolean> {
+  for (const { table, column, bound } of REFERENCE_CARD_TABLES) {
+    const found = await tx.get(`SELECT 1 AS one FROM ${table} WHERE ref_card_enc IS NOT NULL AND ${column} < ? LIMIT 1`, [bound(bounds)]);
     if (found !== undefined) return true;
   }
   return false;
 }
 
-/** Erases at most `limit` reference cards of each table's rows made before `createdBeforeMs`; their `ref-` charges are refused from then on. */
-export async function eraseExpiredReferenceCards(tx: Tx, createdBeforeMs: number, limit: number): Promise<number> {
+/** Erases at most `limit` reference cards of each table that are past their time; their `ref-` charges are refused from then on. */
+export async function eraseExpiredReferenceCards(tx: Tx, bounds: ReferenceCardBounds, limit: number): Promise<number> {
   let erased = 0;
-  for (const table of REFERENCE_CARD_TABLES) {
+  for (const { table, column, bound, erase } of REFERENCE_CARD_TABLES) {
     const result = await tx.run(
-      `UPDATE ${table} SET ref_card_enc = NULL WHERE pk IN (
-         SELECT pk FROM ${table} WHERE ref_card_enc IS NOT NULL AND created_at_ms < ? ORDER BY created_at_ms LIMIT ?)`,
-      [createdBeforeMs, limit],
+      `UPDATE ${table} SET ${erase} WHERE pk IN (
+         SELECT pk FROM ${table} WHERE ref_card_enc IS NOT NULL AND ${column} < ? ORDER BY ${column} LIMIT ?)`,
+      [bound(bounds), limit],
     );
     erased += result.changes;
   }

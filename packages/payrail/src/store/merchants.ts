@@ -53,6 +53,16 @@ export async function setPayoutsMustLink(tx: Tx, id: string, on: boolean): Promi
   return (await tx.run('UPDATE merchants SET payouts_must_link = ? WHERE id = ?', [on ? 1 : 0, id])).changes;
 }
 
+/** The merchant's setting (migration 036): approved charges keep their card for later `ref-` charges for the whole retention (domain/reference-card-retention.ts). */
+export async function keepsReferenceCards(tx: Tx, id: string): Promise<boolean> {
+  const row = await tx.get<{ keeps_reference_cards: number }>('SELECT keeps_reference_cards FROM merchants WHERE id = ?', [id]);
+  return row !== undefined && Number(row.keeps_reference_cards) === 1;
+}
+
+export async function setKeepsReferenceCards(tx: Tx, id: string, on: boolean): Promise<number> {
+  return (await tx.run('UPDATE merchants SET keeps_reference_cards = ? WHERE id = ?', [on ? 1 : 0, id])).changes;
+}
+
 export async function insertSource(tx: Tx, row: Omit<SourceRow, 'revoked_at_ms' | 'dialect'> & { dialect?: WireDialect }): Promise<void> {
   await tx.run('INSERT INTO sources (id, merchant_id, name, dialect, created_at_ms) VALUES (?, ?, ?, ?, ?)', [
     row.id,

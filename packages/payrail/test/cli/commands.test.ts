@@ -94,6 +94,14 @@ for (const kind of STORE_KINDS) {
       assert.match(both.stderr, /--on or --off/);
     });
 
+    it('merchant reference-cards turns the setting on and off, and show tells it', async () => {
+      const on = await runCliJson<{ keeps_reference_cards: boolean }>(['merchant', 'reference-cards', '--merchant', created.merchant_id, '--on'], env);
+      assert.equal(on.keeps_reference_cards, true);
+      assert.match((await runCli(['merchant', 'show', '--merchant', created.merchant_id], env)).stdout, /reference cards +kept 13 months/);
+      const off = await runCliJson<{ keeps_reference_cards: boolean }>(['merchant', 'reference-cards', '--merchant', created.merchant_id, '--off'], env);
+      assert.equal(off.keeps_reference_cards, false);
+    });
+
     it('refuses bad input with a message on stderr and a non-zero exit, changing nothing', async () => {
       for (const amount of ['-5', '1.234', 'abc', '1e3', '0']) {
         const result = await runCli(['merchant', 'fund', '--merchant', created.merchant_id, '--amount', amount], env);

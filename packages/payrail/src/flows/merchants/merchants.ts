@@ -178,6 +178,26 @@ export async function setPayoutsMustLink(deps: AdminDeps, input: { merchantId: s
   );
 }
 
+/**
+ * Whether the merchant's approved charges keep their card for later `ref-`
+ * charges for 13 months (accept.blue's reference charges), not only the 24
+ * hours any nonce charge keeps it (domain/reference-card-retention.ts).
+ * Applies to charges made from then on.
+ */
+export async function setKeepsReferenceCards(
+  deps: AdminDeps,
+  input: { merchantId: string; on: boolean },
+  by: AuditActor = SYSTEM_ACTOR,
+): Promise<MerchantSummary> {
+  return changeMerchant(
+    deps,
+    by,
+    input.merchantId,
+    { action: 'merchant.reference_cards', detail: input.on ? 'on' : 'off' },
+    { kind: 'keeps_reference_cards', on: input.on },
+  );
+}
+
 export type { MerchantSummary };
 
 /** The transfer API's balance: the available balance and the overdraft, in cents. */

@@ -16,7 +16,10 @@ export function failCardSource(refusal: CardRefusal): never {
     case 'reference_not_found':
       return fail('not_found', `reference ${refusal.chargePk} is not an approved transaction of this merchant`);
     case 'reference_without_card':
-      return fail('not_found', `reference ${refusal.chargePk} has no card kept for reuse`);
+      return fail(
+        'reference_card_not_kept',
+        `reference ${refusal.chargePk} no longer keeps its card: a void erases it, and a charge keeps it 24 hours unless saved (save_card)`,
+      );
     case 'token_not_found':
       // As an unknown payment method reads: another merchant's token is not told apart.
       return fail('not_found', `saved card tkn-${refusal.cardRef} not found`);

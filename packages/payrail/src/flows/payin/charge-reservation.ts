@@ -5,6 +5,7 @@
 import type { CardCipher } from '../../crypto/card-cipher.ts';
 import type { Clock } from '../../domain/clock.ts';
 import { newCardRef } from '../../domain/card-refs.ts';
+import { referenceCardUntilMs } from '../../domain/reference-card-retention.ts';
 import { credentialOnFileText } from '../../domain/stored-credential.ts';
 import { hashNonce } from '../../domain/nonce.ts';
 import { CARD_PROCESSOR_TIMEOUT_MS } from '../../providers/card-processor.ts';
@@ -77,11 +78,20 @@ export function pendingChargeOf(
   amountCents: number,
   options: { idemKey: string | null; schedulePk: number | null; surchargeCents?: number },
 ): PendingChargeOf {
-  return (card, nowMs): NewCharge => {
+  return (card, nowMs, settings): NewCharge => {
     // The charge's own copy of the card number, for recovery should this
     // request die before the processor answers: sealed under the card-data key
     // and erased once the charge is final.
     const sealedNumber = cipher.seal(card.number, 'card_number', payer.sourceId);
+    const refCardUntilMs = referenceCardUntilMs(
+      {
+        keepsCopy: card.keepForReference,
+        // save_card, or the charge of a saved-card token: the card is on file at the merchant's asking.
+        cardOnFile: request.save_card === true || card.cardRef !== null,
+        merchantKeepsReferenceCards: settings.keepsReferenceCards,
+      },
+      nowMs,
+    );
     return {
       merchant_id: payer.merchantId,
       source_id: payer.sourceId,
@@ -108,11 +118,14 @@ export function pendingChargeOf(
       payment_method_pk: card.methodPk,
       schedule_pk: options.schedulePk,
       // A nonce's card is kept (sealed) for later `ref-` charges while the
-      // charge stays approved; a saved card is reached through its method,
-      // so deleting the method leaves no copy behind (docs/api-decisions.md section 15).
+      // charge stays approved and not voided, for 13 months when the merchant
+      // asked to keep it, else 24 hours (domain/reference-card-retention.ts); a
+      // saved card is reached through its method, so deleting the method leaves
+      // no copy behind (docs/api-decisions.md section 15).
       // The same sealed bytes as the recovery copy: one seal, and each column is
       // erased on its own schedule (an identical value tells nothing more).
-      ref_card_enc: card.keepForReference ? sealedNumber : null,
+      ref_card_enc: refCardUntilMs === null ? null : sealedNumber,
+      ref_card_until_ms: refCardUntilMs,
       save_card_ref: saveCardRefOf(request, card),
       // Kept so that asking again after a crash sends the flags the first request sent.
       stored_credential: credentialOnFileText(chargeCredentialOf(request, card, options.schedulePk !== null)),

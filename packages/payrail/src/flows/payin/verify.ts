@@ -110,7 +110,7 @@ async function reserve(deps: VerifyDeps, payer: Payer, request: NonceVerifyReque
         // Its own copy for recovery, under the card-data key; erased once answered.
         card_number_enc: sealedNumber,
         // The card a later `ref-<reference_number>` charge uses (radicalloop's authorize, then capture); erased
-        // unless approved, and after the same retention as a charge's (store/payin/cleanup.ts).
+        // unless approved, and after 13 months: a verification is a card-on-file check (domain/reference-card-retention.ts).
         ref_card_enc: sealedNumber,
         // save_card: an approval issues a saved-card token (docs/acceptblue-compatibility.md).
         save_card_ref: request.save_card === true ? newCardRef() : null,

@@ -1,18 +1,19 @@
 // Audited changes of an existing merchant (a top-up, its overdraft, the
-// link-required flag), each answered with the merchant's summary read in the
+// link-required flag, whether it keeps reference cards), each answered with the merchant's summary read in the
 // same transaction.
 import { floorCentsFor, merchantAccount } from '../../domain/ledger.ts';
 import { type AuditNote, appendAuditNote } from '../audit-events.ts';
 import type { Db, Tx } from '../db.ts';
 import { setFloor } from '../ledger.ts';
-import { getMerchant, setPayoutsMustLink } from '../merchants.ts';
+import { getMerchant, setKeepsReferenceCards, setPayoutsMustLink } from '../merchants.ts';
 import { type Funding, postFunding } from './create.ts';
 import { type MerchantSummary, summaryOf } from './summary.ts';
 
 export type MerchantChange =
   | { readonly kind: 'fund'; readonly funding: Funding }
   | { readonly kind: 'overdraft'; readonly overdraftCents: number }
-  | { readonly kind: 'payouts_must_link'; readonly on: boolean };
+  | { readonly kind: 'payouts_must_link'; readonly on: boolean }
+  | { readonly kind: 'keeps_reference_cards'; readonly on: boolean };
 
 export type MerchantChanged =
   | { readonly kind: 'changed'; readonly summary: MerchantSummary }
@@ -30,6 +31,9 @@ async function apply(tx: Tx, merchantId: string, change: MerchantChange, nowMs: 
       return setFloor(tx, merchantAccount(merchantId, 'available'), floorCentsFor(change.overdraftCents));
     case 'payouts_must_link':
       await setPayoutsMustLink(tx, merchantId, change.on);
+      return true;
+    case 'keeps_reference_cards':
+      await setKeepsReferenceCards(tx, merchantId, change.on);
       return true;
   }
 }

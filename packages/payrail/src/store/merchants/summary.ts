@@ -4,12 +4,14 @@ import { merchantAccount, overdraftCentsOf } from '../../domain/ledger.ts';
 import type { WireDialect } from '../../domain/wire-dialect.ts';
 import type { Db, Tx } from '../db.ts';
 import { type AccountRow, getAccount } from '../ledger.ts';
-import { getMerchant, listSources } from '../merchants.ts';
+import { getMerchant, keepsReferenceCards, listSources } from '../merchants.ts';
 
 export interface MerchantSummary {
   readonly merchant_id: string;
   readonly name: string;
   readonly payouts_must_link: boolean;
+  /** Approved charges keep their card for `ref-` charges for 13 months, not 24 hours (domain/reference-card-retention.ts). */
+  readonly keeps_reference_cards: boolean;
   readonly balance_cents: number;
   readonly overdraft_cents: number;
   readonly available_cents: number;
@@ -36,6 +38,7 @@ export async function summaryOf(tx: Tx, merchantId: string): Promise<MerchantSum
     merchant_id: merchant.id,
     name: merchant.name,
     payouts_must_link: merchant.payouts_must_link === 1,
+    keeps_reference_cards: await keepsReferenceCards(tx, merchant.id),
     balance_cents: available.balance_cents,
     overdraft_cents: overdraftCents,
     available_cents: available.balance_cents + overdraftCents,

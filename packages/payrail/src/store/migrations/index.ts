@@ -46,6 +46,7 @@ const names = [
   '030_acceptblue_check_events',
   '031_ach_entry_clocks',
   '035_invitation_window',
+  '036_reference_card_retention',
 ];
 
 export const MIGRATIONS: readonly Migration[] = names.map((name) => ({

@@ -48,7 +48,7 @@ export interface ChargeCard {
   readonly billing: Billing;
   readonly customerPk: number | null;
   readonly methodPk: number | null;
-  /** True for a nonce: the charge keeps its own sealed copy for later `ref-` charges. */
+  /** True but for a saved method's card: the charge may keep its own sealed copy for later `ref-` charges (for how long: domain/reference-card-retention.ts). */
   readonly keepForReference: boolean;
   /** The saved-card token the card came from (`tkn-`), else null. */
   readonly cardRef: string | null;
@@ -126,7 +126,9 @@ export async function takeCardSourceIn(
     const networkTransactionId = earlier.network_transaction_id ?? card.networkTransactionId;
     return { ...card, billing: request.billing ?? billingOfRequest(earlier.request_json), networkTransactionId };
   }
-  if (earlier.ref_card_enc === null || earlier.ref_card_enc.length === 0)
+  // A copy past its time reads as erased, whether or not the worker has erased it yet.
+  const pastItsTime = earlier.ref_card_until_ms !== null && earlier.ref_card_until_ms <= nowMs;
+  if (earlier.ref_card_enc === null || earlier.ref_card_enc.length === 0 || pastItsTime)
     return { kind: 'refused', reason: 'reference_without_card', chargePk: source.chargePk };
   const expiry = expiryOf(request, earlier.expiry_month, earlier.expiry_year, nowMs);
   if ('kind' in expiry) return expiry;

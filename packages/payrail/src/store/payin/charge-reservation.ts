@@ -7,6 +7,7 @@ import { type ChargeRow, insertPendingCharge, type NewCharge, pendingChargeRow }
 import { command, Refusal } from '../command.ts';
 import type { Db, Tx } from '../db.ts';
 import { getCustomer } from '../customers.ts';
+import { keepsReferenceCards } from '../merchants.ts';
 import { reserveKey } from '../idempotency.ts';
 import { type CardKeys, type CardRefusal, type CardSourceRequest, type ChargeCard, takeCardSourceIn } from './card-source.ts';
 
@@ -18,8 +19,14 @@ export interface KeyClaim {
   readonly ttlMs: number;
 }
 
+/** What the merchant set that the pending charge depends on. */
+export interface ChargeSettings {
+  /** Approved charges keep their card for `ref-` charges for the whole retention (merchants.keeps_reference_cards). */
+  readonly keepsReferenceCards: boolean;
+}
+
 /** The pending charge to insert for the card taken: built by the flow (it seals the card's copies). */
-export type PendingChargeOf = (card: ChargeCard, nowMs: number) => NewCharge;
+export type PendingChargeOf = (card: ChargeCard, nowMs: number, settings: ChargeSettings) => NewCharge;
 
 export interface ChargeReservationInput {
   readonly clock: Clock;
@@ -61,7 +68,9 @@ export async function reserveChargeIn(
   const taken = await takeCardSourceIn(tx, input.keys, input.payer, input.source, nowMs);
   if ('kind' in taken) return taken;
   const card = await linkedCustomer(tx, input.payer.merchantId, input.customerPk ?? null, taken);
-  const pending = input.pendingOf(card, nowMs);
+  // Read only when the charge could keep a copy of its card (a saved method's charge keeps none).
+  const settings = { keepsReferenceCards: card.keepForReference && (await keepsReferenceCards(tx, input.payer.merchantId)) };
+  const pending = input.pendingOf(card, nowMs, settings);
   const charge = pendingChargeRow(await insertPendingCharge(tx, pending), pending);
   return { kind: 'reserved', charge, card };
 }

@@ -6,11 +6,11 @@ import type { Db } from '../db.ts';
 import { hasPrunableKeys, pruneKeys } from '../idempotency.ts';
 import { hasExpiredNonces, pruneExpiredNonces } from '../nonces.ts';
 
-/** Expired nonces before `nowMs`; keys and reference cards made at or before their bounds. */
+/** Expired nonces and charges' reference cards before `nowMs`; keys and verifications' reference cards made before their bounds. */
 export interface PayinPruneBounds {
   readonly nowMs: number;
   readonly keysBeforeMs: number;
-  readonly cardsBeforeMs: number;
+  readonly verificationCardsBeforeMs: number;
 }
 
 export interface PayinPrunable {
@@ -23,7 +23,7 @@ export function findPrunablePayinData(db: Db, bounds: PayinPruneBounds): Promise
   return db.read(async (tx) => ({
     nonces: await hasExpiredNonces(tx, bounds.nowMs),
     keys: await hasPrunableKeys(tx, bounds.keysBeforeMs),
-    cards: await hasExpiredReferenceCards(tx, bounds.cardsBeforeMs),
+    cards: await hasExpiredReferenceCards(tx, { nowMs: bounds.nowMs, verificationsBeforeMs: bounds.verificationCardsBeforeMs }),
   }));
 }
 
@@ -34,6 +34,6 @@ export function prunePayinRows(db: Db, input: PayinPruneBounds & { which: PayinP
     async (tx) =>
       (which.nonces ? await pruneExpiredNonces(tx, input.nowMs, limit) : 0) +
       (which.keys ? await pruneKeys(tx, input.keysBeforeMs, limit) : 0) +
-      (which.cards ? await eraseExpiredReferenceCards(tx, input.cardsBeforeMs, limit) : 0),
+      (which.cards ? await eraseExpiredReferenceCards(tx, { nowMs: input.nowMs, verificationsBeforeMs: input.verificationCardsBeforeMs }, limit) : 0),
   );
 }

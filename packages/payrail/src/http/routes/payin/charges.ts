@@ -39,6 +39,7 @@ export function payinChargeRoutes(service: Service): FastifyPluginAsyncTypebox {
             'invalid_amount',
             'idempotency_key_reused',
             'not_found',
+            'reference_card_not_kept',
             'not_offered',
             'service_unavailable',
             'check_payments_unavailable',

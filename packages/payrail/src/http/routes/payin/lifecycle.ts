@@ -89,6 +89,7 @@ const DOCS = {
       'invalid_nonce',
       'invalid_card',
       'not_found',
+      'reference_card_not_kept',
       'insufficient_funds',
       'idempotency_key_reused',
       'check_payments_unavailable',

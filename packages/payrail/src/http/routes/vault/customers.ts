@@ -219,7 +219,7 @@ export function customerRoutes(service: Service): FastifyPluginAsyncTypebox {
       {
         schema: {
           operationId: 'createPaymentMethod',
-          errors: ['not_found', 'invalid_nonce', 'invalid_card', 'duplicate_payment_method', 'idempotency_key_reused'],
+          errors: ['not_found', 'invalid_nonce', 'invalid_card', 'reference_card_not_kept', 'duplicate_payment_method', 'idempotency_key_reused'],
           summary:
             'Save a card for a customer from a nonce or ref- source, or a check from name, routing_number, account_number, account_type and sec_code (the same card with the same expiry, or the same bank account, twice: 409 naming the existing method)',
           params: IdParams,

@@ -20,7 +20,7 @@ export function savedCardRoutes(service: Service): FastifyPluginAsyncTypebox {
         schema: {
           operationId: 'createSavedCard',
           summary: 'Save a card, or the card of a nonce, payment method or transaction, as a token (tkn-<cardRef>) without verifying it',
-          errors: ['invalid_card', 'invalid_nonce', 'not_found', 'idempotency_key_reused'],
+          errors: ['invalid_card', 'invalid_nonce', 'not_found', 'reference_card_not_kept', 'idempotency_key_reused'],
           body: SavedCardCreate,
           headers: ChargeHeaders,
           response: { 201: SavedCard, ...PAYIN_REFUSALS },
