@@ -24,6 +24,7 @@ import { Worker } from '../worker/worker.ts';
 import { describeFailure, failureJson, failureText, inStore, StoreCommandError } from './failure.ts';
 import { cliActor } from './actor.ts';
 import { registerAchCommands } from './ach-commands.ts';
+import { registerKeyCommands } from './key-commands.ts';
 import { registerOnboardingCommands } from './onboarding-commands.ts';
 import { registerAuditCommand, registerOriginsCommand, registerUserAdminCommands } from './security-commands.ts';
 import { registerReconcileCommands } from './reconcile-commands.ts';
@@ -340,6 +341,7 @@ export function buildProgram(): Command {
   registerSurchargeCommand(merchant, securityHelpers);
   registerReconcileCommands(program, securityHelpers);
   registerAchCommands(program, securityHelpers);
+  registerKeyCommands(program, securityHelpers);
 
   const transfer = program
     .command('transfer')

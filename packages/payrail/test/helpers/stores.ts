@@ -39,6 +39,11 @@ export function tempDir(prefix = 'payrail-test-'): string {
   return dir;
 }
 
+/** A sandbox key file of its own for each test store, outside its data directory as the default is (src/crypto/card-key.ts), removed with the temp dirs. */
+function sandboxKeyFile(): string {
+  return path.join(tempDir('payrail-key-'), 'card-data.key');
+}
+
 export async function createSqliteStore(): Promise<TestStore> {
   const dataDir = tempDir();
   const db = await openMigratedDb({ databaseUrl: null, dataDir, pgPoolSize: 4 });
@@ -46,7 +51,7 @@ export async function createSqliteStore(): Promise<TestStore> {
     kind: 'sqlite',
     db,
     dataDir,
-    env: { PAYRAIL_DATA_DIR: dataDir },
+    env: { PAYRAIL_DATA_DIR: dataDir, PAYRAIL_CARD_KEY_FILE: sandboxKeyFile() },
     async dispose() {
       await db.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
@@ -74,7 +79,7 @@ export async function createPostgresStore(): Promise<TestStore> {
     kind: 'postgres',
     db,
     dataDir,
-    env: { DATABASE_URL: url, PAYRAIL_DATA_DIR: dataDir },
+    env: { DATABASE_URL: url, PAYRAIL_DATA_DIR: dataDir, PAYRAIL_CARD_KEY_FILE: sandboxKeyFile() },
     async dispose() {
       await db.close();
       await adminQuery(`DROP SCHEMA ${schema} CASCADE`);

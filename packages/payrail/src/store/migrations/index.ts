@@ -45,6 +45,7 @@ const names = [
   '029_checks_ach',
   '030_acceptblue_check_events',
   '031_ach_entry_clocks',
+  '032_card_data_keys',
 ];
 
 export const MIGRATIONS: readonly Migration[] = names.map((name) => ({

@@ -1,0 +1,156 @@
+// The card-data keys this process holds: every key still in use, by id, and
+// which one seals new data. Key 1 is the key Payrail always had (the
+// configured PAYRAIL_CARD_KEY, or the sandbox's key file); what it sealed
+// keeps its original formats (no key id in them) and opens as before, so an
+// upgrade re-seals nothing. `payrail keys rotate` adds key 2, 3, ...: random
+// data keys stored in the database only wrapped by the key provider
+// (flows/card-keys), unwrapped once per process and kept here as KeyObjects
+// (src/crypto/subkeys.ts says why).
+//
+// A new key seals nothing until its activation time (set by rotate, a little
+// longer than processes take to refresh their ring), so every running
+// process has loaded a key before any data is sealed under it. Should a
+// process still meet an id it does not hold (its refreshes failed), it asks
+// for a reload and the operation fails once, retryably.
+import crypto, { type KeyObject } from 'node:crypto';
+import type { PinKeys } from '../domain/credentials.ts';
+import { ApiError } from '../errors.ts';
+import { deriveSubkeyObject } from './subkeys.ts';
+
+/** The id of the key that sealed everything before key ids existed. */
+export const LEGACY_KEY_ID = 1;
+/** Largest key id; ids are 4 bytes in sealed headers. */
+export const KEY_ID_MAX = 0xffff_ffff;
+
+export class DataKey {
+  readonly id: number;
+  /** Raw key: derives nonce keys, per nonce. */
+  readonly master: Buffer;
+  /** Seals long-lived card data. */
+  readonly key: KeyObject;
+  /** When it starts sealing new data (ms since the epoch); earlier it only opens. */
+  readonly activeFromMs: number;
+  #pinKey: KeyObject | null = null;
+  #fingerprintKey: KeyObject | null = null;
+  #webhookKey: KeyObject | null = null;
+
+  constructor(id: number, master: Buffer, activeFromMs: number) {
+    if (!Number.isInteger(id) || id < 1 || id > KEY_ID_MAX) throw new Error(`card-data key id ${id} is out of range`);
+    this.id = id;
+    this.master = Buffer.from(master);
+    this.key = crypto.createSecretKey(master);
+    this.activeFromMs = activeFromMs;
+  }
+
+  get pinKey(): KeyObject {
+    this.#pinKey ??= deriveSubkeyObject(this.master, 'pinHash');
+    return this.#pinKey;
+  }
+
+  get fingerprintKey(): KeyObject {
+    this.#fingerprintKey ??= deriveSubkeyObject(this.master, 'cardFingerprint');
+    return this.#fingerprintKey;
+  }
+
+  get webhookKey(): KeyObject {
+    this.#webhookKey ??= deriveSubkeyObject(this.master, 'webhookSecret');
+    return this.#webhookKey;
+  }
+
+  toJSON(): string {
+    return `DataKey ${this.id}`;
+  }
+}
+
+/** Data sealed under a key id this process does not hold (yet, or any more). */
+export class UnknownCardKeyError extends ApiError {
+  constructor(readonly keyId: number) {
+    // An API error, so a request that meets it answers a retryable 503 in its API's envelope.
+    super('card_key_loading', `card data is sealed under card-data key ${keyId}, which this process does not hold (retired, or not loaded yet: retry)`);
+  }
+}
+
+/** How long a process goes without looking for new or retired keys. */
+export const RING_REFRESH_MS = 15_000;
+
+export class KeyRing implements PinKeys {
+  #keys = new Map<number, DataKey>();
+  #loadedAtMs: number;
+  readonly #nowMs: () => number;
+  /** Asks the loader for a fresh ring (asynchronously, once at a time); null for a fixed ring. */
+  #reload: (() => void) | null = null;
+
+  constructor(keys: readonly DataKey[], nowMs: () => number = Date.now) {
+    this.#nowMs = nowMs;
+    this.#loadedAtMs = nowMs();
+    this.replace(keys);
+  }
+
+  /** Installs what the loader read; keeps at least one key. */
+  replace(keys: readonly DataKey[]): void {
+    if (keys.length === 0) throw new Error('a card-data key ring needs at least one key');
+    this.#keys = new Map(keys.map((key) => [key.id, key]));
+    this.#loadedAtMs = this.#nowMs();
+  }
+
+  /** After a failed reload: the next try waits a refresh interval, instead of following every call. */
+  deferRefresh(): void {
+    this.#loadedAtMs = this.#nowMs();
+  }
+
+  setReload(reload: () => void): void {
+    this.#reload = reload;
+  }
+
+  get loadedAtMs(): number {
+    return this.#loadedAtMs;
+  }
+
+  /** The key new data is sealed under: the newest one already active. */
+  sealing(): DataKey {
+    this.#reloadIfStale();
+    const nowMs = this.#nowMs();
+    let best: DataKey | null = null;
+    for (const key of this.#keys.values()) {
+      if (key.activeFromMs <= nowMs && (best === null || key.id > best.id)) best = key;
+    }
+    // All keys still waiting for their activation: the oldest one seals.
+    return best ?? [...this.#keys.values()].reduce((a, b) => (a.id < b.id ? a : b));
+  }
+
+  /** The key of an id met in stored data; throws UnknownCardKeyError (and asks for a reload) when not held. */
+  key(id: number): DataKey {
+    const key = this.#keys.get(id);
+    if (key !== undefined) return key;
+    this.#reload?.();
+    throw new UnknownCardKeyError(id);
+  }
+
+  has(id: number): boolean {
+    return this.#keys.has(id);
+  }
+
+  ids(): number[] {
+    return [...this.#keys.keys()].sort((a, b) => a - b);
+  }
+
+  // PinKeys (domain/credentials.ts): PIN hashes record the key id too.
+  newestPinKey(): { id: number; key: KeyObject } {
+    const key = this.sealing();
+    return { id: key.id, key: key.pinKey };
+  }
+
+  pinKeyOf(id: number): KeyObject | undefined {
+    const key = this.#keys.get(id);
+    if (key === undefined) this.#reload?.();
+    return key?.pinKey;
+  }
+
+  #reloadIfStale(): void {
+    if (this.#reload !== null && this.#nowMs() - this.#loadedAtMs >= RING_REFRESH_MS) this.#reload();
+  }
+
+  toJSON(): string {
+    return 'KeyRing';
+  }
+}
