@@ -55,7 +55,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const installation = await readInstallation(db);
   const providerKeys = providerKeysOf(installation.id, installation.legacyPkMax);
   // The card-data keys, unwrapped once here (flows/card-keys/ring-loader.ts): the hot path never asks the store or the key provider.
-  await loadKeyRing({ config, db, log });
+  await loadKeyRing({ config, db, log, clock });
   return { config, db, clock, log, corridors, providers, providerKeys };
 }
 

@@ -17,7 +17,8 @@ import type { Service } from '../../service.ts';
 import { type CardKeyRow, insertCardKey, listCardKeys } from '../../store/card-keys.ts';
 import { type KeyConfig, keyProvidersOf } from './providers.ts';
 
-export type RingContext = Pick<Service, 'db' | 'log'> & { readonly config: KeyConfig };
+/** `clock`: what key activation and refreshes are timed by (the service's clock; the system clock when absent). */
+export type RingContext = Pick<Service, 'db' | 'log'> & { readonly config: KeyConfig; readonly clock?: { nowMs(): number } };
 
 interface Loaded {
   readonly ring: KeyRing;
@@ -37,7 +38,8 @@ export async function loadKeyRing(context: RingContext): Promise<KeyRing> {
   }
   const unwrapped = new Map<string, Buffer>();
   const keys = await readKeys(context, unwrapped);
-  const ring = new KeyRing(keys);
+  const clock = context.clock;
+  const ring = new KeyRing(keys, clock === undefined ? Date.now : () => clock.nowMs());
   const loaded: Loaded = { ring, unwrapped, reloading: null };
   ring.setReload(() => {
     void reload(context, loaded).catch(() => undefined);
@@ -97,7 +99,7 @@ async function keyOf(context: RingContext, row: CardKeyRow, unwrapped: Map<strin
 
 async function recordFirstKey(context: RingContext): Promise<void> {
   const providers = keyProvidersOf(context.config);
-  const nowMs = Date.now();
+  const nowMs = context.clock?.nowMs() ?? Date.now();
   if (providers.localKey !== null) {
     // Whatever provider wraps later keys, existing data was sealed with the configured key.
     await insertCardKey(context.db, { id: LEGACY_KEY_ID, provider: 'configured', wrapped: null, created_at_ms: nowMs, active_from_ms: 0 });
