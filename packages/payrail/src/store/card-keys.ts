@@ -74,7 +74,7 @@ function target(table: string, column: string, rowKey: string, numericKey: boole
   return { name: `${table}.${column}`, table, column, rowKey, numericKey, kind: 'card', field: 'card_number', nonce: false, ...extra };
 }
 
-/** Every column of sealed data in the store; a new one must be added here (test/crypto/key-rotation.test.ts checks the schema). */
+/** Every column of sealed data in the store; a new one must be added here (test/security/key-rotation.test.ts checks the schema). */
 export const SEALED_TARGETS: readonly SealedTarget[] = [
   target('charges', 'card_number_enc', 'pk', true),
   target('charges', 'ref_card_enc', 'pk', true),

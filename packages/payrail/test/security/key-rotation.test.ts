@@ -20,6 +20,7 @@ import { createService } from '../../src/runtime.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { basicOf, chargeBody, nonceFor, postCharge } from '../helpers/payin.ts';
 import { newCustomer, saveCardFor } from '../helpers/stored.ts';
+import { SEALED_TARGETS } from '../../src/store/card-keys.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 
 const VISA = '4111111111111111';
@@ -212,6 +213,22 @@ for (const kind of STORE_KINDS) {
       } finally {
         await otherApp.close();
       }
+    });
+
+    it('finding 16: every column of sealed data in the schema is one the re-seal job and keys status know', async () => {
+      const columns =
+        kind === 'sqlite'
+          ? await t.service.db.read((tx) =>
+              tx.all<{ name: string }>(
+                "SELECT m.name || '.' || c.name AS name FROM sqlite_master m, pragma_table_info(m.name) c WHERE m.type = 'table' AND upper(c.type) = 'BLOB'",
+              ),
+            )
+          : await t.service.db.read((tx) =>
+              tx.all<{ name: string }>(
+                "SELECT table_name || '.' || column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND data_type = 'bytea'",
+              ),
+            );
+      assert.deepEqual(columns.map((c) => c.name).sort(), SEALED_TARGETS.map((target) => target.name).sort());
     });
 
     it('finding 16: keys status counts what each key protects; a card number sealed under a retired key is refused, never misread', async () => {
