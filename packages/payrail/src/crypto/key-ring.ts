@@ -75,21 +75,24 @@ export const RING_REFRESH_MS = 15_000;
 
 export class KeyRing implements PinKeys {
   #keys = new Map<number, DataKey>();
+  /** Ids of retired keys: what they made is refused, where an unknown id means "not loaded yet". */
+  #retired = new Set<number>();
   #loadedAtMs: number;
   readonly #nowMs: () => number;
   /** Asks the loader for a fresh ring (asynchronously, once at a time); null for a fixed ring. */
   #reload: (() => void) | null = null;
 
-  constructor(keys: readonly DataKey[], nowMs: () => number = Date.now) {
+  constructor(keys: readonly DataKey[], nowMs: () => number = Date.now, retiredIds: readonly number[] = []) {
     this.#nowMs = nowMs;
     this.#loadedAtMs = nowMs();
-    this.replace(keys);
+    this.replace(keys, retiredIds);
   }
 
   /** Installs what the loader read; keeps at least one key. */
-  replace(keys: readonly DataKey[]): void {
+  replace(keys: readonly DataKey[], retiredIds: readonly number[] = []): void {
     if (keys.length === 0) throw new Error('a card-data key ring needs at least one key');
     this.#keys = new Map(keys.map((key) => [key.id, key]));
+    this.#retired = new Set(retiredIds);
     this.#loadedAtMs = this.#nowMs();
   }
 
@@ -140,10 +143,14 @@ export class KeyRing implements PinKeys {
     return { id: key.id, key: key.pinKey };
   }
 
+  /**
+   * undefined for a retired key (its PIN hashes are refused: the PIN must be
+   * issued again); throws UnknownCardKeyError, a retryable 503 that counts no
+   * wrong PIN, for a key not loaded yet.
+   */
   pinKeyOf(id: number): KeyObject | undefined {
-    const key = this.#keys.get(id);
-    if (key === undefined) this.#reload?.();
-    return key?.pinKey;
+    if (this.#retired.has(id)) return undefined;
+    return this.key(id).pinKey;
   }
 
   #reloadIfStale(): void {

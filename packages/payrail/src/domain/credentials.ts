@@ -86,7 +86,7 @@ export function hashKey(keyText: string): string {
  */
 export interface PinKeys {
   newestPinKey(): { readonly id: number; readonly key: KeyObject };
-  /** undefined when the key is not held (retired: the PIN must be issued again). */
+  /** undefined when the key is retired (the PIN must be issued again); throws when it is not loaded yet (retry). */
   pinKeyOf(id: number): KeyObject | undefined;
 }
 

@@ -9,6 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
 import { sealedKeyOf } from '../../src/crypto/card-cipher.ts';
 import { cardCipherFor, keyRingFor } from '../../src/crypto/card-key.ts';
+import { webhookSecretCipherFor, webhookSecretKeyOf } from '../../src/crypto/webhook-secret.ts';
+import { Secret } from '../../src/domain/secret.ts';
 import { ManualClock } from '../../src/domain/clock.ts';
 import { cardKeysStatus, retireCardKey, rotateCardKey } from '../../src/flows/card-keys/rotation.ts';
 import { resealBatch } from '../../src/flows/card-keys/reseal.ts';
@@ -78,6 +80,14 @@ for (const kind of STORE_KINDS) {
       for (let i = 0; i < 6; i++) await chargeSaved(t, merchant, before[0]!.id, 1 + i, '1111');
       for (let i = 0; i < 4; i++) await chargeNonce(t, merchant, MASTERCARD, 2 + i);
       assert.equal(cardCipherFor(t.service.config).sealingKeyId, 1, 'an installation that never rotated seals under key 1');
+      // A webhook endpoint's signing secret is sealed under the card-data keys too.
+      const secretBefore = webhookSecretCipherFor(t.service.config).seal(new Secret('whsec_rotation'), 'we_rotation');
+      await t.service.db.write((tx) =>
+        tx.run(
+          "INSERT INTO webhook_endpoints (id, merchant_id, url, event_types, secret_enc, created_at_ms, updated_at_ms) VALUES ('we_rotation', ?, 'https://example.com/hook', '', ?, 0, 0)",
+          [merchant.merchant_id, secretBefore],
+        ),
+      );
 
       const rotated = await rotateCardKey(t.service, { activateNow: true });
       assert.equal(rotated.key_id, 2);
@@ -108,6 +118,8 @@ for (const kind of STORE_KINDS) {
           ids.every((id) => id === 2),
           `${column}: ${ids.join(',')}`,
         );
+      const secretRow = await t.service.db.read((tx) => tx.get<{ v: Uint8Array }>("SELECT secret_enc AS v FROM webhook_endpoints WHERE id = 'we_rotation'"));
+      assert.equal(webhookSecretKeyOf(Buffer.from(secretRow!.v)), 2);
 
       // Retirement waits until every process has had time to stop sealing under the old key.
       await assert.rejects(retireCardKey(t.service, 1), /too recently/);
@@ -119,6 +131,7 @@ for (const kind of STORE_KINDS) {
       assert.equal(retired.key_id, 1);
       assert.deepEqual(keyRingFor(t.service.config).ids(), [2]);
 
+      assert.equal(webhookSecretCipherFor(t.service.config).open(Buffer.from(secretRow!.v), 'we_rotation').reveal(), 'whsec_rotation');
       await chargeSaved(t, merchant, before[0]!.id, 40, '1111');
       await chargeSaved(t, merchant, saved.id, 41, '4444');
       await chargeNonce(t, merchant, MASTERCARD, 42);
@@ -210,6 +223,27 @@ for (const kind of STORE_KINDS) {
           payload: JSON.stringify({ source: `pm-${method.id}`, amount: 5 }),
         });
         assert.equal(response.statusCode, 200, response.body);
+      } finally {
+        await otherApp.close();
+      }
+    });
+
+    it('finding 16: a process that has not loaded a key another one activated at once loads it: one retryable 503 in the API envelope, then the charge', async () => {
+      const env = { PAYRAIL_DATA_DIR: t.store.dataDir, PAYRAIL_SANDBOX_DELAY_MS: '0', PAYRAIL_WORKER: 'off', ...t.store.env };
+      const other = await createService(loadConfig(env), { db: t.store.db, clock: t.clock, log: createLogger('silent') });
+      const otherApp = await buildApp(other);
+      try {
+        const merchant = await t.newMerchant({ fundCents: 100_000 });
+        const rotated = await rotateCardKey(t.service, { activateNow: true });
+        assert.equal(keyRingFor(other.config).has(rotated.key_id), false);
+        const customer = await newCustomer(t, merchant);
+        const method = await saveCardFor(t, merchant, customer.id, VISA);
+        const first = await postCharge(otherApp, basicOf(merchant), { source: `pm-${method.id}`, amount: 6 });
+        assert.equal(first.statusCode, 503, first.body);
+        assert.match(first.body, /card-data key/);
+        for (let i = 0; i < 100 && !keyRingFor(other.config).has(rotated.key_id); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+        const second = await postCharge(otherApp, basicOf(merchant), { source: `pm-${method.id}`, amount: 6 });
+        assert.equal(second.statusCode, 200, second.body);
       } finally {
         await otherApp.close();
       }

@@ -37,9 +37,9 @@ export async function loadKeyRing(context: RingContext): Promise<KeyRing> {
     return existing.ring;
   }
   const unwrapped = new Map<string, Buffer>();
-  const keys = await readKeys(context, unwrapped);
+  const { keys, retired } = await readKeys(context, unwrapped);
   const clock = context.clock;
-  const ring = new KeyRing(keys, clock === undefined ? Date.now : () => clock.nowMs());
+  const ring = new KeyRing(keys, clock === undefined ? Date.now : () => clock.nowMs(), retired);
   const loaded: Loaded = { ring, unwrapped, reloading: null };
   ring.setReload(() => {
     void reload(context, loaded).catch(() => undefined);
@@ -53,7 +53,8 @@ export async function loadKeyRing(context: RingContext): Promise<KeyRing> {
 function reload(context: RingContext, loaded: Loaded): Promise<void> {
   loaded.reloading ??= (async () => {
     try {
-      loaded.ring.replace(await readKeys(context, loaded.unwrapped));
+      const { keys, retired } = await readKeys(context, loaded.unwrapped);
+      loaded.ring.replace(keys, retired);
     } catch (error) {
       loaded.ring.deferRefresh();
       logOf(context).error({ err: error }, 'could not reload the card-data keys; will try again');
@@ -65,19 +66,23 @@ function reload(context: RingContext, loaded: Loaded): Promise<void> {
   return loaded.reloading;
 }
 
-async function readKeys(context: RingContext, unwrapped: Map<string, Buffer>): Promise<DataKey[]> {
+async function readKeys(context: RingContext, unwrapped: Map<string, Buffer>): Promise<{ keys: DataKey[]; retired: number[] }> {
   let rows = await listCardKeys(context.db);
   if (rows.length === 0) {
     await recordFirstKey(context);
     rows = await listCardKeys(context.db);
   }
   const keys: DataKey[] = [];
+  const retired: number[] = [];
   for (const row of rows) {
-    if (row.state !== 'active') continue;
+    if (row.state !== 'active') {
+      retired.push(row.id);
+      continue;
+    }
     keys.push(new DataKey(row.id, await keyOf(context, row, unwrapped), row.active_from_ms));
   }
   if (keys.length === 0) throw new Error('the store has no active card-data key');
-  return keys;
+  return { keys, retired };
 }
 
 async function keyOf(context: RingContext, row: CardKeyRow, unwrapped: Map<string, Buffer>): Promise<Buffer> {
