@@ -88,9 +88,13 @@ export class KeyRing implements PinKeys {
     this.replace(keys, retiredIds);
   }
 
-  /** Installs what the loader read; keeps at least one key. */
+  /**
+   * Installs what the loader read. Empty only when the keys could not be
+   * loaded (the key provider unreachable at start): every use then answers
+   * a retryable 503 and asks for a reload, rather than seal under a key the
+   * store may no longer use.
+   */
   replace(keys: readonly DataKey[], retiredIds: readonly number[] = []): void {
-    if (keys.length === 0) throw new Error('a card-data key ring needs at least one key');
     this.#keys = new Map(keys.map((key) => [key.id, key]));
     this.#retired = new Set(retiredIds);
     this.#loadedAtMs = this.#nowMs();
@@ -117,8 +121,13 @@ export class KeyRing implements PinKeys {
     for (const key of this.#keys.values()) {
       if (key.activeFromMs <= nowMs && (best === null || key.id > best.id)) best = key;
     }
+    if (best !== null) return best;
+    if (this.#keys.size === 0) {
+      this.#reload?.();
+      throw new ApiError('card_key_loading', 'the card-data keys are not loaded yet (is the key provider reachable?); retry');
+    }
     // All keys still waiting for their activation: the oldest one seals.
-    return best ?? [...this.#keys.values()].reduce((a, b) => (a.id < b.id ? a : b));
+    return [...this.#keys.values()].reduce((a, b) => (a.id < b.id ? a : b));
   }
 
   /** The key of an id met in stored data; throws UnknownCardKeyError (and asks for a reload) when not held. */

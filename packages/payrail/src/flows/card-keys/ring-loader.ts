@@ -37,15 +37,16 @@ export async function loadKeyRing(context: RingContext): Promise<KeyRing> {
     return existing.ring;
   }
   const unwrapped = new Map<string, Buffer>();
-  const { keys, retired } = await readKeys(context, unwrapped);
   const clock = context.clock;
-  const ring = new KeyRing(keys, clock === undefined ? Date.now : () => clock.nowMs(), retired);
+  const ring = new KeyRing([], clock === undefined ? Date.now : () => clock.nowMs());
   const loaded: Loaded = { ring, unwrapped, reloading: null };
   ring.setReload(() => {
     void reload(context, loaded).catch(() => undefined);
   });
   loadedRings.set(context.config, loaded);
   installKeyRing(context.config, ring);
+  // A failure leaves the ring empty (card operations answer "retry" and reload it), so the service still starts.
+  await reload(context, loaded).catch(() => undefined);
   return ring;
 }
 
