@@ -70,6 +70,17 @@ describe('production start checks', () => {
     assert.deepEqual(problemsOf({ ...PRODUCTION, PAYRAIL_CARD_KEY: randomKey }), []);
   });
 
+  it('finding 16: refuses to start without a key provider; accepts Vault transit in place of PAYRAIL_CARD_KEY, over https only', () => {
+    assert.ok(problemsOf(PRODUCTION).some((problem) => problem.startsWith('production needs a key provider: PAYRAIL_CARD_KEY')));
+    const vault = { ...PRODUCTION, PAYRAIL_KEY_PROVIDER: 'vault', PAYRAIL_VAULT_ADDR: 'https://vault.internal:8200', PAYRAIL_VAULT_TOKEN: 'hvs.example' };
+    assert.deepEqual(problemsOf(vault), []);
+    assert.deepEqual(problemsOf({ ...vault, PAYRAIL_VAULT_ADDR: 'http://vault.internal:8200' }), ['production needs PAYRAIL_VAULT_ADDR to be an https:// URL']);
+    assert.ok(problemsOf({ ...vault, PAYRAIL_VAULT_TOKEN: '' }).some((problem) => problem.includes('PAYRAIL_VAULT_TOKEN')));
+    assert.deepEqual(problemsOf({ ...PRODUCTION, PAYRAIL_CARD_KEY: randomKey, PAYRAIL_KEY_PROVIDER: 'kms' }), [
+      'PAYRAIL_KEY_PROVIDER must be local or vault, got "kms"',
+    ]);
+  });
+
   it('refuses a card-data key that is not random', () => {
     const weak: Array<[string, Buffer]> = [
       ['all zeros', Buffer.alloc(32)],
