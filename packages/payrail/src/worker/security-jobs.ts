@@ -5,6 +5,7 @@
 // nor change what a drain reports), so an idle worker stays idle.
 import { pruneAbuseCounters, COUNTER_PRUNE_BATCH_MAX } from '../flows/access/abuse-counters.ts';
 import { SCRUB_INTERVAL_MS, scrubErasedCardData } from '../flows/payin/card-data-scrub.ts';
+import { refreshKeyRingIfStale } from '../flows/card-keys/ring-loader.ts';
 import { RESEAL_BATCH_ROWS, resealBatch, resealState, restartReseal } from '../flows/card-keys/reseal.ts';
 import type { Service } from '../service.ts';
 import type { Job } from './worker.ts';
@@ -58,6 +59,8 @@ export function cardKeyResealJob(service: Service): Job {
     name: 'card-keys.reseal',
     batchMax: RESEAL_BATCH_ROWS,
     async runOnce() {
+      // Each worker round: the worker's card-data keys are read again every RING_REFRESH_MS.
+      await refreshKeyRingIfStale(service);
       const keys = resealState(service);
       if (keys.activeKeys <= 1) return 0;
       const nowMs = service.clock.nowMs();

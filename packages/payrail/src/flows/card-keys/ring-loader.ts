@@ -11,7 +11,7 @@
 import crypto from 'node:crypto';
 import type { Logger } from 'pino';
 import { installKeyRing } from '../../crypto/card-key.ts';
-import { DataKey, KeyRing, LEGACY_KEY_ID } from '../../crypto/key-ring.ts';
+import { DataKey, KeyRing, LEGACY_KEY_ID, RING_REFRESH_MS } from '../../crypto/key-ring.ts';
 import { DATA_KEY_BYTES } from '../../providers/card-keys/key-provider.ts';
 import type { Service } from '../../service.ts';
 import { type CardKeyRow, insertCardKey, listCardKeys } from '../../store/card-keys.ts';
@@ -48,6 +48,20 @@ export async function loadKeyRing(context: RingContext): Promise<KeyRing> {
   // A failure leaves the ring empty (card operations answer "retry" and reload it), so the service still starts.
   await reload(context, loaded).catch(() => undefined);
   return ring;
+}
+
+/**
+ * A reload when the ring was last loaded more than RING_REFRESH_MS ago (so
+ * an idle process holds every key before its next request opens data sealed
+ * under one), else null at no cost: called before each request and each
+ * worker round. Never rejects; a failed reload is logged and retried later.
+ */
+export function refreshKeyRingIfStale(context: RingContext): Promise<void> | null {
+  const loaded = loadedRings.get(context.config);
+  if (loaded === undefined) return null;
+  const nowMs = context.clock?.nowMs() ?? Date.now();
+  if (loaded.reloading === null && nowMs - loaded.ring.loadedAtMs < RING_REFRESH_MS) return null;
+  return reload(context, loaded).catch(() => undefined);
 }
 
 /** One reload at a time; a failed one is logged and tried again a refresh interval later. */
