@@ -65,7 +65,7 @@ export interface AuthOptions {
   readonly api: AuthApi;
   /** The 403 catalogue entry of the API being called. */
   readonly wrongKindError: ErrorName;
-  /** HMAC key of PIN hashes (src/crypto/card-key.ts pinKeyFor); asked for only when a PIN is checked. */
+  /** HMAC keys of PIN hashes, one per card-data key (src/crypto/card-key.ts pinKeyFor); asked for only when a PIN is checked. */
   readonly pinKey: () => PinKeys;
   /** Failed authentications per client address and window before the address is refused. */
   readonly addressFailuresMax: number;
