@@ -39,6 +39,17 @@ export function tempDir(prefix = 'payrail-test-'): string {
   return dir;
 }
 
+/**
+ * The configuration directory of this test process and what it spawns: a
+ * sandbox without PAYRAIL_CARD_KEY_FILE keeps its generated key there
+ * (src/crypto/card-key.ts), not in the user's ~/.config; removed at exit.
+ */
+export function testConfigHome(): string {
+  process.env.XDG_CONFIG_HOME ??= tempDir('payrail-config-');
+  return process.env.XDG_CONFIG_HOME;
+}
+testConfigHome();
+
 /** A sandbox key file of its own for each test store, outside its data directory as the default is (src/crypto/card-key.ts), removed with the temp dirs. */
 function sandboxKeyFile(): string {
   return path.join(tempDir('payrail-key-'), 'card-data.key');
