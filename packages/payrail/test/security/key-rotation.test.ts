@@ -16,6 +16,7 @@ import { cardKeysStatus, retireCardKey, rotateCardKey } from '../../src/flows/ca
 import { resealBatch } from '../../src/flows/card-keys/reseal.ts';
 import { RING_REFRESH_MS } from '../../src/crypto/key-ring.ts';
 import { createMerchant, issuingDeps } from '../../src/flows/merchants/merchants.ts';
+import { checkFingerprint } from '../../src/flows/vault/check-methods.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { createLogger } from '../../src/log.ts';
 import { createService } from '../../src/runtime.ts';
@@ -164,6 +165,33 @@ for (const kind of STORE_KINDS) {
         headers: { authorization: basicOf(merchant), 'content-type': 'application/json' },
         payload: JSON.stringify({ source: await nonceFor(t.app, merchant, VISA), expiry_month: 12, expiry_year: 2035 }),
       });
+      assert.equal(again.statusCode, 409, again.body);
+    });
+
+    it('finding 16: a saved check keeps its bank account and is still found as the same account after a rotation', async () => {
+      const merchant = await t.newMerchant();
+      const customer = await newCustomer(t, merchant);
+      const body = { name: 'Ada Lovelace', routing_number: '021000021', account_number: '000123456789', account_type: 'checking' };
+      const saveCheck = () =>
+        t.app.inject({
+          method: 'POST',
+          url: `/api/v2/customers/${customer.id}/payment-methods`,
+          headers: { authorization: basicOf(merchant), 'content-type': 'application/json' },
+          payload: JSON.stringify(body),
+        });
+      const first = await saveCheck();
+      assert.equal(first.statusCode, 201, first.body);
+      const rotated = await rotateCardKey(t.service, { activateNow: true });
+      await resealAll(t);
+      const row = await t.service.db.read((tx) =>
+        tx.get<{ fingerprint: string; v: Uint8Array }>('SELECT fingerprint, card_number_enc AS v FROM payment_methods WHERE pk = ?', [first.json().id]),
+      );
+      assert.equal(sealedKeyOf(Buffer.from(row!.v))?.keyId, rotated.key_id);
+      assert.equal(
+        row!.fingerprint,
+        checkFingerprint(cardCipherFor(t.service.config), merchant.merchant_id, body.routing_number, new Secret(body.account_number)),
+      );
+      const again = await saveCheck();
       assert.equal(again.statusCode, 409, again.body);
     });
 
