@@ -4,6 +4,7 @@ import path from 'node:path';
 
 import { ADDRESS_FAILURES_MAX_DEFAULT, RATE_LIMIT_PER_ADDRESS_DEFAULT, RATE_LIMIT_PER_CREDENTIAL_DEFAULT } from './domain/auth-limits.ts';
 import { authorizeNetSettings } from './config/authorize-net.ts';
+import { type CardKeySettings, cardKeySettings } from './config/card-keys.ts';
 import { mtnMomoSettings } from './config/mtn-momo.ts';
 import { type KycLimits, kycLimitSettings, veriffSettings } from './config/veriff.ts';
 import { pawaPaySettings } from './config/pawapay.ts';
@@ -34,8 +35,12 @@ export interface Config {
   /** `inline` runs the worker inside `payrail serve`; `off` leaves it to `payrail worker`. */
   readonly worker: 'inline' | 'off';
   readonly corridorsFile: string;
-  /** Base64 of 32 bytes; null in sandbox means "generate and keep one in the data dir". */
+  /** Base64 of 32 bytes; null in sandbox means "generate and keep one in a key file" (cardKeys.cardKeyFile). */
   readonly cardKeyBase64: string | null;
+  /** Key provider, Vault settings and the sandbox key file's place (config/card-keys.ts). */
+  readonly cardKeys: CardKeySettings;
+  /** The sandbox key file chosen by PAYRAIL_CARD_KEY_FILE; null for the default (src/crypto/card-key.ts). */
+  readonly cardKeyFile: string | null;
   readonly tlsCertFile: string | null;
   readonly tlsKeyFile: string | null;
   /** The operator states that a TLS-terminating proxy in front is trusted. */
@@ -169,6 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if ((tlsCertFile === null) !== (tlsKeyFile === null)) {
     problems.push('PAYRAIL_TLS_CERT and PAYRAIL_TLS_KEY must be set together');
   }
+  const cardKeys = cardKeySettings(settings);
   const trustProxyTls = oneOf('PAYRAIL_TRUST_PROXY_TLS', '0', ['0', '1']) === '1';
 
   if (environment === 'production') {
@@ -186,7 +192,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (tlsCertFile === null && !trustProxyTls) {
       problems.push('production needs TLS: set PAYRAIL_TLS_CERT and PAYRAIL_TLS_KEY, or PAYRAIL_TRUST_PROXY_TLS=1 behind a trusted TLS-terminating proxy');
     }
-    if (cardKeyBase64 === null) problems.push('production needs PAYRAIL_CARD_KEY (card-data encryption key)');
+    if (cardKeyBase64 === null && cardKeys.keyProvider === 'local') {
+      problems.push('production needs a key provider: PAYRAIL_CARD_KEY (card-data encryption key), or PAYRAIL_KEY_PROVIDER=vault with Vault transit settings');
+    }
     const weak = cardKeyBytes !== null && cardKeyBytes.length === 32 ? weakKeyReason(cardKeyBytes) : null;
     if (weak !== null) problems.push(`PAYRAIL_CARD_KEY does not look random: ${weak}; make one with: openssl rand -base64 32`);
     const publicUrl = text('PAYRAIL_PUBLIC_URL');
@@ -241,6 +249,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     worker: oneOf('PAYRAIL_WORKER', 'inline', ['inline', 'off']),
     corridorsFile,
     cardKeyBase64,
+    cardKeys,
+    cardKeyFile: cardKeys.cardKeyFile,
     tlsCertFile,
     tlsKeyFile,
     trustProxyTls,

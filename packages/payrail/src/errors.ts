@@ -60,6 +60,8 @@ export const ERRORS = {
   invalid_state: { code: 'invalid_state', status: 422, message: 'The transaction is not in a state this call acts on' },
   // Behaviour section 17: this installation has no ACH network (PAYRAIL_ACH_NETWORK=none); nothing was written.
   check_payments_unavailable: { code: 'check_payments_unavailable', status: 400, message: 'Check (ACH) payments are not available on this installation' },
+  // Card data sealed under a card-data key this process has not loaded yet (another process rotated keys): it is loading it; nothing was written.
+  card_key_loading: { code: 'service_unavailable', status: 503, message: 'A card-data key is being loaded; nothing was written; retry' },
   idempotency_key_reused: {
     code: 'idempotency_key_reused',
     status: 400,

@@ -6,6 +6,7 @@ import type { Config } from './config.ts';
 import { loadCorridors } from './corridors-file.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
 import { providerKeysOf } from './domain/provider-keys.ts';
+import { loadKeyRing } from './flows/card-keys/ring-loader.ts';
 import { claimStoreEnvironment } from './flows/operations/store-environment.ts';
 import { createLogger } from './log.ts';
 import { createProviders } from './providers/index.ts';
@@ -53,6 +54,8 @@ export async function createService(config: Config, options: ServiceOptions = {}
   // Recorded when the store was created or migrated (store/installation.ts); a restored copy must take a new one.
   const installation = await readInstallation(db);
   const providerKeys = providerKeysOf(installation.id, installation.legacyPkMax);
+  // The card-data keys, unwrapped once here (flows/card-keys/ring-loader.ts): the hot path never asks the store or the key provider.
+  await loadKeyRing({ config, db, log, clock });
   return { config, db, clock, log, corridors, providers, providerKeys };
 }
 

@@ -20,6 +20,7 @@ import { PAYRAIL_VERSION } from '../version.ts';
 import { describeFailure, failureJson, failureText, inStore, StoreCommandError } from './failure.ts';
 import { cliActor } from './actor.ts';
 import { registerAchCommands } from './ach-commands.ts';
+import { registerKeyCommands } from './key-commands.ts';
 import { registerOnboardingCommands } from './onboarding-commands.ts';
 import { registerAuditCommand, registerOriginsCommand, registerUserAdminCommands } from './security-commands.ts';
 import { registerReconcileCommands } from './reconcile-commands.ts';
@@ -382,6 +383,7 @@ export function buildProgram(io: CliIo = processIo): Command {
   registerSurchargeCommand(merchant, securityHelpers);
   registerReconcileCommands(program, securityHelpers);
   registerAchCommands(program, securityHelpers);
+  registerKeyCommands(program, securityHelpers);
 
   const transfer = program
     .command('transfer')

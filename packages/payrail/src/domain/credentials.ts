@@ -49,7 +49,7 @@ export function issueKey(environment: Environment, kind: CredentialKind): Issued
   return { environment, id, key, secretHash: hashKey(key) };
 }
 
-export function issuePin(pinKey: KeyObject, credentialId: string): { pin: string; pinHash: string } {
+export function issuePin(pinKey: PinKeys, credentialId: string): { pin: string; pinHash: string } {
   const pin = randomDigits(PIN_LENGTH);
   return { pin, pinHash: hashPin(pinKey, credentialId, pin) };
 }
@@ -81,13 +81,38 @@ export function hashKey(keyText: string): string {
 }
 
 /**
+ * The HMAC keys of PIN hashes, one per card-data key (src/crypto/key-ring.ts):
+ * new hashes are made under the newest, older ones checked under theirs.
+ */
+export interface PinKeys {
+  newestPinKey(): { readonly id: number; readonly key: KeyObject };
+  /** undefined when the key is retired (the PIN must be issued again); throws when it is not loaded yet (retry). */
+  pinKeyOf(id: number): KeyObject | undefined;
+}
+
+/** Key 1's hashes keep the tag they always had; later keys' say their id: `hmac256k<id>$`. */
+const PIN_HASH_KEYED = /^hmac256k([0-9]{1,10})\$/;
+
+/**
  * A PIN has only 10^8 values, so a plain hash of it would be reversed by
  * trying them all. An HMAC under a key the database does not hold (derived
  * from the card-data key, src/crypto/card-key.ts) cannot be tried without
  * that key; the credential id binds it to its key.
  */
-export function hashPin(pinKey: KeyObject, credentialId: string, pin: string): string {
-  return `${PIN_HASH_TAG}${crypto.createHmac('sha256', pinKey).update(`${credentialId}:${pin}`).digest('hex')}`;
+export function hashPin(pinKeys: PinKeys, credentialId: string, pin: string): string {
+  const { id, key } = pinKeys.newestPinKey();
+  return `${id === 1 ? PIN_HASH_TAG : `hmac256k${id}$`}${pinHmac(key, credentialId, pin)}`;
+}
+
+function pinHmac(key: KeyObject, credentialId: string, pin: string): string {
+  return crypto.createHmac('sha256', key).update(`${credentialId}:${pin}`).digest('hex');
+}
+
+/** The card-data key id a stored PIN hash was made under; null for the unkeyed older form. */
+export function pinHashKeyOf(stored: string): number | null {
+  if (stored.startsWith(PIN_HASH_TAG)) return 1;
+  const keyed = PIN_HASH_KEYED.exec(stored);
+  return keyed === null ? null : Number(keyed[1]);
 }
 
 /** How a presented secret compared with a stored hash: `legacy` means right, but stored in the older form. */
@@ -99,9 +124,17 @@ export function keyHashMatches(stored: string, parsed: ParsedKey, keyText: strin
   return hashesEqual(stored, crypto.createHash('sha256').update(parsed.secret).digest('hex')) ? 'legacy' : 'no';
 }
 
-export function pinHashMatches(stored: string | null, pinKey: KeyObject, credentialId: string, pin: string): HashMatch {
+/** `legacy` also when the hash was made under a card-data key older than the newest: the caller makes it again. */
+export function pinHashMatches(stored: string | null, pinKeys: PinKeys, credentialId: string, pin: string): HashMatch {
   if (stored === null) return 'no';
-  if (stored.startsWith(PIN_HASH_TAG)) return hashesEqual(stored, hashPin(pinKey, credentialId, pin)) ? 'current' : 'no';
+  const keyId = pinHashKeyOf(stored);
+  if (keyId !== null) {
+    const key = pinKeys.pinKeyOf(keyId);
+    if (key === undefined) return 'no';
+    const hex = stored.slice(stored.indexOf('$') + 1);
+    if (!hashesEqual(hex, pinHmac(key, credentialId, pin))) return 'no';
+    return keyId === pinKeys.newestPinKey().id ? 'current' : 'legacy';
+  }
   return hashesEqual(stored, crypto.createHash('sha256').update(`${credentialId}:${pin}`).digest('hex')) ? 'legacy' : 'no';
 }
 

@@ -7,6 +7,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requestLogFields } from '../log.ts';
 import type { Service } from '../service.ts';
+import { refreshKeyRingIfStale } from '../flows/card-keys/ring-loader.ts';
 import { ApiError } from '../errors.ts';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, notFoundHandler } from './errors.ts';
 import { registerOpenApi } from './openapi.ts';
@@ -92,7 +93,10 @@ export async function buildApp(service: Service, options: AppOptions = {}): Prom
       return;
     }
     reply.headers(isApiAnswer(request.url) ? headers.api : headers.document);
-    done();
+    // Every RING_REFRESH_MS, one request waits for the card-data keys to be read again (flows/card-keys/ring-loader.ts).
+    const refreshing = refreshKeyRingIfStale(service);
+    if (refreshing === null) done();
+    else void refreshing.then(() => done());
   });
   const answers = new AnswerBatch();
   app.addHook('onSend', (request, reply, payload, done) => {

@@ -5,7 +5,7 @@ import { cardLifecycleJobs, payinCleanupJob, pendingChargesJob, recurringSchedul
 import { kycBackstopJob } from './kyc-jobs.ts';
 import { mailSendJob } from './mail-jobs.ts';
 import { processorReconciliationJob, tableStatisticsJob } from './maintenance-jobs.ts';
-import { abuseCountersPruneJob, cardDataScrubJob } from './security-jobs.ts';
+import { abuseCountersPruneJob, cardDataScrubJob, cardKeyResealJob } from './security-jobs.ts';
 import { createTransferJobs } from './transfer-jobs.ts';
 import { pruneOldEvents } from '../flows/webhooks/retention.ts';
 import type { Job } from './worker.ts';
@@ -21,6 +21,7 @@ export function createJobs(service: Service): Job[] {
     ...achJobs(service),
     kycBackstopJob(service),
     cardDataScrubJob(service),
+    cardKeyResealJob(service),
     mailSendJob(service),
     { name: 'events.prune', runOnce: () => pruneOldEvents(service) },
     tableStatisticsJob(service),

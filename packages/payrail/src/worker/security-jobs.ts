@@ -5,6 +5,8 @@
 // nor change what a drain reports), so an idle worker stays idle.
 import { pruneAbuseCounters, COUNTER_PRUNE_BATCH_MAX } from '../flows/access/abuse-counters.ts';
 import { SCRUB_INTERVAL_MS, scrubErasedCardData } from '../flows/payin/card-data-scrub.ts';
+import { refreshKeyRingIfStale } from '../flows/card-keys/ring-loader.ts';
+import { RESEAL_BATCH_ROWS, resealBatch, resealState, restartReseal } from '../flows/card-keys/reseal.ts';
 import type { Service } from '../service.ts';
 import type { Job } from './worker.ts';
 
@@ -37,6 +39,41 @@ export function cardDataScrubJob(service: Service): Job {
       if (nowMs < nextAtMs) return 0;
       nextAtMs = nowMs + ((await scrubErasedCardData(service)) ? SCRUB_INTERVAL_MS : SCRUB_RETRY_MS);
       return 0;
+    },
+  };
+}
+
+/** With nothing left to re-seal, the job looks again this often (data sealed late under an older key by a process that had not loaded the new one). */
+const RESEAL_IDLE_MS = 60_000;
+
+/**
+ * Re-seals card data under the newest card-data key (flows/card-keys/reseal.ts),
+ * one bounded batch per round while there is some, so it shares the worker
+ * with the payment jobs; resumes where it stopped after a restart. With one
+ * key in the ring there is nothing to do and it asks the store nothing.
+ */
+export function cardKeyResealJob(service: Service): Job {
+  let idleUntilMs = 0;
+  let idleKeyId = 0;
+  return {
+    name: 'card-keys.reseal',
+    batchMax: RESEAL_BATCH_ROWS,
+    async runOnce() {
+      // Each worker round: the worker's card-data keys are read again every RING_REFRESH_MS.
+      await refreshKeyRingIfStale(service);
+      const keys = resealState(service);
+      if (keys.activeKeys <= 1) return 0;
+      const nowMs = service.clock.nowMs();
+      if (keys.sealingKeyId === idleKeyId && nowMs < idleUntilMs) return 0;
+      if (keys.sealingKeyId === idleKeyId) await restartReseal(service);
+      const round = await resealBatch(service);
+      if (round.finished) {
+        idleKeyId = keys.sealingKeyId;
+        idleUntilMs = nowMs + RESEAL_IDLE_MS;
+        return 0;
+      }
+      idleKeyId = 0;
+      return round.scanned;
     },
   };
 }

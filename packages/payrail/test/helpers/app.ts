@@ -43,6 +43,7 @@ export async function createTestApp(
     PAYRAIL_WORKER: 'off',
     LOG_LEVEL: 'info',
     ...(store.env.DATABASE_URL !== undefined ? { DATABASE_URL: store.env.DATABASE_URL } : {}),
+    ...(store.env.PAYRAIL_CARD_KEY_FILE !== undefined ? { PAYRAIL_CARD_KEY_FILE: store.env.PAYRAIL_CARD_KEY_FILE } : {}),
     ...options.env,
   });
   const logLines: string[] = [];

@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { storeLocation } from '../../src/store/location.ts';
+import { testConfigHome } from './stores.ts';
 
 export const BIN = path.resolve(import.meta.dirname, '../../bin/payrail.js');
 
@@ -60,7 +61,7 @@ export async function runCli(args: string[], env: Record<string, string>): Promi
 export function runCliProcess(args: string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', XDG_CONFIG_HOME: testConfigHome(), LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -23,6 +23,7 @@ const config = loadConfig({
   ...Object.fromEntries(processorSettings),
   DATABASE_URL: env.DATABASE_URL ?? '',
   PAYRAIL_DATA_DIR: env.PAYRAIL_DATA_DIR ?? '',
+  ...(env.PAYRAIL_CARD_KEY_FILE === undefined ? {} : { PAYRAIL_CARD_KEY_FILE: env.PAYRAIL_CARD_KEY_FILE }),
   PAYRAIL_SANDBOX_DELAY_MS: '0',
   PAYRAIL_WORKER: 'off',
   LOG_LEVEL: 'warn',

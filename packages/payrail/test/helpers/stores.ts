@@ -39,6 +39,22 @@ export function tempDir(prefix = 'payrail-test-'): string {
   return dir;
 }
 
+/**
+ * The configuration directory of this test process and what it spawns: a
+ * sandbox without PAYRAIL_CARD_KEY_FILE keeps its generated key there
+ * (src/crypto/card-key.ts), not in the user's ~/.config; removed at exit.
+ */
+export function testConfigHome(): string {
+  process.env.XDG_CONFIG_HOME ??= tempDir('payrail-config-');
+  return process.env.XDG_CONFIG_HOME;
+}
+testConfigHome();
+
+/** A sandbox key file of its own for each test store, outside its data directory as the default is (src/crypto/card-key.ts), removed with the temp dirs. */
+function sandboxKeyFile(): string {
+  return path.join(tempDir('payrail-key-'), 'card-data.key');
+}
+
 export async function createSqliteStore(): Promise<TestStore> {
   const dataDir = tempDir();
   const db = await openMigratedDb({ databaseUrl: null, dataDir, pgPoolSize: 4 });
@@ -46,7 +62,7 @@ export async function createSqliteStore(): Promise<TestStore> {
     kind: 'sqlite',
     db,
     dataDir,
-    env: { PAYRAIL_DATA_DIR: dataDir },
+    env: { PAYRAIL_DATA_DIR: dataDir, PAYRAIL_CARD_KEY_FILE: sandboxKeyFile() },
     async dispose() {
       await db.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
@@ -74,7 +90,7 @@ export async function createPostgresStore(): Promise<TestStore> {
     kind: 'postgres',
     db,
     dataDir,
-    env: { DATABASE_URL: url, PAYRAIL_DATA_DIR: dataDir },
+    env: { DATABASE_URL: url, PAYRAIL_DATA_DIR: dataDir, PAYRAIL_CARD_KEY_FILE: sandboxKeyFile() },
     async dispose() {
       await db.close();
       await adminQuery(`DROP SCHEMA ${schema} CASCADE`);

@@ -3,12 +3,14 @@
 // AES-256-GCM sealing, the sandbox key file, and the raw JSON amount reader.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import util from 'node:util';
 import { describe, it } from 'node:test';
 import { CardCipher } from '../../src/crypto/card-cipher.ts';
-import { CARD_KEY_FILE_NAME, loadCardKey } from '../../src/crypto/card-key.ts';
+import { loadConfig } from '../../src/config.ts';
+import { CARD_KEY_FILE_NAME, defaultCardKeyFile, loadCardKey } from '../../src/crypto/card-key.ts';
 import { cardTypeOf, checkCardNumber, checkCvv, checkExpiry, luhnValid } from '../../src/domain/cards.ts';
 import { Secret } from '../../src/domain/secret.ts';
 import { rawMemberText } from '../../src/http/raw-json.ts';
@@ -127,24 +129,76 @@ describe('card-data key', () => {
     assert.throws(() => loadCardKey({ cardKeyBase64: null, environment: 'production', dataDir: '/nonexistent' }), /production needs PAYRAIL_CARD_KEY/);
   });
 
-  it('generates a sandbox key once, readable by its owner only, and keeps it', () => {
+  it('generates a sandbox key once, readable by its owner only, and keeps it outside the data directory', () => {
     const dataDir = tempDir();
+    const keyDir = tempDir();
+    const cardKeyFile = path.join(keyDir, 'keys', 'sandbox.key');
     try {
-      const first = loadCardKey({ cardKeyBase64: null, environment: 'sandbox', dataDir });
-      const file = path.join(dataDir, CARD_KEY_FILE_NAME);
-      assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+      const first = loadCardKey({ cardKeyBase64: null, environment: 'sandbox', dataDir, cardKeyFile });
+      assert.equal(fs.statSync(cardKeyFile).mode & 0o777, 0o600);
+      assert.equal(fs.statSync(path.dirname(cardKeyFile)).mode & 0o777, 0o700);
       assert.equal(first.length, 32);
-      assert.deepEqual(loadCardKey({ cardKeyBase64: null, environment: 'sandbox', dataDir }), first);
-      assert.deepEqual(fs.readdirSync(dataDir), [CARD_KEY_FILE_NAME]);
+      assert.deepEqual(loadCardKey({ cardKeyBase64: null, environment: 'sandbox', dataDir, cardKeyFile }), first);
+      assert.deepEqual(fs.readdirSync(dataDir), []);
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
+      fs.rmSync(keyDir, { recursive: true, force: true });
+    }
+  });
+
+  it('finding 4: the default sandbox key file is under the configuration directory, named per data directory, not beside the database', () => {
+    const dataDir = tempDir();
+    const configHome = tempDir();
+    try {
+      const file = defaultCardKeyFile(dataDir, { XDG_CONFIG_HOME: configHome });
+      assert.ok(file.startsWith(path.join(configHome, 'payrail', 'card-keys') + path.sep), file);
+      assert.notEqual(defaultCardKeyFile(tempDir(), { XDG_CONFIG_HOME: configHome }), file);
+      const config = loadConfig({ PAYRAIL_DATA_DIR: dataDir, XDG_CONFIG_HOME: configHome });
+      assert.equal(config.cardKeyFile, null);
+      const previous = process.env.XDG_CONFIG_HOME;
+      process.env.XDG_CONFIG_HOME = configHome;
+      try {
+        loadCardKey(config);
+      } finally {
+        if (previous === undefined) delete process.env.XDG_CONFIG_HOME;
+        else process.env.XDG_CONFIG_HOME = previous;
+      }
+      assert.ok(fs.existsSync(file));
+      assert.deepEqual(fs.readdirSync(dataDir), [], 'no key file in the data directory');
+      assert.equal(loadConfig({ PAYRAIL_DATA_DIR: dataDir, PAYRAIL_CARD_KEY_FILE: '/somewhere/else.key' }).cardKeyFile, '/somewhere/else.key');
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      fs.rmSync(configHome, { recursive: true, force: true });
+    }
+  });
+
+  it('finding 4: a key file an older version left in the data directory is moved out, and its key still opens its data', () => {
+    const dataDir = tempDir();
+    const keyDir = tempDir();
+    const cardKeyFile = path.join(keyDir, 'moved.key');
+    try {
+      const old = crypto.randomBytes(32);
+      fs.writeFileSync(path.join(dataDir, CARD_KEY_FILE_NAME), `${old.toString('base64')}\n`, { mode: 0o600 });
+      const sealed = new CardCipher(old).seal(new Secret('4111111111111111'), 'card_number', 'src_a');
+      const key = loadCardKey({ cardKeyBase64: null, environment: 'sandbox', dataDir, cardKeyFile });
+      assert.deepEqual(key, old);
+      assert.deepEqual(fs.readdirSync(dataDir), []);
+      assert.equal(fs.statSync(cardKeyFile).mode & 0o777, 0o600);
+      assert.equal(
+        new CardCipher(loadCardKey({ cardKeyBase64: null, environment: 'sandbox', dataDir, cardKeyFile })).open(sealed, 'card_number', 'src_a').reveal(),
+        '4111111111111111',
+      );
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      fs.rmSync(keyDir, { recursive: true, force: true });
     }
   });
 
   it('gives processes starting together one and the same key', async () => {
     const dataDir = tempDir();
+    const cardKeyFile = path.join(tempDir(), 'together.key');
     const script = `import { loadCardKey } from ${JSON.stringify(path.resolve(import.meta.dirname, '../../src/crypto/card-key.ts'))};
-      process.stdout.write(loadCardKey({ cardKeyBase64: null, environment: 'sandbox', dataDir: ${JSON.stringify(dataDir)} }).toString('hex'));`;
+      process.stdout.write(loadCardKey({ cardKeyBase64: null, environment: 'sandbox', dataDir: ${JSON.stringify(dataDir)}, cardKeyFile: ${JSON.stringify(cardKeyFile)} }).toString('hex'));`;
     try {
       const run = () =>
         new Promise<string>((resolve, reject) => {
@@ -157,7 +211,7 @@ describe('card-data key', () => {
       const keys = await Promise.all([run(), run(), run(), run()]);
       assert.equal(new Set(keys).size, 1);
       assert.equal(keys[0]!.length, 64);
-      assert.deepEqual(fs.readdirSync(dataDir), [CARD_KEY_FILE_NAME]);
+      assert.deepEqual(fs.readdirSync(path.dirname(cardKeyFile)), [path.basename(cardKeyFile)]);
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }

@@ -70,6 +70,17 @@ describe('production start checks', () => {
     assert.deepEqual(problemsOf({ ...PRODUCTION, PAYRAIL_CARD_KEY: randomKey }), []);
   });
 
+  it('finding 16: refuses to start without a key provider; accepts Vault transit in place of PAYRAIL_CARD_KEY, over https only', () => {
+    assert.ok(problemsOf(PRODUCTION).some((problem) => problem.startsWith('production needs a key provider: PAYRAIL_CARD_KEY')));
+    const vault = { ...PRODUCTION, PAYRAIL_KEY_PROVIDER: 'vault', PAYRAIL_VAULT_ADDR: 'https://vault.internal:8200', PAYRAIL_VAULT_TOKEN: 'hvs.example' };
+    assert.deepEqual(problemsOf(vault), []);
+    assert.deepEqual(problemsOf({ ...vault, PAYRAIL_VAULT_ADDR: 'http://vault.internal:8200' }), ['production needs PAYRAIL_VAULT_ADDR to be an https:// URL']);
+    assert.ok(problemsOf({ ...vault, PAYRAIL_VAULT_TOKEN: '' }).some((problem) => problem.includes('PAYRAIL_VAULT_TOKEN')));
+    assert.deepEqual(problemsOf({ ...PRODUCTION, PAYRAIL_CARD_KEY: randomKey, PAYRAIL_KEY_PROVIDER: 'kms' }), [
+      'PAYRAIL_KEY_PROVIDER must be local or vault, got "kms"',
+    ]);
+  });
+
   it('refuses a card-data key that is not random', () => {
     const weak: Array<[string, Buffer]> = [
       ['all zeros', Buffer.alloc(32)],
@@ -110,10 +121,13 @@ describe('files of the embedded store', () => {
     const dataDir = path.join(root, 'fresh', 'data');
     const db = await openMigratedDb({ databaseUrl: null, dataDir, pgPoolSize: 2 });
     try {
-      loadCardKey({ cardKeyBase64: null, environment: 'sandbox', dataDir });
+      const cardKeyFile = path.join(root, 'fresh', 'keys', 'card.key');
+      loadCardKey({ cardKeyBase64: null, environment: 'sandbox', dataDir, cardKeyFile });
       const file = path.join(dataDir, SQLITE_FILE_NAME);
       assert.equal(modeOf(dataDir), 0o700);
-      for (const name of [file, `${file}-wal`, `${file}-shm`, path.join(dataDir, CARD_KEY_FILE_NAME)]) assert.equal(modeOf(name), 0o600, name);
+      assert.equal(modeOf(path.dirname(cardKeyFile)), 0o700);
+      for (const name of [file, `${file}-wal`, `${file}-shm`, cardKeyFile]) assert.equal(modeOf(name), 0o600, name);
+      assert.equal(fs.existsSync(path.join(dataDir, CARD_KEY_FILE_NAME)), false);
     } finally {
       await db.close();
     }
@@ -141,14 +155,14 @@ describe('PIN hashes', () => {
   it('are HMACs under a key kept outside the database: the old unkeyed hash of id:PIN is not what is stored', async () => {
     const db = await openMigratedDb({ databaseUrl: null, dataDir, pgPoolSize: 2 });
     try {
-      const config = { cardKeyBase64: null, environment: 'sandbox' as const, dataDir };
-      const deps = issuingDeps({ db, config: loadConfig({ PAYRAIL_DATA_DIR: dataDir }), clock: new ManualClock() });
+      const config = loadConfig({ PAYRAIL_DATA_DIR: dataDir, PAYRAIL_CARD_KEY_FILE: path.join(dataDir, '..', 'pin-test.key') });
+      const deps = issuingDeps({ db, config, clock: new ManualClock() });
       const merchant = await createMerchant(deps, { name: 'PIN test' });
       const id = merchant.source.api_key.split('_')[2]!;
       const row = await db.read((tx) => tx.get<{ pin_hash: string }>('SELECT pin_hash FROM credentials WHERE id = ?', [id]));
       const unkeyed = crypto.createHash('sha256').update(`${id}:${merchant.source.pin}`).digest('hex');
       assert.ok(!row!.pin_hash.includes(unkeyed), 'an attacker with the database cannot test PINs against it');
-      const keyed = crypto.createHmac('sha256', pinKeyFor(config)).update(`${id}:${merchant.source.pin}`).digest('hex');
+      const keyed = crypto.createHmac('sha256', pinKeyFor(config).newestPinKey().key).update(`${id}:${merchant.source.pin}`).digest('hex');
       assert.equal(row!.pin_hash, `hmac256$${keyed}`);
     } finally {
       await db.close();

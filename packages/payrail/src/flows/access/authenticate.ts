@@ -15,7 +15,6 @@
 //   never the secret or the PIN.
 // Secrets and PINs are compared as hashes in constant time; hashes of the
 // older forms are replaced on the next success (src/domain/credentials.ts).
-import type { KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
 import { ADDRESS_FAILURE_WINDOW_MS, ADDRESS_LOCKOUT_MS, PIN_FAILURES_MAX, PIN_LOCKOUT_MS, retryAfterSeconds } from '../../domain/auth-limits.ts';
 import { addressKey } from '../../domain/client-address.ts';
@@ -30,6 +29,7 @@ import {
   type Environment,
   type HashMatch,
   type ParsedKey,
+  type PinKeys,
 } from '../../domain/credentials.ts';
 import { ApiError, type ErrorName } from '../../errors.ts';
 import type { WireDialect } from '../../domain/wire-dialect.ts';
@@ -65,8 +65,8 @@ export interface AuthOptions {
   readonly api: AuthApi;
   /** The 403 catalogue entry of the API being called. */
   readonly wrongKindError: ErrorName;
-  /** HMAC key of PIN hashes (src/crypto/card-key.ts pinKeyFor); asked for only when a PIN is checked. */
-  readonly pinKey: () => KeyObject;
+  /** HMAC keys of PIN hashes, one per card-data key (src/crypto/card-key.ts pinKeyFor); asked for only when a PIN is checked. */
+  readonly pinKey: () => PinKeys;
   /** Failed authentications per client address and window before the address is refused. */
   readonly addressFailuresMax: number;
 }

@@ -2,11 +2,10 @@
 // credentials, top-ups, overdraft, the link-required flag, sources and keys.
 // Keys and PINs are issued here (the PIN key never reaches the store); each
 // change is one audited store command (store/merchants/).
-import type { KeyObject } from 'node:crypto';
 import type { Environment } from '../../config.ts';
 import type { AuditAction } from '../../domain/audit.ts';
 import type { Clock } from '../../domain/clock.ts';
-import { issueKey, issuePin } from '../../domain/credentials.ts';
+import { issueKey, issuePin, type PinKeys } from '../../domain/credentials.ts';
 import { newMerchantId, newSourceId, randomBase62 } from '../../domain/ids.ts';
 import { overdraftCentsOf } from '../../domain/ledger.ts';
 import { formatCents } from '../../domain/money.ts';
@@ -33,7 +32,7 @@ export interface AdminDeps {
  * with the card-data key, never in the database (issuingDeps builds it).
  */
 export interface IssuingDeps extends AdminDeps {
-  readonly pinKey: KeyObject;
+  readonly pinKey: PinKeys;
 }
 
 /** The deps of the functions that issue source credentials, from the assembled service. */

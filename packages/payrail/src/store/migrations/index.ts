@@ -45,6 +45,7 @@ const names = [
   '029_checks_ach',
   '030_acceptblue_check_events',
   '031_ach_entry_clocks',
+  '032_card_data_keys',
   '035_invitation_window',
   '036_reference_card_retention',
 ];
