@@ -72,6 +72,26 @@ for (const kind of STORE_KINDS) {
       assert.equal((await new PanelClient(t.app).signIn(email, NEW_PASSWORD)).status, 303);
     });
 
+    it('finding 11: a reset retires every other outstanding reset link of the account', async () => {
+      clock.advance(2 * 60 * 60_000);
+      await ask(email);
+      const first = await resetPath(email);
+      clock.advance(60_000);
+      await ask(email);
+      const second = await resetPath(email);
+      assert.notEqual(first, second);
+      const client = new PanelClient(t.app);
+      assert.equal((await client.post(second, { password: 'a brand new passphrase' }, { csrf: false })).location, '/dashboard/login?m=password_set');
+      const stale = await new PanelClient(t.app).post(first, { password: 'the attacker passphrase' }, { csrf: false });
+      assert.equal(stale.status, 410);
+      assert.equal((await new PanelClient(t.app).signIn(email, 'the attacker passphrase')).status, 401);
+      assert.equal((await new PanelClient(t.app).signIn(email, 'a brand new passphrase')).status, 303);
+      // Back to the password the next case expects.
+      clock.advance(60_000);
+      await ask(email);
+      assert.equal((await new PanelClient(t.app).post(await resetPath(email), { password: NEW_PASSWORD }, { csrf: false })).status, 303);
+    });
+
     it('refuses a link older than an hour, changing nothing', async () => {
       clock.advance(2 * 60 * 60_000);
       await ask(email);
