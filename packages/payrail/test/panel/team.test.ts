@@ -6,6 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { mailList } from '../../src/flows/mail/outbox.ts';
+import { issuingDeps } from '../../src/flows/merchants/merchants.ts';
+import { createSourceAs, rotateTransferKeyAs } from '../../src/flows/panel/credential-actions.ts';
 import { createUser } from '../../src/flows/panel/users.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { PanelClient } from '../helpers/panel.ts';
@@ -33,6 +35,12 @@ for (const kind of STORE_KINDS) {
       await client.signIn(admin, PASSWORD);
       await client.get('/dashboard/team');
       return client.post('/dashboard/team/invite', { email, role });
+    }
+
+    async function sourceOf(merchant: string): Promise<string> {
+      const row = await t.service.db.read((tx) => tx.get<{ id: string }>('SELECT id FROM sources WHERE merchant_id = ? ORDER BY id LIMIT 1', [merchant]));
+      assert.ok(row !== undefined, `no source of ${merchant}`);
+      return row.id;
     }
 
     async function adminClient(): Promise<PanelClient> {
@@ -114,20 +122,35 @@ for (const kind of STORE_KINDS) {
       assert.equal((await viewer.post('/dashboard/charges/1/refund', { amount: '1.00' })).status, 403);
     });
 
-    it('lets a developer create keys, but not invite or act on charges', async () => {
+    it('finding 1: a developer cannot make, rotate or revoke keys that move money, nor act on charges; an admin can', async () => {
       const developer = await join('developer@example.com', 'developer');
-      await developer.get('/dashboard/credentials');
-      const created = await developer.post('/dashboard/credentials/sources', { name: 'Dev source' });
-      assert.equal(created.status, 200);
-      assert.match(created.body, /New source credentials/);
-      await developer.get('/dashboard/overview');
+      const page = await developer.get('/dashboard/credentials');
+      assert.doesNotMatch(page.body, /Create source|Rotate transfer API key/);
+      const sourceId = await sourceOf(merchantId);
+      for (const path of ['/dashboard/credentials/sources', `/dashboard/credentials/sources/${sourceId}/rotate`, '/dashboard/credentials/transfer-key/rotate', `/dashboard/credentials/sources/${sourceId}/revoke`]) {
+        const refused = await developer.post(path, { name: 'Dev source' });
+        assert.equal(refused.status, 403, path);
+        assert.doesNotMatch(refused.body, /sk_|pin|whsec_/i);
+      }
       assert.equal((await developer.post('/dashboard/team/invite', { email: 'x@example.com', role: 'admin' })).status, 403);
       assert.equal((await developer.post('/dashboard/charges/1/capture')).status, 403);
-      // Webhook endpoints are a developer's too.
+      // The flow itself refuses a role without money power, whatever route reaches it.
+      const asDeveloper = { actor: { kind: 'user', id: 'usr_dev', label: 'developer@example.com', address: null }, role: 'developer' } as const;
+      await assert.rejects(createSourceAs(issuingDeps(t.service), { merchantId, name: 'x', dialect: 'spec' }, asDeveloper), /cannot make or change keys that move money/);
+      await assert.rejects(rotateTransferKeyAs(issuingDeps(t.service), { merchantId }, asDeveloper), /cannot make or change keys that move money/);
+      // Webhook endpoints and card-form origins stay a developer's.
       await developer.get('/dashboard/webhooks');
       const endpoint = await developer.post('/dashboard/webhooks', { url: 'http://localhost:9/hook', events: 'transfer.succeeded' });
       assert.equal(endpoint.status, 200);
       assert.match(endpoint.body, /whsec_/);
+      await developer.get('/dashboard/credentials');
+      assert.equal((await developer.post(`/dashboard/credentials/sources/${sourceId}/origins`, { origin: 'https://shop.example.com' })).status, 303);
+      // The admin still can.
+      const owner = await adminClient();
+      await owner.get('/dashboard/credentials');
+      const created = await owner.post('/dashboard/credentials/sources', { name: 'Admin source' });
+      assert.equal(created.status, 200);
+      assert.match(created.body, /New source credentials/);
     });
 
     it('keeps a viewer from creating a webhook endpoint (403)', async () => {

@@ -11,7 +11,7 @@ import { passwordFields } from './password.ts';
 
 const ROLE_TEXT: Record<string, string> = {
   admin: 'admin: everything, the team too',
-  developer: 'developer: keys and webhooks',
+  developer: 'developer: webhooks and card-form origins, no keys',
   viewer: 'viewer: read only',
 };
 
