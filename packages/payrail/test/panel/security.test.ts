@@ -179,6 +179,51 @@ for (const kind of STORE_KINDS) {
       assert.equal((await plain.post('/dashboard/login', { email: 'optional@example.com', password: PASSWORD })).location, '/dashboard');
     });
 
+    it('finding 7: replacing the second factor takes a code of the current one (or a recovery code), not only the password and a new code', async () => {
+      const email = 'stepup@example.com';
+      await createUser(deps(), { email, role: 'merchant', merchantId, password: PASSWORD });
+      const user = new PanelClient(t.app);
+      assert.equal((await user.signIn(email, PASSWORD)).status, 303);
+      const first = await user.enrol(email, PASSWORD);
+      const recovery = [...first.body.matchAll(/<li><code>([2-9A-HJKMNP-TV-Z]{5}-[2-9A-HJKMNP-TV-Z]{5})<\/code><\/li>/g)].map((m) => m[1]!);
+      const oldSecret = user.secretOf(email)!;
+      // Someone with the password and this session sets up their own phone.
+      const page = await user.get('/dashboard/account/two-factor');
+      assert.match(page.body, /name="current_code"/);
+      const newSecret = /name="secret" value="([A-Z2-7]{32})"/.exec(page.body)![1]!;
+      t.clock.advance(30_000);
+      const hijack = await user.post('/dashboard/account/two-factor', { secret: newSecret, code: totpCode(newSecret, t.clock.nowMs()), password: PASSWORD });
+      assert.equal(hijack.status, 401);
+      const wrongCurrent = await user.post('/dashboard/account/two-factor', {
+        secret: newSecret,
+        code: totpCode(newSecret, t.clock.nowMs()),
+        password: PASSWORD,
+        current_code: totpCode(newSecret, t.clock.nowMs()),
+      });
+      assert.equal(wrongCurrent.status, 401);
+      const stored = await t.service.db.read((tx) => tx.get<{ totp_secret: string }>('SELECT totp_secret FROM panel_users WHERE email = ?', [email]));
+      assert.equal(stored?.totp_secret, oldSecret);
+      // With a code of the current phone the new one replaces it.
+      const replaced = await user.post('/dashboard/account/two-factor', {
+        secret: newSecret,
+        code: totpCode(newSecret, t.clock.nowMs()),
+        password: PASSWORD,
+        current_code: user.nextCode(email),
+      });
+      assert.equal(replaced.status, 200);
+      assert.match(replaced.body, /Recovery codes|recovery codes/);
+      // The old recovery codes went with the old factor; the new ones step up.
+      const fresh = [...replaced.body.matchAll(/<li><code>([2-9A-HJKMNP-TV-Z]{5}-[2-9A-HJKMNP-TV-Z]{5})<\/code><\/li>/g)].map((m) => m[1]!);
+      const again = await user.get('/dashboard/account/two-factor');
+      const third = /name="secret" value="([A-Z2-7]{32})"/.exec(again.body)![1]!;
+      t.clock.advance(30_000);
+      const stale = await user.post('/dashboard/account/two-factor', { secret: third, code: totpCode(third, t.clock.nowMs()), password: PASSWORD, current_code: recovery[0]! });
+      assert.equal(stale.status, 401);
+      t.clock.advance(30_000);
+      const byRecovery = await user.post('/dashboard/account/two-factor', { secret: third, code: totpCode(third, t.clock.nowMs()), password: PASSWORD, current_code: fresh[0]! });
+      assert.equal(byRecovery.status, 200);
+    });
+
     it('asks for the password again before credentials are rotated or created when the last check is older than 5 minutes', async () => {
       const user = new PanelClient(t.app);
       await user.signIn('shop@example.com', PASSWORD);

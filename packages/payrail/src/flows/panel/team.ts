@@ -1,7 +1,6 @@
 // A merchant's team in the panel: its admins invite people by e-mail with a
 // role (admin: everything, keys and the team too; developer: webhooks and
-// card-form origins;
-// viewer: read only). The invitation is a one-time link; accepting it sets
+// card-form origins; viewer: read only). The invitation is a one-time link; accepting it sets
 // the new account's password and makes the account in the same transaction
 // that uses the link. Inviting answers alike whether or not the address
 // already has an account, so the team page cannot be used to learn who has
