@@ -45,6 +45,7 @@ const names = [
   '029_checks_ach',
   '030_acceptblue_check_events',
   '031_ach_entry_clocks',
+  '034_panel_sign_in_delays',
 ];
 
 export const MIGRATIONS: readonly Migration[] = names.map((name) => ({
