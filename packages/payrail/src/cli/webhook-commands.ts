@@ -46,7 +46,9 @@ export function registerWebhookCommands(program: Command, helpers: CliHelpers): 
     .option('--events <types>', 'comma-separated event types (default: all)')
     .description('add an endpoint; its signing secret is shown once')
     .action(async (options: { merchant: string; url: string; events?: string }, command: Command) => {
-      const created = await withService((service) => createEndpoint(service, options.merchant, { url: options.url, events: typesOf(options.events) }, cliActor()));
+      const created = await withService((service) =>
+        createEndpoint(service, options.merchant, { url: options.url, events: typesOf(options.events) }, cliActor()),
+      );
       output(command, created, () => endpointText(created));
     });
   webhook

@@ -79,7 +79,11 @@ export async function deleteStalePairFailures(tx: Tx, quietSinceMs: number, nowM
 
 /** Whether the account signed in from this address since `sinceMs`. */
 export async function isKnownAddress(tx: Tx, email: string, address: string, sinceMs: number): Promise<boolean> {
-  const row = await tx.get('SELECT 1 AS known FROM panel_known_addresses WHERE email = ? AND address = ? AND last_success_at_ms > ?', [email, address, sinceMs]);
+  const row = await tx.get('SELECT 1 AS known FROM panel_known_addresses WHERE email = ? AND address = ? AND last_success_at_ms > ?', [
+    email,
+    address,
+    sinceMs,
+  ]);
   return row !== undefined;
 }
 

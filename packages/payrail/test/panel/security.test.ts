@@ -92,7 +92,7 @@ for (const kind of STORE_KINDS) {
       assert.equal((await login(deps(), { email: 'target@example.com', password: PASSWORD, address: travelling })).ok, true);
     });
 
-    it('finding 9: an attacker in the owner\'s IPv6 /64 locks that /64 for others, not for the owner, and only slows the owner down', async () => {
+    it("finding 9: an attacker in the owner's IPv6 /64 locks that /64 for others, not for the owner, and only slows the owner down", async () => {
       await createUser(deps(), { email: 'six@example.com', role: 'merchant', merchantId, password: PASSWORD });
       assert.equal((await login(deps(), { email: 'six@example.com', password: PASSWORD, address: '2001:db8:6:4::10' })).ok, true);
       for (let i = 0; i < 10; i++) {
@@ -244,10 +244,20 @@ for (const kind of STORE_KINDS) {
       const again = await user.get('/dashboard/account/two-factor');
       const third = /name="secret" value="([A-Z2-7]{32})"/.exec(again.body)![1]!;
       t.clock.advance(30_000);
-      const stale = await user.post('/dashboard/account/two-factor', { secret: third, code: totpCode(third, t.clock.nowMs()), password: PASSWORD, current_code: recovery[0]! });
+      const stale = await user.post('/dashboard/account/two-factor', {
+        secret: third,
+        code: totpCode(third, t.clock.nowMs()),
+        password: PASSWORD,
+        current_code: recovery[0]!,
+      });
       assert.equal(stale.status, 401);
       t.clock.advance(30_000);
-      const byRecovery = await user.post('/dashboard/account/two-factor', { secret: third, code: totpCode(third, t.clock.nowMs()), password: PASSWORD, current_code: fresh[0]! });
+      const byRecovery = await user.post('/dashboard/account/two-factor', {
+        secret: third,
+        code: totpCode(third, t.clock.nowMs()),
+        password: PASSWORD,
+        current_code: fresh[0]!,
+      });
       assert.equal(byRecovery.status, 200);
     });
 

@@ -108,7 +108,10 @@ for (const kind of STORE_KINDS) {
       assert.equal(taken.status, 409);
       assert.match(taken.body, /already has a panel account/);
       const rows = await t.service.db.read((tx) => tx.all<{ role: string }>("SELECT role FROM panel_users WHERE email = 'ops@example.com'"));
-      assert.deepEqual(rows.map((r) => r.role), ['operator']);
+      assert.deepEqual(
+        rows.map((r) => r.role),
+        ['operator'],
+      );
     });
 
     it('lets a viewer read but not create keys (403), nor see the team', async () => {
@@ -127,7 +130,12 @@ for (const kind of STORE_KINDS) {
       const page = await developer.get('/dashboard/credentials');
       assert.doesNotMatch(page.body, /Create source|Rotate transfer API key/);
       const sourceId = await sourceOf(merchantId);
-      for (const path of ['/dashboard/credentials/sources', `/dashboard/credentials/sources/${sourceId}/rotate`, '/dashboard/credentials/transfer-key/rotate', `/dashboard/credentials/sources/${sourceId}/revoke`]) {
+      for (const path of [
+        '/dashboard/credentials/sources',
+        `/dashboard/credentials/sources/${sourceId}/rotate`,
+        '/dashboard/credentials/transfer-key/rotate',
+        `/dashboard/credentials/sources/${sourceId}/revoke`,
+      ]) {
         const refused = await developer.post(path, { name: 'Dev source' });
         assert.equal(refused.status, 403, path);
         assert.doesNotMatch(refused.body, /sk_|pin|whsec_/i);
@@ -136,7 +144,10 @@ for (const kind of STORE_KINDS) {
       assert.equal((await developer.post('/dashboard/charges/1/capture')).status, 403);
       // The flow itself refuses a role without money power, whatever route reaches it.
       const asDeveloper = { actor: { kind: 'user', id: 'usr_dev', label: 'developer@example.com', address: null }, role: 'developer' } as const;
-      await assert.rejects(createSourceAs(issuingDeps(t.service), { merchantId, name: 'x', dialect: 'spec' }, asDeveloper), /cannot make or change keys that move money/);
+      await assert.rejects(
+        createSourceAs(issuingDeps(t.service), { merchantId, name: 'x', dialect: 'spec' }, asDeveloper),
+        /cannot make or change keys that move money/,
+      );
       await assert.rejects(rotateTransferKeyAs(issuingDeps(t.service), { merchantId }, asDeveloper), /cannot make or change keys that move money/);
       // Webhook endpoints and card-form origins stay a developer's.
       await developer.get('/dashboard/webhooks');

@@ -41,7 +41,10 @@ for (const kind of STORE_KINDS) {
       t = await createTestApp(kind, { validateResponses: false });
       t.clock.set(Date.UTC(2030, 0, 15, 12));
       shop = await t.newMerchant({ name: 'Audited shop' });
-      await createUser({ db: t.service.db, clock: t.clock }, { email: 'audited@example.com', role: 'merchant', merchantId: shop.merchant_id, password: PASSWORD });
+      await createUser(
+        { db: t.service.db, clock: t.clock },
+        { email: 'audited@example.com', role: 'merchant', merchantId: shop.merchant_id, password: PASSWORD },
+      );
       panel = new PanelClient(t.app);
       assert.equal((await panel.signIn('audited@example.com', PASSWORD)).status, 303);
     });
@@ -61,7 +64,10 @@ for (const kind of STORE_KINDS) {
         'webhook.endpoint_delete credential success',
       ]);
       const details = await t.service.db.read((tx) => tx.all<{ detail: string | null }>('SELECT detail FROM audit_events WHERE target = ?', [id]));
-      assert.ok(details.every((d) => !(d.detail ?? '').includes('token=private')), 'a URL is described by its host only');
+      assert.ok(
+        details.every((d) => !(d.detail ?? '').includes('token=private')),
+        'a URL is described by its host only',
+      );
 
       await panel.get('/dashboard/webhooks');
       const made = await panel.post('/dashboard/webhooks', { url: 'http://localhost:9/hook', events: 'transfer.created' });

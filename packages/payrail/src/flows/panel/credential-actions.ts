@@ -16,7 +16,11 @@ export interface PanelMember {
   readonly role: MerchantRoleName;
 }
 
-async function requireMoneyPower(deps: IssuingDeps, by: PanelMember, event: { action: 'source.create' | 'source.rotate' | 'source.revoke' | 'transfer_key.rotate'; target: string | null; merchantId: string }): Promise<void> {
+async function requireMoneyPower(
+  deps: IssuingDeps,
+  by: PanelMember,
+  event: { action: 'source.create' | 'source.rotate' | 'source.revoke' | 'transfer_key.rotate'; target: string | null; merchantId: string },
+): Promise<void> {
   if (merchantRoleHasMoneyPower(by.role)) return;
   await recordAudit(deps, by.actor, { ...event, detail: `role ${by.role} has no money power` }, 'denied');
   fail('permission_denied', `Your role (${by.role}) cannot make or change keys that move money. Ask an admin of your merchant.`);

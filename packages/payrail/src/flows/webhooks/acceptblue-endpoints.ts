@@ -139,7 +139,10 @@ export async function changeAcceptBlueWebhook(
     if (input.webhook_url !== undefined) change.url = checkedUrl(deps, input.webhook_url);
     if (input.description !== undefined) change.description = checkedDescription(input.description);
     if (input.active !== undefined) change.enabled = checkedActive(input.active);
-    const detail = [change.url === undefined ? null : `host ${new URL(change.url).host}`, change.enabled === undefined ? null : change.enabled ? 'active' : 'inactive'];
+    const detail = [
+      change.url === undefined ? null : `host ${new URL(change.url).host}`,
+      change.enabled === undefined ? null : change.enabled ? 'active' : 'inactive',
+    ];
     const note = { ...audit, event: { ...audit.event, detail: detail.filter((d) => d !== null).join(', ') || null } };
     const row = await changeAcceptBlueEndpoint(deps.db, merchantId, number, change, deps.clock.nowMs(), note);
     if (row === undefined) fail('not_found', `webhook ${number} not found`);

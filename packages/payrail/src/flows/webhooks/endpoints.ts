@@ -168,7 +168,9 @@ export async function changeEndpoint(
   input: { url?: unknown; events?: unknown; enabled?: unknown },
   by: AuditActor,
 ): Promise<EndpointView> {
-  return audited(deps, by, endpointEvent('webhook.endpoint_update', merchantId, id.slice(0, 40)), (audit) => changeEndpointAudited(deps, merchantId, id, input, audit));
+  return audited(deps, by, endpointEvent('webhook.endpoint_update', merchantId, id.slice(0, 40)), (audit) =>
+    changeEndpointAudited(deps, merchantId, id, input, audit),
+  );
 }
 
 async function changeEndpointAudited(
@@ -192,7 +194,11 @@ async function changeEndpointAudited(
     if (typeof input.enabled !== 'boolean') fail('invalid_request', 'enabled must be true or false');
     change.enabled = input.enabled;
   }
-  const facts = [change.url === undefined ? null : `host ${new URL(change.url).host}`, change.eventTypes === undefined ? null : 'events', change.enabled === undefined ? null : change.enabled ? 'enabled' : 'disabled'];
+  const facts = [
+    change.url === undefined ? null : `host ${new URL(change.url).host}`,
+    change.eventTypes === undefined ? null : 'events',
+    change.enabled === undefined ? null : change.enabled ? 'enabled' : 'disabled',
+  ];
   const note = { ...audit, event: { ...audit.event, detail: facts.filter((f) => f !== null).join(', ') || null } };
   const row = await storeEndpointChange(deps.db, merchantId, id, change, deps.clock.nowMs(), note);
   if (row === undefined) fail('not_found', `webhook endpoint ${id} not found`);

@@ -175,7 +175,10 @@ export async function changeTeamMember(
     } else {
       await tx.run('UPDATE panel_users SET merchant_role = ? WHERE id = ?', [change.role, userId]);
     }
-    const detail = change.kind === 'remove' ? `${user.email} (was ${user.merchant_role ?? 'no role'})` : `${user.email}: ${user.merchant_role ?? 'no role'} to ${change.role}`;
+    const detail =
+      change.kind === 'remove'
+        ? `${user.email} (was ${user.merchant_role ?? 'no role'})`
+        : `${user.email}: ${user.merchant_role ?? 'no role'} to ${change.role}`;
     await appendAuditNote(tx, input.audit, { detail });
     return { kind: 'changed', email: user.email, sessionsEnded };
   });
