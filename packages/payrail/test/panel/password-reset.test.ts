@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/domain/clock.ts';
 import { mailList } from '../../src/flows/mail/outbox.ts';
-import { createUser, disableUser } from '../../src/flows/panel/users.ts';
+import { createUser, disableUser, resetUserPassword } from '../../src/flows/panel/users.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { PanelClient } from '../helpers/panel.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
@@ -86,8 +86,14 @@ for (const kind of STORE_KINDS) {
       assert.equal(stale.status, 410);
       assert.equal((await new PanelClient(t.app).signIn(email, 'the attacker passphrase')).status, 401);
       assert.equal((await new PanelClient(t.app).signIn(email, 'a brand new passphrase')).status, 303);
-      // Back to the password the next case expects.
+      // An operator's reset (payrail user reset-password) retires them too.
       clock.advance(60_000);
+      await ask(email);
+      const mailed = await resetPath(email);
+      await resetUserPassword({ db: t.service.db, clock }, email);
+      assert.equal((await new PanelClient(t.app).post(mailed, { password: 'the attacker passphrase' }, { csrf: false })).status, 410);
+      // Back to the password the next case expects (an hour on: at most 3 mails an hour go to one inbox).
+      clock.advance(60 * 60_000);
       await ask(email);
       assert.equal((await new PanelClient(t.app).post(await resetPath(email), { password: NEW_PASSWORD }, { csrf: false })).status, 303);
     });
