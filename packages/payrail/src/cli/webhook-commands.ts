@@ -15,6 +15,7 @@ import {
   rotateEndpointSecret,
 } from '../flows/webhooks/endpoints.ts';
 import { forwardEvent, newTailSecret, tailEvents } from '../flows/webhooks/tail.ts';
+import { cliActor } from './actor.ts';
 import type { CliHelpers } from './security-commands.ts';
 
 const typesOf = (text: string | undefined): EventType[] | undefined =>
@@ -45,7 +46,9 @@ export function registerWebhookCommands(program: Command, helpers: CliHelpers): 
     .option('--events <types>', 'comma-separated event types (default: all)')
     .description('add an endpoint; its signing secret is shown once')
     .action(async (options: { merchant: string; url: string; events?: string }, command: Command) => {
-      const created = await withService((service) => createEndpoint(service, options.merchant, { url: options.url, events: typesOf(options.events) }));
+      const created = await withService((service) =>
+        createEndpoint(service, options.merchant, { url: options.url, events: typesOf(options.events) }, cliActor()),
+      );
       output(command, created, () => endpointText(created));
     });
   webhook
@@ -76,7 +79,7 @@ export function registerWebhookCommands(program: Command, helpers: CliHelpers): 
       if (options.enable === true && options.disable === true) throw helpers.usage('--enable and --disable exclude each other');
       const enabled = options.enable === true ? true : options.disable === true ? false : undefined;
       const changed = await withService((service) =>
-        changeEndpoint(service, options.merchant, options.endpoint, { url: options.url, events: typesOf(options.events), enabled }),
+        changeEndpoint(service, options.merchant, options.endpoint, { url: options.url, events: typesOf(options.events), enabled }, cliActor()),
       );
       output(command, changed, () => endpointText(changed));
     });
@@ -85,7 +88,7 @@ export function registerWebhookCommands(program: Command, helpers: CliHelpers): 
     .requiredOption('--merchant <id>', 'merchant id')
     .requiredOption('--endpoint <id>', 'endpoint id (we_...)')
     .action(async (options: { merchant: string; endpoint: string }, command: Command) => {
-      const deleted = await withService((service) => removeEndpoint(service, options.merchant, options.endpoint));
+      const deleted = await withService((service) => removeEndpoint(service, options.merchant, options.endpoint, cliActor()));
       output(command, deleted, () => `endpoint ${deleted.id} deleted`);
     });
   webhook
@@ -94,7 +97,7 @@ export function registerWebhookCommands(program: Command, helpers: CliHelpers): 
     .requiredOption('--endpoint <id>', 'endpoint id (we_...)')
     .description('replace the signing secret (the new one is shown once)')
     .action(async (options: { merchant: string; endpoint: string }, command: Command) => {
-      const rotated = await withService((service) => rotateEndpointSecret(service, options.merchant, options.endpoint));
+      const rotated = await withService((service) => rotateEndpointSecret(service, options.merchant, options.endpoint, cliActor()));
       output(command, rotated, () => endpointText(rotated));
     });
 

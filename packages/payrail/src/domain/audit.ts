@@ -41,6 +41,10 @@ export const AUDIT_ACTIONS = [
   'user.password_reset_request',
   'user.invite',
   'user.password_reset',
+  // A merchant's team, managed by its admins in the panel (flows/panel/team.ts)
+  'user.remove',
+  'user.role_change',
+  'user.invitation_revoke',
   // Operator actions
   'merchant.create',
   'merchant.fund',
@@ -73,6 +77,18 @@ export const AUDIT_ACTIONS = [
   'source.origin_remove',
   'source.dialect',
   'transfer_key.rotate',
+  // Webhook endpoints (API, panel and CLI)
+  'webhook.endpoint_create',
+  'webhook.endpoint_update',
+  'webhook.endpoint_delete',
+  'webhook.secret_rotate',
+  // Money actions taken in the panel
+  'charge.capture',
+  'charge.void',
+  'charge.refund',
+  // Recurring schedules
+  'schedule.pause',
+  'schedule.resume',
   // The APIs
   'api.auth_failure',
 ] as const;

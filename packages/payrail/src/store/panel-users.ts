@@ -6,7 +6,7 @@ import type { Tx } from './db.ts';
 /** An operator runs the deployment and sees every merchant; a merchant user sees only its merchant. */
 export type PanelRole = 'operator' | 'merchant';
 
-/** What a merchant user may do: admin everything (the team too), developer keys and webhooks, viewer read only. */
+/** What a merchant user may do: admin everything (the team too), developer webhooks and card-form origins (no key that moves money), viewer read only. */
 export type MerchantRole = 'admin' | 'developer' | 'viewer';
 
 export interface PanelUserRow {

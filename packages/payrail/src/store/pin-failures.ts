@@ -14,8 +14,10 @@ export interface PinFailureCount {
 
 /**
  * Counts a wrong PIN for a key. A lock that has ended starts the count again
- * at 1; the wrong PIN that brings the count to `failuresMax` (or any later
- * one) locks the key until `lockedUntilMs`.
+ * at 1; the wrong PIN that brings the count to `failuresMax` locks the key
+ * until `lockedUntilMs`. Later ones (counted while it is locked, by attempts
+ * that raced past the lock) are counted but do not lengthen the lock: the
+ * caller answers them as locked, whatever their PIN.
  */
 export async function countWrongPin(
   tx: Tx,
@@ -31,7 +33,7 @@ export async function countWrongPin(
        failures = CASE WHEN ${ended} THEN 1 ELSE pin_failures.failures + 1 END,
        locked_until_ms = CASE
          WHEN ${ended} THEN excluded.locked_until_ms
-         WHEN pin_failures.failures + 1 >= ? THEN ?
+         WHEN pin_failures.failures + 1 = ? THEN ?
          ELSE pin_failures.locked_until_ms END,
        updated_at_ms = excluded.updated_at_ms
      RETURNING failures, locked_until_ms`,
@@ -39,6 +41,14 @@ export async function countWrongPin(
   );
   if (row === undefined) throw new Error('counting a wrong PIN returned no row');
   return { failures: Number(row.failures), locked_until_ms: Number(row.locked_until_ms) };
+}
+
+/** A key's count as it is now (undefined: no wrong PIN counted), read past any cache. */
+export async function getPinFailures(tx: Tx, credentialId: string): Promise<PinFailureCount | undefined> {
+  const row = await tx.get<{ failures: number; locked_until_ms: number }>('SELECT failures, locked_until_ms FROM pin_failures WHERE credential_id = ?', [
+    credentialId,
+  ]);
+  return row === undefined ? undefined : { failures: Number(row.failures), locked_until_ms: Number(row.locked_until_ms) };
 }
 
 /** A right PIN: the count starts again. Only when the key is not locked at `nowMs` (a lock is never lifted by a guess). */

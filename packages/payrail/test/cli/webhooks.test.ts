@@ -32,7 +32,7 @@ describe('payrail webhook and events commands (sqlite)', () => {
   });
   after(() => store.dispose());
 
-  it('creates, lists, updates, rotates and deletes an endpoint; refuses a bad URL with a clear message', async () => {
+  it('creates, lists, updates, rotates and deletes an endpoint, each audited (finding 8: the CLI); refuses a bad URL with a clear message', async () => {
     const created = await runCliJson<{ id: string; signature: string; events: string[] }>(
       ['webhook', 'create', '--merchant', merchantId, '--url', 'http://localhost:9999/hooks', '--events', 'transfer.created,transfer.failed'],
       store.env,
@@ -50,6 +50,14 @@ describe('payrail webhook and events commands (sqlite)', () => {
     assert.equal(text.code, 0);
     assert.match(text.stdout, /enabled +no/);
     assert.deepEqual(await runCliJson(['webhook', 'delete', '--merchant', merchantId, '--endpoint', created.id], store.env), { id: created.id, deleted: true });
+    // finding 8: each change is in the audit trail, made by the command line.
+    const events = await store.db.read((tx) =>
+      tx.all<{ action: string; actor_kind: string }>('SELECT action, actor_kind FROM audit_events WHERE target = ? ORDER BY id', [created.id]),
+    );
+    assert.deepEqual(
+      events.map((e) => `${e.action} ${e.actor_kind}`),
+      ['webhook.endpoint_create cli', 'webhook.endpoint_update cli', 'webhook.secret_rotate cli', 'webhook.endpoint_delete cli'],
+    );
     const refused = await runCli(['webhook', 'create', '--merchant', merchantId, '--url', 'ftp://example.com/'], store.env);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /url must be an http\(s\) URL/);

@@ -173,13 +173,13 @@ for (const kind of STORE_KINDS) {
       await page.close();
     });
 
-    it('lets the merchant admin invite a viewer by e-mail; the viewer reads but cannot create keys (403)', async () => {
+    it('lets the merchant admin invite a viewer by e-mail; the viewer reads, is offered no key forms and cannot create keys (403)', async () => {
       const viewer = `viewer-${kind}@example.com`;
       const admin = await browser.newPage({ viewport: VIEWPORT });
       await signIn(admin, server.url, email, NEW_PASSWORD);
       await admin.getByRole('link', { name: 'Team' }).click();
       await admin.getByLabel('E-mail').fill(viewer);
-      await admin.getByLabel('Role').selectOption('viewer');
+      await admin.getByLabel('Role', { exact: true }).selectOption('viewer');
       await admin.getByRole('button', { name: 'Send invitation' }).click();
       await admin.getByText('Invitation sent.').waitFor();
       await shoot(admin, 'merchant-team');
@@ -198,11 +198,21 @@ for (const kind of STORE_KINDS) {
       // A viewer sees no team page link, and reads the credentials page...
       assert.equal(await page.getByRole('link', { name: 'Team' }).count(), 0);
       await page.getByRole('link', { name: 'Credentials' }).click();
-      await page.getByLabel('New source name').fill('Not allowed');
-      // ...but creating a source is refused, whatever the page offers.
+      await page.getByText('only an admin of your merchant makes, rotates or revokes them').waitFor();
+      assert.equal(await page.getByLabel('New source name').count(), 0);
+      // ...and creating a source is refused, whatever the page offers (a form made in the page, with the session's token).
       const [answer] = await Promise.all([
         page.waitForResponse((r) => r.url().endsWith('/dashboard/credentials/sources') && r.request().method() === 'POST'),
-        page.getByRole('button', { name: 'Create source' }).click(),
+        page.evaluate(() => {
+          const form = document.createElement('form');
+          form.method = 'post';
+          form.action = '/dashboard/credentials/sources';
+          const token = document.querySelector<HTMLInputElement>('input[name="_csrf"]')!.cloneNode() as HTMLInputElement;
+          const name = Object.assign(document.createElement('input'), { name: 'name', value: 'Not allowed' });
+          form.append(token, name);
+          document.body.append(form);
+          form.submit();
+        }),
       ]);
       assert.equal(answer.status(), 403);
       await page.getByText('Your role (viewer) does not allow this.').waitFor();

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/domain/clock.ts';
 import { mailList } from '../../src/flows/mail/outbox.ts';
-import { createUser, disableUser } from '../../src/flows/panel/users.ts';
+import { createUser, disableUser, resetUserPassword } from '../../src/flows/panel/users.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { PanelClient } from '../helpers/panel.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
@@ -70,6 +70,32 @@ for (const kind of STORE_KINDS) {
       assert.equal((await signedIn.get('/dashboard/overview')).location, '/dashboard/login?m=expired');
       assert.equal((await new PanelClient(t.app).signIn(email, PASSWORD)).status, 401);
       assert.equal((await new PanelClient(t.app).signIn(email, NEW_PASSWORD)).status, 303);
+    });
+
+    it('finding 11: a reset retires every other outstanding reset link of the account', async () => {
+      clock.advance(2 * 60 * 60_000);
+      await ask(email);
+      const first = await resetPath(email);
+      clock.advance(60_000);
+      await ask(email);
+      const second = await resetPath(email);
+      assert.notEqual(first, second);
+      const client = new PanelClient(t.app);
+      assert.equal((await client.post(second, { password: 'a brand new passphrase' }, { csrf: false })).location, '/dashboard/login?m=password_set');
+      const stale = await new PanelClient(t.app).post(first, { password: 'the attacker passphrase' }, { csrf: false });
+      assert.equal(stale.status, 410);
+      assert.equal((await new PanelClient(t.app).signIn(email, 'the attacker passphrase')).status, 401);
+      assert.equal((await new PanelClient(t.app).signIn(email, 'a brand new passphrase')).status, 303);
+      // An operator's reset (payrail user reset-password) retires them too.
+      clock.advance(60_000);
+      await ask(email);
+      const mailed = await resetPath(email);
+      await resetUserPassword({ db: t.service.db, clock }, email);
+      assert.equal((await new PanelClient(t.app).post(mailed, { password: 'the attacker passphrase' }, { csrf: false })).status, 410);
+      // Back to the password the next case expects (an hour on: at most 3 mails an hour go to one inbox).
+      clock.advance(60 * 60_000);
+      await ask(email);
+      assert.equal((await new PanelClient(t.app).post(await resetPath(email), { password: NEW_PASSWORD }, { csrf: false })).status, 303);
     });
 
     it('refuses a link older than an hour, changing nothing', async () => {

@@ -103,15 +103,15 @@ for (const kind of STORE_KINDS) {
       assert.equal((await showMerchant(issuingDeps(t.service), other.merchant_id)).sources[0]!.dialect, 'spec');
     });
 
-    it('creates a source in the dialect picked (a developer may), spec when none is picked', async () => {
-      await clients.developer.get('/dashboard/credentials');
-      const created = await clients.developer.post('/dashboard/credentials/sources', { name: 'Woo', dialect: 'acceptblue' });
+    it('creates a source in the dialect picked (an admin; keys move money), spec when none is picked', async () => {
+      await clients.admin.get('/dashboard/credentials');
+      const created = await clients.admin.post('/dashboard/credentials/sources', { name: 'Woo', dialect: 'acceptblue' });
       assert.equal(created.status, 200);
       assert.match(created.body, /Wire dialect: <code>acceptblue<\/code>/);
       const id = /Source (src_[0-9A-Za-z]+) created\./.exec(created.body)![1]!;
       assert.equal(await dialectOf(id), 'acceptblue');
-      await clients.developer.get('/dashboard/credentials');
-      const plain = await clients.developer.post('/dashboard/credentials/sources', { name: 'Plain' });
+      await clients.admin.get('/dashboard/credentials');
+      const plain = await clients.admin.post('/dashboard/credentials/sources', { name: 'Plain' });
       assert.equal(await dialectOf(/Source (src_[0-9A-Za-z]+) created\./.exec(plain.body)![1]!), 'spec');
     });
 

@@ -6,6 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { mailList } from '../../src/flows/mail/outbox.ts';
+import { issuingDeps } from '../../src/flows/merchants/merchants.ts';
+import { createSourceAs, rotateTransferKeyAs } from '../../src/flows/panel/credential-actions.ts';
 import { createUser } from '../../src/flows/panel/users.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { PanelClient } from '../helpers/panel.ts';
@@ -35,6 +37,35 @@ for (const kind of STORE_KINDS) {
       return client.post('/dashboard/team/invite', { email, role });
     }
 
+    async function sourceOf(merchant: string): Promise<string> {
+      const row = await t.service.db.read((tx) => tx.get<{ id: string }>('SELECT id FROM sources WHERE merchant_id = ? ORDER BY id LIMIT 1', [merchant]));
+      assert.ok(row !== undefined, `no source of ${merchant}`);
+      return row.id;
+    }
+
+    async function adminClient(): Promise<PanelClient> {
+      const client = new PanelClient(t.app);
+      await client.signIn(admin, PASSWORD);
+      return client;
+    }
+
+    async function team(client?: PanelClient) {
+      return (client ?? (await adminClient())).get('/dashboard/team');
+    }
+
+    async function userId(email: string): Promise<string> {
+      const row = await t.service.db.read((tx) => tx.get<{ id: string }>('SELECT id FROM panel_users WHERE email = ?', [email]));
+      assert.ok(row !== undefined, `no user ${email}`);
+      return row.id;
+    }
+
+    async function auditActions(target: string): Promise<string[]> {
+      const rows = await t.service.db.read((tx) =>
+        tx.all<{ action: string; outcome: string }>("SELECT action, outcome FROM audit_events WHERE target = ? AND action LIKE 'user.%' ORDER BY id", [target]),
+      );
+      return rows.map((r) => `${r.action} ${r.outcome}`);
+    }
+
     async function join(email: string, role: string): Promise<PanelClient> {
       assert.equal((await invite(email, role)).status, 303);
       const path = await invitationPath(email);
@@ -53,13 +84,34 @@ for (const kind of STORE_KINDS) {
     });
     after(async () => t?.close());
 
-    it('refuses bad invitations: an invalid address, an unknown role, an address with an account', async () => {
+    it('refuses bad invitations: an invalid address, an unknown role', async () => {
       const bad = await invite('not an address', 'viewer');
       assert.equal(bad.status, 400);
       assert.match(bad.body, /Enter a valid e-mail address/);
       assert.equal((await invite('someone@example.com', 'owner')).status, 400);
-      assert.equal((await invite(admin, 'viewer')).status, 400);
       assert.deepEqual(await mailList(t.service, { to: 'someone@example.com' }, 5), []);
+    });
+
+    it("finding 6: inviting an address with an account (an operator's, the admin's own) answers exactly as a new address", async () => {
+      const fresh = await invite('brand-new@example.com', 'viewer');
+      const operator = await invite('ops@example.com', 'viewer');
+      const own = await invite(admin, 'viewer');
+      assert.deepEqual([fresh.status, operator.status, own.status], [303, 303, 303]);
+      assert.equal(operator.location, fresh.location);
+      assert.equal(own.location, fresh.location);
+      const listed = await team();
+      assert.match(listed.body, /brand-new@example\.com/);
+      assert.match(listed.body, /ops@example\.com/);
+      // The operator, and only the operator, learns from the link that the address has an account; nothing is made.
+      const path = await invitationPath('ops@example.com');
+      const taken = await new PanelClient(t.app).post(path, { password: PASSWORD }, { csrf: false });
+      assert.equal(taken.status, 409);
+      assert.match(taken.body, /already has a panel account/);
+      const rows = await t.service.db.read((tx) => tx.all<{ role: string }>("SELECT role FROM panel_users WHERE email = 'ops@example.com'"));
+      assert.deepEqual(
+        rows.map((r) => r.role),
+        ['operator'],
+      );
     });
 
     it('lets a viewer read but not create keys (403), nor see the team', async () => {
@@ -73,20 +125,43 @@ for (const kind of STORE_KINDS) {
       assert.equal((await viewer.post('/dashboard/charges/1/refund', { amount: '1.00' })).status, 403);
     });
 
-    it('lets a developer create keys, but not invite or act on charges', async () => {
+    it('finding 1: a developer cannot make, rotate or revoke keys that move money, nor act on charges; an admin can', async () => {
       const developer = await join('developer@example.com', 'developer');
-      await developer.get('/dashboard/credentials');
-      const created = await developer.post('/dashboard/credentials/sources', { name: 'Dev source' });
-      assert.equal(created.status, 200);
-      assert.match(created.body, /New source credentials/);
-      await developer.get('/dashboard/overview');
+      const page = await developer.get('/dashboard/credentials');
+      assert.doesNotMatch(page.body, /Create source|Rotate transfer API key/);
+      const sourceId = await sourceOf(merchantId);
+      for (const path of [
+        '/dashboard/credentials/sources',
+        `/dashboard/credentials/sources/${sourceId}/rotate`,
+        '/dashboard/credentials/transfer-key/rotate',
+        `/dashboard/credentials/sources/${sourceId}/revoke`,
+      ]) {
+        const refused = await developer.post(path, { name: 'Dev source' });
+        assert.equal(refused.status, 403, path);
+        assert.doesNotMatch(refused.body, /sk_|pin|whsec_/i);
+      }
       assert.equal((await developer.post('/dashboard/team/invite', { email: 'x@example.com', role: 'admin' })).status, 403);
       assert.equal((await developer.post('/dashboard/charges/1/capture')).status, 403);
-      // Webhook endpoints are a developer's too.
+      // The flow itself refuses a role without money power, whatever route reaches it.
+      const asDeveloper = { actor: { kind: 'user', id: 'usr_dev', label: 'developer@example.com', address: null }, role: 'developer' } as const;
+      await assert.rejects(
+        createSourceAs(issuingDeps(t.service), { merchantId, name: 'x', dialect: 'spec' }, asDeveloper),
+        /cannot make or change keys that move money/,
+      );
+      await assert.rejects(rotateTransferKeyAs(issuingDeps(t.service), { merchantId }, asDeveloper), /cannot make or change keys that move money/);
+      // Webhook endpoints and card-form origins stay a developer's.
       await developer.get('/dashboard/webhooks');
       const endpoint = await developer.post('/dashboard/webhooks', { url: 'http://localhost:9/hook', events: 'transfer.succeeded' });
       assert.equal(endpoint.status, 200);
       assert.match(endpoint.body, /whsec_/);
+      await developer.get('/dashboard/credentials');
+      assert.equal((await developer.post(`/dashboard/credentials/sources/${sourceId}/origins`, { origin: 'https://shop.example.com' })).status, 303);
+      // The admin still can.
+      const owner = await adminClient();
+      await owner.get('/dashboard/credentials');
+      const created = await owner.post('/dashboard/credentials/sources', { name: 'Admin source' });
+      assert.equal(created.status, 200);
+      assert.match(created.body, /New source credentials/);
     });
 
     it('keeps a viewer from creating a webhook endpoint (403)', async () => {
@@ -104,6 +179,58 @@ for (const kind of STORE_KINDS) {
       assert.equal(again.status, 410);
       assert.match(again.body, /already used/);
       assert.equal((await client.get(`${path.slice(0, -2)}zz`)).status, 404);
+    });
+
+    it('finding 10: an admin changes a role, revokes an invitation and removes a member, whose session ends', async () => {
+      const member = await join('member@example.com', 'developer');
+      const memberId = await userId('member@example.com');
+      const owner = await adminClient();
+      await team(owner);
+      assert.equal((await owner.post(`/dashboard/team/members/${memberId}/role`, { role: 'viewer' })).location, '/dashboard/team?notice=role_changed');
+      await member.get('/dashboard/credentials');
+      assert.equal((await member.post('/dashboard/credentials/sources', { name: 'After demotion' })).status, 403);
+
+      await owner.post('/dashboard/team/invite', { email: 'pending@example.com', role: 'admin' });
+      const path = await invitationPath('pending@example.com');
+      const page = await team(owner);
+      const invitationId = /pending@example\.com<\/th>[\s\S]*?\/dashboard\/team\/invitations\/(lnk_[A-Za-z0-9]+)\/revoke/.exec(page.body)?.[1];
+      assert.ok(invitationId !== undefined, 'no pending invitation listed');
+      assert.equal((await owner.post(`/dashboard/team/invitations/${invitationId}/revoke`)).location, '/dashboard/team?notice=invitation_revoked');
+      assert.equal((await new PanelClient(t.app).post(path, { password: PASSWORD }, { csrf: false })).status, 410);
+      assert.doesNotMatch((await team(owner)).body, /pending@example\.com/);
+
+      assert.equal((await owner.post(`/dashboard/team/members/${memberId}/remove`)).location, '/dashboard/team?notice=member_removed');
+      assert.equal((await member.get('/dashboard/overview')).location, '/dashboard/login?m=expired');
+      assert.equal((await new PanelClient(t.app).signIn('member@example.com', PASSWORD)).status, 401);
+      assert.doesNotMatch((await team(owner)).body, /member@example\.com/);
+      assert.deepEqual(await auditActions(memberId), ['user.create success', 'user.role_change success', 'user.remove success']);
+      assert.deepEqual(await auditActions(invitationId), ['user.invitation_revoke success']);
+    });
+
+    it('finding 10: the last admin cannot be removed or demoted; another admin can, and non-admins cannot manage the team', async () => {
+      const owner = await adminClient();
+      const ownerId = await userId(admin);
+      await team(owner);
+      const demote = await owner.post(`/dashboard/team/members/${ownerId}/role`, { role: 'viewer' });
+      assert.equal(demote.status, 400);
+      assert.match(demote.body, /The team must keep an admin/);
+      assert.equal((await owner.post(`/dashboard/team/members/${ownerId}/remove`)).status, 400);
+      assert.equal((await owner.post(`/dashboard/team/members/${ownerId}/role`, { role: 'owner' })).status, 400);
+      // Someone else's member (the operator) is no member of this team.
+      assert.equal((await owner.post(`/dashboard/team/members/${await userId('ops@example.com')}/remove`)).status, 404);
+
+      const developer = await join('dev-team@example.com', 'developer');
+      await developer.get('/dashboard/overview');
+      assert.equal((await developer.post(`/dashboard/team/members/${ownerId}/remove`)).status, 403);
+
+      const second = await join('second-admin@example.com', 'admin');
+      await team(second);
+      const secondId = await userId('second-admin@example.com');
+      assert.equal((await second.post(`/dashboard/team/members/${secondId}/role`, { role: 'developer' })).status, 303);
+      assert.equal((await owner.post(`/dashboard/team/members/${secondId}/role`, { role: 'admin' })).status, 303);
+      assert.equal((await second.post(`/dashboard/team/members/${secondId}/remove`)).status, 303);
+      assert.equal((await second.get('/dashboard/overview')).location, '/dashboard/login?m=expired');
+      assert.deepEqual(await auditActions(ownerId), ['user.create success', 'user.role_change failure', 'user.remove failure']);
     });
 
     it('shows the operator the outbox in the panel, its links readable there without a mail server', async () => {

@@ -116,6 +116,44 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(await lockedSourceKeys(t.service, merchant.merchant_id), []);
     });
 
+    it('finding 5: of 60 guesses sent at once, at most the limit of wrong PINs are answered as evaluated; the answers fit one order of the attempts', async () => {
+      const merchant = await t.newMerchant();
+      const wrong = basic(merchant.source.api_key, wrongPinOf(merchant));
+      const guess = (index: number) =>
+        t.app.inject({
+          method: 'GET',
+          url: '/api/v2/transactions/100000001',
+          // Each from its own address, so only the key's count limits them.
+          remoteAddress: `198.18.${Math.floor(index / 250)}.${(index % 250) + 1}`,
+          headers: { authorization: index === 49 ? basicOf(merchant) : wrong },
+        });
+      const answers = await Promise.all(Array.from({ length: 60 }, (_, index) => guess(index)));
+      const codes = answers.map((a) => a.statusCode).join(' ');
+      // Every answer is one the attempts could get one after the other: the
+      // right PIN authenticates only if the store settled it before the tenth
+      // wrong one (then it counts as the first, and ten wrong ones follow it).
+      assert.ok(answers.filter((a) => a.statusCode === 401).length <= 10, codes);
+      assert.ok([404, 429].includes(answers[49]!.statusCode), codes);
+      assert.equal(answers.filter((a, index) => index !== 49 && a.statusCode !== 401 && a.statusCode !== 429).length, 0, codes);
+      assert.equal((await getTransaction(t.app, basicOf(merchant), 100000001)).statusCode, 429, 'the key is locked');
+      // Guessing on while it is locked, the right PIN among the guesses, evaluates none.
+      const more = await Promise.all(Array.from({ length: 20 }, (_, index) => guess(index + 40)));
+      assert.deepEqual(new Set(more.map((a) => a.statusCode)), new Set([429]));
+    });
+
+    it('finding 5: after 9 wrong PINs, 20 concurrent guesses get one evaluation between them', async () => {
+      const merchant = await t.newMerchant();
+      const wrong = basic(merchant.source.api_key, wrongPinOf(merchant));
+      for (let attempt = 1; attempt <= 9; attempt++) assert.equal((await getTransaction(t.app, wrong, 1)).statusCode, 401);
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, index) =>
+          t.app.inject({ method: 'GET', url: '/api/v2/transactions/1', remoteAddress: `198.19.7.${index + 1}`, headers: { authorization: wrong } }),
+        ),
+      );
+      assert.equal(answers.filter((a) => a.statusCode === 401).length, 1, answers.map((a) => a.statusCode).join(' '));
+      assert.equal(answers.filter((a) => a.statusCode === 429).length, 19);
+    });
+
     it('a right PIN starts the count again', async () => {
       const merchant = await t.newMerchant();
       const wrong = basic(merchant.source.api_key, wrongPinOf(merchant));

@@ -171,7 +171,12 @@ for (const kind of STORE_KINDS) {
       try {
         const merchant = await local.newMerchant({ fundCents: 100_000 });
         // Made while loopback was allowed (or a name that now resolves to loopback): checked again at delivery.
-        await createEndpoint({ db: local.service.db, clock: local.clock, config: local.service.config }, merchant.merchant_id, { url: receiver.url });
+        await createEndpoint(
+          { db: local.service.db, clock: local.clock, config: local.service.config },
+          merchant.merchant_id,
+          { url: receiver.url },
+          { kind: 'cli', id: 'test', label: null, address: null },
+        );
         assert.equal((await caller(local.app, merchant.transfer_api_key).execute(transferBody())).status, 200);
         const deps = (config: DeliveryDeps['config']): DeliveryDeps => ({
           db: local.service.db,

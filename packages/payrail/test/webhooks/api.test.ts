@@ -2,6 +2,7 @@
 // endpoint management with either merchant credential, merchant scoping,
 // refusals in the payin envelope that change nothing, secret rotation, the
 // event list's filters and cursor, and production's URL rules.
+import { SYSTEM_ACTOR } from '../../src/domain/audit.ts';
 import { EVENT_TYPES } from '../../src/domain/webhooks.ts';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -286,9 +287,9 @@ for (const kind of STORE_KINDS) {
         ['https://[2002:7f00:1::1]/', /loopback, private or link-local/],
         ['https://[::ffff:0:7f00:1]/', /loopback, private or link-local/],
       ] as const) {
-        await assert.rejects(createEndpoint(production, merchant.merchant_id, { url }), { code: 'invalid_request', message }, url);
+        await assert.rejects(createEndpoint(production, merchant.merchant_id, { url }, SYSTEM_ACTOR), { code: 'invalid_request', message }, url);
       }
-      const made = await createEndpoint(production, merchant.merchant_id, { url: 'https://hooks.example.com/payrail' });
+      const made = await createEndpoint(production, merchant.merchant_id, { url: 'https://hooks.example.com/payrail' }, SYSTEM_ACTOR);
       assert.equal(made.url, 'https://hooks.example.com/payrail');
     });
 

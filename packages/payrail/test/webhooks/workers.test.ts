@@ -2,6 +2,7 @@
 // together (docs/api-decisions.md section 11): fan-out and delivery claims
 // skip rows the other process holds, so under normal operation (no crash,
 // every answer 200) each event reaches the receiver exactly once.
+import { SYSTEM_ACTOR } from '../../src/domain/audit.ts';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
@@ -50,7 +51,7 @@ describe('two worker processes delivering webhooks on PostgreSQL', () => {
       const deps = issuingDeps(service);
       const merchant = await createMerchant(deps, { name: 'Hooked merchant' });
       await fundMerchant(deps, { merchantId: merchant.merchant_id, amountCents: TRANSFERS * 100 });
-      const endpoint = await createEndpoint(service, merchant.merchant_id, { url: receiver.url });
+      const endpoint = await createEndpoint(service, merchant.merchant_id, { url: receiver.url }, SYSTEM_ACTOR);
       workers.push(startWorker(store.env), startWorker(store.env));
       await Promise.all(
         Array.from({ length: TRANSFERS }, (_, i) =>

@@ -9,6 +9,15 @@
 //   Retry-After), counted in the store so every process sees the same count;
 //   a right PIN starts the count again; a locked key is refused before its
 //   PIN is looked at, so guessing on cannot tell a right PIN either;
+// - no answer tells a PIN right or wrong before the store's count says the
+//   attempt is within the limit: a wrong PIN is answered by the count its
+//   conditional upsert returns (401 up to the limit, 429 past it), and a
+//   right PIN only once a write in the same order as those counts (not the
+//   cached row) finds the key unlocked. So of many guesses sent at once, at
+//   most the limit are answered as evaluated, in the order they reached the
+//   store, whatever the cached row said when they arrived. (A right PIN is
+//   not counted as a failure while in flight: a shop's concurrent charges
+//   would otherwise use the limit up between them.)
 // - failed authentications are counted per client address; an address over
 //   the limit is refused (429) before anything it sends is checked;
 // - each failure is logged with the client address and the credential id,
@@ -33,7 +42,7 @@ import {
 } from '../../domain/credentials.ts';
 import { ApiError, type ErrorName } from '../../errors.ts';
 import type { WireDialect } from '../../domain/wire-dialect.ts';
-import { clearWrongPins, countAuthFailure, countWrongPinOnly, upgradeHashes as upgradeHashesCommand } from '../../store/access/auth-counters.ts';
+import { countAuthFailure, countWrongPinOnly, settleRightPin, upgradeHashes as upgradeHashesCommand } from '../../store/access/auth-counters.ts';
 import type { Db } from '../../store/db.ts';
 import type { CredentialRow } from '../../store/merchants.ts';
 import { addressLockedUntilCached, credentialOf } from '../../store/security-cache.ts';
@@ -137,7 +146,7 @@ function logFailure(run: Run, reason: FailureReason, status: number): void {
 async function refuse(run: Run, reason: FailureReason, more: { wrongPinOf?: CredentialRow; message?: string } = {}): Promise<never> {
   await refuseIfAddressLocked(run);
   const nowMs = run.options.clock.nowMs();
-  await countAuthFailure(
+  const pinCount = await countAuthFailure(
     run.options.db,
     more.wrongPinOf === undefined ? null : { credentialId: more.wrongPinOf.id, nowMs, failuresMax: PIN_FAILURES_MAX, lockedUntilMs: nowMs + PIN_LOCKOUT_MS },
     {
@@ -148,6 +157,8 @@ async function refuse(run: Run, reason: FailureReason, more: { wrongPinOf?: Cred
       lockedUntilMs: nowMs + ADDRESS_LOCKOUT_MS,
     },
   );
+  // Past the limit (guesses that raced past the cached lock): answered as locked, like a right PIN would be.
+  if (pinCount !== null && pinCount.failures > PIN_FAILURES_MAX) refuseLocked(run, 'key_locked', pinCount.locked_until_ms);
   logFailure(run, reason, 401);
   throw new AuthError('authentication_error', more.message ?? AUTH_FAILED_MESSAGES[run.options.api], reason);
 }
@@ -280,7 +291,9 @@ export async function authenticateBasic(options: AuthOptions, attempt: AuthAttem
   refuseIfLocked(run, row);
   const pinMatch = pinHashMatches(row.pin_hash, options.pinKey(), row.id, basic.pin);
   if (pinMatch === 'no') return refuse(run, 'wrong_pin', { wrongPinOf: row });
-  if (row.pin_failures > 0) await clearWrongPins(options.db, row.id, options.clock.nowMs());
+  // The cached row may predate wrong PINs counted since: the count, in the store's write order, decides.
+  const lockedUntilMs = await settleRightPin(options.db, row.id, options.clock.nowMs());
+  if (lockedUntilMs > 0) refuseLocked(run, 'key_locked', lockedUntilMs);
   await upgradeHashes(run, checked, basic.key, { given: basic.pin, match: pinMatch });
   return principalOf(row);
 }

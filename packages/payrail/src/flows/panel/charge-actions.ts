@@ -4,10 +4,15 @@
 // for confirmation and answers with a redirect instead); a refund is
 // recorded under the charge's own payin source. A check (behaviour section
 // 17) is voided only while pending and refunded only when achRefundProblem
-// allows; it never goes through the card flows.
+// allows; it never goes through the card flows. Each action is audited
+// (who, which charge, how much, how it ended): the payin flows commit the
+// money in their own transactions, so the event is written right after the
+// outcome is known, and a refusal of the request records its error.
 import { achRefundProblem, achVoidProblem, type AchState } from '../../domain/ach.ts';
 import { parseDollarString } from '../../domain/money.ts';
+import type { AuditActor } from '../../domain/audit.ts';
 import { fail } from '../../errors.ts';
+import { audited, recordAudit } from '../operations/audit.ts';
 import type { Service } from '../../service.ts';
 import { readAchEntry } from '../../store/ach/entries.ts';
 import { achNowMs } from '../ach/check-clock.ts';
@@ -74,17 +79,28 @@ export function checkActionsOffered(
   ];
 }
 
-/** Runs `action` on charge `pk` of the merchant; `amountText` is dollars ("12.50") or "" for the whole amount. */
+type ActionService = Pick<Service, 'db' | 'clock' | 'log' | 'providers' | 'providerKeys' | 'config'>;
+
+/** Runs `action` on charge `pk` of the merchant; `amountText` is dollars ("12.50") or "" for the whole amount. Audited as `by`. */
 export async function runChargeAction(
-  service: Pick<Service, 'db' | 'clock' | 'log' | 'providers' | 'providerKeys' | 'config'>,
+  service: ActionService,
   merchantId: string,
   pk: number,
   action: PanelChargeAction,
   amountText: string,
+  by: AuditActor,
 ): Promise<ActionOutcome> {
+  const amount = amountText.trim();
+  const event = { action: `charge.${action}`, target: String(pk), merchantId, detail: amount === '' ? null : `amount ${amount.slice(0, 20)}` } as const;
+  const outcome = await audited(service, by, event, () => runAction(service, merchantId, pk, action, amount));
+  const refused = outcome.refused === null ? {} : { detail: `${event.detail === null ? '' : `${event.detail}; `}refused ${outcome.refused.code}` };
+  await recordAudit(service, by, { ...event, ...refused }, outcome.refused === null ? 'success' : 'failure');
+  return outcome;
+}
+
+async function runAction(service: ActionService, merchantId: string, pk: number, action: PanelChargeAction, amount: string): Promise<ActionOutcome> {
   const charge = await chargeOfMerchant(service.db, { pk, merchantId });
   if (charge === undefined) fail('not_found', `No charge with reference number ${pk} was found.`);
-  const amount = amountText.trim();
   if (amount !== '' && !parseDollarString(amount).ok) fail('invalid_amount', 'The amount must be dollars with at most 2 decimals, for example 12.50.');
   // A check goes through the same flow, which hands it to the check operations; what its state rules out is refused first, with the page's reason.
   if ((await readAchEntry(service.db, pk, merchantId)) !== undefined) await refuseBlockedCheckAction(service, merchantId, pk, action);

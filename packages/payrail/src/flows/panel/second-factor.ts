@@ -1,6 +1,6 @@
 // A panel user's second factor and the checks that want a fresh proof of
 // identity: enrolling TOTP (password and a first code, then recovery codes
-// shown once), removing it (merchant users only: operators must keep one),
+// shown once; replacing one also takes a code of the current factor), removing it (merchant users only: operators must keep one),
 // re-authentication before credentials are created or rotated, and the
 // one-time use of a code. Each check is counted for lock-out and audited
 // (checked-attempt.ts).
@@ -45,6 +45,8 @@ export interface SessionProof {
   readonly password: string;
   /** The current code, when the user has a second factor. */
   readonly code: string;
+  /** When a second factor is replaced: a code of the current one (TOTP or a recovery code); the new one's code is `code`. */
+  readonly currentCode?: string;
   readonly address: string;
 }
 
@@ -74,6 +76,9 @@ export async function reauthenticate(deps: PanelDeps, proof: SessionProof): Prom
  * Enrols a TOTP secret: the password and a code the authenticator computed
  * from `secret` (proving it was scanned) must be right. Replaces any earlier
  * secret and recovery codes; returns the new recovery codes, to be shown once.
+ * Replacing a factor also takes a code of the current one (a TOTP code or a
+ * recovery code, claimed once): a stolen password and session alone cannot
+ * move the second factor to the thief's phone.
  */
 export async function enrolTotp(deps: PanelDeps, proof: SessionProof & { secret: string }): Promise<AttemptOutcome<{ recoveryCodes: string[] }>> {
   if (!isTotpSecret(proof.secret)) fail('invalid_request', 'the enrolment form was changed; start again');
@@ -81,7 +86,9 @@ export async function enrolTotp(deps: PanelDeps, proof: SessionProof & { secret:
   const recoveryCodeHashes = recoveryCodes.map(hashRecoveryCode);
   return provenAttempt<{ recoveryCodes: string[] }>(deps, proof, 'panel.totp_enrol', (user, nowMs) => {
     const step = totpStep(proof.secret, user.email, normalizeCode(proof.code), nowMs);
-    const work = { kind: 'enrol_totp', userId: user.id, secret: proof.secret, totpStep: step, recoveryCodeHashes, tokenHash: hashToken(proof.token) } as const;
+    const current = user.totp_secret === null ? {} : { currentClaim: readSecondFactor(user, proof.currentCode ?? '', nowMs) };
+    const tokenHash = hashToken(proof.token);
+    const work = { kind: 'enrol_totp', userId: user.id, secret: proof.secret, totpStep: step, ...current, recoveryCodeHashes, tokenHash } as const;
     return { work, value: { recoveryCodes } };
   });
 }

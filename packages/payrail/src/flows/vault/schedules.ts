@@ -4,6 +4,8 @@
 // customer or method reads as absent (not_found); a method of another
 // customer of the same merchant, a frequency we do not know or a next run
 // date in the past is a 400 naming the field, and nothing changes.
+import type { AuditActor } from '../../domain/audit.ts';
+import { type AuditNote, audited } from '../operations/audit.ts';
 import { parseDollarNumber, parseDollarString } from '../../domain/money.ts';
 import { addDays, isFrequency, parseRunDate, runDateOf, type Frequency } from '../../domain/recurring.ts';
 import type { WireDialect } from '../../domain/wire-dialect.ts';
@@ -229,14 +231,30 @@ export async function changeSchedule(
   id: string,
   input: ScheduleInput,
   amountText: string | null,
+  /** Who changes it: a pause or a resume (`active` given) is audited, from the API and the panel alike. */
+  by: AuditActor,
 ): Promise<ScheduleView | AcceptBlueSchedule> {
   const pk = idOf('recurring schedule', id);
+  if (input.active === undefined) return changeScheduleAs(vault, owner, pk, input, amountText, undefined);
+  const event = { action: input.active ? 'schedule.resume' : 'schedule.pause', target: String(pk), merchantId: owner.merchantId } as const;
+  return audited(vault, by, event, (audit) => changeScheduleAs(vault, owner, pk, input, amountText, audit));
+}
+
+async function changeScheduleAs(
+  vault: VaultContext,
+  owner: Pick<Owner, 'merchantId' | 'wireDialect'>,
+  pk: number,
+  input: ScheduleInput,
+  amountText: string | null,
+  audit: AuditNote | undefined,
+): Promise<ScheduleView | AcceptBlueSchedule> {
   const fields = checkFields(input, amountText, vault.clock.nowMs());
   const answer = await editSchedule(vault.db, {
     merchantId: owner.merchantId,
     pk,
     fields: { ...fields, payment_method_pk: input.payment_method_id },
     nowMs: vault.clock.nowMs(),
+    audit,
   });
   if (answer.kind !== 'changed') return refuseChange(answer, pk);
   return scheduleViewFor(owner.wireDialect)(answer.row);

@@ -22,7 +22,9 @@ import {
   removeAcceptBlueEndpoint,
 } from '../../store/webhooks/endpoints.ts';
 import { newAcceptBlueSecret } from './acceptblue-secret.ts';
-import { changeEndpoint, checkAddress, type EndpointDeps, type EndpointView, newEndpointId, renderEndpoint } from './endpoints.ts';
+import type { AuditActor } from '../../domain/audit.ts';
+import { audited } from '../operations/audit.ts';
+import { changeEndpoint, checkAddress, type EndpointDeps, endpointEvent, type EndpointView, newEndpointId, renderEndpoint } from './endpoints.ts';
 
 /** accept.blue's Webhook object. */
 export interface AcceptBlueWebhookView {
@@ -84,20 +86,29 @@ function checkedActive(active: unknown): boolean {
 const duplicate = (url: string): never => fail('duplicate_webhook', `a webhook with webhook_url ${url} is already registered`);
 
 /** POST /api/v2/webhooks with a webhook_url: 409 (duplicate_webhook) when the merchant registered this URL already. */
-export async function createAcceptBlueWebhook(deps: EndpointDeps, merchantId: string, input: AcceptBlueWebhookInput): Promise<AcceptBlueWebhookView> {
-  const url = checkedUrl(deps, input.webhook_url);
-  const description = input.description === undefined ? null : checkedDescription(input.description);
-  const enabled = input.active === undefined ? true : checkedActive(input.active);
+export async function createAcceptBlueWebhook(
+  deps: EndpointDeps,
+  merchantId: string,
+  input: AcceptBlueWebhookInput,
+  by: AuditActor,
+): Promise<AcceptBlueWebhookView> {
   const id = newEndpointId();
-  const secretEnc = webhookSecretCipherFor(deps.config).seal(newAcceptBlueSecret(), id);
-  const row = await createAcceptBlueEndpoint(
-    deps.db,
-    { id, merchantId, url, eventTypes: eventTypesText(ACCEPTBLUE_EVENT_TYPES), secretEnc, nowMs: deps.clock.nowMs(), description, enabled },
-    ENDPOINTS_PER_MERCHANT_MAX,
-  );
-  if (row === 'too_many') fail('invalid_request', `a merchant can have at most ${ENDPOINTS_PER_MERCHANT_MAX} webhook endpoints`);
-  if (row === 'duplicate') return duplicate(url);
-  return renderAcceptBlueWebhook(deps, row);
+  return audited(deps, by, endpointEvent('webhook.endpoint_create', merchantId, id), async (audit) => {
+    const url = checkedUrl(deps, input.webhook_url);
+    const description = input.description === undefined ? null : checkedDescription(input.description);
+    const enabled = input.active === undefined ? true : checkedActive(input.active);
+    const secretEnc = webhookSecretCipherFor(deps.config).seal(newAcceptBlueSecret(), id);
+    const note = { ...audit, event: endpointEvent('webhook.endpoint_create', merchantId, id, url) };
+    const row = await createAcceptBlueEndpoint(
+      deps.db,
+      { id, merchantId, url, eventTypes: eventTypesText(ACCEPTBLUE_EVENT_TYPES), secretEnc, nowMs: deps.clock.nowMs(), description, enabled },
+      ENDPOINTS_PER_MERCHANT_MAX,
+      note,
+    );
+    if (row === 'too_many') fail('invalid_request', `a merchant can have at most ${ENDPOINTS_PER_MERCHANT_MAX} webhook endpoints`);
+    if (row === 'duplicate') return duplicate(url);
+    return renderAcceptBlueWebhook(deps, row);
+  });
 }
 
 /** One endpoint as the API's list shows it: accept.blue's Webhook for accept.blue endpoints, Payrail's endpoint otherwise. */
@@ -121,20 +132,30 @@ export async function changeAcceptBlueWebhook(
   merchantId: string,
   number: number,
   input: AcceptBlueWebhookInput,
+  by: AuditActor,
 ): Promise<AcceptBlueWebhookView> {
-  const change: { url?: string; description?: string; enabled?: boolean } = {};
-  if (input.webhook_url !== undefined) change.url = checkedUrl(deps, input.webhook_url);
-  if (input.description !== undefined) change.description = checkedDescription(input.description);
-  if (input.active !== undefined) change.enabled = checkedActive(input.active);
-  const row = await changeAcceptBlueEndpoint(deps.db, merchantId, number, change, deps.clock.nowMs());
-  if (row === undefined) fail('not_found', `webhook ${number} not found`);
-  if (row === 'duplicate') return duplicate(change.url ?? '');
-  return renderAcceptBlueWebhook(deps, row);
+  return audited(deps, by, endpointEvent('webhook.endpoint_update', merchantId, String(number)), async (audit) => {
+    const change: { url?: string; description?: string; enabled?: boolean } = {};
+    if (input.webhook_url !== undefined) change.url = checkedUrl(deps, input.webhook_url);
+    if (input.description !== undefined) change.description = checkedDescription(input.description);
+    if (input.active !== undefined) change.enabled = checkedActive(input.active);
+    const detail = [
+      change.url === undefined ? null : `host ${new URL(change.url).host}`,
+      change.enabled === undefined ? null : change.enabled ? 'active' : 'inactive',
+    ];
+    const note = { ...audit, event: { ...audit.event, detail: detail.filter((d) => d !== null).join(', ') || null } };
+    const row = await changeAcceptBlueEndpoint(deps.db, merchantId, number, change, deps.clock.nowMs(), note);
+    if (row === undefined) fail('not_found', `webhook ${number} not found`);
+    if (row === 'duplicate') return duplicate(change.url ?? '');
+    return renderAcceptBlueWebhook(deps, row);
+  });
 }
 
 /** DELETE /api/v2/webhooks/:id of an accept.blue endpoint (answered 204, as accept.blue does). */
-export async function removeAcceptBlueWebhook(deps: Pick<EndpointDeps, 'db'>, merchantId: string, number: number): Promise<void> {
-  if (!(await removeAcceptBlueEndpoint(deps.db, merchantId, number))) fail('not_found', `webhook ${number} not found`);
+export async function removeAcceptBlueWebhook(deps: Pick<EndpointDeps, 'db' | 'clock'>, merchantId: string, number: number, by: AuditActor): Promise<void> {
+  await audited(deps, by, endpointEvent('webhook.endpoint_delete', merchantId, String(number)), async (audit) => {
+    if (!(await removeAcceptBlueEndpoint(deps.db, merchantId, number, audit))) fail('not_found', `webhook ${number} not found`);
+  });
 }
 
 /** A PATCH body: Payrail's fields or accept.blue's (the schema allows one set or the other). */
@@ -145,14 +166,14 @@ export interface WebhookChangeInput extends AcceptBlueWebhookInput {
 }
 
 /** PATCH /api/v2/webhooks/:id: an integer id is an accept.blue webhook and takes accept.blue's fields; we_... takes Payrail's. */
-export async function changeWebhook(deps: EndpointDeps, merchantId: string, id: string, input: WebhookChangeInput): Promise<ListedWebhook> {
+export async function changeWebhook(deps: EndpointDeps, merchantId: string, id: string, input: WebhookChangeInput, by: AuditActor): Promise<ListedWebhook> {
   const number = acceptBlueNumberOf(id);
   const { url, events, enabled, ...acceptBlue } = input;
   if (number !== null) {
     if (url !== undefined || events !== undefined || enabled !== undefined)
       fail('invalid_request', 'an accept.blue webhook takes webhook_url, description and active');
-    return changeAcceptBlueWebhook(deps, merchantId, number, acceptBlue);
+    return changeAcceptBlueWebhook(deps, merchantId, number, acceptBlue, by);
   }
   if (Object.values(acceptBlue).some((value) => value !== undefined)) fail('invalid_request', 'a webhook endpoint (we_...) takes url, events and enabled');
-  return changeEndpoint(deps, merchantId, id, { url, events, enabled });
+  return changeEndpoint(deps, merchantId, id, { url, events, enabled }, by);
 }

@@ -5,7 +5,11 @@
 // shown once (creation, rotation) and kept sealed (crypto/webhook-secret.ts).
 // accept.blue-shaped webhooks are endpoints too (acceptblue-endpoints.ts has
 // their API shape): here they read in Payrail's shape, for the panel and the CLI.
+// Every change is audited, with who made it (an API key, a panel user, the
+// command line), in the transaction that makes it.
 import type { Config } from '../../config.ts';
+import type { AuditActor, AuditEvent } from '../../domain/audit.ts';
+import { audited } from '../operations/audit.ts';
 import { webhookSecretCipherFor } from '../../crypto/webhook-secret.ts';
 import type { Clock } from '../../domain/clock.ts';
 import { randomBase62 } from '../../domain/ids.ts';
@@ -100,20 +104,34 @@ function checkedId(id: string): string {
   return id;
 }
 
-export async function createEndpoint(deps: EndpointDeps, merchantId: string, input: { url: unknown; events?: unknown }): Promise<EndpointWithSecret> {
-  const url = checkedUrl(deps, input.url);
-  const types = checkedTypes(input.events);
+/** The event of a change to an endpoint; a URL is described by its host only (its path or query may hold a receiver's token). */
+export function endpointEvent(action: AuditEvent['action'], merchantId: string, id: string | null, url?: string): AuditEvent {
+  return { action, target: id, merchantId, detail: url === undefined ? null : `host ${new URL(url).host}` };
+}
+
+export async function createEndpoint(
+  deps: EndpointDeps,
+  merchantId: string,
+  input: { url: unknown; events?: unknown },
+  by: AuditActor,
+): Promise<EndpointWithSecret> {
   const id = newEndpointId();
-  const secret = newSecret();
-  const secretEnc = webhookSecretCipherFor(deps.config).seal(secret, id);
-  const row = await storeEndpoint(
-    deps.db,
-    { id, merchantId, url, eventTypes: eventTypesText(types), secretEnc, nowMs: deps.clock.nowMs() },
-    ENDPOINTS_PER_MERCHANT_MAX,
-  );
-  if (row === 'too_many') fail('invalid_request', `a merchant can have at most ${ENDPOINTS_PER_MERCHANT_MAX} webhook endpoints`);
-  if (row === undefined) throw new Error(`webhook endpoint ${id} vanished`);
-  return { ...renderEndpoint(row), signature: secret.reveal() };
+  return audited(deps, by, endpointEvent('webhook.endpoint_create', merchantId, id), async (audit) => {
+    const url = checkedUrl(deps, input.url);
+    const types = checkedTypes(input.events);
+    const secret = newSecret();
+    const secretEnc = webhookSecretCipherFor(deps.config).seal(secret, id);
+    const note = { ...audit, event: endpointEvent('webhook.endpoint_create', merchantId, id, url) };
+    const row = await storeEndpoint(
+      deps.db,
+      { id, merchantId, url, eventTypes: eventTypesText(types), secretEnc, nowMs: deps.clock.nowMs() },
+      ENDPOINTS_PER_MERCHANT_MAX,
+      note,
+    );
+    if (row === 'too_many') fail('invalid_request', `a merchant can have at most ${ENDPOINTS_PER_MERCHANT_MAX} webhook endpoints`);
+    if (row === undefined) throw new Error(`webhook endpoint ${id} vanished`);
+    return { ...renderEndpoint(row), signature: secret.reveal() };
+  });
 }
 
 /** Every endpoint of the merchant, accept.blue webhooks included, in Payrail's endpoint shape (the panel and the CLI). */
@@ -149,6 +167,19 @@ export async function changeEndpoint(
   merchantId: string,
   id: string,
   input: { url?: unknown; events?: unknown; enabled?: unknown },
+  by: AuditActor,
+): Promise<EndpointView> {
+  return audited(deps, by, endpointEvent('webhook.endpoint_update', merchantId, id.slice(0, 40)), (audit) =>
+    changeEndpointAudited(deps, merchantId, id, input, audit),
+  );
+}
+
+async function changeEndpointAudited(
+  deps: EndpointDeps,
+  merchantId: string,
+  id: string,
+  input: { url?: unknown; events?: unknown; enabled?: unknown },
+  audit: { actor: AuditActor; event: AuditEvent; atMs: number },
 ): Promise<EndpointView> {
   checkedId(id);
   if (input.url !== undefined || input.events !== undefined) {
@@ -164,25 +195,40 @@ export async function changeEndpoint(
     if (typeof input.enabled !== 'boolean') fail('invalid_request', 'enabled must be true or false');
     change.enabled = input.enabled;
   }
-  const row = await storeEndpointChange(deps.db, merchantId, id, change, deps.clock.nowMs());
+  const facts = [
+    change.url === undefined ? null : `host ${new URL(change.url).host}`,
+    change.eventTypes === undefined ? null : 'events',
+    change.enabled === undefined ? null : change.enabled ? 'enabled' : 'disabled',
+  ];
+  const note = { ...audit, event: { ...audit.event, detail: facts.filter((f) => f !== null).join(', ') || null } };
+  const row = await storeEndpointChange(deps.db, merchantId, id, change, deps.clock.nowMs(), note);
   if (row === undefined) fail('not_found', `webhook endpoint ${id} not found`);
   return renderEndpoint(row);
 }
 
-export async function removeEndpoint(deps: Pick<EndpointDeps, 'db'>, merchantId: string, id: string): Promise<{ id: string; deleted: true }> {
-  checkedId(id);
-  if (!(await deleteEndpointOf(deps.db, merchantId, id))) fail('not_found', `webhook endpoint ${id} not found`);
-  return { id, deleted: true };
+export async function removeEndpoint(
+  deps: Pick<EndpointDeps, 'db' | 'clock'>,
+  merchantId: string,
+  id: string,
+  by: AuditActor,
+): Promise<{ id: string; deleted: true }> {
+  return audited(deps, by, endpointEvent('webhook.endpoint_delete', merchantId, id.slice(0, 40)), async (audit) => {
+    checkedId(id);
+    if (!(await deleteEndpointOf(deps.db, merchantId, id, audit))) fail('not_found', `webhook endpoint ${id} not found`);
+    return { id, deleted: true as const };
+  });
 }
 
 /** A new secret replaces the old one at once; deliveries signed from now on use it. */
-export async function rotateEndpointSecret(deps: EndpointDeps, merchantId: string, id: string): Promise<EndpointWithSecret> {
-  const current = await storedEndpointOf(deps.db, merchantId, checkedId(id));
-  if (current === undefined) fail('not_found', `webhook endpoint ${id} not found`);
-  // An accept.blue endpoint's secret keeps accept.blue's form (32 alphanumeric characters, no prefix).
-  const secret = current.format === 'acceptblue' ? newAcceptBlueSecret() : newSecret();
-  const secretEnc = webhookSecretCipherFor(deps.config).seal(secret, id);
-  const row = await replaceEndpointSecret(deps.db, merchantId, id, secretEnc, deps.clock.nowMs());
-  if (row === undefined) fail('not_found', `webhook endpoint ${id} not found`);
-  return { ...renderEndpoint(row), signature: secret.reveal() };
+export async function rotateEndpointSecret(deps: EndpointDeps, merchantId: string, id: string, by: AuditActor): Promise<EndpointWithSecret> {
+  return audited(deps, by, endpointEvent('webhook.secret_rotate', merchantId, id.slice(0, 40)), async (audit) => {
+    const current = await storedEndpointOf(deps.db, merchantId, checkedId(id));
+    if (current === undefined) fail('not_found', `webhook endpoint ${id} not found`);
+    // An accept.blue endpoint's secret keeps accept.blue's form (32 alphanumeric characters, no prefix).
+    const secret = current.format === 'acceptblue' ? newAcceptBlueSecret() : newSecret();
+    const secretEnc = webhookSecretCipherFor(deps.config).seal(secret, id);
+    const row = await replaceEndpointSecret(deps.db, merchantId, id, secretEnc, deps.clock.nowMs(), audit);
+    if (row === undefined) fail('not_found', `webhook endpoint ${id} not found`);
+    return { ...renderEndpoint(row), signature: secret.reveal() };
+  });
 }

@@ -6,6 +6,7 @@
 // API credentials; everything is scoped to the caller's merchant; refusals
 // in the payin API's envelope (shape C).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { apiActorOf } from '../api-actor.ts';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import {
@@ -49,6 +50,7 @@ export function webhookRoutes(service: Service): FastifyPluginAsyncTypebox {
   return async (app) => {
     const onRequest = merchantAuth(service);
     const merchantOf = (request: { principal?: { merchantId: string } }): string => request.principal!.merchantId;
+    const actorOf = apiActorOf;
 
     app.post(
       '/api/v2/webhooks',
@@ -66,8 +68,8 @@ export function webhookRoutes(service: Service): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const body = request.body;
-        if (!('webhook_url' in body)) return createEndpoint(service, merchantOf(request), body);
-        return reply.code(201).send(await createAcceptBlueWebhook(service, merchantOf(request), body));
+        if (!('webhook_url' in body)) return createEndpoint(service, merchantOf(request), body, actorOf(request));
+        return reply.code(201).send(await createAcceptBlueWebhook(service, merchantOf(request), body, actorOf(request)));
       },
     );
     app.get(
@@ -116,7 +118,7 @@ export function webhookRoutes(service: Service): FastifyPluginAsyncTypebox {
         onRequest,
         preValidation: acceptBlueRequests(WebhookChange),
       },
-      async (request) => changeWebhook(service, merchantOf(request), request.params.id, request.body),
+      async (request) => changeWebhook(service, merchantOf(request), request.params.id, request.body, actorOf(request)),
     );
     app.delete(
       '/api/v2/webhooks/:id',
@@ -132,8 +134,8 @@ export function webhookRoutes(service: Service): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const number = acceptBlueNumberOf(request.params.id);
-        if (number === null) return removeEndpoint(service, merchantOf(request), request.params.id);
-        await removeAcceptBlueWebhook(service, merchantOf(request), number);
+        if (number === null) return removeEndpoint(service, merchantOf(request), request.params.id, actorOf(request));
+        await removeAcceptBlueWebhook(service, merchantOf(request), number, actorOf(request));
         return reply.code(204).send(null);
       },
     );
@@ -149,7 +151,7 @@ export function webhookRoutes(service: Service): FastifyPluginAsyncTypebox {
         },
         onRequest,
       },
-      async (request) => rotateEndpointSecret(service, merchantOf(request), request.params.id),
+      async (request) => rotateEndpointSecret(service, merchantOf(request), request.params.id, actorOf(request)),
     );
 
     app.get(

@@ -6,29 +6,42 @@
 import type { Db } from '../db.ts';
 import { countAddressFailure, pruneAddressFailures } from '../auth-address-failures.ts';
 import { listLockedSourceKeys, type LockedSourceKey, upgradeCredentialHashes } from '../merchants.ts';
-import { clearPinFailures, countWrongPin, pruneStalePinFailures } from '../pin-failures.ts';
+import { clearPinFailures, countWrongPin, getPinFailures, type PinFailureCount, pruneStalePinFailures } from '../pin-failures.ts';
 import { addRateLimitHits, pruneRateLimitHits } from '../rate-limit-hits.ts';
 
 export type WrongPin = Parameters<typeof countWrongPin>[1];
 export type AddressFailure = Parameters<typeof countAddressFailure>[1];
 export type HashUpgrade = Parameters<typeof upgradeCredentialHashes>[2];
 
-/** A refused authentication: the wrong PIN of a key (null: none) and the failure of the address, in one transaction. */
-export async function countAuthFailure(db: Db, wrongPin: WrongPin | null, address: AddressFailure): Promise<void> {
-  await db.write(async (tx) => {
-    if (wrongPin !== null) await countWrongPin(tx, wrongPin);
+/** A refused authentication: the wrong PIN of a key (null: none) and the failure of the address, in one transaction; answers the key's count. */
+export async function countAuthFailure(db: Db, wrongPin: WrongPin | null, address: AddressFailure): Promise<PinFailureCount | null> {
+  return db.write(async (tx) => {
+    const count = wrongPin === null ? null : await countWrongPin(tx, wrongPin);
     await countAddressFailure(tx, address);
+    return count;
+  });
+}
+
+/**
+ * A right PIN, settled in the same write order as the wrong PINs' counts:
+ * when the key is locked by then, answers when the lock ends (nothing
+ * changes); otherwise its count starts again and it answers 0. A write, not
+ * a read, so that it cannot see the count as it was before wrong PINs that
+ * arrived earlier were committed.
+ */
+export async function settleRightPin(db: Db, credentialId: string, nowMs: number): Promise<number> {
+  return db.write(async (tx) => {
+    const count = await getPinFailures(tx, credentialId);
+    if (count === undefined) return 0;
+    if (count.locked_until_ms > nowMs) return count.locked_until_ms;
+    await clearPinFailures(tx, credentialId, nowMs);
+    return 0;
   });
 }
 
 /** A wrong PIN of a key, with no address failure (the PIN of credentials presented to the wrong endpoint). */
 export async function countWrongPinOnly(db: Db, wrongPin: WrongPin): Promise<void> {
   await db.write((tx) => countWrongPin(tx, wrongPin));
-}
-
-/** A right PIN: the key's count starts again (unless it is locked at `nowMs`). */
-export async function clearWrongPins(db: Db, credentialId: string, nowMs: number): Promise<void> {
-  await db.write((tx) => clearPinFailures(tx, credentialId, nowMs));
 }
 
 export async function upgradeHashes(db: Db, credentialId: string, change: HashUpgrade): Promise<void> {

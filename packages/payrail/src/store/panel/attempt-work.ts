@@ -27,6 +27,11 @@ export type AttemptWork =
       readonly secret: string;
       /** The step of the code computed from the new secret; null when the code was wrong. */
       readonly totpStep: number | null;
+      /**
+       * A code of the factor being replaced (its TOTP or a recovery code),
+       * claimed before anything changes; absent when the user has none yet.
+       */
+      readonly currentClaim?: SecondFactorClaim;
       readonly recoveryCodeHashes: readonly string[];
       readonly tokenHash: string;
     }
@@ -56,6 +61,7 @@ export async function doAttemptWork(tx: Tx, work: AttemptWork, nowMs: number): P
       return null;
     case 'enrol_totp':
       if (work.totpStep === null) return 'wrong code';
+      if (work.currentClaim !== undefined && !(await claimSecondFactor(tx, work.userId, work.currentClaim, nowMs))) return 'wrong or reused current code';
       await setTotp(tx, work.userId, { secret: work.secret, enrolledAtMs: nowMs });
       await claimTotpStep(tx, work.userId, work.totpStep);
       await replaceRecoveryCodes(tx, work.userId, work.recoveryCodeHashes, nowMs);

@@ -1,5 +1,6 @@
-// Counting the panel's sign-in attempts (per client address and per
-// account) and settling them, as commands. The limits are the panel's rules
+// Counting the panel's sign-in attempts (per client address, per account
+// and address, per account from unknown addresses) and settling them, as
+// commands. The limits are the panel's rules
 // (flows/panel/attempts.ts says why they are what they are) and arrive as
 // data; the counting runs here because each count must be taken by its
 // conditional upsert before the secret is checked, and the refusal it
@@ -8,7 +9,8 @@ import type { AuditActor, AuditEvent } from '../../domain/audit.ts';
 import { addressKey } from '../../domain/client-address.ts';
 import { appendAudit } from '../audit-events.ts';
 import type { Db, Tx } from '../db.ts';
-import { countLoginAttempt, deleteLoginFailures, deleteStaleLoginFailures, type LoginAttemptCount, uncountLoginAttempt } from '../panel-login-failures.ts';
+import { countLoginAttempt, deleteStaleLoginFailures, type LoginAttemptCount, uncountLoginAttempt } from '../panel-login-failures.ts';
+import { claimDelayedAttempt, deletePairFailures, deleteStalePairFailures, isKnownAddress, rememberAddress } from '../panel-sign-in-delays.ts';
 import { getUserByEmail, type PanelUserRow } from '../panel-users.ts';
 import { type AttemptWork, doAttemptWork } from './attempt-work.ts';
 
@@ -16,26 +18,41 @@ export type { AttemptWork };
 
 export interface AttemptLimits {
   readonly addressFailuresMax: number;
-  readonly accountFailuresMax: number;
   readonly windowMs: number;
   readonly lockoutMs: number;
+  /** A delay counter (account, pair) starts again after this long without an attempt. */
+  readonly quietMs: number;
+  /** Delay after the `failures`-th attempt of one account from one address. */
+  readonly pairDelayMsFor: (failures: number) => number;
+  /** Delay after the `failures`-th attempt on one account from addresses it has not signed in from. */
+  readonly accountDelayMsFor: (failures: number) => number;
+  /** How long a successful sign-in makes its address known to the account. */
+  readonly knownAddressMs: number;
   /** Stale counter rows swept per attempt, so the tables do not grow with every address ever seen. */
   readonly staleRowsSweptMax: number;
 }
 
 export interface CountedAttempt {
   readonly address: LoginAttemptCount;
-  /** Null when the attempt was refused on its address and not counted against the account. */
-  readonly account: LoginAttemptCount | null;
 }
 
 /** Who acts and on what, once the account (or its absence) is known: a pure function of the flow. */
 export type DescribeAttempt = (user: PanelUserRow | undefined) => { actor: AuditActor; event: AuditEvent };
 
-async function countAttempt(tx: Tx, limits: AttemptLimits, input: { email: string; address: string; nowMs: number }): Promise<CountedAttempt> {
-  const { nowMs } = input;
+type Counted = { readonly counts: CountedAttempt } | { readonly refused: { lockedForMs: number; by: 'address' | 'account' | 'pair' } };
+
+/**
+ * Counts an attempt before its secret is checked: per client address (a hard
+ * lock, which only locks that address out), then its turn per account and
+ * address (a progressive delay), then, from an address the account has not
+ * signed in from lately, its turn per account (a progressive delay too). An
+ * address the account knows is never slowed down by failures elsewhere, so
+ * strangers cannot lock its owner out.
+ */
+async function countAttempt(tx: Tx, limits: AttemptLimits, input: { email: string; address: string; nowMs: number }): Promise<Counted> {
+  const { nowMs, email } = input;
   const windowStartMinMs = nowMs - limits.windowMs;
-  const lockedUntilMs = nowMs + limits.lockoutMs;
+  const quietSinceMs = nowMs - limits.quietMs;
   const addressKeyText = addressKey(input.address);
   const limit = limits.staleRowsSweptMax;
   const address = await countLoginAttempt(tx, 'address', {
@@ -43,30 +60,24 @@ async function countAttempt(tx: Tx, limits: AttemptLimits, input: { email: strin
     nowMs,
     windowStartMinMs,
     failuresMax: limits.addressFailuresMax,
-    lockedUntilMs,
+    lockedUntilMs: nowMs + limits.lockoutMs,
   });
   await deleteStaleLoginFailures(tx, 'address', { windowStartMinMs, nowMs, exceptKey: addressKeyText, limit });
-  if (address.failures > limits.addressFailuresMax) return { address, account: null };
-  const account = await countLoginAttempt(tx, 'account', {
-    key: input.email,
-    nowMs,
-    windowStartMinMs,
-    failuresMax: limits.accountFailuresMax,
-    lockedUntilMs,
-  });
-  await deleteStaleLoginFailures(tx, 'account', { windowStartMinMs, nowMs, exceptKey: input.email, limit });
-  return { address, account };
-}
-
-/** Why an attempt may not even be checked: its address or its account is over the limit. Null when it may. */
-function refusal(counted: CountedAttempt, limits: AttemptLimits, nowMs: number): { lockedForMs: number; by: 'address' | 'account' } | null {
-  if (counted.address.failures > limits.addressFailuresMax) {
-    return { lockedForMs: Math.max(0, counted.address.locked_until_ms - nowMs), by: 'address' };
+  // An address the account signed in from is not locked out of it by others
+  // failing from that address (or its /64): only its pair's delay applies.
+  const known = await isKnownAddress(tx, email, addressKeyText, nowMs - limits.knownAddressMs);
+  if (address.failures > limits.addressFailuresMax && !known) {
+    return { refused: { lockedForMs: Math.max(0, address.locked_until_ms - nowMs), by: 'address' } };
   }
-  if (counted.account !== null && counted.account.failures > limits.accountFailuresMax) {
-    return { lockedForMs: Math.max(0, counted.account.locked_until_ms - nowMs), by: 'account' };
+  const pair = await claimDelayedAttempt(tx, 'pair', { keyValues: [email, addressKeyText], nowMs, quietSinceMs, delayMsFor: limits.pairDelayMsFor });
+  await deleteStalePairFailures(tx, quietSinceMs, nowMs, limit);
+  if (!pair.allowed) return { refused: { lockedForMs: pair.untilMs - nowMs, by: 'pair' } };
+  if (!known) {
+    const account = await claimDelayedAttempt(tx, 'account', { keyValues: [email], nowMs, quietSinceMs, delayMsFor: limits.accountDelayMsFor });
+    await deleteStaleLoginFailures(tx, 'account', { windowStartMinMs: quietSinceMs, nowMs, exceptKey: email, limit });
+    if (!account.allowed) return { refused: { lockedForMs: account.untilMs - nowMs, by: 'account' } };
   }
-  return null;
+  return { counts: { address } };
 }
 
 export type StartedAttempt =
@@ -84,9 +95,9 @@ export async function startPanelAttempt(
   const { email, address, limits, nowMs } = input;
   return db.write(async (tx): Promise<StartedAttempt> => {
     const user = await getUserByEmail(tx, email);
-    const counts = await countAttempt(tx, limits, { email, address, nowMs });
-    const refused = refusal(counts, limits, nowMs);
-    if (refused === null) return { kind: 'counted', user, counts };
+    const counted = await countAttempt(tx, limits, { email, address, nowMs });
+    if ('counts' in counted) return { kind: 'counted', user, counts: counted.counts };
+    const { refused } = counted;
     const { actor, event } = input.describe(user);
     await appendAudit(tx, actor, { ...event, detail: `refused: ${refused.by} locked` }, 'denied', nowMs);
     return { kind: 'locked', lockedForMs: refused.lockedForMs };
@@ -119,8 +130,12 @@ export async function finishPanelAttempt(
   return db.write(async (tx): Promise<FinishedAttempt> => {
     const why = 'denied' in settle ? settle.denied : await doAttemptWork(tx, settle.work, nowMs);
     if (why === null) {
-      await deleteLoginFailures(tx, 'account', email);
-      await uncountLoginAttempt(tx, 'address', addressKey(address), input.limits.addressFailuresMax);
+      // The right secret from this address: its pair's delays end and the account knows it.
+      // The account's count of strangers' failures stays: the owner's success must not reset it for them.
+      const key = addressKey(address);
+      await deletePairFailures(tx, email, key);
+      await rememberAddress(tx, email, key, nowMs, nowMs - input.limits.knownAddressMs);
+      await uncountLoginAttempt(tx, 'address', key, input.limits.addressFailuresMax);
       await appendAudit(tx, actor, event, 'success', nowMs);
       return { ok: true };
     }

@@ -1,11 +1,12 @@
 // The password reset's commands: mailing a one-time link to an enabled
 // account, and using the link to set a new password (its sessions end, its
-// lock-out is lifted) in the transaction that uses it.
+// lock-out is lifted, its other reset links are retired) in the
+// transaction that uses it.
 import type { MailContent } from '../../domain/mail-templates.ts';
 import type { AuditActor, AuditEvent } from '../../domain/audit.ts';
 import { type AuditNote, appendAudit, appendAuditNote } from '../audit-events.ts';
 import type { Db } from '../db.ts';
-import { issueLink, type LinkProblem, useLink } from '../link-tokens.ts';
+import { issueLink, type LinkProblem, retireLinkTokens, useLink } from '../link-tokens.ts';
 import { inboxSaturated, queueMail } from '../mail-outbox.ts';
 import { deleteLoginFailures } from '../panel-login-failures.ts';
 import { deleteSessionsOfUser } from '../panel-sessions.ts';
@@ -48,6 +49,9 @@ export async function resetPasswordByLink(
     if (!used.ok) return used;
     const userId = used.link.subject;
     await setPasswordHash(tx, userId, input.passwordHash);
+    // Every other reset link of the account dies with this one: a link
+    // mailed earlier (or to an inbox read by someone else) cannot undo it.
+    await retireLinkTokens(tx, 'password_reset', userId, nowMs);
     await deleteSessionsOfUser(tx, userId);
     await deleteLoginFailures(tx, 'account', used.link.email);
     const { actor, event } = input.describe({ email: used.link.email, userId });

@@ -4,6 +4,7 @@
 // audit event.
 import { type AuditNote, appendAuditNote } from '../audit-events.ts';
 import type { Db } from '../db.ts';
+import { retireLinkTokens } from '../link-tokens.ts';
 import { getMerchant } from '../merchants.ts';
 import { deleteLoginFailures } from '../panel-login-failures.ts';
 import { deleteRecoveryCodes } from '../panel-recovery-codes.ts';
@@ -56,6 +57,7 @@ export async function changePanelUser(db: Db, input: { email: string; change: Us
     switch (change.kind) {
       case 'disable':
         await setUserDisabled(tx, user.id, nowMs);
+        await retireLinkTokens(tx, 'password_reset', user.id, nowMs);
         sessionsEnded = await deleteSessionsOfUser(tx, user.id);
         break;
       case 'enable':
@@ -72,6 +74,8 @@ export async function changePanelUser(db: Db, input: { email: string; change: Us
         break;
       case 'reset_password':
         await setPasswordHash(tx, user.id, change.passwordHash);
+        // A reset link mailed before must not undo the operator's reset.
+        await retireLinkTokens(tx, 'password_reset', user.id, nowMs);
         await deleteLoginFailures(tx, 'account', user.email);
         sessionsEnded = await deleteSessionsOfUser(tx, user.id);
         break;

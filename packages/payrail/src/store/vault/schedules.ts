@@ -1,6 +1,7 @@
 // Recurring schedules of stored customers: the commands and queries of the
 // schedule flows (flows/vault/schedules.ts). Another merchant's schedule,
 // customer or method reads as absent. Running them is schedule-runs.ts.
+import { type AuditNote, appendAuditNote } from '../audit-events.ts';
 import { command, Refusal } from '../command.ts';
 import { getCustomer } from '../customers.ts';
 import type { Db, Tx } from '../db.ts';
@@ -82,7 +83,11 @@ export type EditScheduleAnswer =
  * customer's; resuming one whose card was deleted needs a new method, and
  * resuming a finished one a num_left (0 would mean unlimited).
  */
-export function editSchedule(db: Db, input: { merchantId: string; pk: number; fields: ScheduleUpdate; nowMs: number }): Promise<EditScheduleAnswer> {
+/** Changes a schedule; `audit` (a pause or a resume) is appended in the same transaction when it changed. */
+export function editSchedule(
+  db: Db,
+  input: { merchantId: string; pk: number; fields: ScheduleUpdate; nowMs: number; audit?: AuditNote | undefined },
+): Promise<EditScheduleAnswer> {
   const { merchantId, pk, fields } = input;
   return db.write(async (tx): Promise<EditScheduleAnswer> => {
     const current = await getSchedule(tx, merchantId, pk);
@@ -95,7 +100,9 @@ export function editSchedule(db: Db, input: { merchantId: string; pk: number; fi
     }
     if (current.status === 'finished' && fields.active === 1 && fields.num_left === undefined) return { kind: 'finished-needs-num-left' };
     const updated = await updateSchedule(tx, merchantId, pk, fields, input.nowMs);
-    return updated === undefined ? { kind: 'absent' } : { kind: 'changed', row: updated };
+    if (updated === undefined) return { kind: 'absent' };
+    if (input.audit !== undefined) await appendAuditNote(tx, input.audit);
+    return { kind: 'changed', row: updated };
   });
 }
 

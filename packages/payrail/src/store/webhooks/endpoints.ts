@@ -1,6 +1,8 @@
 // The webhook endpoint commands and queries the flows submit
 // (flows/webhooks/endpoints.ts decides; the statements are
-// store/webhook-endpoints.ts).
+// store/webhook-endpoints.ts). Each change appends its audit event
+// (`audit`) in its own transaction.
+import { type AuditNote, appendAuditNote } from '../audit-events.ts';
 import { command, Refusal } from '../command.ts';
 import type { Db } from '../db.ts';
 import {
@@ -21,10 +23,11 @@ import {
 export type NewEndpoint = Parameters<typeof insertEndpoint>[1];
 
 /** Adds an endpoint unless the merchant already has `endpointsMax`; the count and the insert are one transaction. */
-export function createEndpoint(db: Db, endpoint: NewEndpoint, endpointsMax: number): Promise<EndpointRow | 'too_many' | undefined> {
+export function createEndpoint(db: Db, endpoint: NewEndpoint, endpointsMax: number, audit: AuditNote): Promise<EndpointRow | 'too_many' | undefined> {
   return command(db, async (tx) => {
     if ((await countEndpoints(tx, endpoint.merchantId)) >= endpointsMax) throw new Refusal('too_many' as const);
     await insertEndpoint(tx, endpoint);
+    await appendAuditNote(tx, audit);
     return getEndpoint(tx, endpoint.merchantId, endpoint.id);
   });
 }
@@ -44,24 +47,38 @@ export function changeEndpoint(
   id: string,
   change: Parameters<typeof updateEndpoint>[3],
   nowMs: number,
+  audit: AuditNote,
 ): Promise<EndpointRow | undefined> {
   return db.write(async (tx) => {
     if (!(await updateEndpoint(tx, merchantId, id, change, nowMs))) return undefined;
+    await appendAuditNote(tx, audit);
     return getEndpoint(tx, merchantId, id);
   });
 }
 
 /** Replaces the signing secret and answers the endpoint; undefined when the merchant has no such endpoint. */
-export function replaceEndpointSecret(db: Db, merchantId: string, id: string, secretEnc: Buffer, nowMs: number): Promise<EndpointRow | undefined> {
+export function replaceEndpointSecret(
+  db: Db,
+  merchantId: string,
+  id: string,
+  secretEnc: Buffer,
+  nowMs: number,
+  audit: AuditNote,
+): Promise<EndpointRow | undefined> {
   return db.write(async (tx) => {
     if (!(await setEndpointSecret(tx, merchantId, id, secretEnc, nowMs))) return undefined;
+    await appendAuditNote(tx, audit);
     return getEndpoint(tx, merchantId, id);
   });
 }
 
 /** False when the merchant has no such endpoint. */
-export function removeEndpoint(db: Db, merchantId: string, id: string): Promise<boolean> {
-  return db.write((tx) => deleteEndpoint(tx, merchantId, id));
+export function removeEndpoint(db: Db, merchantId: string, id: string, audit: AuditNote): Promise<boolean> {
+  return db.write(async (tx) => {
+    if (!(await deleteEndpoint(tx, merchantId, id))) return false;
+    await appendAuditNote(tx, audit);
+    return true;
+  });
 }
 
 /**
@@ -73,6 +90,7 @@ export function createAcceptBlueEndpoint(
   db: Db,
   endpoint: NewEndpoint & { description: string | null; enabled: boolean },
   endpointsMax: number,
+  audit: AuditNote,
 ): Promise<EndpointRow | 'too_many' | 'duplicate'> {
   return command(db, async (tx) => {
     if ((await countEndpoints(tx, endpoint.merchantId)) >= endpointsMax) throw new Refusal('too_many' as const);
@@ -82,6 +100,7 @@ export function createAcceptBlueEndpoint(
     if (!(await insertAcceptBlueEndpoint(tx, endpoint, fields))) throw new Refusal('duplicate' as const);
     const row = await getEndpoint(tx, endpoint.merchantId, endpoint.id);
     if (row === undefined) throw new Error(`webhook endpoint ${endpoint.id} vanished`);
+    await appendAuditNote(tx, audit);
     return row;
   });
 }
@@ -102,6 +121,7 @@ export function changeAcceptBlueEndpoint(
   number: number,
   change: { url?: string; description?: string; enabled?: boolean },
   nowMs: number,
+  audit: AuditNote,
 ): Promise<EndpointRow | 'duplicate' | undefined> {
   return command(db, async (tx) => {
     const row = await getAcceptBlueEndpoint(tx, merchantId, number);
@@ -110,14 +130,17 @@ export function changeAcceptBlueEndpoint(
       throw new Refusal('duplicate' as const);
     }
     await updateEndpoint(tx, merchantId, row.id, change, nowMs);
+    await appendAuditNote(tx, audit, { target: row.id });
     return getAcceptBlueEndpoint(tx, merchantId, number);
   });
 }
 
 /** Deletes an accept.blue endpoint and its deliveries; false when the merchant has no such endpoint. */
-export function removeAcceptBlueEndpoint(db: Db, merchantId: string, number: number): Promise<boolean> {
+export function removeAcceptBlueEndpoint(db: Db, merchantId: string, number: number, audit: AuditNote): Promise<boolean> {
   return db.write(async (tx) => {
     const row = await getAcceptBlueEndpoint(tx, merchantId, number);
-    return row !== undefined && deleteEndpoint(tx, merchantId, row.id);
+    if (row === undefined || !(await deleteEndpoint(tx, merchantId, row.id))) return false;
+    await appendAuditNote(tx, audit, { target: row.id });
+    return true;
   });
 }

@@ -50,6 +50,7 @@ export function accountRoutes(service: Service, names: CookieNames): FastifyPlug
       user: userOf(request),
       password: formField(request, 'password'),
       code: formField(request, 'code'),
+      currentCode: formField(request, 'current_code'),
       address: request.ip,
     };
   }

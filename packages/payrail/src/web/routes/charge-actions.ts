@@ -8,7 +8,7 @@ import { parseReferenceNumber } from '../../domain/references.ts';
 import { fail } from '../../errors.ts';
 import { PANEL_CHARGE_ACTIONS, refuseBlockedCheckAction, runChargeAction, type PanelChargeAction } from '../../flows/panel/charge-actions.ts';
 import type { Service } from '../../service.ts';
-import { context, formField, merchantOf, pathParam, sendPage, userOf } from '../request.ts';
+import { actorOf, context, formField, merchantOf, pathParam, sendPage, userOf } from '../request.ts';
 import { confirmActionBody } from '../views/charges.ts';
 
 /** The notice (web/request.ts) each action's success redirects to. */
@@ -29,7 +29,7 @@ export function chargeActionRoutes(service: Service): FastifyPluginAsync {
           const body = confirmActionBody({ pk, action, amount, currency: 'USD', csrf: userOf(request).csrfToken });
           return sendPage(reply, context(service, request), TITLES[action], body);
         }
-        const outcome = await runChargeAction(service, merchantOf(request), pk, action, amount);
+        const outcome = await runChargeAction(service, merchantOf(request), pk, action, amount, actorOf(request));
         // Back to the charge, whose page lists a new refund (or shows the refused one's outcome).
         const notice = outcome.refused === null ? DONE[action] : 'action_refused';
         return reply.redirect(`/dashboard/charges/${pk}?notice=${notice}`, 303);

@@ -7,7 +7,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { customerPanelView, listCustomerViews } from '../../flows/vault/customers.ts';
 import { changeSchedule, scheduleRunHistory } from '../../flows/vault/schedules.ts';
 import type { Service } from '../../service.ts';
-import { context, merchantOf, noticeFromQuery, pathParam, queryField, sendPage, userOf } from '../request.ts';
+import { actorOf, context, merchantOf, noticeFromQuery, pathParam, queryField, sendPage, userOf } from '../request.ts';
 import { customerDetailBody, customerListBody, scheduleDetailBody } from '../views/customers.ts';
 
 /** Customers per page of the list. */
@@ -40,7 +40,7 @@ export function customerPanelRoutes(service: Service): FastifyPluginAsync {
       ['resume', true],
     ] as const) {
       app.post(`/schedules/:id/${action}`, async (request, reply) => {
-        const updated = await changeSchedule(service, { merchantId: merchantOf(request) }, pathParam(request, 'id'), { active }, null);
+        const updated = await changeSchedule(service, { merchantId: merchantOf(request) }, pathParam(request, 'id'), { active }, null, actorOf(request));
         return reply.redirect(`/dashboard/schedules/${updated.id}?notice=schedule_${action}d`, 303);
       });
     }

@@ -9,7 +9,7 @@ import { fail } from '../../errors.ts';
 import { deliveriesOf, resendDelivery } from '../../flows/webhooks/deliveries.ts';
 import { changeEndpoint, createEndpoint, endpointListWithFormats, removeEndpoint, rotateEndpointSecret } from '../../flows/webhooks/endpoints.ts';
 import type { Service } from '../../service.ts';
-import { context, formField, merchantOf, noticeFromQuery, pathParam, sendPage, userOf } from '../request.ts';
+import { actorOf, context, formField, merchantOf, noticeFromQuery, pathParam, sendPage, userOf } from '../request.ts';
 import { webhookSecretBody, webhooksBody } from '../views/webhooks.ts';
 import { requireRecentAuth } from './account.ts';
 
@@ -39,14 +39,14 @@ export function webhookRoutes(service: Service): FastifyPluginAsync {
         .split(',')
         .map((type) => type.trim())
         .filter((type) => type !== '') as EventType[];
-      const created = await createEndpoint(service, merchantOf(request), { url: formField(request, 'url').trim(), events: types });
+      const created = await createEndpoint(service, merchantOf(request), { url: formField(request, 'url').trim(), events: types }, actorOf(request));
       return sendPage(reply, context(service, request), 'New webhook endpoint', webhookSecretBody(created, 'created'));
     });
 
     app.post('/webhooks/:id/rotate', async (request, reply) => {
       const ask = requireRecentAuth(service, request, reply, HOME);
       if (ask !== null) return ask;
-      const rotated = await rotateEndpointSecret(service, merchantOf(request), pathParam(request, 'id'));
+      const rotated = await rotateEndpointSecret(service, merchantOf(request), pathParam(request, 'id'), actorOf(request));
       return sendPage(reply, context(service, request), 'New signing secret', webhookSecretBody(rotated, 'rotated'));
     });
 
@@ -55,13 +55,13 @@ export function webhookRoutes(service: Service): FastifyPluginAsync {
       ['disable', false],
     ] as const) {
       app.post(`/webhooks/:id/${path}`, async (request, reply) => {
-        await changeEndpoint(service, merchantOf(request), pathParam(request, 'id'), { enabled });
+        await changeEndpoint(service, merchantOf(request), pathParam(request, 'id'), { enabled }, actorOf(request));
         return reply.redirect(`${HOME}?notice=webhook_${path}d`, 303);
       });
     }
 
     app.post('/webhooks/:id/delete', async (request, reply) => {
-      await removeEndpoint(service, merchantOf(request), pathParam(request, 'id'));
+      await removeEndpoint(service, merchantOf(request), pathParam(request, 'id'), actorOf(request));
       return reply.redirect(`${HOME}?notice=webhook_deleted`, 303);
     });
 

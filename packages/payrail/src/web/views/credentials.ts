@@ -49,6 +49,8 @@ export function credentialsBody(input: {
   sandbox: boolean;
   /** Whether the signed-in user may change a source's wire dialect (a merchant admin). */
   mayChangeDialect: boolean;
+  /** Whether the signed-in user may make, rotate and revoke keys (a role with money power: domain/panel-permissions.ts). */
+  mayIssueKeys: boolean;
   notice: Html | null;
 }): Html {
   const { csrf } = input;
@@ -68,7 +70,7 @@ export function credentialsBody(input: {
             <td>${originsCell(csrf, s, input.origins.get(s.id) ?? [], input.sandbox)}</td>
             <td>${timestamp(s.created_at_ms)}</td>
             <td class="actions">${
-              s.revoked_at_ms === null
+              s.revoked_at_ms === null && input.mayIssueKeys
                 ? html`<form method="post" action="/dashboard/credentials/sources/${s.id}/rotate" class="inline" data-confirm="Rotate the credentials of ${s.name}? The current API key, PIN and tokenization token stop working at once.">
                     ${csrfField(csrf)}<button type="submit" class="button">Rotate<span class="visually-hidden"> credentials of ${s.name}</span></button></form>
                   <form method="post" action="/dashboard/credentials/sources/${s.id}/revoke" class="inline" data-confirm="Revoke ${s.name}? Its credentials stop working at once and cannot be restored.">
@@ -84,20 +86,28 @@ export function credentialsBody(input: {
       The hosted card form of a source is shown only on pages at the origins it lists${input.sandbox ? ' (in the sandbox, a source that lists none allows http://localhost and http://127.0.0.1 on any port)' : ''}.
       A source's wire dialect decides how the payin API answers its key: Payrail's own answers (spec), or accept.blue v2's, for a shop plugin written for accept.blue${input.mayChangeDialect ? '' : '; an admin of your merchant may change it'}.</p>
     ${sourceRows}
-    <form method="post" action="/dashboard/credentials/sources" class="filters">
+    ${
+      input.mayIssueKeys
+        ? html`<form method="post" action="/dashboard/credentials/sources" class="filters">
       ${csrfField(csrf)}
       <div class="field"><label for="source-name">New source name</label><input id="source-name" name="name" required maxlength="100" placeholder="Web shop"></div>
       <div class="field"><label for="source-dialect">Wire dialect</label><select id="source-dialect" name="dialect">${dialectOptions('spec')}</select></div>
       <button type="submit" class="button primary">Create source</button>
-    </form>
+    </form>`
+        : html`<p class="hint">Keys and PINs can charge, void and refund, and the transfer key pays out: only an admin of your merchant makes, rotates or revokes them.</p>`
+    }
   </section>
   <section aria-labelledby="transfer-key-title">
     <h2 id="transfer-key-title">Transfer API key</h2>
     <p>${input.transferKey === null ? 'No active transfer API key.' : html`Active key <code>${input.transferKey.id}</code>, issued ${timestamp(input.transferKey.created_at_ms)}.`}</p>
-    <form method="post" action="/dashboard/credentials/transfer-key/rotate" data-confirm="Rotate the transfer API key? The current key stops working at once.">
+    ${
+      input.mayIssueKeys
+        ? html`<form method="post" action="/dashboard/credentials/transfer-key/rotate" data-confirm="Rotate the transfer API key? The current key stops working at once.">
       ${csrfField(csrf)}
       <button type="submit" class="button">Rotate transfer API key</button>
-    </form>
+    </form>`
+        : ''
+    }
   </section>`;
 }
 

@@ -37,6 +37,10 @@ export function loginMessage(
       return notice('error', 'Wrong password or code.');
     case 'locked': {
       // Which lock (this address or this account) is not said: it would tell an outsider what to try next.
+      if (lockedForMs < 60_000) {
+        const seconds = Math.max(1, Math.ceil(lockedForMs / 1000));
+        return notice('error', `Too many failed sign-ins. Wait ${seconds} second${seconds === 1 ? '' : 's'} and try again.`);
+      }
       const minutes = Math.max(1, Math.ceil(lockedForMs / 60_000));
       return notice('error', `Too many failed sign-ins. Sign-in is locked; try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`);
     }

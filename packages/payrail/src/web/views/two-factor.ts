@@ -82,12 +82,20 @@ export function enrolBody(input: {
         <p class="hint">Cannot scan? Enter this key in the app: <code class="mono">${input.secret}</code></p>
         <p class="hint">Or open: <code class="mono break">${input.uri}</code></p>
       </li>
-      <li>Type the 6-digit code the app shows, and your password.</li>
+      <li>Type the 6-digit code the app shows, and your password${input.enrolledAtMs === null ? '' : ', and a code from your current phone (or a recovery code)'}.</li>
     </ol>
     <form method="post" action="/dashboard/account/two-factor" class="stack">
       ${csrfField(input.csrf)}
       <input type="hidden" name="secret" value="${input.secret}">
       ${codeField('6-digit code')}
+      ${
+        input.enrolledAtMs === null
+          ? ''
+          : html`<div class="field">
+      <label for="current-code">Code from your current phone, or a recovery code</label>
+      <input id="current-code" name="current_code" autocomplete="off" required maxlength="20" spellcheck="false">
+    </div>`
+      }
       ${passwordField(false)}
       <button type="submit" class="button primary">Turn on</button>
     </form>

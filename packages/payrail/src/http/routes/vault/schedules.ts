@@ -4,6 +4,7 @@
 // Basic auth, refusals in the caller's dialect, creations 201; and the sandbox call
 // POST /sandbox/schedules/:id/run (API-KEY, transfer envelope), which runs a
 // schedule's next run at once.
+import { apiActorOf } from '../../api-actor.ts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { fail } from '../../../errors.ts';
 import { runScheduleNow } from '../../../flows/vault/schedule-runs.ts';
@@ -127,7 +128,7 @@ export function scheduleRoutes(service: Service): FastifyPluginAsyncTypebox {
         onRequest,
         preValidation: acceptBlueRequests(ScheduleUpdate),
       },
-      async (request) => changeSchedule(service, ownerOf(request), request.params.id, request.body, amountText(request.rawJson)),
+      async (request) => changeSchedule(service, ownerOf(request), request.params.id, request.body, amountText(request.rawJson), apiActorOf(request)),
     );
     app.delete(
       '/api/v2/recurring-schedules/:id',
