@@ -23,13 +23,21 @@ export async function countAuthFailure(db: Db, wrongPin: WrongPin | null, addres
 }
 
 /**
- * A right PIN, settled in the same write order as the wrong PINs' counts:
- * when the key is locked by then, answers when the lock ends (nothing
- * changes); otherwise its count starts again and it answers 0. A write, not
- * a read, so that it cannot see the count as it was before wrong PINs that
- * arrived earlier were committed.
+ * A right PIN, settled against the store's count, not the cached credential
+ * row: when the key is locked by then, answers when the lock ends (nothing
+ * changes); otherwise its count starts again and it answers 0.
+ *
+ * Most right PINs follow no wrong one: a read that finds no count settles
+ * them without a write (every authenticated request would otherwise pay a
+ * write transaction). A read cannot miss a wrong PIN that was answered: a
+ * wrong PIN is answered only after its count commits. It can miss one still
+ * in flight, which then simply follows this right PIN in the order of
+ * attempts. A count found is settled by a write, in the same write order as
+ * the wrong PINs' counts.
  */
 export async function settleRightPin(db: Db, credentialId: string, nowMs: number): Promise<number> {
+  const seen = await db.read((tx) => getPinFailures(tx, credentialId));
+  if (seen === undefined || (seen.failures === 0 && seen.locked_until_ms <= nowMs)) return 0;
   return db.write(async (tx) => {
     const count = await getPinFailures(tx, credentialId);
     if (count === undefined) return 0;
