@@ -147,7 +147,7 @@ for (const kind of STORE_KINDS) {
     before(async () => {
       store = await createStore(kind);
       // PINs are hashed under a key kept beside the store, as the server process will find it.
-      const pinKey = pinKeyFor({ cardKeyBase64: null, environment: 'sandbox', dataDir: store.dataDir });
+      const pinKey = pinKeyFor({ cardKeyBase64: null, environment: 'sandbox', dataDir: store.dataDir, cardKeyFile: store.env.PAYRAIL_CARD_KEY_FILE ?? null });
       const deps = { db: store.db, environment: 'sandbox' as const, clock: systemClock, pinKey };
       merchant = await createMerchant(deps, { name: 'Harbor Coffee' });
       await fundMerchant(deps, { merchantId: merchant.merchant_id, amountCents: 250_000 });

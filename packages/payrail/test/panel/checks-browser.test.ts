@@ -57,7 +57,7 @@ for (const kind of STORE_KINDS) {
 
     before(async () => {
       store = await createStore(kind);
-      const pinKey = pinKeyFor({ cardKeyBase64: null, environment: 'sandbox', dataDir: store.dataDir });
+      const pinKey = pinKeyFor({ cardKeyBase64: null, environment: 'sandbox', dataDir: store.dataDir, cardKeyFile: store.env.PAYRAIL_CARD_KEY_FILE ?? null });
       merchant = await createMerchant({ db: store.db, environment: 'sandbox' as const, clock: systemClock, pinKey }, { name: 'Harbor Hardware' });
       await runCliJson(['user', 'create', '--role', 'merchant', '--merchant', merchant.merchant_id, '--email', EMAIL, '--password', PASSWORD], store.env);
       // The checks' lives happened over the last days; the server reads them at the real time.
