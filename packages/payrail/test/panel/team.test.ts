@@ -4,7 +4,8 @@
 // themselves: a viewer cannot create keys (403), a developer can but cannot
 // invite or act on charges, and an operator reads the outbox in the panel.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { INVITATION_WINDOW_MS } from '../../src/domain/invitation-limits.ts';
 import { mailList } from '../../src/flows/mail/outbox.ts';
 import { issuingDeps } from '../../src/flows/merchants/merchants.ts';
 import { createSourceAs, rotateTransferKeyAs } from '../../src/flows/panel/credential-actions.ts';
@@ -83,6 +84,11 @@ for (const kind of STORE_KINDS) {
       await createUser({ db: t.service.db, clock: t.clock }, { email: 'ops@example.com', role: 'operator', password: PASSWORD });
     });
     after(async () => t?.close());
+    // These tests invite more people between them than a merchant may in a day
+    // (domain/invitation-limits.ts): each starts a day later, in a window of its own.
+    beforeEach(() => {
+      t?.clock.advance(INVITATION_WINDOW_MS);
+    });
 
     it('refuses bad invitations: an invalid address, an unknown role', async () => {
       const bad = await invite('not an address', 'viewer');
