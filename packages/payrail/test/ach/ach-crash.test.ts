@@ -18,7 +18,7 @@ import { ACH_CLAIM_LEASE_MS } from '../../src/flows/ach/lifecycle.ts';
 import { beginAchVoid } from '../../src/store/ach/transitions.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { achBalances, createCheck } from '../helpers/checks.ts';
-import { STORE_KINDS } from '../helpers/stores.ts';
+import { STORE_KINDS, testConfigHome } from '../helpers/stores.ts';
 
 const PACKAGE = path.join(import.meta.dirname, '..', '..');
 const WORKER = path.join(PACKAGE, 'test', 'helpers', 'ach-worker-child.ts');
@@ -40,7 +40,14 @@ interface ChildRun {
 function runWorker(env: Record<string, string>, clockMs: number, merchantId: string, killAfterMs: number | null): Promise<ChildRun> {
   const child = spawn(process.execPath, ['--import', 'tsx', WORKER], {
     cwd: PACKAGE,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env, PAYRAIL_TEST_CLOCK_MS: String(clockMs), PAYRAIL_TEST_MERCHANT: merchantId },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      XDG_CONFIG_HOME: testConfigHome(),
+      ...env,
+      PAYRAIL_TEST_CLOCK_MS: String(clockMs),
+      PAYRAIL_TEST_MERCHANT: merchantId,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';

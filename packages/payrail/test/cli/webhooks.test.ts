@@ -12,7 +12,7 @@ import { createLogger } from '../../src/log.ts';
 import { createService } from '../../src/runtime.ts';
 import type { Service } from '../../src/service.ts';
 import { BIN, runCli, runCliJson } from '../helpers/cli.ts';
-import { createStore, type TestStore } from '../helpers/stores.ts';
+import { createStore, type TestStore, testConfigHome } from '../helpers/stores.ts';
 import { transferBody } from '../helpers/transfers.ts';
 import { signaturesValid, startReceiver } from '../helpers/webhook-receiver.ts';
 
@@ -70,7 +70,7 @@ describe('payrail webhook and events commands (sqlite)', () => {
       process.execPath,
       [BIN, '--json', 'events', 'tail', '--merchant', merchantId, '--forward-to', receiver.url, '--secret', secret, '--count', '2'],
       {
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...store.env },
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', XDG_CONFIG_HOME: testConfigHome(), LOG_LEVEL: 'warn', ...store.env },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );

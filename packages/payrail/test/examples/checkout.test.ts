@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { launchChromium, startServer, type RunningServer } from '../helpers/browser.ts';
 import { runCliJson } from '../helpers/cli.ts';
-import { createStore, STORE_KINDS, type TestStore } from '../helpers/stores.ts';
+import { createStore, STORE_KINDS, type TestStore, testConfigHome } from '../helpers/stores.ts';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..', '..', '..');
 const EXAMPLE = path.join(REPO, 'examples', 'checkout');
@@ -43,7 +43,7 @@ function guideBlock(page: string, marker: string): string {
 
 async function startExample(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
   const child: ChildProcess = spawn(process.execPath, [path.join(EXAMPLE, 'server.mjs')], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', HOST: '127.0.0.1', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', XDG_CONFIG_HOME: testConfigHome(), PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { BIN } from './cli.ts';
 import { freePort } from './server.ts';
+import { testConfigHome } from './stores.ts';
 
 export const CHROMIUM_PATH = process.env.PAYRAIL_CHROMIUM ?? '/usr/bin/chromium';
 export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, '../../.artifacts/screenshots');
@@ -30,6 +31,7 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
+      XDG_CONFIG_HOME: testConfigHome(),
       HOST: '127.0.0.1',
       PORT: String(port),
       PAYRAIL_PUBLIC_URL: url,

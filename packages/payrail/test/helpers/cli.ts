@@ -41,7 +41,7 @@ export async function runCli(args: string[], env: Record<string, string>): Promi
   try {
     const code = await Promise.race([
       main(['node', 'payrail', ...args], {
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env },
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', XDG_CONFIG_HOME: testConfigHome(), LOG_LEVEL: 'warn', ...env },
         stdout: (text) => {
           stdout += text;
         },
@@ -61,7 +61,13 @@ export async function runCli(args: string[], env: Record<string, string>): Promi
 export function runCliProcess(args: string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', XDG_CONFIG_HOME: testConfigHome(), LOG_LEVEL: 'warn', ...env },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        XDG_CONFIG_HOME: testConfigHome(),
+        LOG_LEVEL: 'warn',
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -21,7 +21,7 @@ import { openMigratedDb } from '../../src/store/open.ts';
 import { runCliJson } from '../helpers/cli.ts';
 import { BILLING, cvvFor, EXPIRY_MONTH, EXPIRY_YEAR } from '../helpers/payin.ts';
 import { startServer } from '../helpers/server.ts';
-import { tempDir } from '../helpers/stores.ts';
+import { tempDir, testConfigHome } from '../helpers/stores.ts';
 import type { StandInTransaction } from '../providers/authorize-net/stand-in.ts';
 
 const PACKAGE = path.join(import.meta.dirname, '..', '..');
@@ -77,7 +77,7 @@ async function startStandIn(): Promise<StandInProcess> {
 async function runWorker(env: Record<string, string>, clockMs: number): Promise<string[]> {
   const child = spawn(process.execPath, ['--import', 'tsx', WORKER], {
     cwd: PACKAGE,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env, PAYRAIL_TEST_CLOCK_MS: String(clockMs) },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', XDG_CONFIG_HOME: testConfigHome(), ...env, PAYRAIL_TEST_CLOCK_MS: String(clockMs) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';

@@ -17,7 +17,7 @@ import { cardKeysStatus, retireCardKey, rotateCardKey } from '../../src/flows/ca
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { basicOf, postCharge } from '../helpers/payin.ts';
 import { newCustomer, saveCardFor } from '../helpers/stored.ts';
-import { STORE_KINDS } from '../helpers/stores.ts';
+import { STORE_KINDS, testConfigHome } from '../helpers/stores.ts';
 
 const PACKAGE = path.join(import.meta.dirname, '..', '..');
 const WORKER = path.join(PACKAGE, 'test', 'helpers', 'reseal-worker-child.ts');
@@ -35,7 +35,7 @@ interface ChildRun {
 function runWorker(env: Record<string, string>, killAtBatch: number | null): Promise<ChildRun> {
   const child = spawn(process.execPath, ['--import', 'tsx', WORKER], {
     cwd: PACKAGE,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', XDG_CONFIG_HOME: testConfigHome(), ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';

@@ -20,7 +20,7 @@ import { openMigratedDb } from '../../src/store/open.ts';
 import type { StandInTransfer } from '../providers/mtn-momo/stand-in.ts';
 import { runCliJson } from '../helpers/cli.ts';
 import { startServer } from '../helpers/server.ts';
-import { tempDir } from '../helpers/stores.ts';
+import { tempDir, testConfigHome } from '../helpers/stores.ts';
 import { receiver, SENDER } from '../helpers/transfers.ts';
 
 const PACKAGE = path.join(import.meta.dirname, '..', '..');
@@ -87,7 +87,7 @@ function corridorsFile(dir: string): string {
 async function runWorker(env: Record<string, string>, clockMs: number): Promise<void> {
   const child = spawn(process.execPath, ['--import', 'tsx', WORKER], {
     cwd: PACKAGE,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env, PAYRAIL_TEST_CLOCK_MS: String(clockMs) },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', XDG_CONFIG_HOME: testConfigHome(), ...env, PAYRAIL_TEST_CLOCK_MS: String(clockMs) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';

@@ -12,7 +12,7 @@ import { createLogger } from '../../src/log.ts';
 import { createService } from '../../src/runtime.ts';
 import type { Service } from '../../src/service.ts';
 import { BIN } from '../helpers/cli.ts';
-import { createStore, type TestStore } from '../helpers/stores.ts';
+import { createStore, type TestStore, testConfigHome } from '../helpers/stores.ts';
 import { assertLedgerOk, transferBody } from '../helpers/transfers.ts';
 
 const TRANSFERS = 3000;
@@ -29,7 +29,14 @@ interface WorkerProcess {
 
 function startWorker(env: Record<string, string>): WorkerProcess {
   const child = spawn(process.execPath, [BIN, 'worker'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'debug', PAYRAIL_SANDBOX_DELAY_MS: '0', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      XDG_CONFIG_HOME: testConfigHome(),
+      LOG_LEVEL: 'debug',
+      PAYRAIL_SANDBOX_DELAY_MS: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

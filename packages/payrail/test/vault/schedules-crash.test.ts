@@ -14,6 +14,7 @@ import { verifyLedger } from '../../src/flows/operations/ledger-verify.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { availableCents } from '../helpers/lifecycle.ts';
 import { callOk, type Json, newCustomer, saveCardFor } from '../helpers/stored.ts';
+import { testConfigHome } from '../helpers/stores.ts';
 
 const CHILD = path.join(import.meta.dirname, '..', 'helpers', 'schedule-worker-child.ts');
 const SCHEDULES = 12;
@@ -38,6 +39,7 @@ function startWorker(t: TestApp, clockMs: number, delayMs: number): Child {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
+      XDG_CONFIG_HOME: testConfigHome(),
       ...t.store.env,
       PAYRAIL_TEST_CLOCK_MS: String(clockMs),
       PROCESSOR_DELAY_MS: String(delayMs),

@@ -14,7 +14,7 @@ import { createLogger } from '../../src/log.ts';
 import { createService } from '../../src/runtime.ts';
 import type { Service } from '../../src/service.ts';
 import { BIN } from '../helpers/cli.ts';
-import { createStore, type TestStore } from '../helpers/stores.ts';
+import { createStore, type TestStore, testConfigHome } from '../helpers/stores.ts';
 import { transferBody } from '../helpers/transfers.ts';
 import { signaturesValid, startReceiver } from '../helpers/webhook-receiver.ts';
 
@@ -23,7 +23,14 @@ const SETTLE_DEADLINE_MS = 120_000;
 
 function startWorker(env: Record<string, string>): { child: ChildProcess; output(): string; exited: Promise<number | null> } {
   const child = spawn(process.execPath, [BIN, 'worker'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'debug', PAYRAIL_SANDBOX_DELAY_MS: '0', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      XDG_CONFIG_HOME: testConfigHome(),
+      LOG_LEVEL: 'debug',
+      PAYRAIL_SANDBOX_DELAY_MS: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
