@@ -78,7 +78,10 @@ for (const kind of STORE_KINDS) {
 
     before(async () => {
       // Published under a public URL, so loopback receivers (the developer's test endpoint) need the operator's allow-list.
-      t = await createTestApp(kind, { env: { PAYRAIL_PUBLIC_URL: PUBLIC_URL, PAYRAIL_WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.0/8, ::1' }, validateResponses: false });
+      t = await createTestApp(kind, {
+        env: { PAYRAIL_PUBLIC_URL: PUBLIC_URL, PAYRAIL_WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.0/8, ::1' },
+        validateResponses: false,
+      });
       merchantId = (await t.newMerchant({ fundCents: 10_000 })).merchant_id;
       await createUser({ db: t.service.db, clock: t.clock }, { email: admin, role: 'merchant', merchantId, password: PASSWORD });
       await createUser({ db: t.service.db, clock: t.clock }, { email: 'ops@example.com', role: 'operator', password: PASSWORD });

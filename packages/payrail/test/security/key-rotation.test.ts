@@ -296,7 +296,8 @@ for (const kind of STORE_KINDS) {
     it('finding 2: a sealed value the re-seal job cannot open is skipped and left under its key; the rest is re-sealed and that key cannot retire', async () => {
       const merchant = await t.newMerchant();
       const saved: { id: number }[] = [];
-      for (const name of ['Ada One', 'Ada Two', 'Ada Three']) saved.push(await saveCardFor(t, merchant, (await newCustomer(t, merchant, { identifier: name })).id, VISA));
+      for (const name of ['Ada One', 'Ada Two', 'Ada Three'])
+        saved.push(await saveCardFor(t, merchant, (await newCustomer(t, merchant, { identifier: name })).id, VISA));
       const old = cardCipherFor(t.service.config).sealingKeyId;
       // The middle card's sealed number is damaged: its header still names the old key, but it no longer opens.
       await t.service.db.write(async (tx) => {

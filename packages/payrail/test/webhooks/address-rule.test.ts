@@ -93,7 +93,13 @@ describe('the public-address rule', () => {
   });
 
   it('finding 13: production refuses to send to https://[::7f00:1]/ and to names resolving to such forms, connecting nowhere', async () => {
-    const rule = webhookAddressRule({ environment: 'production', host: '0.0.0.0', trustedProxies: [], publicUrl: 'https://pay.example.com', webhookAllowedAddresses: [] });
+    const rule = webhookAddressRule({
+      environment: 'production',
+      host: '0.0.0.0',
+      trustedProxies: [],
+      publicUrl: 'https://pay.example.com',
+      webhookAllowedAddresses: [],
+    });
     const request = { body: '{}', headers: {}, timeoutMs: 1000, rule, responseBodyBytesMax: 1024 };
     for (const url of [
       'https://[::7f00:1]/',
@@ -134,7 +140,12 @@ describe('the public-address rule', () => {
       assert.equal(hostAllowed(listed, 'localhost'), true, JSON.stringify(env));
     }
     // Local-only: loopback HOST, no proxy, a public URL (or its default) on loopback.
-    for (const env of [{}, { PAYRAIL_PUBLIC_URL: 'http://localhost:18999' }, { PAYRAIL_PUBLIC_URL: 'http://[::1]:18999/' }, { PAYRAIL_PUBLIC_URL: 'http://127.0.0.1:18999' }]) {
+    for (const env of [
+      {},
+      { PAYRAIL_PUBLIC_URL: 'http://localhost:18999' },
+      { PAYRAIL_PUBLIC_URL: 'http://[::1]:18999/' },
+      { PAYRAIL_PUBLIC_URL: 'http://127.0.0.1:18999' },
+    ]) {
       const rule = webhookAddressRule(loadConfig({ ...base, ...env }));
       assert.equal(rule.allows('127.0.0.1'), true, JSON.stringify(env));
       assert.equal(hostAllowed(rule, 'localhost'), true, JSON.stringify(env));
@@ -203,7 +214,14 @@ for (const kind of STORE_KINDS) {
       const proxied = await createTestApp(kind, { env: { PAYRAIL_TRUSTED_PROXIES: '127.0.0.1', PAYRAIL_PUBLIC_URL: 'https://sandbox.example.com' } });
       try {
         const merchant = await proxied.newMerchant();
-        for (const url of ['http://127.0.0.1:8080/x', 'http://127.1:22/', 'http://[::1]:22/', 'http://localhost:5432/', 'http://LOCALHOST/', 'http://hooks.localhost/']) {
+        for (const url of [
+          'http://127.0.0.1:8080/x',
+          'http://127.1:22/',
+          'http://[::1]:22/',
+          'http://localhost:5432/',
+          'http://LOCALHOST/',
+          'http://hooks.localhost/',
+        ]) {
           const response = await postEndpoint(proxied, merchant, url);
           assert.equal(response.statusCode, 400, url);
           assert.match(response.json().error.message, /must not name a loopback/, url);

@@ -152,7 +152,11 @@ describe('worker loop', () => {
       throw new Error('boom');
     });
     let sent = 0;
-    const mail = countingJob('mail.send', () => (sent < 5 ? (sent++, 1) : 0));
+    const mail = countingJob('mail.send', () => {
+      if (sent >= 5) return 0;
+      sent += 1;
+      return 1;
+    });
     const worker = new Worker([failing, mail], pino({ level: 'silent' }));
     worker.start();
     const deadline = Date.now() + 2000;

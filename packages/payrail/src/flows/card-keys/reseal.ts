@@ -103,7 +103,10 @@ function opened<T>(context: KeysContext, target: SealedTarget, row: SealedRow, f
     return open();
   } catch (error) {
     const reason = error instanceof Error ? error.name : 'unknown';
-    context.log.warn({ column: target.name, row: row.rowKey, keyId: fromKeyId, reason }, 'a sealed value could not be opened; left under its key, re-sealing goes on');
+    context.log.warn(
+      { column: target.name, row: row.rowKey, keyId: fromKeyId, reason },
+      'a sealed value could not be opened; left under its key, re-sealing goes on',
+    );
     return null;
   }
 }
