@@ -10,7 +10,7 @@ import type { PanelRole } from '../flows/panel/users.ts';
 import { merchantRoleMay } from '../domain/panel-permissions.ts';
 import type { Service } from '../service.ts';
 import { assetRoutes } from './assets.ts';
-import { context, cookieNames, sendPage, type CookieNames } from './request.ts';
+import { context, cookieNames, matchedRoute, sendPage, type CookieNames } from './request.ts';
 import { accountRoutes, TWO_FACTOR_PATH } from './routes/account.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { authRoutes, logoutRoute } from './routes/auth.ts';
@@ -91,8 +91,8 @@ function sessionHook(service: Service, names: CookieNames) {
     }
     request.panelUser = user;
     // PCI DSS 8.4: operators sign in with a second factor; until they have one, only its enrolment page (and sign-out) answers.
-    const path = request.url.split('?')[0]!;
-    if (user.mustEnrolTotp && path !== TWO_FACTOR_PATH && path !== '/dashboard/logout') {
+    const route = matchedRoute(request);
+    if (user.mustEnrolTotp && route !== TWO_FACTOR_PATH && route !== '/dashboard/logout') {
       if (request.method === 'GET' || request.method === 'HEAD') return reply.redirect(TWO_FACTOR_PATH, 303);
       return sendPage(reply, context(service, request), 'Two-factor sign-in needed', errorBody('Set up two-factor sign-in first.', true), 403);
     }
@@ -126,7 +126,9 @@ function roleHook(service: Service, role: PanelRole) {
 function merchantRoleHook(service: Service) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const role = request.panelUser?.merchantRole ?? 'viewer';
-    if (merchantRoleMay(role, request.method, request.url.split('?')[0]!)) return undefined;
+    // The matched route, never the raw URL (see matchedRoute); no route matched: refused.
+    const route = matchedRoute(request);
+    if (route !== null && merchantRoleMay(role, request.method, route)) return undefined;
     const message = `Your role (${role}) does not allow this. Ask an admin of your merchant.`;
     return sendPage(reply, context(service, request), 'Not allowed', errorBody(message, true), 403);
   };

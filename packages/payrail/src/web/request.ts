@@ -37,6 +37,17 @@ export function cookieOptions(names: CookieNames) {
   return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: names.secure };
 }
 
+/**
+ * The route the router matched (its pattern, e.g. /dashboard/team/members/:id/role),
+ * or null when none did. Every path check that grants or refuses reads this,
+ * never request.url: the router decodes percent-encoding (and may fold
+ * slashes or case), so the raw text can name another path than the page
+ * that answers (/dashboard/%74eam is the team page).
+ */
+export function matchedRoute(request: FastifyRequest): string | null {
+  return request.routeOptions.url ?? null;
+}
+
 export function context(service: Service, request: FastifyRequest): PageContext {
   return { user: request.panelUser ?? null, environment: service.config.environment, path: request.url.split('?')[0]! };
 }

@@ -16,6 +16,12 @@
 // write op even when they find nothing. An idle job is looked at again
 // within IDLE_SLEEP_MS_MAX, as when the whole worker is idle, so nothing
 // waits longer than it did before.
+//
+// Each job is run on its own: a job that throws is logged by name and backs
+// off (ERROR_BACKOFF_MS_MIN doubling up to ERROR_BACKOFF_MS_MAX) while the
+// other jobs in the round go on. One job failing on every call (a value it
+// cannot read, a table it cannot reach) must never stop mail, pruning or
+// reconciliation, nor spin on its own error.
 import type { Logger } from 'pino';
 import { WakeableSleep } from './wakeable-sleep.ts';
 
@@ -42,17 +48,34 @@ export const BUSY_LINGER_MS = 20;
 const IDLE_SLEEP_MS_MIN = 5;
 const IDLE_SLEEP_MS_MAX = 200;
 const ERROR_SLEEP_MS = 1000;
+/** The first wait after a job threw; it doubles with each throw in a row up to ERROR_BACKOFF_MS_MAX. */
+export const ERROR_BACKOFF_MS_MIN = 1000;
+export const ERROR_BACKOFF_MS_MAX = 60_000;
 
 /** A job's place in the loop: when it may run next (loop time, ms) and its current idle back-off. */
 interface Slot {
   readonly job: Job;
   dueAtMs: number;
   backoffMs: number;
+  /** Throws in a row (0 once a call returns). */
+  failures: number;
 }
 
 /** The next back-off after a round in which the job found nothing. */
 export function nextIdleBackoffMs(backoffMs: number): number {
   return Math.min(IDLE_SLEEP_MS_MAX, Math.max(IDLE_SLEEP_MS_MIN, backoffMs * 2));
+}
+
+/** The wait after the job's `failures`-th throw in a row. */
+export function errorBackoffMs(failures: number): number {
+  return Math.min(ERROR_BACKOFF_MS_MAX, ERROR_BACKOFF_MS_MIN * 2 ** Math.min(16, Math.max(0, failures - 1)));
+}
+
+/** What is logged of a job's error: its class, code and message (jobs' errors name ids, never data), not the objects it carries. */
+function errorSummary(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { type: typeof error };
+  const code = (error as { code?: unknown }).code;
+  return { type: error.name, message: error.message.slice(0, 500), ...(typeof code === 'string' ? { code } : {}), stack: error.stack?.slice(0, 2000) };
 }
 
 export class Worker {
@@ -67,7 +90,7 @@ export class Worker {
     /** The loop's clock (monotonic ms); a test may drive it. */
     private readonly nowMs: () => number = () => performance.now(),
   ) {
-    this.slots = jobs.map((job) => ({ job, dueAtMs: 0, backoffMs: 0 }));
+    this.slots = jobs.map((job) => ({ job, dueAtMs: 0, backoffMs: 0, failures: 0 }));
   }
 
   start(): void {
@@ -87,9 +110,9 @@ export class Worker {
     return total;
   }
 
-  /** Asks the loop to look for work in every job now instead of after their idle back-off. */
+  /** Asks the loop to look for work in every job now instead of after their idle back-off (a failing job keeps its back-off). */
   poke(): void {
-    for (const slot of this.slots) slot.dueAtMs = 0;
+    for (const slot of this.slots) if (slot.failures === 0) slot.dueAtMs = 0;
     this.pause.wakeUp();
   }
 
@@ -103,7 +126,18 @@ export class Worker {
     for (const slot of this.slots) {
       if (this.stopping) break;
       if (this.nowMs() < slot.dueAtMs) continue;
-      const done = await slot.job.runOnce();
+      let done: number;
+      try {
+        done = await slot.job.runOnce();
+      } catch (error) {
+        slot.failures += 1;
+        slot.backoffMs = 0;
+        const waitMs = errorBackoffMs(slot.failures);
+        slot.dueAtMs = this.nowMs() + waitMs;
+        this.log.error({ job: slot.job.name, failures: slot.failures, retryInMs: waitMs, err: errorSummary(error) }, 'worker job failed; will retry');
+        continue;
+      }
+      slot.failures = 0;
       if (done > 0) {
         slot.backoffMs = 0;
         const partial = slot.job.batchMax !== undefined && done < slot.job.batchMax;

@@ -78,7 +78,11 @@ for (const kind of STORE_KINDS) {
     }
 
     before(async () => {
-      t = await createTestApp(kind, { env: { PAYRAIL_PUBLIC_URL: PUBLIC_URL }, validateResponses: false });
+      // Published under a public URL, so loopback receivers (the developer's test endpoint) need the operator's allow-list.
+      t = await createTestApp(kind, {
+        env: { PAYRAIL_PUBLIC_URL: PUBLIC_URL, PAYRAIL_WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.0/8, ::1' },
+        validateResponses: false,
+      });
       merchantId = (await t.newMerchant({ fundCents: 10_000 })).merchant_id;
       await createUser({ db: t.service.db, clock: t.clock }, { email: admin, role: 'merchant', merchantId, password: PASSWORD });
       await createUser({ db: t.service.db, clock: t.clock }, { email: 'ops@example.com', role: 'operator', password: PASSWORD });
@@ -237,6 +241,62 @@ for (const kind of STORE_KINDS) {
       assert.equal((await second.post(`/dashboard/team/members/${secondId}/remove`)).status, 303);
       assert.equal((await second.get('/dashboard/overview')).location, '/dashboard/login?m=expired');
       assert.deepEqual(await auditActions(ownerId), ['user.create success', 'user.role_change failure', 'user.remove failure']);
+    });
+
+    it('finding 5: a percent-encoded, doubled-slash, other-case or trailing-slash path reaches no admin-only page or action for a developer or viewer', async () => {
+      // A day later, so that no limit the tests above used up (invitations a day, sign-ins) applies here.
+      t.clock.advance(24 * 60 * 60_000 + 1000);
+      const owner = await adminClient();
+      const ownerId = await userId(admin);
+      const sourceId = await sourceOf(merchantId);
+      const members = [await join('dev-encoded@example.com', 'developer'), await join('viewer-encoded@example.com', 'viewer')];
+      const teamPaths = [
+        '/dashboard/%74eam',
+        '/dashboard/%74%65%61%6D',
+        '/dashboard/te%61m?x=1',
+        '/dashboard/%2Fteam',
+        '/dashboard//team',
+        '/dashboard/%2F%74eam',
+        '/dashboard/TEAM',
+        '/dashboard/Team',
+        '/dashboard/team/',
+        '/dashboard/%74eam/',
+      ];
+      for (const member of members) {
+        await member.get('/dashboard/overview');
+        for (const path of teamPaths) {
+          const page = await member.get(path);
+          assert.notEqual(page.status, 200, path);
+          assert.ok(!page.body.includes(admin), `${path} shows the team`);
+        }
+        const writes = [
+          ['/dashboard/%74eam/invite', { email: 'sneaky@example.com', role: 'admin' }],
+          ['/dashboard/team/%69nvite', { email: 'sneaky@example.com', role: 'admin' }],
+          ['/dashboard//team/invite', { email: 'sneaky@example.com', role: 'admin' }],
+          [`/dashboard/%74eam/members/${ownerId}/role`, { role: 'viewer' }],
+          [`/dashboard/team/members/${ownerId}/%72ole`, { role: 'viewer' }],
+          [`/dashboard/team/members/${ownerId}/remove/`, {}],
+          ['/dashboard/credentials/%73ources', { name: 'Encoded' }],
+          [`/dashboard/credentials/sources/${sourceId}/%72otate`, {}],
+          [`/dashboard/credentials/sources/${sourceId}/%72%65voke`, {}],
+          ['/dashboard/%63redentials/transfer-key/rotate', {}],
+          ['/dashboard/credentials/transfer-key/rotate/', {}],
+          ['/dashboard/CREDENTIALS/sources', { name: 'Encoded' }],
+        ] as const;
+        for (const [path, fields] of writes) {
+          const refused = await member.post(path, fields);
+          assert.ok(refused.status === 403 || refused.status === 404, `${path}: ${refused.status}`);
+          assert.doesNotMatch(refused.body, /sk_|whsec_|New source credentials/);
+        }
+      }
+      assert.equal((await mailList(t.service, { to: 'sneaky@example.com' }, 1)).length, 0, 'no invitation was sent');
+      const page = await team(owner);
+      assert.equal(page.status, 200);
+      assert.doesNotMatch(page.body, /Encoded/);
+      assert.equal((await owner.get('/dashboard/%74eam')).status, 200, 'the admin reaches the same page by any spelling of it');
+      // A developer's own actions are judged by the route too, however the path is spelt.
+      await members[0]!.get('/dashboard/credentials');
+      assert.equal((await members[0]!.post(`/dashboard/credentials/sources/${sourceId}/%6Frigins`, { origin: 'https://encoded.example.com' })).status, 303);
     });
 
     it('shows the operator the outbox in the panel, its links readable there without a mail server', async () => {

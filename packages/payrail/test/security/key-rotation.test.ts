@@ -293,6 +293,36 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(columns.map((c) => c.name).sort(), SEALED_TARGETS.map((target) => target.name).sort());
     });
 
+    it('finding 2: a sealed value the re-seal job cannot open is skipped and left under its key; the rest is re-sealed and that key cannot retire', async () => {
+      const merchant = await t.newMerchant();
+      const saved: { id: number }[] = [];
+      for (const name of ['Ada One', 'Ada Two', 'Ada Three'])
+        saved.push(await saveCardFor(t, merchant, (await newCustomer(t, merchant, { identifier: name })).id, VISA));
+      const old = cardCipherFor(t.service.config).sealingKeyId;
+      // The middle card's sealed number is damaged: its header still names the old key, but it no longer opens.
+      await t.service.db.write(async (tx) => {
+        const row = await tx.get<{ v: Uint8Array }>('SELECT card_number_enc AS v FROM payment_methods WHERE pk = ?', [saved[1]!.id]);
+        const damaged = Buffer.from(row!.v);
+        damaged[damaged.length - 1]! ^= 0xff;
+        await tx.run('UPDATE payment_methods SET card_number_enc = ? WHERE pk = ?', [damaged, saved[1]!.id]);
+      });
+      const rotated = await rotateCardKey(t.service, { activateNow: true });
+      await resealAll(t, 1);
+      const keyOf = async (pk: number) => {
+        const row = await t.service.db.read((tx) => tx.get<{ v: Uint8Array }>('SELECT card_number_enc AS v FROM payment_methods WHERE pk = ?', [pk]));
+        return sealedKeyOf(Buffer.from(row!.v))?.keyId;
+      };
+      assert.equal(await keyOf(saved[0]!.id), rotated.key_id);
+      assert.equal(await keyOf(saved[1]!.id), old, 'the unreadable value is left as it was');
+      assert.equal(await keyOf(saved[2]!.id), rotated.key_id, 'the values after it are re-sealed');
+      t.clock.advance(RING_REFRESH_MS + 1000);
+      const status = await cardKeysStatus(t.service);
+      const oldUse = status.keys.find((key) => key.id === old)!.use;
+      assert.equal(oldUse.sealed['payment_methods.card_number_enc'], 1, JSON.stringify(oldUse));
+      await assert.rejects(retireCardKey(t.service, old, { forcePins: true }), /still in use/);
+      await t.service.db.write((tx) => tx.run('DELETE FROM payment_methods WHERE pk = ?', [saved[1]!.id]));
+    });
+
     it('finding 16: keys status counts what each key protects; a card number sealed under a retired key is refused, never misread', async () => {
       const status = await cardKeysStatus(t.service);
       assert.ok(status.keys.length >= 2);

@@ -111,4 +111,12 @@ describe('link pages (sqlite)', () => {
     }
     assert.equal((await t.app.inject({ method: 'GET', url: '/dashboard/login' })).headers['referrer-policy'], 'same-origin');
   });
+
+  it('finding 5: a link page reached by a percent-encoded path still sends no Referer on (the matched route decides, not the raw URL)', async () => {
+    for (const route of ['/signup/%63onfirm/', '/signup/confirm%2F', '/dashboard/password/%72eset/', '/dashboard/%69nvitation/']) {
+      const reply = await t.app.inject({ method: 'GET', url: `${route}${FAKE_TOKEN}` });
+      assert.equal(reply.headers['referrer-policy'], 'no-referrer', route);
+    }
+    assert.equal((await t.app.inject({ method: 'GET', url: '/dashboard/password/%66orgot' })).headers['referrer-policy'], 'same-origin');
+  });
 });

@@ -1,8 +1,9 @@
 // Where webhooks may be delivered (behaviour.md section 11): public
 // addresses only, in production and in the sandbox, judged on IANA's whole
 // special-purpose registries, IPv4-embedding IPv6 forms by the IPv4 they
-// carry. The sandbox also takes loopback receivers while it listens on
-// loopback only, and any address the operator allow-lists. Refusals only:
+// carry. The sandbox also takes loopback receivers while it is local-only
+// (listens on loopback, no trusted proxy, a loopback public URL), and any
+// address the operator allow-lists. Refusals only:
 // nothing here sends a request outside 127.0.0.0/8.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -10,7 +11,7 @@ import { loadConfig } from '../../src/config.ts';
 import { type DeliveryDeps, deliverDue } from '../../src/flows/webhooks/deliver.ts';
 import { createEndpoint } from '../../src/flows/webhooks/endpoints.ts';
 import { embeddedIpv4, isPublicAddress } from '../../src/providers/public-address.ts';
-import { webhookAddressRule } from '../../src/providers/webhook-address-rule.ts';
+import { hostAllowed, webhookAddressRule } from '../../src/providers/webhook-address-rule.ts';
 import { createWebhookSender, type Resolve, sendWebhook } from '../../src/providers/webhook-sender.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { basicOf } from '../helpers/payin.ts';
@@ -92,7 +93,13 @@ describe('the public-address rule', () => {
   });
 
   it('finding 13: production refuses to send to https://[::7f00:1]/ and to names resolving to such forms, connecting nowhere', async () => {
-    const rule = webhookAddressRule({ environment: 'production', host: '0.0.0.0', webhookAllowedAddresses: [] });
+    const rule = webhookAddressRule({
+      environment: 'production',
+      host: '0.0.0.0',
+      trustedProxies: [],
+      publicUrl: 'https://pay.example.com',
+      webhookAllowedAddresses: [],
+    });
     const request = { body: '{}', headers: {}, timeoutMs: 1000, rule, responseBodyBytesMax: 1024 };
     for (const url of [
       'https://[::7f00:1]/',
@@ -106,6 +113,43 @@ describe('the public-address rule', () => {
     for (const addresses of [['::7f00:1'], ['2002:a9fe:a9fe::1'], ['64:ff9b::a00:1']]) {
       const response = await createWebhookSender(resolvingTo(addresses))({ ...request, url: 'https://hooks.example.com/payrail' });
       assert.equal(response.error, 'hooks.example.com resolves to a non-public address', addresses[0]);
+    }
+  });
+
+  it('finding 6: a sandbox on loopback but published through a proxy or under a public URL refuses loopback receivers unless allow-listed', () => {
+    const base = { PAYRAIL_DATA_DIR: '/tmp/payrail-unused', HOST: '127.0.0.1', PORT: '18999' };
+    const loopbackHosts = ['127.0.0.1', '127.0.0.2', '::1', '::ffff:127.0.0.1'];
+    const names = ['localhost', 'LOCALHOST', 'hooks.localhost', '[::1]', '127.0.0.1'];
+    const published = [
+      { PAYRAIL_TRUSTED_PROXIES: '127.0.0.1' },
+      { PAYRAIL_TRUSTED_PROXIES: '10.0.0.0/8, ::1' },
+      { PAYRAIL_PUBLIC_URL: 'https://sandbox.example.com' },
+      { PAYRAIL_PUBLIC_URL: 'http://192.168.1.20:8000' },
+      { PAYRAIL_PUBLIC_URL: 'http://localhost.example.com' },
+      { PAYRAIL_PUBLIC_URL: 'http://127.0.0.1.nip.io' },
+      { PAYRAIL_PUBLIC_URL: 'https://sandbox.example.com', PAYRAIL_TRUSTED_PROXIES: '127.0.0.1' },
+    ];
+    for (const env of published) {
+      const rule = webhookAddressRule(loadConfig({ ...base, ...env }));
+      for (const address of loopbackHosts) assert.equal(rule.allows(address), false, `${JSON.stringify(env)} ${address}`);
+      for (const host of names) assert.equal(hostAllowed(rule, host), false, `${JSON.stringify(env)} ${host}`);
+      assert.doesNotMatch(rule.refusal, /loopback is taken/);
+      // The operator may still list loopback (a receiver on the same host, on purpose).
+      const listed = webhookAddressRule(loadConfig({ ...base, ...env, PAYRAIL_WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.0/8, ::1' }));
+      assert.equal(listed.allows('127.0.0.1'), true, JSON.stringify(env));
+      assert.equal(hostAllowed(listed, 'localhost'), true, JSON.stringify(env));
+    }
+    // Local-only: loopback HOST, no proxy, a public URL (or its default) on loopback.
+    for (const env of [
+      {},
+      { PAYRAIL_PUBLIC_URL: 'http://localhost:18999' },
+      { PAYRAIL_PUBLIC_URL: 'http://[::1]:18999/' },
+      { PAYRAIL_PUBLIC_URL: 'http://127.0.0.1:18999' },
+    ]) {
+      const rule = webhookAddressRule(loadConfig({ ...base, ...env }));
+      assert.equal(rule.allows('127.0.0.1'), true, JSON.stringify(env));
+      assert.equal(hostAllowed(rule, 'localhost'), true, JSON.stringify(env));
+      assert.equal(rule.allows('10.0.0.1'), false, JSON.stringify(env));
     }
   });
 
@@ -164,6 +208,31 @@ for (const kind of STORE_KINDS) {
       const listed = await postEndpoint(shared, merchant, 'http://10.1.2.3:8080/hooks');
       assert.equal(listed.statusCode, 200, listed.body);
       assert.equal((await postEndpoint(shared, merchant, 'http://10.2.0.1/hooks')).statusCode, 400);
+    });
+
+    it('finding 6: a sandbox listening on loopback behind a reverse proxy refuses loopback endpoint URLs at creation and delivery', async () => {
+      const proxied = await createTestApp(kind, { env: { PAYRAIL_TRUSTED_PROXIES: '127.0.0.1', PAYRAIL_PUBLIC_URL: 'https://sandbox.example.com' } });
+      try {
+        const merchant = await proxied.newMerchant();
+        for (const url of [
+          'http://127.0.0.1:8080/x',
+          'http://127.1:22/',
+          'http://[::1]:22/',
+          'http://localhost:5432/',
+          'http://LOCALHOST/',
+          'http://hooks.localhost/',
+        ]) {
+          const response = await postEndpoint(proxied, merchant, url);
+          assert.equal(response.statusCode, 400, url);
+          assert.match(response.json().error.message, /must not name a loopback/, url);
+        }
+        const request = { body: '{}', headers: {}, timeoutMs: 1000, rule: webhookAddressRule(proxied.service.config), responseBodyBytesMax: 1024 };
+        assert.equal((await sendWebhook({ ...request, url: 'http://127.0.0.1:9/hook' })).error, 'url names a non-public address');
+        const resolved = await createWebhookSender(resolvingTo(['127.0.0.1']))({ ...request, url: 'http://localhost.example.com/hook' });
+        assert.equal(resolved.error, 'localhost.example.com resolves to a non-public address');
+      } finally {
+        await proxied.close();
+      }
     });
 
     it('finding 3: a delivery to a loopback receiver is refused, unsent, by a sandbox listening beyond loopback; the same one is delivered by a local sandbox', async () => {

@@ -16,7 +16,13 @@ import { isPublicAddress } from '../../src/providers/public-address.ts';
 import { webhookAddressRule } from '../../src/providers/webhook-address-rule.ts';
 import { createWebhookSender, type Resolve, sendWebhook } from '../../src/providers/webhook-sender.ts';
 
-const PRODUCTION_RULE = webhookAddressRule({ environment: 'production', host: '0.0.0.0', webhookAllowedAddresses: [] });
+const PRODUCTION_RULE = webhookAddressRule({
+  environment: 'production',
+  host: '0.0.0.0',
+  trustedProxies: [],
+  publicUrl: 'https://pay.example.com',
+  webhookAllowedAddresses: [],
+});
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { basicOf } from '../helpers/payin.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pino from 'pino';
-import { BUSY_LINGER_MS, nextIdleBackoffMs, Worker, type Job } from '../../src/worker/worker.ts';
+import { BUSY_LINGER_MS, ERROR_BACKOFF_MS_MAX, ERROR_BACKOFF_MS_MIN, nextIdleBackoffMs, Worker, type Job } from '../../src/worker/worker.ts';
 
 function countingJob(name: string, work: () => number, batchMax?: number): Job & { calls: number } {
   const job = {
@@ -108,5 +108,61 @@ describe('worker loop', () => {
       seen.push(backoffMs);
     }
     assert.deepEqual(seen, [5, 10, 20, 40, 80, 160, 200, 200, 200]);
+  });
+
+  it('finding 2: a job that throws is logged by name and backs off, and the jobs after it still run every round', async () => {
+    let nowMs = 0;
+    const lines: Record<string, unknown>[] = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const before = countingJob('before', () => 1);
+    const failing = countingJob('card-keys.reseal', () => {
+      throw new Error('card-data key 3 is not loaded');
+    });
+    const mail = countingJob('mail.send', () => 1);
+    const worker = new Worker([before, failing, mail], log, () => nowMs);
+    for (let i = 0; i < 20; i++) assert.equal(await worker.round(), 0, 'the others found work: the loop goes on at once');
+    assert.equal(before.calls, 20);
+    assert.equal(mail.calls, 20, 'the job after the failing one ran every round');
+    assert.equal(failing.calls, 1, 'the failing job waits out its back-off instead of spinning');
+    const logged = lines.filter((line) => line.job === 'card-keys.reseal');
+    assert.equal(logged.length, 1);
+    assert.match(JSON.stringify(logged[0]), /card-data key 3 is not loaded/);
+
+    // Its back-off doubles with each throw in a row, up to a bound; poke() does not cut it short.
+    nowMs += ERROR_BACKOFF_MS_MIN;
+    await worker.round();
+    assert.equal(failing.calls, 2);
+    worker.poke();
+    nowMs += ERROR_BACKOFF_MS_MIN;
+    await worker.round();
+    assert.equal(failing.calls, 2, 'the second wait is twice as long');
+    nowMs += ERROR_BACKOFF_MS_MIN;
+    await worker.round();
+    assert.equal(failing.calls, 3);
+    for (let i = 0; i < 20; i++) {
+      nowMs += ERROR_BACKOFF_MS_MAX;
+      await worker.round();
+    }
+    assert.equal(failing.calls, 23, 'the wait is bounded: a failing job is tried again at least every ERROR_BACKOFF_MS_MAX');
+    assert.equal(mail.calls, 43);
+  });
+
+  it('finding 2: the loop keeps running the other jobs while one throws on every call', async () => {
+    const failing = countingJob('failing', () => {
+      throw new Error('boom');
+    });
+    let sent = 0;
+    const mail = countingJob('mail.send', () => {
+      if (sent >= 5) return 0;
+      sent += 1;
+      return 1;
+    });
+    const worker = new Worker([failing, mail], pino({ level: 'silent' }));
+    worker.start();
+    const deadline = Date.now() + 2000;
+    while (sent < 5 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    await worker.stop();
+    assert.equal(sent, 5);
+    assert.equal(failing.calls, 1);
   });
 });

@@ -7,6 +7,12 @@
 // only if it still holds what was read, so a job killed midway resumes
 // after its last committed batch and nothing is lost or sealed twice.
 //
+// A value that cannot be opened (under a key this process does not hold, a
+// retired one, or damaged) is logged by its row and key ids and left as it
+// is; the position moves past it so the rest of the column is still
+// re-sealed. It stays counted under its old key (keys status), so that key
+// is not retired while it holds the value; the next pass tries it again.
+//
 // Nonce data is not re-sealed (its key needs the nonce, which is not
 // stored): nonces live 15 minutes and are then deleted. PIN hashes need the
 // PIN: they are made again at each PIN's next success (flows/access).
@@ -69,14 +75,16 @@ function resealed(context: KeysContext, target: SealedTarget, row: SealedRow, ke
     const from = webhookSecretKeyOf(row.sealed);
     if (from === null || from === keyId) return [];
     const webhook = webhookSecretCipherFor(context.config);
-    return [{ rowKey: row.rowKey, from: row.sealed, to: webhook.seal(webhook.open(row.sealed, row.contextId), row.contextId) }];
+    const secret = opened(context, target, row, from, () => webhook.open(row.sealed, row.contextId));
+    return secret === null ? [] : [{ rowKey: row.rowKey, from: row.sealed, to: webhook.seal(secret, row.contextId) }];
   }
   const found = sealedKeyOf(row.sealed);
   const method = row.method;
   const fingerprintStale = method !== undefined && method.fingerprint !== null && fingerprintKeyOf(method.fingerprint) !== keyId;
   if (found === null || found.forNonce || (found.keyId === keyId && !fingerprintStale)) return [];
   const cipher = cardCipherFor(context.config);
-  const plain = cipher.open(row.sealed, target.field, row.contextId);
+  const plain = opened(context, target, row, found.keyId, () => cipher.open(row.sealed, target.field, row.contextId));
+  if (plain === null) return [];
   const to = cipher.seal(plain, target.field, row.contextId);
   if (method === undefined) return [{ rowKey: row.rowKey, from: row.sealed, to }];
   let fingerprint: string | undefined;
@@ -87,6 +95,20 @@ function resealed(context: KeysContext, target: SealedTarget, row: SealedRow, ke
         : cipher.fingerprint(new Secret(plain.reveal()), method.merchantId);
   }
   return [{ rowKey: row.rowKey, from: row.sealed, to, ...(fingerprint === undefined ? {} : { fingerprint }) }];
+}
+
+/** The opened value, or null (logged: ids and the error's class only, never data) when it cannot be opened. */
+function opened<T>(context: KeysContext, target: SealedTarget, row: SealedRow, fromKeyId: number, open: () => T): T | null {
+  try {
+    return open();
+  } catch (error) {
+    const reason = error instanceof Error ? error.name : 'unknown';
+    context.log.warn(
+      { column: target.name, row: row.rowKey, keyId: fromKeyId, reason },
+      'a sealed value could not be opened; left under its key, re-sealing goes on',
+    );
+    return null;
+  }
 }
 
 /** What the job needs to know without asking the store: how many keys this process holds, and which seals. */

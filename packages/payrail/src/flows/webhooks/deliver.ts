@@ -37,7 +37,7 @@ export interface DeliveryDeps {
   readonly db: Db;
   readonly clock: Clock;
   readonly log: Logger;
-  readonly config: Pick<Config, 'environment' | 'cardKeyBase64' | 'dataDir' | 'host' | 'webhookAllowedAddresses'>;
+  readonly config: Pick<Config, 'environment' | 'cardKeyBase64' | 'dataDir' | 'host' | 'trustedProxies' | 'publicUrl' | 'webhookAllowedAddresses'>;
   readonly send: WebhookSender;
   /** The deadline of one send (10 s; tests make a hung endpoint give up sooner). */
   readonly timeoutMs?: number;

@@ -40,7 +40,7 @@ import {
 export interface EndpointDeps {
   readonly db: Db;
   readonly clock: Clock;
-  readonly config: Pick<Config, 'environment' | 'cardKeyBase64' | 'dataDir' | 'host' | 'webhookAllowedAddresses'>;
+  readonly config: Pick<Config, 'environment' | 'cardKeyBase64' | 'dataDir' | 'host' | 'trustedProxies' | 'publicUrl' | 'webhookAllowedAddresses'>;
 }
 
 export interface EndpointView {
