@@ -18,12 +18,12 @@ function statusText(status: KeysStatus): string {
       .filter((flag) => flag !== '')
       .join(', ');
     lines.push(`key ${key.id}  ${flags}`);
-    if (key.state === 'retired') continue;
-    if (key.active_from_ms > Date.now()) lines.push(`  starts sealing at ${new Date(key.active_from_ms).toISOString()}`);
+    if (key.state === 'active' && key.active_from_ms > Date.now()) lines.push(`  starts sealing at ${new Date(key.active_from_ms).toISOString()}`);
     const sealed = Object.entries(key.use.sealed).map(([column, n]) => `${column} ${n}`);
-    lines.push(
-      `  in use: ${key.use.total === 0 ? 'nothing' : [...sealed, `fingerprints ${key.use.fingerprints}`, `PIN hashes ${key.use.pin_hashes}`].join(', ')}`,
-    );
+    const use = [...sealed, `fingerprints ${key.use.fingerprints}`, `PIN hashes ${key.use.pin_hashes}`].join(', ');
+    if (key.state === 'active') lines.push(`  in use: ${key.use.total === 0 ? 'nothing' : use}`);
+    // What a retired key still holds was sealed after it retired (or missed by the recount): nothing opens it any more.
+    else if (key.use.total > 0) lines.push(`  UNREADABLE, still sealed under this retired key: ${use}`);
   }
   lines.push('re-seal job:');
   for (const [column, where] of Object.entries(status.reseal)) lines.push(`  ${column}: ${where}`);
@@ -56,7 +56,7 @@ export function registerKeyCommands(program: Command, helpers: CliHelpers): void
   keys
     .command('retire <id>')
     .option('--force-pins', 'drop the PINs still hashed under the key (their sources then need new PINs)')
-    .description('retire a card-data key nothing uses any more; its wrapped copy is dropped')
+    .description('retire a card-data key nothing uses any more; its wrapped copy is dropped from the store (not from backups)')
     .action(async (id: string, options: { forcePins?: boolean }, command: Command) => {
       if (!/^[1-9][0-9]{0,9}$/.test(id)) throw usage(`key id must be a positive whole number, got "${id.slice(0, 20)}"`);
       const retired = await withService((service) => retireCardKey(service, Number(id), { forcePins: options.forcePins === true }));

@@ -56,6 +56,21 @@ export function cardKeyFileOf(config: KeySource): string {
   return config.cardKeyFile ?? defaultCardKeyFile(config.dataDir);
 }
 
+/**
+ * The key file loadCardKey would generate a new key in (a sandbox without
+ * PAYRAIL_CARD_KEY, with neither its key file nor an older version's key
+ * file in the data directory), or null when it would read an existing key.
+ * A store that already recorded its keys must not get a new one: the store
+ * was opened through another path (a symlink, a moved folder, another HOME)
+ * and its key file is elsewhere (flows/card-keys/ring-loader.ts refuses).
+ */
+export function cardKeyFileToGenerate(config: KeySource): string | null {
+  if (config.cardKeyBase64 !== null || config.environment !== 'sandbox') return null;
+  const file = cardKeyFileOf(config);
+  if (fs.existsSync(file) || fs.existsSync(path.join(config.dataDir, CARD_KEY_FILE_NAME))) return null;
+  return file;
+}
+
 export function loadCardKey(config: KeySource): Buffer {
   if (config.cardKeyBase64 !== null) return decodeKey(Buffer.from(config.cardKeyBase64, 'base64'), 'PAYRAIL_CARD_KEY');
   if (config.environment !== 'sandbox') throw new Error('production needs PAYRAIL_CARD_KEY (card-data encryption key)');

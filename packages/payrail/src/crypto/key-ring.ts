@@ -62,6 +62,22 @@ export class DataKey {
   }
 }
 
+const KEY_CHECK_LABEL = 'payrail:key-check:v1';
+/** Hex digits kept of the check value: 128 bits, enough to tell keys apart. */
+const KEY_CHECK_HEX = 32;
+
+/**
+ * A card-data key's check value, recorded with the key in the store: an
+ * HMAC-SHA256 of a fixed label under an HKDF subkey of the key, truncated.
+ * A process holding another key (a changed PAYRAIL_CARD_KEY, the sandbox key
+ * file of another store) computes another value and refuses to start. It is
+ * a one-way function of the key under its own subkey, so it neither is nor
+ * helps recover the key or any key derived for another purpose.
+ */
+export function keyCheckValue(master: Buffer): string {
+  return crypto.createHmac('sha256', deriveSubkeyObject(master, 'keyCheck')).update(KEY_CHECK_LABEL).digest('hex').slice(0, KEY_CHECK_HEX);
+}
+
 /** Data sealed under a key id this process does not hold (yet, or any more). */
 export class UnknownCardKeyError extends ApiError {
   constructor(readonly keyId: number) {
@@ -73,11 +89,23 @@ export class UnknownCardKeyError extends ApiError {
 /** How long a process goes without looking for new or retired keys. */
 export const RING_REFRESH_MS = 15_000;
 
+/**
+ * How long after `rotate` a new key starts sealing: every running process
+ * reloads its ring within RING_REFRESH_MS, so by then all hold the new key
+ * before any data is sealed under it. Also the longest a ring may go since
+ * its last successful load and still seal (KeyRing.sealing says why).
+ */
+export const ACTIVATION_DELAY_MS = 3 * RING_REFRESH_MS;
+
 export class KeyRing implements PinKeys {
   #keys = new Map<number, DataKey>();
   /** Ids of retired keys: what they made is refused, where an unknown id means "not loaded yet". */
   #retired = new Set<number>();
   #loadedAtMs: number;
+  /** When the loader last installed what it read (a failed reload leaves it): how current the ring is. */
+  #loadedOkAtMs: number;
+  /** Whether a reload failed since then. */
+  #reloadFailed = false;
   readonly #nowMs: () => number;
   /** Asks the loader for a fresh ring (asynchronously, once at a time); null for a fixed ring. */
   #reload: (() => void) | null = null;
@@ -85,6 +113,7 @@ export class KeyRing implements PinKeys {
   constructor(keys: readonly DataKey[], nowMs: () => number = Date.now, retiredIds: readonly number[] = []) {
     this.#nowMs = nowMs;
     this.#loadedAtMs = nowMs();
+    this.#loadedOkAtMs = this.#loadedAtMs;
     this.replace(keys, retiredIds);
   }
 
@@ -98,11 +127,14 @@ export class KeyRing implements PinKeys {
     this.#keys = new Map(keys.map((key) => [key.id, key]));
     this.#retired = new Set(retiredIds);
     this.#loadedAtMs = this.#nowMs();
+    this.#loadedOkAtMs = this.#loadedAtMs;
+    this.#reloadFailed = false;
   }
 
   /** After a failed reload: the next try waits a refresh interval, instead of following every call. */
   deferRefresh(): void {
     this.#loadedAtMs = this.#nowMs();
+    this.#reloadFailed = true;
   }
 
   setReload(reload: () => void): void {
@@ -113,10 +145,40 @@ export class KeyRing implements PinKeys {
     return this.#loadedAtMs;
   }
 
-  /** The key new data is sealed under: the newest one already active. */
+  /**
+   * The key new data is sealed under: the newest one already active.
+   *
+   * Refused (retryable 503, and a reload asked for) once the ring cannot be
+   * refreshed and its last successful load is older than ACTIVATION_DELAY_MS:
+   * a process whose reloads keep failing (key provider unreachable from its
+   * host, a key wrapped by a provider it has not configured) must not go on
+   * sealing under a key that may have been retired meanwhile. The timing: a
+   * key rotated at T starts sealing at T + 45 s, and the key it replaces may
+   * be retired from that activation + 15 s = T + 60 s on, after a recount of
+   * what it still seals. A ring that seals at t loaded successfully at
+   * L >= t - 45 s. If L >= T it has seen the rotation and stops sealing under
+   * the old key at T + 45 s like every other process; if L < T it seals only
+   * while t <= L + 45 s < T + 45 s, at least 15 s before retirement is
+   * allowed, so the recount sees what it sealed and the old key stays. Every
+   * process that seals has thus seen every rotation that could lead to a
+   * retirement of its sealing key.
+   *
+   * A ring that merely has not tried to reload since (an idle process) is
+   * not refused here: every request and every worker round first awaits a
+   * reload once the ring is RING_REFRESH_MS old (http/app.ts, the worker's
+   * card-keys.refresh job), so a seal after a quiet spell follows a reload
+   * that either succeeded or failed, and a failed one is refused here.
+   */
   sealing(): DataKey {
     this.#reloadIfStale();
     const nowMs = this.#nowMs();
+    if (this.#reload !== null && this.#reloadFailed && nowMs - this.#loadedOkAtMs > ACTIVATION_DELAY_MS) {
+      this.#reload();
+      throw new ApiError(
+        'card_key_loading',
+        'the card-data keys could not be reloaded for too long to seal under them (is the key provider reachable?); retry',
+      );
+    }
     let best: DataKey | null = null;
     for (const key of this.#keys.values()) {
       if (key.activeFromMs <= nowMs && (best === null || key.id > best.id)) best = key;

@@ -25,6 +25,8 @@ const PURPOSES = {
   cardFingerprint: 'payrail:card-fingerprint:v1',
   /** Webhook endpoints' signing secrets at rest (docs/api-decisions.md section 11). */
   webhookSecret: 'payrail:webhook-secret:v1',
+  /** The key of a card-data key's check value (key-ring.ts keyCheckValue), which shows it is the key a store recorded. */
+  keyCheck: 'payrail:key-check:v1',
 } as const;
 
 export type SubkeyPurpose = keyof typeof PURPOSES;

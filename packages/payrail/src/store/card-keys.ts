@@ -11,9 +11,11 @@ export interface CardKeyRow {
   readonly created_at_ms: number;
   readonly active_from_ms: number;
   readonly retired_at_ms: number | null;
+  /** The key's check value (crypto/key-ring.ts keyCheckValue); null for a row recorded before migration 033 until its next load. */
+  readonly key_check: string | null;
 }
 
-const KEY_COLUMNS = 'id, provider, wrapped, state, created_at_ms, active_from_ms, retired_at_ms';
+const KEY_COLUMNS = 'id, provider, wrapped, state, created_at_ms, active_from_ms, retired_at_ms, key_check';
 
 export async function listCardKeys(db: Db): Promise<CardKeyRow[]> {
   const rows = await db.read((tx) => tx.all<CardKeyRow>(`SELECT ${KEY_COLUMNS} FROM card_data_keys ORDER BY id`));
@@ -30,19 +32,102 @@ export async function listCardKeys(db: Db): Promise<CardKeyRow[]> {
 export async function insertCardKey(db: Db, row: Omit<CardKeyRow, 'state' | 'retired_at_ms'>): Promise<boolean> {
   return db.write(async (tx) => {
     const done = await tx.run(
-      `INSERT INTO card_data_keys (id, provider, wrapped, state, created_at_ms, active_from_ms) VALUES (?, ?, ?, 'active', ?, ?) ON CONFLICT (id) DO NOTHING`,
-      [row.id, row.provider, row.wrapped, row.created_at_ms, row.active_from_ms],
+      `INSERT INTO card_data_keys (id, provider, wrapped, state, created_at_ms, active_from_ms, key_check) VALUES (?, ?, ?, 'active', ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+      [row.id, row.provider, row.wrapped, row.created_at_ms, row.active_from_ms, row.key_check],
     );
     return done.changes === 1;
   });
 }
 
-/** Retires an active key and drops its wrapping; false when it was not active. */
-export async function retireCardKeyRow(db: Db, id: number, nowMs: number): Promise<boolean> {
-  return db.write(async (tx) => {
-    const done = await tx.run(`UPDATE card_data_keys SET state = 'retired', wrapped = NULL, retired_at_ms = ? WHERE id = ? AND state = 'active'`, [nowMs, id]);
-    return done.changes === 1;
-  });
+/** Records the check value of a key recorded before check values existed; false when it already has one. */
+export async function recordCardKeyCheck(db: Db, id: number, keyCheck: string): Promise<boolean> {
+  return db.write(async (tx) => (await tx.run('UPDATE card_data_keys SET key_check = ? WHERE id = ? AND key_check IS NULL', [keyCheck, id])).changes === 1);
+}
+
+/** What a key still protects: sealed values per column, saved-method fingerprints, PIN hashes of live credentials. */
+export interface KeyUse {
+  /** Sealed values per column (`table.column`). */
+  readonly sealed: Readonly<Record<string, number>>;
+  readonly fingerprints: number;
+  readonly pin_hashes: number;
+  /** Everything above; the key can retire at 0 (PIN hashes may be dropped with --force-pins). */
+  readonly total: number;
+}
+
+export function emptyKeyUse(): KeyUse {
+  return { sealed: {}, fingerprints: 0, pin_hashes: 0, total: 0 };
+}
+
+/** What each key id protects, read in `db`'s read transaction or the caller's. */
+export async function keyUsesByKey(db: Db | Tx): Promise<Map<number, KeyUse>> {
+  const sealed = new Map<number, Record<string, number>>();
+  for (const target of SEALED_TARGETS) {
+    for (const [id, n] of await countSealedByKey(db, target)) {
+      const entry = sealed.get(id) ?? {};
+      entry[target.name] = n;
+      sealed.set(id, entry);
+    }
+  }
+  const fingerprints = await countFingerprintsByKey(db);
+  const pins = await countPinHashesByKey(db);
+  const ids = new Set([...sealed.keys(), ...fingerprints.keys(), ...pins.keys()]);
+  const uses = new Map<number, KeyUse>();
+  for (const id of ids) {
+    const values = sealed.get(id) ?? {};
+    const f = fingerprints.get(id) ?? 0;
+    const p = pins.get(id) ?? 0;
+    uses.set(id, { sealed: values, fingerprints: f, pin_hashes: p, total: Object.values(values).reduce((a, b) => a + b, 0) + f + p });
+  }
+  return uses;
+}
+
+export type RetireOutcome =
+  | { readonly retired: true; readonly pinsDropped: readonly string[] }
+  | { readonly retired: false; readonly notActive: true }
+  | { readonly retired: false; readonly notActive: false; readonly use: KeyUse };
+
+/**
+ * Retires an active key and drops its wrapping if nothing uses it; with
+ * `dropPins`, first removes the PINs still hashed under it when they are
+ * all that remains. The count and the retirement are one write transaction
+ * holding the key's row (SQLite: the write transaction itself; PostgreSQL:
+ * SELECT ... FOR UPDATE), so what was counted unused is what retires, and
+ * PINs dropped for a retirement then refused stay (the transaction rolls
+ * back).
+ */
+export async function retireCardKeyIfUnused(db: Db, id: number, nowMs: number, dropPins: boolean): Promise<RetireOutcome> {
+  try {
+    return await db.write(async (tx) => {
+      const lock = tx.dialect === 'postgres' ? ' FOR UPDATE' : '';
+      const row = await tx.get<{ state: string }>(`SELECT state FROM card_data_keys WHERE id = ?${lock}`, [id]);
+      if (row === undefined || row.state !== 'active') return { retired: false, notActive: true } as const;
+      let use = (await keyUsesByKey(tx)).get(id) ?? emptyKeyUse();
+      let pinsDropped: string[] = [];
+      if (dropPins && use.pin_hashes > 0 && use.total === use.pin_hashes) {
+        pinsDropped = await dropPinHashesOfKey(tx, id);
+        use = (await keyUsesByKey(tx)).get(id) ?? emptyKeyUse();
+      }
+      if (use.total > 0) throw new KeyInUse(use);
+      await retireCardKeyRow(tx, id, nowMs);
+      return { retired: true, pinsDropped } as const;
+    });
+  } catch (error) {
+    if (error instanceof KeyInUse) return { retired: false, notActive: false, use: error.use };
+    throw error;
+  }
+}
+
+/** Rolls the retirement's transaction back (PINs dropped in it included). */
+class KeyInUse extends Error {
+  constructor(readonly use: KeyUse) {
+    super('card-data key in use');
+  }
+}
+
+/** Retires an active key and drops its wrapping (in the caller's transaction); false when it was not active. */
+async function retireCardKeyRow(tx: Tx, id: number, nowMs: number): Promise<boolean> {
+  const done = await tx.run(`UPDATE card_data_keys SET state = 'retired', wrapped = NULL, retired_at_ms = ? WHERE id = ? AND state = 'active'`, [nowMs, id]);
+  return done.changes === 1;
 }
 
 /** Replaces a key's wrapping (after the provider's own key rotated); false when it changed meanwhile. */
@@ -229,8 +314,13 @@ export async function clearResealPositions(db: Db): Promise<void> {
 
 // ---- Counting what each key still protects ----
 
+/** Reads in `db`'s own read transaction, or in a caller's transaction (retirement counts in the one that retires). */
+function readIn<T>(db: Db | Tx, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return 'read' in db ? db.read(work) : work(db);
+}
+
 /** How many values of a column are under each key id. */
-export async function countSealedByKey(db: Db, target: SealedTarget): Promise<Map<number, number>> {
+export async function countSealedByKey(db: Db | Tx, target: SealedTarget): Promise<Map<number, number>> {
   const keyed = target.kind === 'webhook' ? [2] : [3, 4];
   const c = target.column;
   const keyHex =
@@ -238,7 +328,7 @@ export async function countSealedByKey(db: Db, target: SealedTarget): Promise<Ma
       ? `CASE WHEN substr(${c}, 1, 1) IN (${keyed.map((f) => `x'0${f}'`).join(', ')}) THEN hex(substr(${c}, 2, 4)) ELSE '' END`
       : `CASE WHEN get_byte(${c}, 0) IN (${keyed.join(', ')}) THEN encode(substring(${c} from 2 for 4), 'hex') ELSE '' END`;
   const length = db.dialect === 'sqlite' ? `length(${c})` : `octet_length(${c})`;
-  const rows = await db.read((tx) =>
+  const rows = await readIn(db, (tx) =>
     tx.all<{ key_hex: string; n: number }>(
       `SELECT ${keyHex} AS key_hex, COUNT(*) AS n FROM ${target.table} WHERE ${c} IS NOT NULL AND ${length} > 0 GROUP BY 1`,
     ),
@@ -247,9 +337,9 @@ export async function countSealedByKey(db: Db, target: SealedTarget): Promise<Ma
 }
 
 /** Saved methods' fingerprints per key id (`k<id>$...`; plain hex is key 1). */
-export async function countFingerprintsByKey(db: Db): Promise<Map<number, number>> {
+export async function countFingerprintsByKey(db: Db | Tx): Promise<Map<number, number>> {
   const id = db.dialect === 'sqlite' ? "substr(fingerprint, 2, instr(fingerprint, '$') - 2)" : "split_part(substr(fingerprint, 2), '$', 1)";
-  const rows = await db.read((tx) =>
+  const rows = await readIn(db, (tx) =>
     tx.all<{ key_id: string; n: number }>(
       `SELECT CASE WHEN fingerprint LIKE 'k%' THEN ${id} ELSE '1' END AS key_id, COUNT(*) AS n FROM payment_methods WHERE fingerprint IS NOT NULL GROUP BY 1`,
     ),
@@ -264,8 +354,8 @@ function pinKeyExpression(dialect: Dialect): string {
 }
 
 /** Live credentials' PIN hashes per key id. */
-export async function countPinHashesByKey(db: Db): Promise<Map<number, number>> {
-  const rows = await db.read((tx) =>
+export async function countPinHashesByKey(db: Db | Tx): Promise<Map<number, number>> {
+  const rows = await readIn(db, (tx) =>
     tx.all<{ key_id: string; n: number }>(
       `SELECT ${pinKeyExpression(db.dialect)} AS key_id, COUNT(*) AS n FROM credentials WHERE pin_hash IS NOT NULL AND revoked_at_ms IS NULL GROUP BY 1`,
     ),
@@ -279,12 +369,10 @@ export async function countPinHashesByKey(db: Db): Promise<Map<number, number>> 
  * such a key answers as with a wrong PIN until its source is given a new PIN.
  * Returns the credentials' ids.
  */
-export async function dropPinHashesOfKey(db: Db, keyId: number): Promise<string[]> {
-  return db.write(async (tx) => {
-    const rows = await tx.all<{ id: string }>(`SELECT id FROM credentials WHERE pin_hash IS NOT NULL AND ${pinKeyExpression(tx.dialect)} = ?`, [String(keyId)]);
-    for (const row of rows) await tx.run('UPDATE credentials SET pin_hash = NULL WHERE id = ?', [row.id]);
-    return rows.map((row) => row.id);
-  });
+async function dropPinHashesOfKey(tx: Tx, keyId: number): Promise<string[]> {
+  const rows = await tx.all<{ id: string }>(`SELECT id FROM credentials WHERE pin_hash IS NOT NULL AND ${pinKeyExpression(tx.dialect)} = ?`, [String(keyId)]);
+  for (const row of rows) await tx.run('UPDATE credentials SET pin_hash = NULL WHERE id = ?', [row.id]);
+  return rows.map((row) => row.id);
 }
 
 function tally(entries: ReadonlyArray<readonly [number, number]>): Map<number, number> {

@@ -5,13 +5,14 @@ import { cardLifecycleJobs, payinCleanupJob, pendingChargesJob, recurringSchedul
 import { kycBackstopJob } from './kyc-jobs.ts';
 import { mailSendJob } from './mail-jobs.ts';
 import { processorReconciliationJob, tableStatisticsJob } from './maintenance-jobs.ts';
-import { abuseCountersPruneJob, cardDataScrubJob, cardKeyResealJob } from './security-jobs.ts';
+import { abuseCountersPruneJob, cardDataScrubJob, cardKeyResealJob, cardKeyRingRefreshJob } from './security-jobs.ts';
 import { createTransferJobs } from './transfer-jobs.ts';
 import { pruneOldEvents } from '../flows/webhooks/retention.ts';
 import type { Job } from './worker.ts';
 
 export function createJobs(service: Service): Job[] {
   return [
+    cardKeyRingRefreshJob(service),
     pendingChargesJob(service),
     recurringSchedulesJob(service),
     ...cardLifecycleJobs(service),

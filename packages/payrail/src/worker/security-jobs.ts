@@ -47,6 +47,22 @@ export function cardDataScrubJob(service: Service): Job {
 const RESEAL_IDLE_MS = 60_000;
 
 /**
+ * Reads the worker's card-data keys again every RING_REFRESH_MS, first in
+ * each round: a ring whose last successful load is older than the
+ * activation delay refuses to seal (crypto/key-ring.ts), so the jobs that
+ * seal (a schedule's charge of a saved card) find it fresh.
+ */
+export function cardKeyRingRefreshJob(service: Service): Job {
+  return {
+    name: 'card-keys.refresh',
+    async runOnce() {
+      await refreshKeyRingIfStale(service);
+      return 0;
+    },
+  };
+}
+
+/**
  * Re-seals card data under the newest card-data key (flows/card-keys/reseal.ts),
  * one bounded batch per round while there is some, so it shares the worker
  * with the payment jobs; resumes where it stopped after a restart. With one

@@ -38,5 +38,18 @@ for (const kind of STORE_KINDS) {
       assert.equal(bad.code, 1);
       assert.match(bad.stderr, /positive whole number/);
     });
+
+    it('finding 7: the text status shows what a retired key still holds, marked unreadable', async () => {
+      // A merchant's first source has a PIN hashed under the sealing key; that key is then retired behind its back
+      // (as when a process that had not seen the rotation sealed under it after the recount).
+      await runCliJson(['merchant', 'create', '--name', 'Retired key Ltd'], store.env);
+      const status = await runCliJson<Status>(['keys', 'status', '--json'], store.env);
+      const sealingId = status.keys.find((key) => key.sealing)!.id;
+      await runCliJson(['keys', 'rotate', '--now', '--json'], store.env);
+      await store.db.write((tx) => tx.run("UPDATE card_data_keys SET state = 'retired', wrapped = NULL, retired_at_ms = 1 WHERE id = ?", [sealingId]));
+      const text = await runCli(['keys', 'status'], store.env);
+      assert.equal(text.code, 0, text.stderr);
+      assert.match(text.stdout, new RegExp(`key ${sealingId} {2}retired[^\n]*\n {2}UNREADABLE, still sealed under this retired key: [^\n]*PIN hashes 1`));
+    });
   });
 }

@@ -12,7 +12,7 @@ import { cardCipherFor, keyRingFor } from '../../src/crypto/card-key.ts';
 import { webhookSecretCipherFor, webhookSecretKeyOf } from '../../src/crypto/webhook-secret.ts';
 import { Secret } from '../../src/domain/secret.ts';
 import { ManualClock } from '../../src/domain/clock.ts';
-import { cardKeysStatus, retireCardKey, rotateCardKey } from '../../src/flows/card-keys/rotation.ts';
+import { ACTIVATION_DELAY_MS, cardKeysStatus, retireCardKey, rotateCardKey } from '../../src/flows/card-keys/rotation.ts';
 import { resealBatch } from '../../src/flows/card-keys/reseal.ts';
 import { RING_REFRESH_MS } from '../../src/crypto/key-ring.ts';
 import { createMerchant, issuingDeps } from '../../src/flows/merchants/merchants.ts';
@@ -21,7 +21,7 @@ import { buildApp } from '../../src/http/app.ts';
 import { createLogger } from '../../src/log.ts';
 import { createService } from '../../src/runtime.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { basicOf, chargeBody, nonceFor, postCharge } from '../helpers/payin.ts';
+import { basicOf, chargeBody, nonceFor, postCharge, tokenizeRaw } from '../helpers/payin.ts';
 import { newCustomer, saveCardFor } from '../helpers/stored.ts';
 import { SEALED_TARGETS } from '../../src/store/card-keys.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
@@ -272,6 +272,40 @@ for (const kind of STORE_KINDS) {
         for (let i = 0; i < 100 && !keyRingFor(other.config).has(rotated.key_id); i++) await new Promise((resolve) => setTimeout(resolve, 10));
         const second = await postCharge(otherApp, basicOf(merchant), { source: `pm-${method.id}`, amount: 6 });
         assert.equal(second.statusCode, 200, second.body);
+      } finally {
+        await otherApp.close();
+      }
+    });
+
+    it('finding 1: a process whose key ring cannot be reloaded for longer than the activation delay stops sealing (retryable 503) until a reload succeeds', async () => {
+      const clock = new ManualClock(t.clock.nowMs());
+      const env = { PAYRAIL_DATA_DIR: t.store.dataDir, PAYRAIL_SANDBOX_DELAY_MS: '0', PAYRAIL_WORKER: 'off', ...t.store.env };
+      const other = await createService(loadConfig(env), { db: t.store.db, clock, log: createLogger('silent') });
+      const otherApp = await buildApp(other);
+      const merchant = await t.newMerchant({ fundCents: 100_000 });
+      // Tokenizing a card seals it (the nonce's card data) in that process.
+      const save = () =>
+        tokenizeRaw(otherApp, merchant.source.tokenization_token, { card_number: MASTERCARD, expiry_month: 12, expiry_year: 2039, cvv2: '123' });
+      // A key this process cannot unwrap (wrapped by a provider it has not configured): every reload of its ring fails.
+      const id = Math.max(...keyRingFor(t.service.config).ids()) + 1000;
+      await t.store.db.write((tx) =>
+        tx.run(
+          "INSERT INTO card_data_keys (id, provider, wrapped, state, created_at_ms, active_from_ms) VALUES (?, 'vault', 'vault:v1:AAAA', 'active', ?, ?)",
+          [id, clock.nowMs(), clock.nowMs() + 86_400_000],
+        ),
+      );
+      try {
+        clock.advance(ACTIVATION_DELAY_MS + 1);
+        const refused = await save();
+        assert.equal(refused.statusCode, 503, refused.body);
+        assert.match(refused.body, /retry/);
+      } finally {
+        await t.store.db.write((tx) => tx.run('DELETE FROM card_data_keys WHERE id = ?', [id]));
+      }
+      try {
+        clock.advance(RING_REFRESH_MS);
+        const saved = await save();
+        assert.equal(saved.statusCode, 200, saved.body);
       } finally {
         await otherApp.close();
       }

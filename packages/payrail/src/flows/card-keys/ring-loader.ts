@@ -8,13 +8,19 @@
 // The first process to start on a store without keys records key 1: the
 // configured key itself when there is one (what all existing data was
 // sealed with), else a new random data key wrapped by the key provider.
+//
+// Every key is recorded with its check value (crypto/key-ring.ts
+// keyCheckValue). A process whose key does not match what the store
+// recorded (a changed PAYRAIL_CARD_KEY, another store's sandbox key file)
+// refuses to start rather than seal new data under a different "key 1"; a
+// sandbox never generates a new key file for a store that already has keys.
 import crypto from 'node:crypto';
 import type { Logger } from 'pino';
-import { installKeyRing } from '../../crypto/card-key.ts';
-import { DataKey, KeyRing, LEGACY_KEY_ID, RING_REFRESH_MS } from '../../crypto/key-ring.ts';
+import { cardKeyFileOf, cardKeyFileToGenerate, installKeyRing } from '../../crypto/card-key.ts';
+import { DataKey, KeyRing, keyCheckValue, LEGACY_KEY_ID, RING_REFRESH_MS } from '../../crypto/key-ring.ts';
 import { DATA_KEY_BYTES } from '../../providers/card-keys/key-provider.ts';
 import type { Service } from '../../service.ts';
-import { type CardKeyRow, insertCardKey, listCardKeys } from '../../store/card-keys.ts';
+import { type CardKeyRow, insertCardKey, listCardKeys, recordCardKeyCheck } from '../../store/card-keys.ts';
 import { type KeyConfig, keyProvidersOf } from './providers.ts';
 
 /** `clock`: what key activation and refreshes are timed by (the service's clock; the system clock when absent). */
@@ -28,6 +34,11 @@ interface Loaded {
 }
 
 const loadedRings = new WeakMap<object, Loaded>();
+
+/** The keys this process holds are not the store's: the process must not start (a retry would not help). */
+export class CardKeyMismatchError extends Error {
+  override readonly name = 'CardKeyMismatchError';
+}
 
 /** Loads (or reloads) the ring of this configuration and store, and installs it. */
 export async function loadKeyRing(context: RingContext): Promise<KeyRing> {
@@ -45,8 +56,16 @@ export async function loadKeyRing(context: RingContext): Promise<KeyRing> {
   });
   loadedRings.set(context.config, loaded);
   installKeyRing(context.config, ring);
-  // A failure leaves the ring empty (card operations answer "retry" and reload it), so the service still starts.
-  await reload(context, loaded).catch(() => undefined);
+  // A failure leaves the ring empty (card operations answer "retry" and reload it), so the service still starts;
+  // a key that is not the store's stops it.
+  try {
+    await reload(context, loaded);
+  } catch (error) {
+    if (error instanceof CardKeyMismatchError) {
+      loadedRings.delete(context.config);
+      throw error;
+    }
+  }
   return ring;
 }
 
@@ -86,6 +105,15 @@ async function readKeys(context: RingContext, unwrapped: Map<string, Buffer>): P
   if (rows.length === 0) {
     await recordFirstKey(context);
     rows = await listCardKeys(context.db);
+  } else {
+    const file = cardKeyFileToGenerate(context.config);
+    if (file !== null) {
+      throw new CardKeyMismatchError(
+        `this store already has its card-data keys, but their sandbox key file is not at ${file} (the store was opened through another path: ` +
+          `a symlink, a moved folder, another HOME or XDG_CONFIG_HOME?); Payrail will not make a new key for it. Set PAYRAIL_CARD_KEY_FILE to the ` +
+          `key file the store was created with (under $XDG_CONFIG_HOME/payrail/card-keys/ or ~/.config/payrail/card-keys/ of the user who first started it)`,
+      );
+    }
   }
   const keys: DataKey[] = [];
   const retired: number[] = [];
@@ -94,7 +122,9 @@ async function readKeys(context: RingContext, unwrapped: Map<string, Buffer>): P
       retired.push(row.id);
       continue;
     }
-    keys.push(new DataKey(row.id, await keyOf(context, row, unwrapped), row.active_from_ms));
+    const master = await keyOf(context, row, unwrapped);
+    await checkKey(context, row, master);
+    keys.push(new DataKey(row.id, master, row.active_from_ms));
   }
   if (keys.length === 0) throw new Error('the store has no active card-data key');
   return { keys, retired };
@@ -117,21 +147,51 @@ async function keyOf(context: RingContext, row: CardKeyRow, unwrapped: Map<strin
   return key;
 }
 
+/** Refuses a key that is not the one the store recorded; records the check value of a row recorded before there were any. */
+async function checkKey(context: RingContext, row: CardKeyRow, master: Buffer): Promise<void> {
+  const check = keyCheckValue(master);
+  if (row.key_check === null) {
+    await recordCardKeyCheck(context.db, row.id, check);
+    return;
+  }
+  // A plain comparison: the recorded value is not secret, and the key compared is this process's own.
+  if (row.key_check === check) return;
+  throw new CardKeyMismatchError(mismatchMessage(context, row));
+}
+
+function mismatchMessage(context: RingContext, row: CardKeyRow): string {
+  const refusal = 'Payrail refuses to start rather than seal new data under a key the store does not know';
+  if (row.provider !== 'configured')
+    return `card-data key ${row.id} (wrapped by ${row.provider}) does not match the check value this store recorded for it; ${refusal}`;
+  if (context.config.cardKeyBase64 !== null)
+    return `PAYRAIL_CARD_KEY is not card-data key 1 of this store (its check value differs from the one recorded): it was changed; set it back to the key the store's data was sealed with. ${refusal}`;
+  return `the sandbox key file ${cardKeyFileOf(context.config)} does not hold card-data key 1 of this store (its check value differs from the one recorded): it belongs to another store; set PAYRAIL_CARD_KEY_FILE to the key file this store was created with. ${refusal}`;
+}
+
 async function recordFirstKey(context: RingContext): Promise<void> {
   const providers = keyProvidersOf(context.config);
   const nowMs = context.clock?.nowMs() ?? Date.now();
   if (providers.localKey !== null) {
     // Whatever provider wraps later keys, existing data was sealed with the configured key.
-    await insertCardKey(context.db, { id: LEGACY_KEY_ID, provider: 'configured', wrapped: null, created_at_ms: nowMs, active_from_ms: 0 });
+    await insertCardKey(context.db, {
+      id: LEGACY_KEY_ID,
+      provider: 'configured',
+      wrapped: null,
+      created_at_ms: nowMs,
+      active_from_ms: 0,
+      key_check: keyCheckValue(providers.localKey),
+    });
     return;
   }
-  const wrapped = await providers.wrapping.wrap(crypto.randomBytes(DATA_KEY_BYTES), { keyId: LEGACY_KEY_ID });
+  const key = crypto.randomBytes(DATA_KEY_BYTES);
+  const wrapped = await providers.wrapping.wrap(key, { keyId: LEGACY_KEY_ID });
   await insertCardKey(context.db, {
     id: LEGACY_KEY_ID,
     provider: providers.wrapping.name as CardKeyRow['provider'],
     wrapped,
     created_at_ms: nowMs,
     active_from_ms: 0,
+    key_check: keyCheckValue(key),
   });
 }
 

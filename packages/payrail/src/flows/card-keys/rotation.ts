@@ -4,32 +4,27 @@
 // it; `payrail keys status` shows what each key still protects; `payrail
 // keys retire` drops a key's wrapping once nothing uses it.
 import crypto from 'node:crypto';
-import { RING_REFRESH_MS } from '../../crypto/key-ring.ts';
+import { ACTIVATION_DELAY_MS, keyCheckValue, RING_REFRESH_MS } from '../../crypto/key-ring.ts';
 import { fail } from '../../errors.ts';
 import { DATA_KEY_BYTES } from '../../providers/card-keys/key-provider.ts';
 import { vaultKeyVersionOf } from '../../providers/card-keys/vault-transit.ts';
 import {
   type CardKeyRow,
-  countFingerprintsByKey,
-  countPinHashesByKey,
-  countSealedByKey,
-  dropPinHashesOfKey,
+  emptyKeyUse,
   insertCardKey,
+  type KeyUse,
+  keyUsesByKey,
   listCardKeys,
   resealPositions,
-  retireCardKeyRow,
+  retireCardKeyIfUnused,
   rewrapCardKeyRow,
   SEALED_TARGETS,
 } from '../../store/card-keys.ts';
 import { keyProvidersOf } from './providers.ts';
 import { loadKeyRing, type RingContext } from './ring-loader.ts';
 
-/**
- * How long after `rotate` a new key starts sealing: every running process
- * reloads its ring within RING_REFRESH_MS, so by then all hold the new key
- * before any data is sealed under it.
- */
-export const ACTIVATION_DELAY_MS = 3 * RING_REFRESH_MS;
+/** How long after `rotate` a new key starts sealing (crypto/key-ring.ts, where sealing depends on it too). */
+export { ACTIVATION_DELAY_MS };
 
 export type KeysContext = RingContext & { readonly clock: { nowMs(): number } };
 
@@ -50,7 +45,8 @@ export async function rotateCardKey(context: KeysContext, options: { activateNow
   const rows = await listCardKeys(context.db);
   const id = Math.max(0, ...rows.map((row) => row.id)) + 1;
   const nowMs = context.clock.nowMs();
-  const wrapped = await providers.wrapping.wrap(crypto.randomBytes(DATA_KEY_BYTES), { keyId: id });
+  const key = crypto.randomBytes(DATA_KEY_BYTES);
+  const wrapped = await providers.wrapping.wrap(key, { keyId: id });
   const activeFromMs = options.activateNow === true ? nowMs : nowMs + ACTIVATION_DELAY_MS;
   const added = await insertCardKey(context.db, {
     id,
@@ -58,20 +54,14 @@ export async function rotateCardKey(context: KeysContext, options: { activateNow
     wrapped,
     created_at_ms: nowMs,
     active_from_ms: activeFromMs,
+    key_check: keyCheckValue(key),
   });
   if (!added) fail('invalid_state', `card-data key ${id} was added by another process meanwhile; run the command again`);
   await loadKeyRing(context);
   return { key_id: id, provider: providers.wrapping.name, active_from_ms: activeFromMs };
 }
 
-export interface KeyUse {
-  /** Sealed values per column (`table.column`). */
-  readonly sealed: Readonly<Record<string, number>>;
-  readonly fingerprints: number;
-  readonly pin_hashes: number;
-  /** Everything above; the key can retire at 0 (PIN hashes may be dropped with --force-pins). */
-  readonly total: number;
-}
+export type { KeyUse };
 
 export interface KeyStatus {
   readonly id: number;
@@ -95,7 +85,7 @@ export interface KeysStatus {
 export async function cardKeysStatus(context: KeysContext): Promise<KeysStatus> {
   const ring = await loadKeyRing(context);
   const rows = await listCardKeys(context.db);
-  const uses = await usesByKey(context);
+  const uses = await keyUsesByKey(context.db);
   const sealingId = ring.sealing().id;
   const positions = await resealPositions(context.db);
   const reseal: Record<string, string> = {};
@@ -119,36 +109,10 @@ export async function cardKeysStatus(context: KeysContext): Promise<KeysStatus> 
       created_at_ms: row.created_at_ms,
       active_from_ms: row.active_from_ms,
       retired_at_ms: row.retired_at_ms,
-      use: uses.get(row.id) ?? emptyUse(),
+      use: uses.get(row.id) ?? emptyKeyUse(),
     })),
     reseal,
   };
-}
-
-function emptyUse(): KeyUse {
-  return { sealed: {}, fingerprints: 0, pin_hashes: 0, total: 0 };
-}
-
-async function usesByKey(context: KeysContext): Promise<Map<number, KeyUse>> {
-  const sealed = new Map<number, Record<string, number>>();
-  for (const target of SEALED_TARGETS) {
-    for (const [id, n] of await countSealedByKey(context.db, target)) {
-      const entry = sealed.get(id) ?? {};
-      entry[target.name] = n;
-      sealed.set(id, entry);
-    }
-  }
-  const fingerprints = await countFingerprintsByKey(context.db);
-  const pins = await countPinHashesByKey(context.db);
-  const ids = new Set([...sealed.keys(), ...fingerprints.keys(), ...pins.keys()]);
-  const uses = new Map<number, KeyUse>();
-  for (const id of ids) {
-    const values = sealed.get(id) ?? {};
-    const f = fingerprints.get(id) ?? 0;
-    const p = pins.get(id) ?? 0;
-    uses.set(id, { sealed: values, fingerprints: f, pin_hashes: p, total: Object.values(values).reduce((a, b) => a + b, 0) + f + p });
-  }
-  return uses;
 }
 
 export interface RetireResult {
@@ -182,13 +146,11 @@ export async function retireCardKey(context: KeysContext, id: number, options: {
       `card-data key ${sealing.id} took over from key ${id} too recently for every process to have stopped using it; try again in a minute`,
     );
   }
-  let use = (await usesByKey(context)).get(id) ?? emptyUse();
-  let pinsDropped: string[] = [];
-  if (use.total - use.pin_hashes === 0 && use.pin_hashes > 0 && options.forcePins === true) {
-    pinsDropped = await dropPinHashesOfKey(context.db, id);
-    use = (await usesByKey(context)).get(id) ?? emptyUse();
-  }
-  if (use.total > 0) {
+  // Counted and retired in one transaction holding the key's row (store/card-keys.ts).
+  const outcome = await retireCardKeyIfUnused(context.db, id, nowMs, options.forcePins === true);
+  if (!outcome.retired && outcome.notActive) fail('invalid_state', `card-data key ${id} was retired by another process meanwhile`);
+  if (!outcome.retired) {
+    const use = outcome.use;
     const parts = [
       ...Object.entries(use.sealed).map(([column, n]) => `${n} in ${column}`),
       ...(use.fingerprints > 0 ? [`${use.fingerprints} saved-method fingerprints`] : []),
@@ -196,7 +158,7 @@ export async function retireCardKey(context: KeysContext, id: number, options: {
     ];
     fail('invalid_state', `card-data key ${id} is still in use: ${parts.join(', ')}`);
   }
-  if (!(await retireCardKeyRow(context.db, id, nowMs))) fail('invalid_state', `card-data key ${id} was retired by another process meanwhile`);
+  const pinsDropped = [...outcome.pinsDropped];
   await loadKeyRing(context);
   return { key_id: id, pins_dropped: pinsDropped };
 }

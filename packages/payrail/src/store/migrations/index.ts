@@ -46,6 +46,7 @@ const names = [
   '030_acceptblue_check_events',
   '031_ach_entry_clocks',
   '032_card_data_keys',
+  '033_card_key_check',
   '034_panel_sign_in_delays',
   '035_invitation_window',
   '036_reference_card_retention',
